@@ -1,0 +1,83 @@
+// Multi-turn conversations: turn messages and the seeded synthetic dataset.
+#include "driver/conversation.h"
+
+#include <algorithm>
+#include <array>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kvsweep::driver {
+namespace {
+
+// A fixed vocabulary: the dataset must not depend on the machine's locale or files.
+constexpr std::array<std::string_view, 64> kVocabulary = {
+    "cache",     "prefix",  "token",    "router",     "replica", "latency", "stream",   "block",
+    "memory",    "request", "model",    "server",     "batch",   "decode",  "prefill",  "queue",
+    "policy",    "hash",    "load",     "balance",    "context", "window",  "answer",   "question",
+    "system",    "user",    "reply",    "measure",    "result",  "sample",  "report",   "cluster",
+    "node",      "gpu",     "kernel",   "tensor",     "layer",   "weight",  "vector",   "matrix",
+    "attention", "head",    "sequence", "output",     "input",   "length",  "budget",   "rate",
+    "time",      "first",   "second",   "throughput", "goodput", "engine",  "schedule", "evict",
+    "reuse",     "warm",    "cold",     "hit",        "miss",    "route",   "shard",    "fleet",
+};
+
+std::string random_words(std::mt19937_64& rng, int count) {
+  std::uniform_int_distribution<std::size_t> pick(0, kVocabulary.size() - 1);
+  std::string text;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) text.push_back(' ');
+    text.append(kVocabulary[pick(rng)]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn) {
+  if (turn < 0 || static_cast<std::size_t>(turn) >= conversation.user.size()) {
+    throw std::out_of_range("messages_for_turn: turn " + std::to_string(turn) +
+                            " of a conversation with " + std::to_string(conversation.user.size()) +
+                            " turns");
+  }
+  std::vector<ChatMessage> messages;
+  messages.reserve(2 * static_cast<std::size_t>(turn) + 2);
+  if (!conversation.system_prompt.empty()) {
+    messages.push_back({"system", conversation.system_prompt});
+  }
+  for (int k = 0; k < turn; ++k) {
+    messages.push_back({"user", conversation.user[k]});
+    const std::string reply = static_cast<std::size_t>(k) < conversation.assistant.size()
+                                  ? conversation.assistant[k]
+                                  : "";
+    messages.push_back({"assistant", reply});
+  }
+  messages.push_back({"user", conversation.user[turn]});
+  return messages;
+}
+
+std::vector<Conversation> make_synthetic_multiturn(const SyntheticMultiTurnOptions& options) {
+  // std::mt19937_64 with uniform_int_distribution: the engine is fully specified by the
+  // standard; the distribution is not, but libstdc++ is the only library we build with.
+  std::mt19937_64 rng(options.seed);
+  const std::string system_prompt = random_words(rng, options.system_prompt_words);
+  std::vector<Conversation> conversations;
+  conversations.reserve(static_cast<std::size_t>(std::max(options.conversations, 0)));
+  for (int c = 0; c < options.conversations; ++c) {
+    Conversation conversation;
+    conversation.system_prompt = system_prompt;
+    for (int t = 0; t < options.turns; ++t) {
+      std::string user = random_words(rng, options.user_words);
+      // The leading tag keeps each conversation's first user message unique within its first
+      // 100 characters, so prefix-hash routing can tell conversations apart.
+      if (t == 0) user = "Conversation " + std::to_string(c) + ": " + user;
+      conversation.user.push_back(std::move(user));
+      conversation.assistant.push_back(random_words(rng, options.assistant_words));
+    }
+    conversations.push_back(std::move(conversation));
+  }
+  return conversations;
+}
+
+}  // namespace kvsweep::driver

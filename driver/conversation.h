@@ -1,0 +1,39 @@
+// Multi-turn conversations: the dataset shape the load driver replays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kvsweep::driver {
+
+struct ChatMessage {
+  std::string role;     // "system", "user" or "assistant"
+  std::string content;
+};
+
+struct Conversation {
+  std::string system_prompt;       // may be empty
+  std::vector<std::string> user;   // user message per turn
+  std::vector<std::string> assistant;  // the dataset's reply per turn (same size as user)
+};
+
+// Messages for turn k (0-based): system prompt, then user/assistant pairs of turns < k,
+// then user message k.
+std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn);
+
+struct SyntheticMultiTurnOptions {
+  int conversations = 64;
+  int turns = 6;                 // turns per conversation
+  int system_prompt_words = 600; // one long system prompt shared by every conversation
+  int user_words = 40;           // per user message
+  int assistant_words = 40;      // per dataset reply
+  std::uint64_t seed = 1;
+};
+
+// Deterministic for a given seed: the same options always give the same text. The first user
+// message of each conversation differs from every other within its first 100 characters, so
+// prefix-hash routing can tell conversations apart.
+std::vector<Conversation> make_synthetic_multiturn(const SyntheticMultiTurnOptions& options);
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,47 @@
+// One streamed chat response: SSE events → content timing, usage, [DONE], per-request metrics.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "driver/request_record.h"
+#include "driver/sse_parser.h"
+
+namespace kvsweep::driver {
+
+// Fed the body bytes of one 2xx response as they arrive, each chunk with the steady-clock time
+// it was read (events in the same read share it: that is all the resolution a socket gives).
+// Not thread-safe; one decoder per request.
+class StreamDecoder {
+ public:
+  void feed(std::string_view bytes, double now_s);
+
+  bool saw_done() const { return done_; }
+  bool malformed() const { return !malformed_.empty(); }
+  int content_events() const { return static_cast<int>(content_.size()); }
+
+  // Writes timings, tokens and outcome into `record` (whose sent_s must be set), per
+  // docs/metrics.md. Only for a transfer that ended cleanly with a 2xx status: transport
+  // failures are classified by the caller. Outcome: malformed JSON beats a missing [DONE].
+  void finish(RequestRecord& record) const;
+
+ private:
+  struct ContentEvent {
+    double time_s = 0;
+    int tokens = 1;  // tokens this event carried (continuous usage stats), else 1
+  };
+
+  void handle_event(const SseEvent& event, double now_s);
+
+  SseParser parser_;
+  std::vector<SseEvent> scratch_;  // reused across feeds to avoid an allocation per chunk
+  std::vector<ContentEvent> content_;
+  bool done_ = false;
+  std::string malformed_;  // first decoding problem, "" when none
+  int prompt_tokens_ = 0;
+  int completion_tokens_ = -1;  // last usage.completion_tokens seen; -1 when none
+  int cached_tokens_ = -1;
+};
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,124 @@
+// One streamed HTTP request on an easy handle: headers, body bytes, outcome into a RequestRecord.
+#include "driver/stream_transfer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string_view>
+
+namespace kvsweep::driver {
+namespace {
+
+constexpr std::size_t kMaxErrorBody = 200;
+constexpr std::string_view kReplicaHeader = "x-kvsweep-replica";
+
+long to_ms(double seconds) { return static_cast<long>(seconds * 1000.0); }
+
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+}  // namespace
+
+StreamTransfer::StreamTransfer(StreamRequest request, std::chrono::steady_clock::time_point epoch)
+    : request_(std::move(request)), epoch_(epoch) {
+  headers_.append("Content-Type: application/json");
+  headers_.append("Accept: text/event-stream");
+  // libcurl would otherwise send "Expect: 100-continue" for large prompts and wait for a
+  // reply many servers never send, adding up to a second to TTFT.
+  headers_.append("Expect:");
+  if (!request_.api_key.empty()) headers_.append("Authorization: Bearer " + request_.api_key);
+
+  CURL* easy = easy_.get();
+  curl_easy_setopt(easy, CURLOPT_URL, request_.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers_.get());
+  curl_easy_setopt(easy, CURLOPT_POST, 1L);
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request_.body.c_str());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                   static_cast<curl_off_t>(request_.body.size()));
+  // Signals for DNS timeouts are unsafe with several handles on one thread.
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, to_ms(request_.connect_timeout_s));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, to_ms(request_.timeout_s));
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error_);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &StreamTransfer::on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &StreamTransfer::on_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
+}
+
+std::size_t StreamTransfer::on_header(char* data, std::size_t size, std::size_t count, void* self) {
+  auto* transfer = static_cast<StreamTransfer*>(self);
+  const std::string_view line(data, size * count);
+  if (starts_with_ignoring_case(line, "http/")) {
+    // A new status line (after "100 Continue" or a redirect) starts a new header block.
+    const std::size_t space = line.find(' ');
+    transfer->status_ = space == std::string_view::npos
+                            ? 0
+                            : std::atoi(std::string(line.substr(space + 1, 3)).c_str());
+    transfer->replica_.clear();
+  } else if (starts_with_ignoring_case(line, kReplicaHeader) &&
+             line.size() > kReplicaHeader.size() && line[kReplicaHeader.size()] == ':') {
+    transfer->replica_ = std::string(trim(line.substr(kReplicaHeader.size() + 1)));
+  }
+  return size * count;
+}
+
+std::size_t StreamTransfer::on_body(char* data, std::size_t size, std::size_t count, void* self) {
+  // Timestamp first: the arrival time of these bytes is the measurement.
+  const auto now = std::chrono::steady_clock::now();
+  auto* transfer = static_cast<StreamTransfer*>(self);
+  const std::string_view bytes(data, size * count);
+  if (transfer->status_ >= 200 && transfer->status_ < 300) {
+    transfer->decoder_.feed(bytes, std::chrono::duration<double>(now - transfer->epoch_).count());
+  } else if (transfer->error_body_.size() < kMaxErrorBody) {
+    transfer->error_body_.append(bytes.substr(0, kMaxErrorBody - transfer->error_body_.size()));
+  }
+  return bytes.size();
+}
+
+void StreamTransfer::finish(CURLcode result, RequestRecord& record) const {
+  record.http_status = status_;
+  record.replica = replica_;
+  const bool success_status = status_ >= 200 && status_ < 300;
+  if (success_status) decoder_.finish(record);  // timings and tokens of whatever arrived
+
+  const std::string curl_reason = curl_error_[0] != '\0' ? curl_error_ : curl_easy_strerror(result);
+  if (result == CURLE_OPERATION_TIMEDOUT) {
+    record.ok = false;
+    record.error_kind = kErrorTimeout;
+    record.error = curl_reason;
+  } else if (status_ != 0 && !success_status) {
+    // The status says why even when the error body was then cut short.
+    record.ok = false;
+    record.error_kind = kErrorHttpStatus;
+    record.error = "HTTP " + std::to_string(status_);
+    const std::string_view body = trim(error_body_);
+    if (!body.empty()) record.error += ": " + std::string(body);
+  } else if (result != CURLE_OK) {
+    // No status line means the server never answered (refused, reset, DNS): a connect
+    // failure. After a status line, losing the connection is a dropped stream.
+    record.ok = false;
+    record.error_kind = status_ == 0 ? kErrorConnect : kErrorStreamDropped;
+    record.error = curl_reason;
+  }
+  // Otherwise decoder_.finish() already set the outcome (ok, malformed or stream_dropped).
+}
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,177 @@
+// The kvsweep subcommands, each a function from parsed arguments to an exit status.
+#include "orchestrator/commands.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "orchestrator/console.h"
+#include "orchestrator/plan.h"
+#include "orchestrator/runner.h"
+#include "orchestrator/scenario_loader.h"
+#include "orchestrator/signal_guard.h"
+#include "orchestrator/sim_target.h"
+#include "reports/markdown_report.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
+  std::vector<ScenarioError> errors;
+  auto spec = load_scenario_file(path, &errors);
+  for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.text.c_str());
+  if (!spec) {
+    std::fprintf(stderr, "kvsweep: error: %zu problem%s in %s; nothing was run\n", errors.size(),
+                 errors.size() == 1 ? "" : "s", path.c_str());
+  }
+  return spec;
+}
+
+// A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.
+std::string file_stem(const std::string& name) {
+  std::string stem;
+  for (char c : name) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    stem += safe ? c : '-';
+  }
+  if (stem.empty() || stem.front() == '.') stem = "experiment" + stem;
+  return stem;
+}
+
+store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which) {
+  std::optional<store::ExperimentRow> found;
+  if (which.empty()) {
+    found = store.latest_experiment();
+    if (!found) throw std::runtime_error(store.path() + " holds no experiment yet; run one first");
+    return *found;
+  }
+  if (which.find_first_not_of("0123456789") == std::string::npos) {
+    found = store.experiment(std::stoll(which));
+  }
+  if (!found) found = store.experiment_by_name(which);
+  if (!found) {
+    throw std::runtime_error("no experiment \"" + which + "\" in " + store.path() +
+                             " (see: kvsweep runs)");
+  }
+  return *found;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string plan_headline(const ScenarioSpec& spec, std::size_t cells, const std::string& target) {
+  std::string text = "sweep " + spec.name + ": " + std::to_string(cells) + " cells (" +
+                     std::to_string(spec.strategies.size()) + " strategies x " +
+                     std::to_string(spec.concurrency.size()) + " concurrencies";
+  if (spec.repeats > 1) text += " x " + std::to_string(spec.repeats) + " repeats";
+  return text + "), target " + target;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  auto spec = load_or_print_errors(args.scenario_path);
+  if (!spec) return kExitFailed;
+  if (const auto dir = std::filesystem::path(args.db_path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  store::Store store = store::Store::open(args.db_path);
+  Console console(stderr);
+  SimTarget target(spec->target, spec->model, spec->seed);
+  console.line(plan_headline(*spec, expand_plan(*spec).size(), target.describe()));
+  target.start();
+
+  SignalGuard signals;
+  RunnerOptions options;
+  options.stop = &signals.stop_flag();
+  const SweepOutcome outcome = run_sweep(*spec, target, store, console, options);
+
+  const std::string report = reports::render_markdown(store, outcome.experiment_id);
+  const std::string report_path = args.reports_dir + "/" + file_stem(spec->name) + ".md";
+  write_file(report_path, report);
+  if (args.print_report) std::fprintf(stdout, "%s", report.c_str());
+  console.line("experiment " + std::to_string(outcome.experiment_id) + " " + outcome.status +
+               ": " + std::to_string(outcome.cells_done) + " cells done, " +
+               std::to_string(outcome.cells_failed) + " failed; store " + store.path() +
+               ", report " + report_path);
+  if (outcome.status == "interrupted") return kExitInterrupted;
+  return outcome.status == "done" ? kExitOk : kExitFailed;
+}
+
+int report_command(const ReportArgs& args) {
+  if (!std::filesystem::exists(args.db_path)) {
+    throw std::runtime_error("no store at " + args.db_path + " (run a scenario first, or --db)");
+  }
+  const store::Store store = store::Store::open(args.db_path);
+  const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
+  const std::string report = reports::render_markdown(store, experiment.id);
+  if (args.out_path != "-") {
+    const std::string path =
+        args.out_path.empty() ? "reports/" + file_stem(experiment.name) + ".md" : args.out_path;
+    write_file(path, report);
+    std::fprintf(stderr, "report written to %s\n", path.c_str());
+  }
+  std::fprintf(stdout, "%s", report.c_str());
+  return kExitOk;
+}
+
+int runs_command(const RunsArgs& args) {
+  if (!std::filesystem::exists(args.db_path)) {
+    throw std::runtime_error("no store at " + args.db_path + " (run a scenario first, or --db)");
+  }
+  const store::Store store = store::Store::open(args.db_path);
+  if (args.experiment.empty()) {
+    std::printf("%-4s %-28s %-21s %-12s %-7s %s\n", "id", "name", "started", "status", "cells",
+                "requests");
+    for (const auto& e : store.experiments()) {
+      const auto cells = store.cells(e.id);
+      std::size_t done = 0;
+      std::int64_t requests = 0;
+      for (const auto& c : cells) {
+        done += c.status == "done";
+        requests += store.request_count(c.id);
+      }
+      const std::string cell_text = std::to_string(done) + "/" + std::to_string(cells.size());
+      std::printf("%-4lld %-28s %-21s %-12s %-7s %lld\n", static_cast<long long>(e.id),
+                  e.name.c_str(), e.started_at.c_str(), e.status.c_str(), cell_text.c_str(),
+                  static_cast<long long>(requests));
+    }
+    return kExitOk;
+  }
+  const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
+  std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
+              experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
+  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %s\n", "cell", "strategy", "concurrency",
+              "repeat", "status", "requests", "error");
+  for (const auto& c : store.cells(experiment.id)) {
+    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %s\n", c.ordinal + 1, c.strategy.c_str(),
+                c.concurrency, c.repeat + 1, c.status.c_str(),
+                static_cast<long long>(store.request_count(c.id)), c.error.c_str());
+  }
+  return kExitOk;
+}
+
+int plan_command(const PlanArgs& args) {
+  auto spec = load_or_print_errors(args.scenario_path);
+  if (!spec) return kExitFailed;
+  const auto cells = expand_plan(*spec);
+  std::printf("%s\n", plan_headline(*spec, cells.size(),
+                                    "sim x" + std::to_string(spec->target.replicas) + " (" +
+                                        spec->target.profile + ")")
+                          .c_str());
+  for (const auto& c : cells) {
+    std::printf("%3d  strategy=%-12s concurrency=%-5d repeat=%d  key=%s\n", c.ordinal + 1,
+                c.strategy.c_str(), c.concurrency, c.repeat + 1, c.key.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace kvsweep::orchestrator

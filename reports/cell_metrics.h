@@ -1,0 +1,59 @@
+// Per-cell figures (latency, throughput, cache hit rates) computed from stored rows alone,
+// exactly as docs/metrics.md defines them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/stats.h"
+#include "store/rows.h"
+
+namespace kvsweep::reports {
+
+// vLLM's counters, copied exactly; the gpu_ names are what vLLM exported before the rename.
+constexpr const char* kPrefixCacheHits = "vllm:prefix_cache_hits_total";
+constexpr const char* kPrefixCacheQueries = "vllm:prefix_cache_queries_total";
+constexpr const char* kGpuPrefixCacheHits = "vllm:gpu_prefix_cache_hits_total";
+constexpr const char* kGpuPrefixCacheQueries = "vllm:gpu_prefix_cache_queries_total";
+
+// Everything is over measured requests: warm-up requests are ignored entirely.
+struct CellMetrics {
+  std::int64_t ok = 0;
+  std::int64_t failed = 0;
+  std::map<std::string, std::int64_t> failed_by_kind;  // error_kind ("" kept as "") -> count
+
+  // Latency over ok requests, in ms. tpot: requests with output_tokens > 1, computed as
+  // (e2e - ttft) / (output_tokens - 1); itl: every gap of every ok request, pooled.
+  SampleSummary ttft_ms;
+  SampleSummary tpot_ms;
+  SampleSummary itl_ms;
+  SampleSummary e2e_ms;
+
+  // First send to last completion among measured requests (ok or failed); 0 with none.
+  double window_s = 0;
+  // Over the window, ok requests only; 0 when the window is empty.
+  double request_throughput = 0;      // req/s
+  double output_throughput = 0;       // output tok/s
+  double total_token_throughput = 0;  // (prompt + output) tok/s
+  std::int64_t prompt_tokens = 0;     // Σ over ok requests
+  std::int64_t output_tokens = 0;
+
+  // Fractions in [0, 1]; nullopt when nothing was measured ("n/a" in reports).
+  std::optional<double> kv_hit_rate_server;
+  std::optional<double> cache_hit_client;
+};
+
+CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
+                                 const std::vector<store::MetricSample>& samples);
+
+// Σ over sources Δhits / Σ over sources Δqueries between the "before" and "after" samples,
+// each source's counters summed over their label sets. A source uses the current names when
+// it has them in both phases, else the gpu_ names, else it is left out. A ratio of sums, so a
+// busy replica weighs more than an idle one. nullopt when no source has usable samples or no
+// query was counted.
+std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,14 @@
+// The markdown report of one experiment, rendered from the store alone through templates/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "store/store.h"
+
+namespace kvsweep::reports {
+
+// Throws std::runtime_error when the experiment does not exist.
+std::string render_markdown(const store::Store& store, std::int64_t experiment_id);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,179 @@
+// The report model of one experiment: levels, a row per strategy, ratios to the baseline.
+#include "reports/report_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kvsweep::reports {
+namespace {
+
+// ordered_json keeps the user's key order, so "load" reads as the scenario was written.
+using Json = nlohmann::ordered_json;
+
+std::string json_text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string target_text(const Json& target) {
+  if (!target.is_object()) return json_text(target);
+  std::vector<std::string> parts;
+  if (target.contains("kind")) parts.push_back(json_text(target["kind"]));
+  if (target.contains("replicas")) parts.push_back(json_text(target["replicas"]) + " replicas");
+  if (target.contains("profile")) parts.push_back("profile " + json_text(target["profile"]));
+  for (const auto& [key, value] : target.items()) {
+    if (key != "kind" && key != "replicas" && key != "profile") {
+      parts.push_back(key + "=" + json_text(value));
+    }
+  }
+  std::string text;
+  for (const auto& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
+}
+
+std::string load_text(const Json& load) {
+  if (!load.is_object()) return json_text(load);
+  std::string text;
+  for (const auto& [key, value] : load.items()) {
+    text += (text.empty() ? "" : ", ") + key + "=" + json_text(value);
+  }
+  return text;
+}
+
+std::optional<double> ratio(double value, double base) {
+  if (base == 0) return std::nullopt;
+  return value / base;
+}
+
+std::optional<double> latency_ratio(const SampleSummary& row, const SampleSummary& base,
+                                    double SampleSummary::*field) {
+  if (row.count == 0 || base.count == 0) return std::nullopt;
+  return ratio(row.*field, base.*field);
+}
+
+BaselineRatios ratios_to(const CellMetrics& row, const CellMetrics& base) {
+  BaselineRatios r;
+  r.ttft_mean = latency_ratio(row.ttft_ms, base.ttft_ms, &SampleSummary::mean);
+  r.ttft_p99 = latency_ratio(row.ttft_ms, base.ttft_ms, &SampleSummary::p99);
+  r.tpot_mean = latency_ratio(row.tpot_ms, base.tpot_ms, &SampleSummary::mean);
+  r.itl_mean = latency_ratio(row.itl_ms, base.itl_ms, &SampleSummary::mean);
+  r.e2e_mean = latency_ratio(row.e2e_ms, base.e2e_ms, &SampleSummary::mean);
+  if (row.window_s > 0 && base.window_s > 0) {
+    r.request_throughput = ratio(row.request_throughput, base.request_throughput);
+    r.output_throughput = ratio(row.output_throughput, base.output_throughput);
+    r.total_token_throughput = ratio(row.total_token_throughput, base.total_token_throughput);
+  }
+  return r;
+}
+
+std::string baseline_of(const store::ExperimentRow& experiment) {
+  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
+  if (!setup.is_object() || !setup.contains("baseline") || !setup["baseline"].is_string()) {
+    return "";
+  }
+  return setup["baseline"].get<std::string>();
+}
+
+// Picks the row every other row at this level is divided by: the baseline strategy's first
+// repeat that was measured. Returns rows.size() when there is none.
+std::size_t baseline_index(const std::vector<StrategyRow>& rows, const std::string& baseline) {
+  std::size_t best = rows.size();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StrategyRow& row = rows[i];
+    if (!row.measured || row.cell.strategy != baseline) continue;
+    if (best == rows.size() || row.cell.repeat < rows[best].cell.repeat) best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
+  std::vector<SetupLine> lines;
+  auto add = [&lines](const std::string& label, const std::string& value) {
+    if (!value.empty()) lines.push_back({label, value});
+  };
+  add("Status", experiment.status);
+  add("Started", experiment.started_at);
+  add("Finished", experiment.finished_at);
+  add("kvsweep", experiment.kvsweep_version);
+  add("Host", experiment.host);
+  add("Scenario", experiment.scenario_path);
+  if (experiment.setup_json.empty()) return lines;
+  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
+  if (!setup.is_object()) {
+    add("Setup", "(setup_json is not a JSON object)");
+    return lines;
+  }
+  if (setup.contains("target")) add("Target", target_text(setup["target"]));
+  if (setup.contains("model")) add("Model", json_text(setup["model"]));
+  if (setup.contains("load")) add("Load", load_text(setup["load"]));
+  if (setup.contains("baseline")) add("Baseline", json_text(setup["baseline"]));
+  return lines;
+}
+
+ReportModel make_report_model(const store::ExperimentRow& experiment,
+                              const std::vector<store::CellRow>& cells,
+                              const std::vector<CellMetrics>& metrics) {
+  if (cells.size() != metrics.size()) {
+    throw std::invalid_argument("make_report_model: one CellMetrics per cell expected");
+  }
+  ReportModel model;
+  model.experiment = experiment;
+  model.setup = setup_lines(experiment);
+  model.baseline = baseline_of(experiment);
+
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const store::CellRow& cell = cells[i];
+    auto level = std::find_if(
+        model.levels.begin(), model.levels.end(),
+        [&](const ConcurrencyLevel& l) { return l.concurrency == cell.concurrency; });
+    if (level == model.levels.end()) {
+      model.levels.push_back({cell.concurrency, {}, false});
+      level = std::prev(model.levels.end());
+    }
+    StrategyRow row;
+    row.label =
+        cell.repeat > 0 ? cell.strategy + " #" + std::to_string(cell.repeat) : cell.strategy;
+    row.cell = cell;
+    row.measured = cell.status == "done";
+    row.metrics = metrics[i];
+    level->rows.push_back(std::move(row));
+  }
+  // Stable: rows keep plan order, levels only move relative to each other.
+  std::stable_sort(model.levels.begin(), model.levels.end(),
+                   [](const ConcurrencyLevel& a, const ConcurrencyLevel& b) {
+                     return a.concurrency < b.concurrency;
+                   });
+
+  if (model.baseline.empty()) return model;
+  for (ConcurrencyLevel& level : model.levels) {
+    const std::size_t base = baseline_index(level.rows, model.baseline);
+    if (base == level.rows.size()) continue;
+    level.has_baseline = true;
+    level.rows[base].is_baseline = true;
+    for (std::size_t i = 0; i < level.rows.size(); ++i) {
+      if (i == base || !level.rows[i].measured) continue;
+      level.rows[i].vs_baseline = ratios_to(level.rows[i].metrics, level.rows[base].metrics);
+    }
+  }
+  return model;
+}
+
+ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id) {
+  const auto experiment = store.experiment(experiment_id);
+  if (!experiment) {
+    throw std::runtime_error(store.path() + ": no experiment with id " +
+                             std::to_string(experiment_id));
+  }
+  const std::vector<store::CellRow> cells = store.cells(experiment_id);
+  std::vector<CellMetrics> metrics;
+  metrics.reserve(cells.size());
+  for (const auto& cell : cells) {
+    metrics.push_back(compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id)));
+  }
+  return make_report_model(*experiment, cells, metrics);
+}
+
+}  // namespace kvsweep::reports

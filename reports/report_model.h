@@ -1,0 +1,69 @@
+// The report model of one experiment: setup lines, concurrency levels, a row per strategy with
+// its cell metrics, and ratios to the baseline strategy. Every renderer reads this, not SQL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/cell_metrics.h"
+#include "store/store.h"
+
+namespace kvsweep::reports {
+
+struct SetupLine {
+  std::string label;  // "Target"
+  std::string value;  // "sim, 8 replicas, profile l4-llama3.1-8b-fp8"
+};
+
+// row / baseline for each figure; nullopt when either side has nothing to compare (no ok
+// request, an empty window, a zero baseline).
+struct BaselineRatios {
+  std::optional<double> ttft_mean;
+  std::optional<double> ttft_p99;
+  std::optional<double> tpot_mean;
+  std::optional<double> itl_mean;
+  std::optional<double> e2e_mean;
+  std::optional<double> request_throughput;
+  std::optional<double> output_throughput;
+  std::optional<double> total_token_throughput;
+};
+
+struct StrategyRow {
+  std::string label;     // "prefix-hash", or "prefix-hash #1" for repeat 1
+  store::CellRow cell;
+  bool measured = false;  // the cell is done: metrics are meaningful
+  CellMetrics metrics;
+  bool is_baseline = false;  // the row the others are divided by
+  std::optional<BaselineRatios> vs_baseline;  // set on measured rows other than the baseline
+};
+
+struct ConcurrencyLevel {
+  int concurrency = 0;
+  std::vector<StrategyRow> rows;  // in plan order
+  bool has_baseline = false;      // a measured baseline row exists at this level
+};
+
+struct ReportModel {
+  store::ExperimentRow experiment;
+  std::vector<SetupLine> setup;
+  std::string baseline;                 // setup_json "baseline"; "" when none was given
+  std::vector<ConcurrencyLevel> levels; // ascending concurrency
+};
+
+// Reads the experiment, its cells, their requests and metric samples. Throws
+// std::runtime_error when the experiment does not exist.
+ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id);
+
+// The pure part of build_report_model, for tests and renderers that already hold the rows:
+// metrics[i] belongs to cells[i].
+ReportModel make_report_model(const store::ExperimentRow& experiment,
+                              const std::vector<store::CellRow>& cells,
+                              const std::vector<CellMetrics>& metrics);
+
+// The setup lines of an experiment, from its row and its setup_json (a malformed setup_json
+// becomes one line saying so, never an exception: a report must render from any store).
+std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment);
+
+}  // namespace kvsweep::reports

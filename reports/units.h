@@ -1,0 +1,25 @@
+// Number formatting shared by every renderer, so a figure reads the same in markdown and HTML.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace kvsweep::reports {
+
+constexpr const char* kNotAvailable = "n/a";
+
+// Fixed decimals, "C" locale, never "-0.00": 39163.8 -> "39163.80" with 2 decimals.
+std::string format_fixed(double value, int decimals);
+// Durations in milliseconds, 2 decimals, no unit (tables put the unit in the header).
+std::string format_ms(double ms);
+// Rates (req/s, tok/s), 2 decimals, no unit.
+std::string format_rate(double per_s);
+// A fraction in [0, 1] as a percentage with 1 decimal and no sign: 0.8734 -> "87.3";
+// nullopt -> "n/a".
+std::string format_percent(std::optional<double> fraction);
+// A ratio to a baseline: 0.3127 -> "0.31x"; nullopt -> "n/a".
+std::string format_ratio(std::optional<double> ratio);
+// Compact magnitude for labels and axes: 950 -> "950", 1234 -> "1.2k", 2.5e6 -> "2.5M".
+std::string format_si(double value);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,135 @@
+// One simulated vLLM replica engine, driven in real time on an Asio event loop.
+#include "sim/engine.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <unordered_map>
+#include <utility>
+
+#include "sim/scheduler.h"
+
+namespace kvsweep::sim {
+
+// Everything here runs on the io thread (see engine.h), so nothing is locked. The scheduler
+// is pure; this wrapper only adds time: plan a step, wait its modelled duration on a timer,
+// apply it, deliver the updates, plan the next one. Idle means no timer armed.
+struct Engine::Impl {
+  Impl(boost::asio::io_context& io, TimingProfile p, std::uint64_t seed)
+      : io(io), profile(std::move(p)), scheduler(profile, seed), timer(io) {}
+
+  void schedule_step_soon();
+  void start_step();
+  void finish_step();
+
+  boost::asio::io_context& io;
+  TimingProfile profile;
+  Scheduler scheduler;
+  boost::asio::steady_timer timer;
+  std::unordered_map<std::uint64_t, Callback> callbacks;
+  StepPlan current;           // the step in flight, if step_running
+  bool step_running = false;  // a timer is armed for `current`
+  bool step_posted = false;   // start_step() is queued on the io_context
+  std::uint64_t prompt_tokens_total = 0;
+  std::uint64_t generation_tokens_total = 0;
+  std::uint64_t requests_finished = 0;
+  // Handlers hold a weak reference, so one that is already queued when the engine is destroyed
+  // (a timer that fired but has not run yet) sees it gone and does nothing.
+  std::shared_ptr<int> alive = std::make_shared<int>(0);
+};
+
+// Deferred rather than immediate, so that requests submitted in the same turn of the event loop
+// are admitted into the same step, as vLLM's busy loop drains its input queue before planning.
+void Engine::Impl::schedule_step_soon() {
+  if (step_running || step_posted) return;
+  step_posted = true;
+  boost::asio::post(io, [this, weak = std::weak_ptr<int>(alive)] {
+    if (weak.expired()) return;
+    step_posted = false;
+    start_step();
+  });
+}
+
+void Engine::Impl::start_step() {
+  if (step_running) return;
+  current = scheduler.plan();
+  if (current.empty()) return;  // idle until the next submit
+  step_running = true;
+  timer.expires_after(std::chrono::microseconds(static_cast<std::int64_t>(current.duration_us)));
+  timer.async_wait([this, weak = std::weak_ptr<int>(alive)](const boost::system::error_code& ec) {
+    if (ec || weak.expired()) return;
+    finish_step();
+  });
+}
+
+void Engine::Impl::finish_step() {
+  std::vector<SeqResult> results = scheduler.apply(current);
+  current = StepPlan{};
+  step_running = false;
+  for (const SeqResult& result : results) {
+    generation_tokens_total += static_cast<std::uint64_t>(result.new_tokens);
+    if (result.new_tokens > 0 && result.output_tokens == 1) {
+      prompt_tokens_total += static_cast<std::uint64_t>(result.prompt_tokens);
+    }
+    if (result.finished) ++requests_finished;
+  }
+  // A callback may submit or cancel (even another request of this batch), so look each one up
+  // at delivery time and take finished ones out before calling them.
+  for (const SeqResult& result : results) {
+    auto found = callbacks.find(result.id);
+    if (found == callbacks.end()) continue;
+    TokenUpdate update;
+    update.new_tokens = result.new_tokens;
+    update.output_tokens = result.output_tokens;
+    update.prompt_tokens = result.prompt_tokens;
+    update.cached_tokens = result.cached_tokens;
+    update.finished = result.finished;
+    if (result.finished) {
+      update.finish_reason = "length";
+      Callback callback = std::move(found->second);
+      callbacks.erase(found);
+      callback(update);
+    } else {
+      found->second(update);
+    }
+  }
+  start_step();
+}
+
+Engine::Engine(boost::asio::io_context& io, TimingProfile profile, std::uint64_t seed)
+    : impl_(std::make_unique<Impl>(io, std::move(profile), seed)) {}
+
+Engine::~Engine() = default;
+
+void Engine::submit(EngineRequest request, Callback callback) {
+  impl_->callbacks[request.id] = std::move(callback);
+  impl_->scheduler.add(request.id, std::move(request.prompt), request.max_tokens);
+  impl_->schedule_step_soon();
+}
+
+void Engine::cancel(std::uint64_t id) {
+  // Its part of a step in flight still costs time (the GPU ran it); apply() drops the results.
+  impl_->scheduler.abort(id);
+  impl_->callbacks.erase(id);
+}
+
+bool Engine::reset_prefix_cache() { return impl_->scheduler.reset_prefix_cache(); }
+
+EngineMetrics Engine::metrics() const {
+  const Scheduler& scheduler = impl_->scheduler;
+  EngineMetrics m;
+  m.prefix_cache_queries = scheduler.stats().prefix_cache_queries;
+  m.prefix_cache_hits = scheduler.stats().prefix_cache_hits;
+  m.kv_cache_usage = scheduler.kv_cache_usage();
+  m.num_running = scheduler.num_running();
+  m.num_waiting = scheduler.num_waiting();
+  m.num_preemptions = scheduler.stats().num_preemptions;
+  m.prompt_tokens_total = impl_->prompt_tokens_total;
+  m.generation_tokens_total = impl_->generation_tokens_total;
+  m.requests_finished = impl_->requests_finished;
+  return m;
+}
+
+const TimingProfile& Engine::profile() const { return impl_->profile; }
+
+}  // namespace kvsweep::sim

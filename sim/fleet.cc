@@ -1,0 +1,168 @@
+// The embedded simulated fleet: N vLLM-like replicas behind a router, served over loopback HTTP.
+#include "sim/fleet.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include <future>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/http_server.h"
+#include "sim/profile.h"
+#include "sim/replica_server.h"
+#include "sim/router.h"
+#include "sim/routing_strategy.h"
+
+namespace kvsweep::sim {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string url(const std::string& host, std::uint16_t port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+// Members are destroyed bottom-up: threads are joined by stop() first, then the servers,
+// router and replicas go while the io_context still exists, and the io_context last (its
+// destructor drops handlers still queued, which releases the last connections).
+struct Fleet::Impl {
+  void bind_all();  // builds replicas and router, binds every listener; runs nothing
+
+  FleetOptions options;
+  TimingProfile profile;
+  boost::asio::io_context io;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+  std::vector<std::unique_ptr<ReplicaServer>> replicas;
+  std::unique_ptr<Router> router;
+  std::vector<std::unique_ptr<HttpServer>> replica_servers;
+  std::unique_ptr<HttpServer> router_server;
+  std::vector<std::uint16_t> replica_ports;
+  std::uint16_t router_port = 0;
+  std::vector<std::thread> threads;
+  bool running = false;
+};
+
+Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
+  if (options.replicas < 1) {
+    throw std::invalid_argument("replicas: must be >= 1, got " + std::to_string(options.replicas));
+  }
+  auto profile = find_profile(options.profile);
+  if (!profile) {
+    throw std::invalid_argument("profile: unknown \"" + options.profile +
+                                "\"; valid: " + joined(profile_names()));
+  }
+  if (!make_strategy(options.strategy, options.replicas, options.seed)) {
+    throw std::invalid_argument("strategy: unknown \"" + options.strategy +
+                                "\"; valid: " + joined(strategy_names()));
+  }
+  if (options.model.empty()) throw std::invalid_argument("model: must not be empty");
+  boost::system::error_code ec;
+  boost::asio::ip::make_address(options.host, ec);
+  if (ec) throw std::invalid_argument("host: not an IP address: \"" + options.host + "\"");
+  // The engine's timers post straight to the io_context (engine.h: all calls on its one
+  // thread), so a second thread would race engine state; a strand cannot fix that from here.
+  if (options.io_threads != 1) {
+    throw std::invalid_argument("io_threads: must be 1 (the engine is single-threaded), got " +
+                                std::to_string(options.io_threads));
+  }
+  impl_->options = std::move(options);
+  impl_->profile = std::move(*profile);
+}
+
+Fleet::~Fleet() { stop(); }
+
+void Fleet::Impl::bind_all() {
+  std::vector<Backend*> backends;
+  for (int i = 0; i < options.replicas; ++i) {
+    replicas.push_back(std::make_unique<ReplicaServer>(
+        io, profile,
+        ReplicaOptions{i, options.model, options.seed + static_cast<std::uint64_t>(i)}));
+    backends.push_back(replicas.back().get());
+  }
+  router = std::make_unique<Router>(
+      backends, RouterOptions{options.model, options.strategy, options.seed, {}});
+  for (auto& replica : replicas) {
+    auto server = std::make_unique<HttpServer>(
+        io, [r = replica.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+          r->handle(request, std::move(ex));
+        });
+    replica_ports.push_back(server->listen(options.host));
+    replica_servers.push_back(std::move(server));
+  }
+  router_server = std::make_unique<HttpServer>(
+      io, [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+        r->handle(request, std::move(ex));
+      });
+  router_port = router_server->listen(options.host);
+}
+
+void Fleet::start() {
+  Impl& f = *impl_;
+  if (f.running || f.router) throw std::logic_error("Fleet::start: already started");
+  try {
+    f.bind_all();
+  } catch (...) {
+    // Nothing ran yet: drop what was built so the destructor has nothing to stop.
+    f.router_server.reset();
+    f.replica_servers.clear();
+    f.replica_ports.clear();
+    f.router.reset();
+    f.replicas.clear();
+    throw;
+  }
+  f.work.emplace(f.io.get_executor());
+  for (int t = 0; t < f.options.io_threads; ++t) {
+    f.threads.emplace_back([&io = f.io] {
+      for (;;) {
+        try {
+          io.run();
+          return;
+        } catch (const std::exception& e) {
+          // A handler bug must not take the fleet down mid-sweep; say so and keep serving.
+          spdlog::warn("sim fleet: io handler threw: {}", e.what());
+        }
+      }
+    });
+  }
+  f.running = true;
+}
+
+void Fleet::stop() {
+  Impl& f = *impl_;
+  if (!f.running) return;
+  f.running = false;
+  // Close on the io thread, which owns every socket and engine; wait until it has.
+  std::promise<void> closed;
+  boost::asio::post(f.io, [&f, &closed] {
+    f.router_server->close();
+    for (auto& server : f.replica_servers) server->close();
+    closed.set_value();
+  });
+  closed.get_future().wait();
+  f.work.reset();
+  f.io.stop();
+  for (auto& thread : f.threads) thread.join();
+  f.threads.clear();
+}
+
+std::string Fleet::router_url() const { return url(impl_->options.host, impl_->router_port); }
+
+std::vector<std::string> Fleet::replica_urls() const {
+  std::vector<std::string> urls;
+  for (std::uint16_t port : impl_->replica_ports) urls.push_back(url(impl_->options.host, port));
+  return urls;
+}
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,49 @@
+// The embedded simulated fleet: N vLLM-like replicas behind a router, served over loopback HTTP.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kvsweep::sim {
+
+struct FleetOptions {
+  int replicas = 4;
+  std::string profile = "demo";            // a name from profile_names()
+  std::string model = "sim-model";          // served model id (/v1/models)
+  std::string strategy = "round-robin";     // a name from strategy_names()
+  std::uint64_t seed = 1;                   // replica i is seeded with seed + i
+  std::string host = "127.0.0.1";           // loopback unless told otherwise
+  int io_threads = 1;                       // event-loop threads for the whole fleet
+};
+
+// Owns the replicas, the router and the event-loop threads. Not copyable.
+// Thread contract: start()/stop()/urls are called from one controlling thread; everything
+// else happens on the fleet's own io threads.
+class Fleet {
+ public:
+  // Throws std::invalid_argument naming the bad field (unknown profile or strategy,
+  // replicas < 1) before anything is bound.
+  explicit Fleet(FleetOptions options);
+  ~Fleet();  // stop()s if running
+  Fleet(const Fleet&) = delete;
+  Fleet& operator=(const Fleet&) = delete;
+
+  // Binds the router and every replica on ephemeral ports of options.host and starts serving.
+  void start();
+  // Closes listeners, ends open streams, joins threads. Idempotent.
+  void stop();
+
+  std::string router_url() const;                 // "http://127.0.0.1:PORT"
+  std::vector<std::string> replica_urls() const;  // one per replica, same form
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+std::vector<std::string> strategy_names();  // "random", "round-robin", "least-load", "prefix-hash"
+std::vector<std::string> profile_names();   // "demo", "h100-llama3.1-8b", ...
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,79 @@
+// One HTTP request/response exchange as handlers see it, independent of the socket behind it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kvsweep::sim {
+
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // path and query, e.g. "/v1/chat/completions"
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  HttpHeaders headers;
+};
+
+// The response side of one request. A handler answers once with respond(), or streams with
+// begin_stream(), write_chunk()* and finish() (chunked transfer encoding). Handlers hold it by
+// shared_ptr for as long as they may still write; calls after the exchange ended are ignored,
+// so a late engine callback after a disconnect is harmless.
+// Thread contract: every call happens on the io thread that runs the connection.
+class Exchange {
+ public:
+  // Where the bytes go: the connection (http_server.cc) or a test double.
+  class Sink {
+   public:
+    virtual ~Sink() = default;
+    virtual void send(std::string bytes) = 0;
+    // The response is complete (all bytes handed to send()); keep_alive says whether the
+    // connection may carry another request.
+    virtual void complete(bool keep_alive) = 0;
+  };
+
+  Exchange(std::weak_ptr<Sink> sink, bool keep_alive);
+  ~Exchange();  // never fires end listeners: destruction is not an event
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  void respond(HttpResponse response);
+  void begin_stream(int status, std::string_view content_type, const HttpHeaders& headers);
+  void write_chunk(std::string_view data);  // empty data is skipped (it would end the stream)
+  void finish();
+
+  // The transport lost the client (disconnect, write error, server stop): ends the exchange
+  // and tells the listeners with aborted = true.
+  void abort();
+
+  // Called exactly once when the exchange ends: after the last byte was handed to the sink
+  // (aborted = false) or on abort() (aborted = true). Listeners run in registration order.
+  void on_end(std::function<void(bool aborted)> listener);
+
+  bool ended() const { return state_ == State::kEnded; }
+  bool streaming() const { return state_ == State::kStreaming; }
+
+ private:
+  enum class State { kIdle, kStreaming, kEnded };
+  void end(bool aborted);
+
+  std::weak_ptr<Sink> sink_;
+  bool keep_alive_ = true;
+  State state_ = State::kIdle;
+  std::vector<std::function<void(bool)>> listeners_;
+};
+
+// Convenience for handlers: an OpenAI-shaped JSON reply.
+HttpResponse json_response(int status, std::string body, HttpHeaders headers = {});
+
+}  // namespace kvsweep::sim

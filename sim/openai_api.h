@@ -1,0 +1,77 @@
+// The OpenAI chat-completions wire format: parse requests, render prompts, format replies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvsweep::sim {
+
+struct ChatMessage {
+  std::string role;
+  std::string content;  // a string content, or the text parts of an array concatenated
+};
+
+// The sub-set of the request the simulator acts on; unknown fields are accepted and ignored.
+struct ChatRequest {
+  std::string model;  // empty when absent: the served model is assumed, as vLLM does
+  std::vector<ChatMessage> messages;
+  std::optional<int> max_tokens;  // max_completion_tokens wins over max_tokens, as in vLLM
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage
+  bool ignore_eos = false;     // accepted; the simulator always generates max_tokens
+};
+
+// An error reply in OpenAI's shape: {"error":{"message","type","param","code"}}.
+struct ApiError {
+  int status = 400;
+  std::string type = "BadRequestError";
+  std::string message;
+  std::string param;  // empty renders as null
+};
+
+// Parses a chat-completions body. Returns the error to send when the JSON is malformed or a
+// field has the wrong type or value (missing/empty messages, max_tokens < 1, ...).
+std::optional<ApiError> parse_chat_request(std::string_view body, ChatRequest* out);
+
+ApiError not_found_error(std::string message);
+std::string error_body(const ApiError& error);
+
+// Deterministic chat template: "<|role|>\n{content}\n" per message, then "<|assistant|>\n".
+// Identical leading messages therefore give an identical leading text, hence shared tokens.
+std::string render_prompt(const std::vector<ChatMessage>& messages);
+
+// KubeAI's routing key source: the first message with role "user"; empty when there is none.
+std::string_view first_user_message(const ChatRequest& request);
+
+// Identity repeated on every chunk of one completion.
+struct CompletionId {
+  std::string id;            // "chatcmpl-..."
+  std::int64_t created = 0;  // unix seconds
+  std::string model;
+};
+
+struct Usage {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int cached_tokens = 0;  // usage.prompt_tokens_details.cached_tokens
+};
+
+// Server-sent events, each "data: <json>\n\n". vLLM sends the role chunk with an empty
+// content first, then one chunk per token; finish_reason is set on the last content chunk.
+std::string sse_role_chunk(const CompletionId& id);
+std::string sse_content_chunk(const CompletionId& id, std::string_view piece,
+                              std::string_view finish_reason);  // empty: null
+std::string sse_usage_chunk(const CompletionId& id, const Usage& usage);
+inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
+
+// Non-streaming reply: one "chat.completion" object.
+std::string completion_body(const CompletionId& id, std::string_view content,
+                            std::string_view finish_reason, const Usage& usage);
+
+// GET /v1/models.
+std::string models_body(std::string_view model, std::int64_t created);
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,79 @@
+// Plain rows of the store: what an experiment, a cell, a request and a metric sample hold.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kvsweep::store {
+
+struct ExperimentRow {
+  std::int64_t id = 0;
+  std::string name;              // scenario name
+  std::string scenario_path;
+  std::string scenario_text;     // the YAML as read, for reproduction
+  std::string scenario_hash;     // hex xxh64 of scenario_text
+  std::string started_at;        // ISO 8601 UTC, "2026-11-22T04:30:00Z"
+  std::string finished_at;       // "" while running
+  std::string status;            // "running" | "done" | "failed" | "interrupted"
+  std::string kvsweep_version;
+  std::string host;
+  std::string setup_json;        // {"target":{...},"model":..,"load":{..},"baseline":"random"}
+};
+
+struct CellRow {
+  std::int64_t id = 0;
+  std::int64_t experiment_id = 0;
+  int ordinal = 0;               // position in the plan, from 0
+  std::string key;               // deterministic: scenario hash + factor levels + repeat
+  std::string strategy;
+  int concurrency = 0;
+  int repeat = 0;
+  std::string factors_json;      // {"strategy":"random","concurrency":8}
+  std::string status;            // "pending" | "running" | "done" | "failed" | "interrupted"
+  std::string started_at;
+  std::string finished_at;
+  std::string error;             // why the cell failed, "" otherwise
+  double epoch_wall_s = 0;       // unix time that request times (*_s) are relative to
+};
+
+// One request; times in seconds relative to CellRow::epoch_wall_s, durations in ms.
+struct RequestRow {
+  std::int64_t id = 0;
+  std::int64_t cell_id = 0;
+  std::int64_t index = 0;
+  int worker = 0;
+  int conversation = 0;
+  int turn = 0;
+  bool warmup = false;
+  bool ok = false;
+  std::string error_kind;
+  std::string error;
+  int http_status = 0;
+  double scheduled_s = -1;
+  double sent_s = 0;
+  double first_token_s = -1;
+  double last_token_s = -1;
+  double ttft_ms = 0;
+  double e2e_ms = 0;
+  double tpot_ms = 0;
+  std::vector<double> itl_ms;    // stored as a JSON array
+  int prompt_tokens = 0;
+  int output_tokens = 0;
+  int cached_tokens = -1;
+  bool tokens_estimated = false;
+  std::string replica;
+};
+
+// One scraped series value. phase: "before" or "after" the measured phase (later: "during").
+struct MetricSample {
+  std::int64_t cell_id = 0;
+  std::string phase;
+  std::string source;            // the /metrics URL it came from
+  std::string name;              // "vllm:prefix_cache_hits_total"
+  std::string labels_json;       // {"model_name":"m"}
+  double value = 0;
+  double t_s = 0;                // seconds relative to the cell's epoch
+};
+
+}  // namespace kvsweep::store

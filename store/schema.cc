@@ -1,0 +1,113 @@
+// The store's schema and its migrations, versioned by PRAGMA user_version.
+#include "store/schema.h"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace kvsweep::store {
+namespace {
+
+// kMigrations[i] takes a file from version i to i + 1. Column names carry their units
+// (ttft_ms, sent_s) so that users querying with the sqlite3 CLI need no other documentation.
+// `request_index` rather than `index`: INDEX is an SQL keyword and would need quoting.
+constexpr std::array<const char*, kSchemaVersion> kMigrations = {
+    R"sql(
+CREATE TABLE experiments (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  scenario_path TEXT NOT NULL DEFAULT '',
+  scenario_text TEXT NOT NULL DEFAULT '',
+  scenario_hash TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT '',
+  kvsweep_version TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  setup_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX experiments_name ON experiments(name);
+CREATE TABLE cells (
+  id INTEGER PRIMARY KEY,
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  strategy TEXT NOT NULL DEFAULT '',
+  concurrency INTEGER NOT NULL DEFAULT 0,
+  repeat INTEGER NOT NULL DEFAULT 0,
+  factors_json TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  epoch_wall_s REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX cells_experiment ON cells(experiment_id);
+CREATE UNIQUE INDEX cells_experiment_key ON cells(experiment_id, key);
+CREATE TABLE requests (
+  id INTEGER PRIMARY KEY,
+  cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+  request_index INTEGER NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
+  conversation INTEGER NOT NULL DEFAULT 0,
+  turn INTEGER NOT NULL DEFAULT 0,
+  warmup INTEGER NOT NULL DEFAULT 0,
+  ok INTEGER NOT NULL DEFAULT 0,
+  error_kind TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  http_status INTEGER NOT NULL DEFAULT 0,
+  scheduled_s REAL NOT NULL DEFAULT -1,
+  sent_s REAL NOT NULL DEFAULT 0,
+  first_token_s REAL NOT NULL DEFAULT -1,
+  last_token_s REAL NOT NULL DEFAULT -1,
+  ttft_ms REAL NOT NULL DEFAULT 0,
+  e2e_ms REAL NOT NULL DEFAULT 0,
+  tpot_ms REAL NOT NULL DEFAULT 0,
+  itl_ms TEXT NOT NULL DEFAULT '[]',
+  prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_tokens INTEGER NOT NULL DEFAULT -1,
+  tokens_estimated INTEGER NOT NULL DEFAULT 0,
+  replica TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX requests_cell ON requests(cell_id);
+CREATE TABLE metric_samples (
+  id INTEGER PRIMARY KEY,
+  cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+  phase TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL,
+  labels_json TEXT NOT NULL DEFAULT '{}',
+  value REAL NOT NULL,
+  t_s REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX metric_samples_cell ON metric_samples(cell_id);
+)sql",
+};
+
+}  // namespace
+
+int schema_version(const SqliteDb& db) {
+  SqliteStatement statement = db.prepare("PRAGMA user_version");
+  statement.step();
+  return static_cast<int>(statement.column_int64(0));
+}
+
+void migrate(const SqliteDb& db) {
+  // Read the version inside the write transaction, so two processes opening a new file at
+  // once cannot both create the tables.
+  Transaction transaction(db);
+  const int version = schema_version(db);
+  if (version > kSchemaVersion) {
+    throw std::runtime_error(db.path() + ": store has schema version " + std::to_string(version) +
+                             ", written by a newer kvsweep; this kvsweep reads up to version " +
+                             std::to_string(kSchemaVersion) + ". Upgrade kvsweep to read it.");
+  }
+  if (version == kSchemaVersion) return;  // nothing written: the rollback is a no-op
+  for (int v = version; v < kSchemaVersion; ++v) db.exec(kMigrations[static_cast<std::size_t>(v)]);
+  // PRAGMA takes no bound parameters; the value is our own integer constant.
+  db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  transaction.commit();
+}
+
+}  // namespace kvsweep::store

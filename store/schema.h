@@ -1,0 +1,18 @@
+// The store's schema and its migrations, versioned by PRAGMA user_version.
+#pragma once
+
+#include "store/sqlite_handles.h"
+
+namespace kvsweep::store {
+
+// The schema version this kvsweep writes. Bump it and append a migration in schema.cc when a
+// table changes; never edit a migration that has shipped.
+constexpr int kSchemaVersion = 1;
+
+int schema_version(const SqliteDb& db);
+
+// Brings a fresh or older file up to kSchemaVersion, in one transaction. Throws when the file
+// was written by a newer kvsweep: an older binary must not guess at columns it does not know.
+void migrate(const SqliteDb& db);
+
+}  // namespace kvsweep::store

@@ -1,0 +1,86 @@
+// Move-only RAII wrappers over the SQLite C API: a connection, a prepared statement, a transaction.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+// The raw handle types stay opaque here; only sqlite_handles.cc includes <sqlite3.h>.
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace kvsweep::store {
+
+class SqliteStatement;
+
+// An open connection; closed by the destructor. Every error throws std::runtime_error naming
+// the file and SQLite's reason, so a caller three layers up still knows which store failed.
+class SqliteDb {
+ public:
+  // Opens read-write, creating the file when absent.
+  static SqliteDb open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  void exec(const std::string& sql) const;  // one or more statements, no results
+  SqliteStatement prepare(const std::string& sql) const;
+  std::int64_t last_insert_rowid() const;
+  int changes() const;  // rows changed by the last INSERT/UPDATE/DELETE
+  // Throws "<path>: <what>: <sqlite3_errmsg>".
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path);
+
+  std::unique_ptr<sqlite3, Closer> db_;
+  std::string path_;
+};
+
+// A prepared statement; finalized by the destructor. Bind indexes start at 1, column indexes
+// at 0, as in SQLite. Must not outlive the SqliteDb that prepared it.
+class SqliteStatement {
+ public:
+  void bind_int64(int index, std::int64_t value);
+  void bind_double(int index, double value);
+  void bind_text(int index, const std::string& value);
+  // Returns true when a row is ready to read, false when the statement is done.
+  bool step();
+  // Makes the statement reusable for the next row: resets it and clears its bindings.
+  void reset();
+
+  std::int64_t column_int64(int column) const;
+  double column_double(int column) const;
+  std::string column_text(int column) const;  // "" for NULL
+
+ private:
+  friend class SqliteDb;
+  struct Finalizer {
+    void operator()(sqlite3_stmt* stmt) const;
+  };
+  SqliteStatement(const SqliteDb* db, sqlite3_stmt* stmt, std::string sql);
+  void check_bind(int rc, int index) const;
+
+  const SqliteDb* db_;
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+  std::string sql_;  // kept for error messages
+};
+
+// BEGIN IMMEDIATE on construction (takes the write lock up front, so a busy store waits in
+// busy_timeout instead of failing mid-batch); rolls back in the destructor unless commit() ran.
+class Transaction {
+ public:
+  explicit Transaction(const SqliteDb& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  void commit();
+
+ private:
+  const SqliteDb& db_;
+  bool done_ = false;
+};
+
+}  // namespace kvsweep::store

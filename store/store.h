@@ -1,0 +1,52 @@
+// The kvsweep store: one SQLite file (WAL) holding every experiment, cell, request and metric
+// sample. The only code in kvsweep that speaks SQL.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/rows.h"
+
+namespace kvsweep::store {
+
+// Thread contract: one Store per thread; it is movable, not copyable.
+// Errors (cannot open, disk full, schema from a newer kvsweep) throw std::runtime_error whose
+// message names the file and SQLite's reason.
+class Store {
+ public:
+  // Opens or creates the file, applies migrations, enables WAL and foreign keys.
+  static Store open(const std::string& path);
+  ~Store();
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+
+  const std::string& path() const;
+
+  std::int64_t add_experiment(const ExperimentRow& row);        // returns the new id
+  void finish_experiment(std::int64_t experiment_id, const std::string& status,
+                         const std::string& finished_at);
+  std::int64_t add_cell(const CellRow& row);                    // returns the new id
+  void update_cell(const CellRow& row);                         // by row.id: status, times, error, epoch
+  // All rows in one transaction; a failure stores none of them.
+  void add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows);
+  void add_metric_samples(std::int64_t cell_id, const std::vector<MetricSample>& samples);
+
+  std::vector<ExperimentRow> experiments() const;               // oldest first
+  std::optional<ExperimentRow> experiment(std::int64_t id) const;
+  std::optional<ExperimentRow> latest_experiment() const;
+  std::optional<ExperimentRow> experiment_by_name(const std::string& name) const;  // latest of that name
+  std::vector<CellRow> cells(std::int64_t experiment_id) const; // by ordinal
+  std::vector<RequestRow> requests(std::int64_t cell_id) const; // by index
+  std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
+  std::int64_t request_count(std::int64_t cell_id) const;
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kvsweep::store

@@ -1,0 +1,190 @@
+#include "orchestrator/scenario_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/plan.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+constexpr const char* kValid = R"(name: tiny
+description: two strategies, two levels
+target:
+  kind: sim
+  replicas: 2
+  profile: demo
+model: sim-llama
+seed: 7
+factors:
+  strategy: [random, prefix-hash]
+  concurrency: [2, 8]
+load:
+  dataset:
+    kind: synthetic-multiturn
+    conversations: 8
+    turns: 3
+    system_prompt_words: 50
+    user_words: 10
+    assistant_words: 12
+  max_tokens: 4
+  num_requests: 20
+  duration: 1m
+  warmup: {requests: 3}
+  timeout: 30s
+report:
+  baseline: random
+)";
+
+std::vector<std::string> error_texts(const std::string& text) {
+  std::vector<ScenarioError> errors;
+  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors).has_value());
+  std::vector<std::string> texts;
+  for (const auto& e : errors) texts.push_back(e.text);
+  return texts;
+}
+
+TEST(ScenarioLoader, ReadsEveryField) {
+  std::vector<ScenarioError> errors;
+  const auto spec = parse_scenario(kValid, "s.yaml", &errors);
+  ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
+  EXPECT_EQ(spec->name, "tiny");
+  EXPECT_EQ(spec->target.replicas, 2);
+  EXPECT_EQ(spec->target.profile, "demo");
+  EXPECT_EQ(spec->model, "sim-llama");
+  EXPECT_EQ(spec->seed, 7u);
+  EXPECT_EQ(spec->strategies, (std::vector<std::string>{"random", "prefix-hash"}));
+  EXPECT_EQ(spec->concurrency, (std::vector<int>{2, 8}));
+  EXPECT_EQ(spec->load.dataset.conversations, 8);
+  EXPECT_EQ(spec->load.dataset.assistant_words, 12);
+  EXPECT_EQ(spec->load.max_tokens, 4);
+  EXPECT_EQ(spec->load.num_requests, 20);
+  EXPECT_DOUBLE_EQ(spec->load.duration_s, 60);
+  EXPECT_EQ(spec->load.warmup_requests, 3);
+  EXPECT_DOUBLE_EQ(spec->load.timeout_s, 30);
+  EXPECT_EQ(spec->baseline, "random");
+  EXPECT_EQ(spec->marks.at("load.max_tokens").line, 20);
+  EXPECT_EQ(spec->marks.at("load.max_tokens").column, 15);
+}
+
+TEST(ScenarioLoader, UnknownKeySuggestsNearest) {
+  std::string text = kValid;
+  text.replace(text.find("  concurrency: [2, 8]"), 21, "  concurency: [2, 8]");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:10:3: factors.concurrency: required key is missing\n"
+            "  strategy: [random, prefix-hash]\n"
+            "  ^");
+  EXPECT_EQ(errors[1],
+            "s.yaml:11:3: factors.concurency: unknown key; did you mean 'concurrency'?\n"
+            "  concurency: [2, 8]\n"
+            "  ^");
+}
+
+TEST(ScenarioLoader, WrongTypeNamesFileLineColumnAndValue) {
+  std::string text = kValid;
+  text.replace(text.find("max_tokens: 4"), 13, "max_tokens: many");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:20:15: load.max_tokens: expected an integer >= 1, got \"many\"\n"
+            "  max_tokens: many\n"
+            "              ^");
+}
+
+TEST(ScenarioLoader, CollectsEveryErrorInOnePass) {
+  std::string text = kValid;
+  text.replace(text.find("replicas: 2"), 11, "replicas: 0");
+  text.replace(text.find("[random, prefix-hash]"), 21, "[random, prefix-hsah]");
+  text.replace(text.find("duration: 1m"), 12, "duration: soon");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:5:13: target.replicas: expected an integer >= 1, got \"0\"\n"
+            "  replicas: 0\n"
+            "            ^");
+  EXPECT_EQ(errors[1],
+            "s.yaml:10:22: factors.strategy: unknown strategy \"prefix-hsah\"; did you mean "
+            "'prefix-hash'?\n"
+            "  strategy: [random, prefix-hsah]\n"
+            "                     ^");
+  EXPECT_EQ(errors[2],
+            "s.yaml:22:13: load.duration: expected a duration > 0 such as 90s, 5m, 250ms or 30, "
+            "got \"soon\"\n"
+            "  duration: soon\n"
+            "            ^");
+}
+
+TEST(ScenarioLoader, BaselineMustBeAStrategyOfTheSweep) {
+  std::string text = kValid;
+  text.replace(text.find("baseline: random"), 16, "baseline: least-load");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:26:13: report.baseline: baseline \"least-load\" is not one of "
+            "factors.strategy (random, prefix-hash)\n"
+            "  baseline: least-load\n"
+            "            ^");
+}
+
+TEST(ScenarioLoader, InvalidYamlIsLocated) {
+  const auto errors = error_texts("name: x\nfactors: [a, b\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("s.yaml:3:1: invalid YAML: ", 0), 0u) << errors[0];
+}
+
+TEST(ScenarioLoader, ACellNeedsAnEnd) {
+  std::string text = kValid;
+  text.replace(text.find("  num_requests: 20\n"), 19, "");
+  text.replace(text.find("  duration: 1m\n"), 15, "");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("load: give num_requests, duration or both"), std::string::npos);
+}
+
+TEST(ScenarioLoader, UnreadableFileIsNamed) {
+  std::vector<ScenarioError> errors;
+  EXPECT_FALSE(load_scenario_file("/nonexistent/x.yaml", &errors).has_value());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].text, "/nonexistent/x.yaml: cannot read the scenario file");
+}
+
+TEST(Duration, AcceptsUnits) {
+  EXPECT_DOUBLE_EQ(*parse_duration_s("90s"), 90);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("5m"), 300);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("250ms"), 0.25);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("2h"), 7200);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("12.5"), 12.5);
+  EXPECT_FALSE(parse_duration_s("5 minutes").has_value());
+  EXPECT_FALSE(parse_duration_s("").has_value());
+}
+
+TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
+  std::vector<ScenarioError> errors;
+  auto spec = parse_scenario(kValid, "s.yaml", &errors);
+  ASSERT_TRUE(spec.has_value());
+  spec->repeats = 2;
+  const auto cells = expand_plan(*spec);
+  ASSERT_EQ(cells.size(), 8u);
+  std::vector<std::string> order;
+  for (const auto& c : cells) {
+    order.push_back(c.strategy + "/" + std::to_string(c.concurrency) + "/" +
+                    std::to_string(c.repeat));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"random/2/0", "random/2/1", "random/8/0",
+                                             "random/8/1", "prefix-hash/2/0", "prefix-hash/2/1",
+                                             "prefix-hash/8/0", "prefix-hash/8/1"}));
+  EXPECT_EQ(cells[2].factors_json, R"({"concurrency":8,"strategy":"random"})");
+  // Same scenario text, same keys; every key distinct.
+  const auto again = expand_plan(*spec);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    EXPECT_EQ(cells[i].key, again[i].key);
+    EXPECT_EQ(cells[i].ordinal, static_cast<int>(i));
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(cells[i].key, cells[j].key);
+  }
+  spec->text += "# edited\n";
+  EXPECT_NE(expand_plan(*spec)[0].key, cells[0].key);
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,149 @@
+// Tests for reports/cell_metrics.cc on hand-made rows with exact expected values.
+#include "reports/cell_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/reports/request_builders.h"
+
+namespace kvsweep::reports {
+namespace {
+
+using kvsweep::testing::failed_request;
+using kvsweep::testing::ok_request;
+using kvsweep::testing::sample;
+
+std::vector<store::RequestRow> mixed_requests() {
+  store::RequestRow warm = ok_request(0, 0.0, 1000, 5000, 100, 10, 100, {9999});
+  warm.warmup = true;
+  return {
+      warm,
+      ok_request(1, 1.0, 100, 1100, 200, 11, 100, {90, 110, 100}),  // tpot 1000/10 = 100
+      ok_request(2, 1.5, 300, 1300, 300, 21, -1, {50, 150}),         // tpot 1000/20 = 50
+      ok_request(3, 2.0, 200, 200, 100, 1, 50, {}),                  // one token: no tpot
+      failed_request(4, 2.5, 3000, "timeout"),                       // ends at 5.5 s
+      failed_request(5, 1.2, 10, "http_status"),
+  };
+}
+
+TEST(CellMetrics, CountsOkAndFailedByKindWithoutWarmup) {
+  const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
+  EXPECT_EQ(m.ok, 3);
+  EXPECT_EQ(m.failed, 2);
+  EXPECT_EQ(m.failed_by_kind, (std::map<std::string, std::int64_t>{{"http_status", 1},
+                                                                   {"timeout", 1}}));
+}
+
+TEST(CellMetrics, LatencyOverOkMeasuredRequestsOnly) {
+  const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
+  EXPECT_EQ(m.ttft_ms.count, 3u);
+  EXPECT_DOUBLE_EQ(m.ttft_ms.mean, 200);
+  EXPECT_DOUBLE_EQ(m.ttft_ms.median, 200);
+  EXPECT_DOUBLE_EQ(m.ttft_ms.p95, 290);  // rank 1.9 between 200 and 300
+  EXPECT_DOUBLE_EQ(m.ttft_ms.p99, 298);
+  EXPECT_EQ(m.tpot_ms.count, 2u);
+  EXPECT_DOUBLE_EQ(m.tpot_ms.mean, 75);
+  EXPECT_EQ(m.itl_ms.count, 5u);  // pooled gaps of the ok requests; the warm-up's 9999 is out
+  EXPECT_DOUBLE_EQ(m.itl_ms.mean, 100);
+  EXPECT_DOUBLE_EQ(m.e2e_ms.mean, 2600.0 / 3.0);
+}
+
+TEST(CellMetrics, ThroughputOverFirstSendToLastCompletion) {
+  const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
+  // From the first measured send (1.0 s; the warm-up at 0 is out) to the failed request that
+  // gave up at 2.5 s + 3000 ms = 5.5 s.
+  EXPECT_DOUBLE_EQ(m.window_s, 4.5);
+  EXPECT_DOUBLE_EQ(m.request_throughput, 3 / 4.5);
+  EXPECT_EQ(m.output_tokens, 33);
+  EXPECT_EQ(m.prompt_tokens, 600);
+  EXPECT_DOUBLE_EQ(m.output_throughput, 33 / 4.5);
+  EXPECT_DOUBLE_EQ(m.total_token_throughput, 633 / 4.5);
+}
+
+TEST(CellMetrics, ClientCacheHitSkipsUnknownCachedTokens) {
+  const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
+  // Requests 1 and 3 report cached tokens: (100 + 50) / (200 + 100).
+  ASSERT_TRUE(m.cache_hit_client.has_value());
+  EXPECT_DOUBLE_EQ(*m.cache_hit_client, 0.5);
+}
+
+TEST(CellMetrics, NothingMeasuredIsZeroAndNotAvailable) {
+  const CellMetrics m =
+      compute_cell_metrics({ok_request(0, 0, 10, 20, 10, 2, -1, {10})}, {});
+  EXPECT_FALSE(m.cache_hit_client.has_value());
+  EXPECT_FALSE(m.kv_hit_rate_server.has_value());
+
+  const CellMetrics empty = compute_cell_metrics({}, {});
+  EXPECT_EQ(empty.ok, 0);
+  EXPECT_EQ(empty.window_s, 0);
+  EXPECT_EQ(empty.request_throughput, 0);
+  EXPECT_EQ(empty.ttft_ms.count, 0u);
+}
+
+TEST(ServerKvHitRate, RatioOfSumsAcrossSourcesAndLabelSets) {
+  const std::string a = "http://a/metrics";
+  const std::string b = "http://b/metrics";
+  const std::vector<store::MetricSample> samples = {
+      // a: hits 15 -> 55 summed over two label sets (Δ40), queries 100 -> 200 (Δ100).
+      sample("before", a, kPrefixCacheHits, 10, R"({"model_name":"m1"})"),
+      sample("before", a, kPrefixCacheHits, 5, R"({"model_name":"m2"})"),
+      sample("after", a, kPrefixCacheHits, 40, R"({"model_name":"m1"})"),
+      sample("after", a, kPrefixCacheHits, 15, R"({"model_name":"m2"})"),
+      sample("before", a, kPrefixCacheQueries, 100),
+      sample("after", a, kPrefixCacheQueries, 200),
+      // b: hits Δ10, queries Δ400.
+      sample("before", b, kPrefixCacheHits, 0),
+      sample("after", b, kPrefixCacheHits, 10),
+      sample("before", b, kPrefixCacheQueries, 0),
+      sample("after", b, kPrefixCacheQueries, 400),
+      // Noise that must not count: another metric, and a "during" sample.
+      sample("after", b, "vllm:num_requests_running", 1e6),
+      sample("during", b, kPrefixCacheQueries, 1e6),
+  };
+  // (40 + 10) / (100 + 400) = 0.1; a mean of ratios would give (0.4 + 0.025) / 2 = 0.2125.
+  const auto rate = server_kv_hit_rate(samples);
+  ASSERT_TRUE(rate.has_value());
+  EXPECT_DOUBLE_EQ(*rate, 0.1);
+  const CellMetrics m = compute_cell_metrics({}, samples);
+  ASSERT_TRUE(m.kv_hit_rate_server.has_value());
+  EXPECT_DOUBLE_EQ(*m.kv_hit_rate_server, 0.1);
+}
+
+TEST(ServerKvHitRate, FallsBackToGpuNamesPerSource) {
+  const std::string current = "http://new/metrics";
+  const std::string old = "http://old/metrics";
+  const std::vector<store::MetricSample> samples = {
+      sample("before", current, kPrefixCacheHits, 0),
+      sample("after", current, kPrefixCacheHits, 40),
+      sample("before", current, kPrefixCacheQueries, 0),
+      sample("after", current, kPrefixCacheQueries, 100),
+      // A source with both generations of names uses the current ones only.
+      sample("before", current, kGpuPrefixCacheHits, 0),
+      sample("after", current, kGpuPrefixCacheHits, 1000),
+      sample("before", current, kGpuPrefixCacheQueries, 0),
+      sample("after", current, kGpuPrefixCacheQueries, 1000),
+      // An older vLLM exposes only the gpu_ names.
+      sample("before", old, kGpuPrefixCacheHits, 20),
+      sample("after", old, kGpuPrefixCacheHits, 50),
+      sample("before", old, kGpuPrefixCacheQueries, 100),
+      sample("after", old, kGpuPrefixCacheQueries, 200),
+  };
+  const auto rate = server_kv_hit_rate(samples);
+  ASSERT_TRUE(rate.has_value());
+  EXPECT_DOUBLE_EQ(*rate, (40.0 + 30.0) / (100.0 + 100.0));
+}
+
+TEST(ServerKvHitRate, NotAvailableWithoutBothPhasesOrQueries) {
+  EXPECT_FALSE(server_kv_hit_rate({}).has_value());
+  EXPECT_FALSE(server_kv_hit_rate({sample("before", "s", kPrefixCacheHits, 1),
+                                   sample("before", "s", kPrefixCacheQueries, 2)})
+                   .has_value());
+  // Both phases, but no query was counted in between: a rate would divide by zero.
+  EXPECT_FALSE(server_kv_hit_rate({sample("before", "s", kPrefixCacheHits, 5),
+                                   sample("after", "s", kPrefixCacheHits, 5),
+                                   sample("before", "s", kPrefixCacheQueries, 9),
+                                   sample("after", "s", kPrefixCacheQueries, 9)})
+                   .has_value());
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
