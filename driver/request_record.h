@@ -13,6 +13,7 @@ inline constexpr const char* kErrorHttpStatus = "http_status";   // 4xx/5xx
 inline constexpr const char* kErrorTimeout = "timeout";          // connect/first byte/total
 inline constexpr const char* kErrorStreamDropped = "stream_dropped";  // cut before [DONE]
 inline constexpr const char* kErrorMalformed = "malformed";      // bad SSE or JSON
+inline constexpr const char* kErrorServer = "server_error";      // an error event in a 200 stream
 inline constexpr const char* kErrorCancelled = "cancelled";      // run stopped (Ctrl-C)
 
 struct RequestRecord {

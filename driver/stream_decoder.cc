@@ -56,15 +56,28 @@ void StreamDecoder::handle_event(const SseEvent& event, double now_s) {
     }
     return;
   }
+  // vLLM reports an engine failure inside a 200 stream as {"error": {...}}: the request failed.
+  if (const auto error = chunk.find("error"); error != chunk.end() && !error->is_null()) {
+    if (server_error_.empty()) {
+      const bool has_message = error->is_object() && error->contains("message") &&
+                               (*error)["message"].is_string();
+      server_error_ = "error event in stream: " +
+                      (has_message ? (*error)["message"].get<std::string>() : error->dump())
+                          .substr(0, kMaxQuotedData);
+    }
+    return;
+  }
   // With continuous_usage_stats every chunk carries cumulative usage, so the difference from the
   // previous chunk is how many tokens this one holds; without it, one event is one token.
+  // The split needs a previous cumulative count: a server that puts usage only on its last
+  // content chunk must not have that chunk's gap divided by the whole completion.
   int tokens = 1;
   const auto usage = chunk.find("usage");
   if (usage != chunk.end() && usage->is_object()) {
     prompt_tokens_ = int_or(*usage, "prompt_tokens", prompt_tokens_);
     const int completion = int_or(*usage, "completion_tokens", -1);
     if (completion >= 0) {
-      tokens = completion - std::max(completion_tokens_, 0);
+      if (completion_tokens_ >= 0) tokens = completion - completion_tokens_;
       completion_tokens_ = completion;
     }
     const auto details = usage->find("prompt_tokens_details");
@@ -100,7 +113,11 @@ void StreamDecoder::finish(RequestRecord& record) const {
   record.tpot_ms = record.output_tokens > 1 && !content_.empty()
                        ? (record.e2e_ms - record.ttft_ms) / (record.output_tokens - 1)
                        : 0.0;
-  if (!malformed_.empty()) {
+  if (!server_error_.empty()) {
+    record.ok = false;
+    record.error_kind = kErrorServer;
+    record.error = server_error_;
+  } else if (!malformed_.empty()) {
     record.ok = false;
     record.error_kind = kErrorMalformed;
     record.error = malformed_;

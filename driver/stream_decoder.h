@@ -39,6 +39,7 @@ class StreamDecoder {
   std::vector<ContentEvent> content_;
   bool done_ = false;
   std::string malformed_;  // first decoding problem, "" when none
+  std::string server_error_;  // first error event the server sent, "" when none
   int prompt_tokens_ = 0;
   int completion_tokens_ = -1;  // last usage.completion_tokens seen; -1 when none
   int cached_tokens_ = -1;

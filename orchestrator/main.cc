@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run_cmd->add_option("--reports-dir", run.reports_dir, "where the markdown report goes")
       ->capture_default_str();
-  run_cmd->add_flag("!--no-print", run.print_report, "do not print the report when done");
+  bool no_print = false;
+  run_cmd->add_flag("--no-print", no_print, "write the report file but do not print it");
 
   orch::ReportArgs report;
   auto* report_cmd = app.add_subcommand("report", "render an experiment's markdown report");
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
   run.db_path = report.db_path = runs.db_path = db_path;
+  run.print_report = !no_print;
 
   try {
     if (*run_cmd) return orch::run_command(run);

@@ -99,7 +99,7 @@ std::string cell_summary(const reports::CellMetrics& m) {
   if (m.failed > 0) text += ", " + std::to_string(m.failed) + " failed";
   if (m.ok > 0) {
     text += ", mean TTFT " + reports::format_ms(m.ttft_ms.mean) + " ms, " +
-            reports::format_rate(m.total_token_throughput) + " tok/s";
+            reports::format_si(m.total_token_throughput) + " tok/s";
   }
   text += ", KV hit " + reports::format_percent(m.kv_hit_rate_server) +
           (m.kv_hit_rate_server ? "%" : "");

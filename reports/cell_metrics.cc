@@ -78,10 +78,14 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
       continue;
     }
     ++m.ok;
-    ttft.push_back(r.ttft_ms);
-    e2e.push_back(r.e2e_ms);
-    if (r.output_tokens > 1) tpot.push_back((r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1));
-    itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
+    // A successful reply with no generated content (the model stopped at once) has no first
+    // token: it counts as ok and for throughput, but has no TTFT, E2E or TPOT to contribute.
+    if (r.first_token_s >= 0) {
+      ttft.push_back(r.ttft_ms);
+      e2e.push_back(r.e2e_ms);
+      if (r.output_tokens > 1) tpot.push_back((r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1));
+      itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
+    }
     m.prompt_tokens += r.prompt_tokens;
     m.output_tokens += r.output_tokens;
     if (r.cached_tokens >= 0) {

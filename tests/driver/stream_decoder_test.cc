@@ -98,6 +98,38 @@ TEST(StreamDecoder, ContinuousUsageSplitsAGapPerToken) {
   EXPECT_NEAR(record.tpot_ms, 50.0, 1e-6);  // (1150 - 1000) / 3
 }
 
+TEST(StreamDecoder, UsageOnlyOnTheLastContentChunkDoesNotSplitItsGap) {
+  // Some servers put the final usage on the last content chunk instead of a usage-only one:
+  // that chunk holds one token, not all 3 of the completion.
+  StreamDecoder decoder;
+  decoder.feed(content("a"), 1.0);
+  decoder.feed(content("b"), 1.1);
+  decoder.feed(event(R"({"choices":[{"delta":{"content":"c"}}],"usage":{"prompt_tokens":9,)"
+                     R"("completion_tokens":3}})"),
+               1.3);
+  decoder.feed(kDone, 1.3);
+  const RequestRecord record = finished(decoder, 0.0);
+  EXPECT_EQ(record.output_tokens, 3);
+  EXPECT_FALSE(record.tokens_estimated);
+  ASSERT_EQ(record.itl_ms.size(), 2u);
+  EXPECT_NEAR(record.itl_ms[0], 100.0, 1e-6);
+  EXPECT_NEAR(record.itl_ms[1], 200.0, 1e-6);
+}
+
+TEST(StreamDecoder, ErrorEventInAnOkStreamFailsTheRequest) {
+  // vLLM reports an engine failure mid-stream as a data event with an "error" object.
+  StreamDecoder decoder;
+  decoder.feed(kRole, 1.0);
+  decoder.feed(content("a"), 1.1);
+  decoder.feed(event(R"({"error":{"object":"error","message":"EngineCore died","code":500}})"),
+               1.2);
+  decoder.feed(kDone, 1.2);
+  const RequestRecord record = finished(decoder, 0.0);
+  EXPECT_FALSE(record.ok);
+  EXPECT_EQ(record.error_kind, "server_error");
+  EXPECT_EQ(record.error, "error event in stream: EngineCore died");
+}
+
 TEST(StreamDecoder, CompletionsTextCountsAsContent) {
   StreamDecoder decoder;
   decoder.feed(event(R"({"choices":[{"text":"hi"}]})") + kDone, 3.0);

@@ -47,6 +47,19 @@ TEST(CellMetrics, LatencyOverOkMeasuredRequestsOnly) {
   EXPECT_DOUBLE_EQ(m.e2e_ms.mean, 2600.0 / 3.0);
 }
 
+TEST(CellMetrics, OkReplyWithoutContentHasNoLatency) {
+  auto requests = mixed_requests();
+  store::RequestRow empty = ok_request(50, 1.5, 0, 0, 100, 0, -1, {});
+  empty.first_token_s = -1;  // the server sent [DONE] without a single content event
+  empty.last_token_s = -1;
+  requests.push_back(empty);
+  const CellMetrics m = compute_cell_metrics(requests, {});
+  EXPECT_EQ(m.ok, 4);
+  EXPECT_EQ(m.ttft_ms.count, 3u);  // the empty reply contributes no TTFT of 0 ms
+  EXPECT_DOUBLE_EQ(m.ttft_ms.mean, 200);
+  EXPECT_EQ(m.e2e_ms.count, 3u);
+}
+
 TEST(CellMetrics, ThroughputOverFirstSendToLastCompletion) {
   const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
   // From the first measured send (1.0 s; the warm-up at 0 is out) to the failed request that
