@@ -8,7 +8,7 @@
 #include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
-#include "tests/store/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace kvsweep {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "reports/cell_metrics.h"
 #include "tests/reports/request_builders.h"
-#include "tests/store/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace kvsweep::reports {
 namespace {

@@ -4,27 +4,24 @@
 #include <gtest/gtest.h>
 
 #include "sim/block_hash.h"
+#include "tests/sim/token_ids.h"
 
 namespace kvsweep::sim {
 namespace {
 
-std::vector<TokenId> iota_tokens(int count, TokenId first = 0) {
-  std::vector<TokenId> tokens;
-  for (int i = 0; i < count; ++i) tokens.push_back(first + static_cast<TokenId>(i));
-  return tokens;
-}
+using testing::tokens_from;
 
 TEST(BlockHash, OnlyFullBlocksGetHashes) {
   std::vector<std::uint64_t> hashes;
-  extend_block_hashes(iota_tokens(47), 16, &hashes);
+  extend_block_hashes(tokens_from(0, 47), 16, &hashes);
   EXPECT_EQ(hashes.size(), 2u);
-  extend_block_hashes(iota_tokens(48), 16, &hashes);
+  extend_block_hashes(tokens_from(0, 48), 16, &hashes);
   EXPECT_EQ(hashes.size(), 3u);
 }
 
 TEST(BlockHash, ChainDependsOnEveryEarlierBlock) {
   // Same second block, different first block: the second hashes must differ.
-  std::vector<TokenId> a = iota_tokens(32);
+  std::vector<TokenId> a = tokens_from(0, 32);
   std::vector<TokenId> b = a;
   b[0] = 999;
   std::vector<std::uint64_t> ha, hb;
@@ -38,7 +35,7 @@ TEST(BlockHash, ChainDependsOnEveryEarlierBlock) {
 }
 
 TEST(BlockHash, IncrementalEqualsAllAtOnce) {
-  std::vector<TokenId> tokens = iota_tokens(64);
+  std::vector<TokenId> tokens = tokens_from(0, 64);
   std::vector<std::uint64_t> once, stepwise;
   extend_block_hashes(tokens, 16, &once);
   for (std::size_t n = 1; n <= tokens.size(); ++n) {

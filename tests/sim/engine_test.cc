@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/sim/token_ids.h"
+
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <map>
@@ -27,11 +29,7 @@ TimingProfile fast_profile() {
   return p;
 }
 
-std::vector<TokenId> tokens_from(TokenId first, int count) {
-  std::vector<TokenId> tokens;
-  for (int i = 0; i < count; ++i) tokens.push_back(first + static_cast<TokenId>(i));
-  return tokens;
-}
+using testing::tokens_from;
 
 // Runs the loop until it has no more work, with a generous bound so a hang fails instead.
 void run_to_idle(boost::asio::io_context& io) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/sim/token_ids.h"
+
 #include <map>
 
 namespace kvsweep::sim {
@@ -22,11 +24,7 @@ TimingProfile tiny_profile() {
   return p;
 }
 
-std::vector<TokenId> tokens_from(TokenId first, int count) {
-  std::vector<TokenId> tokens;
-  for (int i = 0; i < count; ++i) tokens.push_back(first + static_cast<TokenId>(i));
-  return tokens;
-}
+using testing::tokens_from;
 
 struct StepLog {
   std::vector<StepPlan> plans;

@@ -8,7 +8,7 @@
 
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
-#include "tests/store/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace kvsweep::store {
 namespace {
