@@ -35,7 +35,8 @@ std::string random_words(std::mt19937_64& rng, int count) {
 
 }  // namespace
 
-std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn) {
+std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn,
+                                           const std::vector<std::string>* server_replies) {
   if (turn < 0 || static_cast<std::size_t>(turn) >= conversation.user.size()) {
     throw std::out_of_range("messages_for_turn: turn " + std::to_string(turn) +
                             " of a conversation with " + std::to_string(conversation.user.size()) +
@@ -48,9 +49,10 @@ std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int
   }
   for (int k = 0; k < turn; ++k) {
     messages.push_back({"user", conversation.user[k]});
-    const std::string reply = static_cast<std::size_t>(k) < conversation.assistant.size()
-                                  ? conversation.assistant[k]
-                                  : "";
+    const std::vector<std::string>& replies =
+        server_replies != nullptr ? *server_replies : conversation.assistant;
+    const std::string reply =
+        static_cast<std::size_t>(k) < replies.size() ? replies[static_cast<std::size_t>(k)] : "";
     messages.push_back({"assistant", reply});
   }
   messages.push_back({"user", conversation.user[turn]});
