@@ -68,7 +68,7 @@ TEST(SyntheticMultiTurn, FirstHundredCharactersOfFirstUserMessageAreDistinct) {
 }
 
 TEST(MessagesForTurn, SystemThenPriorTurnsWithDatasetRepliesThenUser) {
-  Conversation c{"sys", {"u0", "u1", "u2"}, {"a0", "a1", "a2"}};
+  Conversation c{"sys", {"u0", "u1", "u2"}, {"a0", "a1", "a2"}, {}, false};
   const auto first = messages_for_turn(c, 0);
   ASSERT_EQ(first.size(), 2u);
   EXPECT_EQ(first[0].role, "system");
@@ -87,15 +87,24 @@ TEST(MessagesForTurn, SystemThenPriorTurnsWithDatasetRepliesThenUser) {
   }
 }
 
+TEST(MessagesForTurn, ServerRepliesReplaceTheDatasetsWhenGiven) {
+  Conversation c{"sys", {"u0", "u1"}, {"a0", "a1"}, {}, true};
+  const std::vector<std::string> replies{"what the server said"};
+  const auto messages = messages_for_turn(c, 1, &replies);
+  ASSERT_EQ(messages.size(), 4u);
+  EXPECT_EQ(messages[2].role, "assistant");
+  EXPECT_EQ(messages[2].content, "what the server said");
+}
+
 TEST(MessagesForTurn, EmptySystemPromptIsLeftOut) {
-  Conversation c{"", {"u0", "u1"}, {"a0", "a1"}};
+  Conversation c{"", {"u0", "u1"}, {"a0", "a1"}, {}, false};
   const auto messages = messages_for_turn(c, 1);
   ASSERT_EQ(messages.size(), 3u);
   EXPECT_EQ(messages[0].role, "user");
 }
 
 TEST(MessagesForTurn, TurnOutOfRangeThrows) {
-  Conversation c{"s", {"u0"}, {"a0"}};
+  Conversation c{"s", {"u0"}, {"a0"}, {}, false};
   EXPECT_THROW(messages_for_turn(c, 1), std::out_of_range);
   EXPECT_THROW(messages_for_turn(c, -1), std::out_of_range);
 }
