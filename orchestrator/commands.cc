@@ -1,5 +1,5 @@
-// The kvsweep subcommands, each a function from parsed arguments to an exit status.
-#include "orchestrator/commands.h"
+// The sweep subcommands: run, report, runs, plan.
+#include "orchestrator/subcommand.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +17,24 @@
 
 namespace kvsweep::orchestrator {
 namespace {
+
+struct RunArgs {
+  std::string db_path;
+  std::string scenario_path;
+  std::string reports_dir = "reports";
+  bool print_report = true;
+};
+
+struct ReportArgs {
+  std::string db_path;
+  std::string experiment;  // id or name; "" = the latest
+  std::string out_path;    // "" = reports/<name>.md; "-" = stdout only
+};
+
+struct RunsArgs {
+  std::string db_path;
+  std::string experiment;  // "" = list experiments; else list that experiment's cells
+};
 
 std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
   std::vector<ScenarioError> errors;
@@ -74,8 +92,6 @@ std::string plan_headline(const ScenarioSpec& spec, std::size_t cells, const std
   if (spec.repeats > 1) text += " x " + std::to_string(spec.repeats) + " repeats";
   return text + "), target " + target;
 }
-
-}  // namespace
 
 int run_command(const RunArgs& args) {
   auto spec = load_or_print_errors(args.scenario_path);
@@ -159,8 +175,8 @@ int runs_command(const RunsArgs& args) {
   return kExitOk;
 }
 
-int plan_command(const PlanArgs& args) {
-  auto spec = load_or_print_errors(args.scenario_path);
+int plan_command(const std::string& scenario_path) {
+  auto spec = load_or_print_errors(scenario_path);
   if (!spec) return kExitFailed;
   const auto cells = expand_plan(*spec);
   std::printf("%s\n", plan_headline(*spec, cells.size(),
@@ -172,6 +188,56 @@ int plan_command(const PlanArgs& args) {
                 c.strategy.c_str(), c.concurrency, c.repeat + 1, c.key.c_str());
   }
   return kExitOk;
+}
+
+}  // namespace
+
+Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
+  cmd->add_option("scenario", args->scenario_path, "scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--reports-dir", args->reports_dir, "where the markdown report goes")
+      ->capture_default_str();
+  auto no_print = std::make_shared<bool>(false);
+  cmd->add_flag("--no-print", *no_print, "write the report file but do not print it");
+  return {cmd, [args, no_print, &global] {
+            args->db_path = global.db_path;
+            args->print_report = !*no_print;
+            return run_command(*args);
+          }};
+}
+
+Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<ReportArgs>();
+  auto* cmd = app.add_subcommand("report", "render an experiment's markdown report");
+  cmd->add_option("experiment", args->experiment, "experiment id or name (default: the latest)");
+  cmd->add_option("-o,--out", args->out_path,
+                  "output file (default: reports/<experiment>.md; '-' prints only)");
+  return {cmd, [args, &global] {
+            args->db_path = global.db_path;
+            return report_command(*args);
+          }};
+}
+
+Subcommand register_runs(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<RunsArgs>();
+  auto* cmd = app.add_subcommand("runs", "list stored experiments, or one's cells");
+  cmd->add_option("experiment", args->experiment, "experiment id or name: list its cells");
+  return {cmd, [args, &global] {
+            args->db_path = global.db_path;
+            return runs_command(*args);
+          }};
+}
+
+Subcommand register_plan(CLI::App& app, const GlobalOptions&) {
+  auto scenario = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("plan", "print a scenario's cells in order, run nothing");
+  cmd->add_option("scenario", *scenario, "scenario YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  return {cmd, [scenario] { return plan_command(*scenario); }};
 }
 
 }  // namespace kvsweep::orchestrator

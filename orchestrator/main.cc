@@ -1,11 +1,11 @@
-// kvsweep's entry point: parses the command line and dispatches to a subcommand.
+// kvsweep's entry point: registers the subcommands, parses the command line, runs the chosen one.
 #include <spdlog/spdlog.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <vector>
 
-#include "orchestrator/commands.h"
+#include "orchestrator/subcommand.h"
 
 namespace orch = kvsweep::orchestrator;
 
@@ -13,48 +13,25 @@ int main(int argc, char** argv) {
   CLI::App app{"kvsweep: sweeps LLM-serving routing experiments and reports them"};
   app.set_version_flag("--version", KVSWEEP_VERSION);
   app.require_subcommand(1);
-  std::string db_path = "kvsweep.db";
-  bool verbose = false;
-  app.add_option("--db", db_path, "SQLite store of every experiment")->capture_default_str();
-  app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
-
-  orch::RunArgs run;
-  auto* run_cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
-  run_cmd->add_option("scenario", run.scenario_path, "scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  run_cmd->add_option("--reports-dir", run.reports_dir, "where the markdown report goes")
+  orch::GlobalOptions global;
+  app.add_option("--db", global.db_path, "SQLite store of every experiment")
       ->capture_default_str();
-  bool no_print = false;
-  run_cmd->add_flag("--no-print", no_print, "write the report file but do not print it");
+  app.add_flag("-v,--verbose", global.verbose, "debug logging on stderr");
 
-  orch::ReportArgs report;
-  auto* report_cmd = app.add_subcommand("report", "render an experiment's markdown report");
-  report_cmd->add_option("experiment", report.experiment,
-                         "experiment id or name (default: the latest)");
-  report_cmd->add_option("-o,--out", report.out_path,
-                         "output file (default: reports/<experiment>.md; '-' prints only)");
-
-  orch::RunsArgs runs;
-  auto* runs_cmd = app.add_subcommand("runs", "list stored experiments, or one's cells");
-  runs_cmd->add_option("experiment", runs.experiment, "experiment id or name: list its cells");
-
-  orch::PlanArgs plan;
-  auto* plan_cmd = app.add_subcommand("plan", "print a scenario's cells in order, run nothing");
-  plan_cmd->add_option("scenario", plan.scenario_path, "scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // One line per subcommand; each lives in its own file under orchestrator/.
+  const std::vector<orch::Subcommand> subcommands = {
+      orch::register_run(app, global),
+      orch::register_report(app, global),
+      orch::register_runs(app, global),
+      orch::register_plan(app, global),
+  };
 
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
-  run.db_path = report.db_path = runs.db_path = db_path;
-  run.print_report = !no_print;
-
+  spdlog::set_level(global.verbose ? spdlog::level::debug : spdlog::level::warn);
   try {
-    if (*run_cmd) return orch::run_command(run);
-    if (*report_cmd) return orch::report_command(report);
-    if (*runs_cmd) return orch::runs_command(runs);
-    if (*plan_cmd) return orch::plan_command(plan);
+    for (const auto& subcommand : subcommands) {
+      if (subcommand.app->parsed()) return subcommand.run();
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kvsweep: error: %s\n", e.what());
     return orch::kExitFailed;
