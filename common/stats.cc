@@ -18,9 +18,13 @@ double percentile(const std::vector<double>& sorted, double p) {
 }
 
 SampleSummary summarize(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return summarize_sorted(samples);
+}
+
+SampleSummary summarize_sorted(const std::vector<double>& samples) {
   SampleSummary s;
   if (samples.empty()) return s;
-  std::sort(samples.begin(), samples.end());
   s.count = samples.size();
   const double n = static_cast<double>(s.count);
   s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;

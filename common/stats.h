@@ -24,5 +24,8 @@ struct SampleSummary {
 
 // Sorts a copy of the samples once and fills every field. An empty sample gives all zeros.
 SampleSummary summarize(std::vector<double> samples);
+// The same for samples already sorted ascending (callers that keep the sorted samples for
+// further percentiles sort once).
+SampleSummary summarize_sorted(const std::vector<double>& sorted);
 
 }  // namespace kvsweep

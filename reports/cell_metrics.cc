@@ -55,13 +55,43 @@ std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>&
   return hits / queries;
 }
 
+namespace {
+
+// TPOT as metrics.md defines it, from the row's own timings.
+std::optional<double> tpot_of(const store::RequestRow& r) {
+  if (r.output_tokens <= 1 || r.first_token_s < 0) return std::nullopt;
+  return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
+}
+
+bool meets(const store::RequestRow& r, const Slo& slo) {
+  if (!r.ok || r.first_token_s < 0) return false;
+  if (slo.ttft_ms && r.ttft_ms > *slo.ttft_ms) return false;
+  if (slo.e2e_ms && r.e2e_ms > *slo.e2e_ms) return false;
+  if (slo.tpot_ms) {
+    const auto tpot = tpot_of(r);
+    if (tpot && *tpot > *slo.tpot_ms) return false;
+  }
+  return true;
+}
+
+SampleSummary sort_and_summarize(std::vector<double>& samples) {
+  std::sort(samples.begin(), samples.end());
+  return summarize_sorted(samples);
+}
+
+}  // namespace
+
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
-                                 const std::vector<store::MetricSample>& samples) {
+                                 const std::vector<store::MetricSample>& samples,
+                                 const Slo& slo) {
   CellMetrics m;
-  std::vector<double> ttft;
-  std::vector<double> tpot;
-  std::vector<double> itl;
-  std::vector<double> e2e;
+  std::vector<double>& ttft = m.samples.ttft_ms;
+  std::vector<double>& tpot = m.samples.tpot_ms;
+  std::vector<double>& itl = m.samples.itl_ms;
+  std::vector<double>& e2e = m.samples.e2e_ms;
+  std::vector<double>& lag = m.samples.schedule_lag_ms;
+  std::vector<double> e2e_from_schedule;
+  std::int64_t good = 0;
   double first_sent_s = std::numeric_limits<double>::infinity();
   double last_done_s = -std::numeric_limits<double>::infinity();
   std::int64_t cached = 0;
@@ -72,6 +102,8 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     if (r.warmup) continue;
     first_sent_s = std::min(first_sent_s, r.sent_s);
     last_done_s = std::max(last_done_s, completion_s(r));
+    const bool scheduled = r.scheduled_s >= 0;
+    if (scheduled) lag.push_back((r.sent_s - r.scheduled_s) * 1000.0);
     if (!r.ok) {
       ++m.failed;
       ++m.failed_by_kind[r.error_kind];
@@ -83,9 +115,11 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     if (r.first_token_s >= 0) {
       ttft.push_back(r.ttft_ms);
       e2e.push_back(r.e2e_ms);
-      if (r.output_tokens > 1) tpot.push_back((r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1));
+      if (const auto t = tpot_of(r)) tpot.push_back(*t);
       itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
+      if (scheduled) e2e_from_schedule.push_back(r.e2e_ms + (r.sent_s - r.scheduled_s) * 1000.0);
     }
+    if (!slo.empty() && meets(r, slo)) ++good;
     m.prompt_tokens += r.prompt_tokens;
     m.output_tokens += r.output_tokens;
     if (r.cached_tokens >= 0) {
@@ -95,10 +129,12 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     }
   }
 
-  m.ttft_ms = summarize(std::move(ttft));
-  m.tpot_ms = summarize(std::move(tpot));
-  m.itl_ms = summarize(std::move(itl));
-  m.e2e_ms = summarize(std::move(e2e));
+  m.ttft_ms = sort_and_summarize(ttft);
+  m.tpot_ms = sort_and_summarize(tpot);
+  m.itl_ms = sort_and_summarize(itl);
+  m.e2e_ms = sort_and_summarize(e2e);
+  m.schedule_lag_ms = sort_and_summarize(lag);
+  m.e2e_from_schedule_ms = summarize(std::move(e2e_from_schedule));
   if (last_done_s > first_sent_s) {
     m.window_s = last_done_s - first_sent_s;
     m.request_throughput = static_cast<double>(m.ok) / m.window_s;
@@ -109,6 +145,10 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     m.cache_hit_client = static_cast<double>(cached) / static_cast<double>(cached_prompt);
   }
   m.kv_hit_rate_server = server_kv_hit_rate(samples);
+  if (!slo.empty()) {
+    m.good_requests = good;
+    m.goodput = m.window_s > 0 ? static_cast<double>(good) / m.window_s : 0.0;
+  }
   return m;
 }
 

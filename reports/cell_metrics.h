@@ -19,6 +19,25 @@ constexpr const char* kPrefixCacheQueries = "vllm:prefix_cache_queries_total";
 constexpr const char* kGpuPrefixCacheHits = "vllm:gpu_prefix_cache_hits_total";
 constexpr const char* kGpuPrefixCacheQueries = "vllm:gpu_prefix_cache_queries_total";
 
+// Service-level objectives for goodput (vLLM's --goodput ttft:MS tpot:MS e2el:MS): a request
+// is good when it succeeded and meets every objective given.
+struct Slo {
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  std::optional<double> e2e_ms;
+  bool empty() const { return !ttft_ms && !tpot_ms && !e2e_ms; }
+};
+
+// The measured samples themselves, each sorted ascending, for any percentile a caller asks
+// for (common/stats.h percentile()).
+struct SortedSamples {
+  std::vector<double> ttft_ms;
+  std::vector<double> tpot_ms;
+  std::vector<double> itl_ms;
+  std::vector<double> e2e_ms;
+  std::vector<double> schedule_lag_ms;
+};
+
 // Everything is over measured requests: warm-up requests are ignored entirely.
 struct CellMetrics {
   std::int64_t ok = 0;
@@ -31,6 +50,12 @@ struct CellMetrics {
   SampleSummary tpot_ms;
   SampleSummary itl_ms;
   SampleSummary e2e_ms;
+  // Open-loop runs only (requests with a schedule): the driver's lateness, sent - scheduled,
+  // over every measured request; and latency measured from the schedule (e2e + lag) over ok
+  // ones, so a slow client cannot hide queueing (coordinated omission, vllm#54101).
+  SampleSummary schedule_lag_ms;
+  SampleSummary e2e_from_schedule_ms;
+  SortedSamples samples;
 
   // First send to last completion among measured requests (ok or failed); 0 with none.
   double window_s = 0;
@@ -44,10 +69,15 @@ struct CellMetrics {
   // Fractions in [0, 1]; nullopt when nothing was measured ("n/a" in reports).
   std::optional<double> kv_hit_rate_server;
   std::optional<double> cache_hit_client;
+
+  // With an SLO: ok requests meeting it, and their rate over the window.
+  std::optional<std::int64_t> good_requests;
+  std::optional<double> goodput;  // req/s
 };
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
-                                 const std::vector<store::MetricSample>& samples);
+                                 const std::vector<store::MetricSample>& samples,
+                                 const Slo& slo = {});
 
 // Σ over sources Δhits / Σ over sources Δqueries between the "before" and "after" samples,
 // each source's counters summed over their label sets. A source uses the current names when

@@ -60,6 +60,44 @@ TEST(CellMetrics, OkReplyWithoutContentHasNoLatency) {
   EXPECT_EQ(m.e2e_ms.count, 3u);
 }
 
+TEST(CellMetrics, ScheduleLagAndLatencyFromScheduleForOpenLoopRows) {
+  std::vector<store::RequestRow> rows;
+  rows.push_back(ok_request(0, 1.000, 100, 300, 10, 3, -1, {100, 100}));
+  rows.push_back(ok_request(1, 2.010, 100, 300, 10, 3, -1, {100, 100}));
+  rows.push_back(failed_request(2, 3.004, 50, "http_status"));
+  rows[0].scheduled_s = 1.000;  // on time
+  rows[1].scheduled_s = 2.000;  // sent 10 ms late
+  rows[2].scheduled_s = 3.000;  // 4 ms late; failed, but lag is the driver's, so it counts
+  const CellMetrics m = compute_cell_metrics(rows, {});
+  EXPECT_EQ(m.schedule_lag_ms.count, 3u);
+  EXPECT_NEAR(m.schedule_lag_ms.max, 10, 1e-6);
+  EXPECT_NEAR(m.schedule_lag_ms.median, 4, 1e-6);
+  EXPECT_EQ(m.e2e_from_schedule_ms.count, 2u);  // ok requests only
+  EXPECT_NEAR(m.e2e_from_schedule_ms.max, 310, 1e-6);
+  EXPECT_EQ(m.samples.ttft_ms, (std::vector<double>{100, 100}));
+}
+
+TEST(CellMetrics, ClosedLoopRowsHaveNoScheduleLag) {
+  const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
+  EXPECT_EQ(m.schedule_lag_ms.count, 0u);
+  EXPECT_FALSE(m.goodput.has_value());
+}
+
+TEST(CellMetrics, GoodputCountsOkRequestsMeetingEverySlo) {
+  std::vector<store::RequestRow> rows;
+  rows.push_back(ok_request(0, 0.0, 100, 300, 10, 3, -1, {}));  // tpot 100
+  rows.push_back(ok_request(1, 0.0, 250, 400, 10, 3, -1, {}));  // ttft over 200
+  rows.push_back(ok_request(2, 0.0, 100, 900, 10, 3, -1, {}));  // tpot 400 over 150
+  rows.push_back(failed_request(3, 0.0, 50, "timeout"));       // failed: never good
+  Slo slo;
+  slo.ttft_ms = 200;
+  slo.tpot_ms = 150;
+  const CellMetrics m = compute_cell_metrics(rows, {}, slo);
+  ASSERT_TRUE(m.good_requests.has_value());
+  EXPECT_EQ(*m.good_requests, 1);
+  EXPECT_DOUBLE_EQ(*m.goodput, 1 / 0.9);  // window: 0 s to the last completion at 0.9 s
+}
+
 TEST(CellMetrics, ThroughputOverFirstSendToLastCompletion) {
   const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
   // From the first measured send (1.0 s; the warm-up at 0 is out) to the failed request that

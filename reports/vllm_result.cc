@@ -1,0 +1,162 @@
+// A cell's figures in the shape of vLLM's benchmark client: result JSON keys and console block.
+#include "reports/vllm_result.h"
+
+#include <cstdio>
+
+#include "common/stats.h"
+
+namespace kvsweep::reports {
+namespace {
+
+struct MetricView {
+  const char* key;     // vLLM's key fragment
+  const char* title;   // console section title
+  const char* label;   // console row label
+  const SampleSummary* summary;
+  const std::vector<double>* sorted;
+};
+
+std::vector<MetricView> metric_views(const CellMetrics& m) {
+  return {
+      {"ttft", "Time to First Token", "TTFT", &m.ttft_ms, &m.samples.ttft_ms},
+      {"tpot", "Time per Output Token (excl. 1st token)", "TPOT", &m.tpot_ms, &m.samples.tpot_ms},
+      {"itl", "Inter-token Latency", "ITL", &m.itl_ms, &m.samples.itl_ms},
+      {"e2el", "End-to-end Latency", "E2EL", &m.e2e_ms, &m.samples.e2e_ms},
+  };
+}
+
+bool selected(const PercentileSelection& selection, const std::string& key) {
+  for (const auto& m : selection.metrics) {
+    if (m == key) return true;
+  }
+  return false;
+}
+
+std::string number(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+// vLLM: "{:<40}{:<10}" for every row, "{:-^50}" for section titles, "=" x 50 around.
+std::string row(const std::string& label, const std::string& value) {
+  char buffer[160];
+  std::snprintf(buffer, sizeof buffer, "%-40s%-10s\n", label.c_str(), value.c_str());
+  return buffer;
+}
+
+std::string centered(const std::string& title, char fill) {
+  constexpr std::size_t kWidth = 50;
+  if (title.size() >= kWidth) return title + "\n";
+  const std::size_t left = (kWidth - title.size()) / 2;
+  const std::size_t right = kWidth - title.size() - left;
+  return std::string(left, fill) + title + std::string(right, fill) + "\n";
+}
+
+}  // namespace
+
+std::string percentile_key(double p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", p);
+  return std::string("p") + buffer;
+}
+
+nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo& info,
+                                        const PercentileSelection& selection) {
+  nlohmann::ordered_json j;
+  j["date"] = info.date;
+  j["endpoint_type"] = info.endpoint_type;
+  j["backend"] = info.endpoint_type;
+  j["label"] = info.label;
+  j["model_id"] = info.model_id;
+  j["tokenizer_id"] = info.model_id;
+  j["num_prompts"] = info.num_prompts;
+  if (info.request_rate > 0) {
+    j["request_rate"] = info.request_rate;
+  } else {
+    j["request_rate"] = "inf";
+  }
+  j["burstiness"] = info.burstiness;
+  j["max_concurrency"] =
+      info.max_concurrency > 0 ? nlohmann::ordered_json(info.max_concurrency) : nullptr;
+  j["duration"] = m.window_s;
+  j["completed"] = m.ok;
+  j["failed"] = m.failed;
+  j["total_input_tokens"] = m.prompt_tokens;
+  j["total_output_tokens"] = m.output_tokens;
+  j["request_throughput"] = m.request_throughput;
+  j["request_goodput"] = m.goodput ? nlohmann::ordered_json(*m.goodput) : nullptr;
+  j["output_throughput"] = m.output_throughput;
+  j["total_token_throughput"] = m.total_token_throughput;
+  for (const auto& v : metric_views(m)) {
+    const std::string key = v.key;
+    j["mean_" + key + "_ms"] = v.summary->mean;
+    j["median_" + key + "_ms"] = v.summary->median;
+    j["std_" + key + "_ms"] = v.summary->std;
+    if (!selected(selection, key)) continue;
+    for (double p : selection.percentiles) {
+      j[percentile_key(p) + "_" + key + "_ms"] = percentile(*v.sorted, p);
+    }
+  }
+  // kvsweep's own figures, after vLLM's.
+  j["mean_schedule_lag_ms"] = m.schedule_lag_ms.mean;
+  j["p99_schedule_lag_ms"] = m.schedule_lag_ms.p99;
+  j["mean_e2el_from_schedule_ms"] = m.e2e_from_schedule_ms.mean;
+  j["kv_cache_hit_rate"] =
+      m.kv_hit_rate_server ? nlohmann::ordered_json(*m.kv_hit_rate_server) : nullptr;
+  j["cache_hit_client"] =
+      m.cache_hit_client ? nlohmann::ordered_json(*m.cache_hit_client) : nullptr;
+  nlohmann::ordered_json failures = nlohmann::ordered_json::object();
+  for (const auto& [kind, count] : m.failed_by_kind) failures[kind] = count;
+  j["failed_by_kind"] = failures;
+  return j;
+}
+
+std::string serving_result_text(const CellMetrics& m, const PercentileSelection& selection) {
+  std::string out = centered(" Serving Benchmark Result ", '=');
+  out += row("Successful requests:", std::to_string(m.ok));
+  if (m.failed > 0) out += row("Failed requests:", std::to_string(m.failed));
+  out += row("Benchmark duration (s):", number(m.window_s, 2));
+  out += row("Total input tokens:", std::to_string(m.prompt_tokens));
+  out += row("Total generated tokens:", std::to_string(m.output_tokens));
+  out += row("Request throughput (req/s):", number(m.request_throughput, 2));
+  if (m.goodput) out += row("Request goodput (req/s):", number(*m.goodput, 2));
+  out += row("Output token throughput (tok/s):", number(m.output_throughput, 2));
+  out += row("Total Token throughput (tok/s):", number(m.total_token_throughput, 2));
+  for (const auto& v : metric_views(m)) {
+    if (!selected(selection, v.key)) continue;
+    out += centered(v.title, '-');
+    const std::string label = v.label;
+    out += row("Mean " + label + " (ms):", number(v.summary->mean, 2));
+    out += row("Median " + label + " (ms):", number(v.summary->median, 2));
+    for (double p : selection.percentiles) {
+      char name[64];
+      std::snprintf(name, sizeof name, "P%g %s (ms):", p, label.c_str());
+      out += row(name, number(percentile(*v.sorted, p), 2));
+    }
+  }
+  if (m.schedule_lag_ms.count > 0) {
+    out += centered("Schedule Lag (sent - scheduled)", '-');
+    out += row("Mean lag (ms):", number(m.schedule_lag_ms.mean, 3));
+    out += row("P99 lag (ms):", number(m.schedule_lag_ms.p99, 3));
+  }
+  if (m.kv_hit_rate_server || m.cache_hit_client) {
+    out += centered("Prefix Cache", '-');
+    if (m.kv_hit_rate_server) {
+      out += row("KV hit rate, server (%):", number(100 * *m.kv_hit_rate_server, 2));
+    }
+    if (m.cache_hit_client) {
+      out += row("Cached prompt tokens, client (%):", number(100 * *m.cache_hit_client, 2));
+    }
+  }
+  if (!m.failed_by_kind.empty()) {
+    out += centered("Failures", '-');
+    for (const auto& [kind, count] : m.failed_by_kind) {
+      out += row(kind + ":", std::to_string(count));
+    }
+  }
+  out += std::string(50, '=') + "\n";
+  return out;
+}
+
+}  // namespace kvsweep::reports

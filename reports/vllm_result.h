@@ -1,0 +1,48 @@
+// A cell's figures in the shape of vLLM's benchmark client: its result JSON keys and its
+// "Serving Benchmark Result" console block, so existing tooling and habits read our runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/cell_metrics.h"
+
+namespace kvsweep::reports {
+
+// What the result describes besides its figures (vLLM's run metadata keys).
+struct VllmRunInfo {
+  std::string date;            // "20261122-043000", as vLLM writes it
+  std::string endpoint_type;   // "openai-chat" | "openai"
+  std::string label;
+  std::string model_id;
+  std::int64_t num_prompts = 0;
+  double request_rate = 0;     // 0 = closed loop or unpaced: written as the string "inf", as vLLM does
+  double burstiness = 1.0;
+  int max_concurrency = 0;     // 0 = none: written as null
+};
+
+// Which latency metrics get percentiles, and which percentiles (vLLM's --percentile-metrics,
+// default ttft,tpot,itl; --metric-percentiles, default 99).
+struct PercentileSelection {
+  std::vector<std::string> metrics{"ttft", "tpot", "itl"};  // of: ttft, tpot, itl, e2el
+  std::vector<double> percentiles{99};
+};
+
+// Keys: date, endpoint_type, backend, label, model_id, num_prompts, request_rate, burstiness,
+// max_concurrency, duration, completed, failed, total_input_tokens, total_output_tokens,
+// request_throughput, request_goodput (null without an SLO), output_throughput,
+// total_token_throughput, mean/median/std_{metric}_ms for every metric, p{P}_{metric}_ms for
+// the selected ones; then kvsweep's own: schedule lag, kv_cache_hit_rate, cache_hit_client.
+nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
+                                        const PercentileSelection& selection = {});
+
+// The console block vLLM prints, line for line, for the selected metrics and percentiles.
+std::string serving_result_text(const CellMetrics& metrics,
+                                const PercentileSelection& selection = {});
+
+// "p99" for 99, "p99.9" for 99.9: the key fragment vLLM uses.
+std::string percentile_key(double p);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,91 @@
+// Tests reports/vllm_result.cc: vLLM's result keys and its console block, line for line.
+#include "reports/vllm_result.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/reports/request_builders.h"
+
+namespace kvsweep::reports {
+namespace {
+
+using kvsweep::testing::failed_request;
+using kvsweep::testing::ok_request;
+
+// Two ok requests (TTFT 100 and 300 ms, 3 tokens each) and a timeout, over a 2 s window.
+CellMetrics small_cell() {
+  std::vector<store::RequestRow> rows;
+  rows.push_back(ok_request(0, 0.0, 100, 500, 40, 3, 20, {200, 200}));
+  rows.push_back(ok_request(1, 0.5, 300, 1500, 60, 3, 30, {600, 600}));
+  rows.push_back(failed_request(2, 1.0, 1000, "timeout"));
+  Slo slo;
+  slo.ttft_ms = 200;
+  return compute_cell_metrics(rows, {}, slo);
+}
+
+TEST(VllmResult, JsonUsesVllmKeysAndInfAsAString) {
+  VllmRunInfo info;
+  info.date = "20261122-043000";
+  info.endpoint_type = "openai-chat";
+  info.model_id = "m";
+  info.num_prompts = 3;
+  PercentileSelection selection;
+  selection.percentiles = {50, 99.9};
+  const auto j = vllm_result_json(small_cell(), info, selection);
+  EXPECT_EQ(j["request_rate"], "inf");
+  EXPECT_TRUE(j["max_concurrency"].is_null());
+  EXPECT_EQ(j["completed"], 2);
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["total_input_tokens"], 100);
+  EXPECT_DOUBLE_EQ(j["duration"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["request_throughput"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["request_goodput"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["mean_ttft_ms"].get<double>(), 200);
+  EXPECT_DOUBLE_EQ(j["median_ttft_ms"].get<double>(), 200);
+  EXPECT_DOUBLE_EQ(j["std_ttft_ms"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(j["p50_ttft_ms"].get<double>(), 200);
+  EXPECT_DOUBLE_EQ(j["p99.9_ttft_ms"].get<double>(), 299.8);
+  EXPECT_DOUBLE_EQ(j["mean_tpot_ms"].get<double>(), 400);
+  EXPECT_FALSE(j.contains("p50_e2el_ms"));  // e2el is not a selected percentile metric
+  EXPECT_DOUBLE_EQ(j["mean_e2el_ms"].get<double>(), 1000);
+  EXPECT_EQ(j["failed_by_kind"]["timeout"], 1);
+}
+
+TEST(VllmResult, ConsoleBlockMatchesVllmLayout) {
+  EXPECT_EQ(serving_result_text(small_cell()),
+            "============ Serving Benchmark Result ============\n"
+            "Successful requests:                    2         \n"
+            "Failed requests:                        1         \n"
+            "Benchmark duration (s):                 2.00      \n"
+            "Total input tokens:                     100       \n"
+            "Total generated tokens:                 6         \n"
+            "Request throughput (req/s):             1.00      \n"
+            "Request goodput (req/s):                0.50      \n"
+            "Output token throughput (tok/s):        3.00      \n"
+            "Total Token throughput (tok/s):         53.00     \n"
+            "---------------Time to First Token----------------\n"
+            "Mean TTFT (ms):                         200.00    \n"
+            "Median TTFT (ms):                       200.00    \n"
+            "P99 TTFT (ms):                          298.00    \n"
+            "-----Time per Output Token (excl. 1st token)------\n"
+            "Mean TPOT (ms):                         400.00    \n"
+            "Median TPOT (ms):                       400.00    \n"
+            "P99 TPOT (ms):                          596.00    \n"
+            "---------------Inter-token Latency----------------\n"
+            "Mean ITL (ms):                          400.00    \n"
+            "Median ITL (ms):                        400.00    \n"
+            "P99 ITL (ms):                           600.00    \n"
+            "-------------------Prefix Cache-------------------\n"
+            "Cached prompt tokens, client (%):       50.00     \n"
+            "---------------------Failures---------------------\n"
+            "timeout:                                1         \n"
+            "==================================================\n");
+}
+
+TEST(VllmResult, PercentileKeysFollowVllm) {
+  EXPECT_EQ(percentile_key(99), "p99");
+  EXPECT_EQ(percentile_key(99.9), "p99.9");
+  EXPECT_EQ(percentile_key(50), "p50");
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
