@@ -1,4 +1,4 @@
-// Closed-loop load: N virtual users, each walking multi-turn conversations over HTTP/SSE.
+// Closed-loop load: N virtual users walking multi-turn conversations (the sweep runner's entry).
 #pragma once
 
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "driver/conversation.h"
-#include "driver/request_record.h"
+#include "driver/load_options.h"
 
 namespace kvsweep::driver {
 
@@ -27,27 +27,8 @@ struct ClosedLoopOptions {
   const std::atomic<bool>* stop = nullptr;  // set by a signal handler: end the run cleanly
 };
 
-struct Progress {
-  std::int64_t done = 0;            // measured requests finished (ok + failed)
-  std::int64_t total = 0;           // num_requests, 0 when bounded by duration
-  std::int64_t failed = 0;
-  double elapsed_s = 0;
-  double requests_per_s = 0;
-  double p50_ttft_ms = 0;
-};
-
-struct LoadResult {
-  std::vector<RequestRecord> records;  // every request, warm-up included, ordered by index
-  double epoch_wall_s = 0;             // unix time of the steady-clock epoch of the records
-  bool interrupted = false;            // stop flag was raised
-};
-
-// Runs until num_requests measured requests completed or duration_s elapsed (whichever comes
-// first; at least one bound must be set) and returns every record. Never throws for a failed
-// request: failures are records. Throws std::invalid_argument for bad options.
-// Each user takes conversations in turn from a shared cursor (wrapping around), and sends
-// turn k as the system prompt + messages of turns 0..k-1 (with the dataset's assistant
-// replies) + user message k. on_progress is called about once a second from the run thread.
+// run_load (load_run.h) with a closed-loop LoadOptions built from these and the conversations
+// as the workload; kept so callers that only need a closed loop stay small.
 LoadResult run_closed_loop(const ClosedLoopOptions& options,
                            const std::vector<Conversation>& conversations,
                            const std::function<void(const Progress&)>& on_progress = {});

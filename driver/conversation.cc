@@ -35,6 +35,8 @@ std::string random_words(std::mt19937_64& rng, int count) {
 
 }  // namespace
 
+std::string synthetic_words(std::mt19937_64& rng, int count) { return random_words(rng, count); }
+
 std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn,
                                            const std::vector<std::string>* server_replies) {
   if (turn < 0 || static_cast<std::size_t>(turn) >= conversation.user.size()) {

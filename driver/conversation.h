@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,9 @@ struct SyntheticMultiTurnOptions {
 // message of each conversation differs from every other within its first 100 characters, so
 // prefix-hash routing can tell conversations apart.
 std::vector<Conversation> make_synthetic_multiturn(const SyntheticMultiTurnOptions& options);
+
+// `count` words drawn from a fixed vocabulary, space separated. make_synthetic_multiturn and the
+// dataset generators under driver/datasets/ share it, so the same seed gives the same text.
+std::string synthetic_words(std::mt19937_64& rng, int count);
 
 }  // namespace kvsweep::driver

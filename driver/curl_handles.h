@@ -62,6 +62,8 @@ class CurlMulti {
   void add(const CurlEasy& easy);     // starts the transfer; throws std::runtime_error
   void remove(const CurlEasy& easy);  // stops it (a no-op when not added)
   std::size_t size() const { return added_.size(); }
+  // For the socket-action driver (socket_loop.cc), which sets callbacks and drives sockets.
+  CURLM* get() const { return handle_; }
 
   // Drives every transfer as far as it can go without blocking.
   void perform();

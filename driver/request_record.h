@@ -9,8 +9,10 @@ namespace kvsweep::driver {
 
 // Kinds of per-request failure, counted as wrk counts its errors. "" means success.
 inline constexpr const char* kErrorConnect = "connect";          // refused, DNS, reset before reply
-inline constexpr const char* kErrorHttpStatus = "http_status";   // 4xx/5xx
-inline constexpr const char* kErrorTimeout = "timeout";          // connect/first byte/total
+inline constexpr const char* kErrorHttpStatus = "http_status";   // 4xx/5xx other than 429
+inline constexpr const char* kErrorRateLimited = "rate_limited"; // 429: the server shed load
+inline constexpr const char* kErrorTimeout = "timeout";  // connect/first byte/total: `error` says
+
 inline constexpr const char* kErrorStreamDropped = "stream_dropped";  // cut before [DONE]
 inline constexpr const char* kErrorMalformed = "malformed";      // bad SSE or JSON
 inline constexpr const char* kErrorServer = "server_error";      // an error event in a 200 stream
@@ -18,7 +20,7 @@ inline constexpr const char* kErrorCancelled = "cancelled";      // run stopped 
 
 struct RequestRecord {
   std::int64_t index = 0;      // order in which the request was sent, from 0
-  int worker = 0;              // closed loop: the virtual user that sent it
+  int worker = 0;              // closed loop: the virtual user that sent it; open loop: 0
   int conversation = 0;        // dataset conversation index
   int turn = 0;                // 0-based turn within the conversation
   bool warmup = false;         // excluded from every statistic
@@ -30,7 +32,8 @@ struct RequestRecord {
 
   // Seconds on the steady clock since the run's epoch (LoadResult::epoch_wall_s).
   double scheduled_s = -1;     // open loop only; -1 in closed loop
-  double sent_s = 0;
+  double sent_s = 0;           // handed to the transport
+  double schedule_lag_ms = 0;  // sent - scheduled (open loop; >= 0); 0 in closed loop
   double first_token_s = -1;   // first content-bearing event; -1 if none
   double last_token_s = -1;    // last content-bearing event; -1 if none
 
@@ -44,6 +47,7 @@ struct RequestRecord {
   int cached_tokens = -1;      // usage.prompt_tokens_details.cached_tokens; -1 when absent
   bool tokens_estimated = false;  // true when output_tokens was counted, not reported
 
+  std::string response_text;   // generated text; only with LoadOptions::keep_response_text
   std::string replica;         // response header x-kvsweep-replica when present
 };
 

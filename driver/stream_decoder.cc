@@ -1,4 +1,4 @@
-// One streamed chat response: SSE events → content timing, usage, [DONE], per-request metrics.
+// One streamed chat or completions response: SSE events → content timing, usage, [DONE], per-request metrics.
 #include "driver/stream_decoder.h"
 
 #include <algorithm>
@@ -9,25 +9,30 @@ namespace {
 
 constexpr std::size_t kMaxQuotedData = 120;  // how much of a bad event to keep in `error`
 
-bool non_empty_string(const nlohmann::json& object, const char* key) {
+const std::string* non_empty_string(const nlohmann::json& object, const char* key) {
   const auto it = object.find(key);
-  return it != object.end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+  if (it == object.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
+    return nullptr;
+  }
+  return &it->get_ref<const std::string&>();
 }
 
-// A chunk carries generated content when choices[0] has non-empty text. The role-only first
-// chunk ({"delta":{"role":"assistant","content":""}}) and the usage-only last chunk
-// ("choices": []) do not: vLLM's client counts the role chunk as the first token; we don't,
-// see metrics.md (vllm#27485). Reasoning text is generated tokens too, so it counts.
-bool carries_content(const nlohmann::json& chunk) {
+// The generated text a chunk carries, or nullptr when it carries none: choices[0] has
+// non-empty text. The role-only first chunk ({"delta":{"role":"assistant","content":""}}) and
+// the usage-only last chunk ("choices": []) do not: vLLM's client counts the role chunk as the
+// first token; we don't, see metrics.md (vllm#27485). Reasoning text is generated tokens too,
+// so it counts.
+const std::string* content_of(const nlohmann::json& chunk) {
   const auto choices = chunk.find("choices");
-  if (choices == chunk.end() || !choices->is_array() || choices->empty()) return false;
+  if (choices == chunk.end() || !choices->is_array() || choices->empty()) return nullptr;
   const nlohmann::json& choice = choices->front();
-  if (!choice.is_object()) return false;
-  if (non_empty_string(choice, "text")) return true;  // /v1/completions shape
+  if (!choice.is_object()) return nullptr;
+  if (const std::string* text = non_empty_string(choice, "text")) return text;  // completions
   const auto delta = choice.find("delta");
-  if (delta == choice.end() || !delta->is_object()) return false;
-  return non_empty_string(*delta, "content") || non_empty_string(*delta, "reasoning_content") ||
-         non_empty_string(*delta, "reasoning");
+  if (delta == choice.end() || !delta->is_object()) return nullptr;
+  if (const std::string* text = non_empty_string(*delta, "content")) return text;
+  if (const std::string* text = non_empty_string(*delta, "reasoning_content")) return text;
+  return non_empty_string(*delta, "reasoning");
 }
 
 int int_or(const nlohmann::json& object, const char* key, int fallback) {
@@ -85,7 +90,10 @@ void StreamDecoder::handle_event(const SseEvent& event, double now_s) {
       cached_tokens_ = int_or(*details, "cached_tokens", cached_tokens_);
     }
   }
-  if (carries_content(chunk)) content_.push_back({now_s, std::max(tokens, 1)});
+  if (const std::string* text = content_of(chunk)) {
+    content_.push_back({now_s, std::max(tokens, 1)});
+    if (keep_text_) text_ += *text;
+  }
 }
 
 void StreamDecoder::finish(RequestRecord& record) const {

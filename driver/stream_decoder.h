@@ -1,4 +1,4 @@
-// One streamed chat response: SSE events → content timing, usage, [DONE], per-request metrics.
+// One streamed chat or completions response: SSE events → content timing, usage, [DONE], per-request metrics.
 #pragma once
 
 #include <string>
@@ -16,6 +16,11 @@ namespace kvsweep::driver {
 class StreamDecoder {
  public:
   void feed(std::string_view bytes, double now_s);
+
+  // Keep the concatenated content text (for replies_from_server histories); off by default
+  // because most runs never read it and 10,000 streams would hold it all.
+  void keep_text(bool keep) { keep_text_ = keep; }
+  const std::string& text() const { return text_; }
 
   bool saw_done() const { return done_; }
   bool malformed() const { return !malformed_.empty(); }
@@ -43,6 +48,8 @@ class StreamDecoder {
   int prompt_tokens_ = 0;
   int completion_tokens_ = -1;  // last usage.completion_tokens seen; -1 when none
   int cached_tokens_ = -1;
+  bool keep_text_ = false;
+  std::string text_;
 };
 
 }  // namespace kvsweep::driver

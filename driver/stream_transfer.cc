@@ -1,4 +1,4 @@
-// One streamed HTTP request on an easy handle: headers, body bytes, outcome into a RequestRecord.
+// One HTTP request on an easy handle: headers, body bytes, outcome into a RequestRecord.
 #include "driver/stream_transfer.h"
 
 #include <algorithm>
@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "driver/full_response.h"
+
 namespace kvsweep::driver {
 namespace {
 
 constexpr std::size_t kMaxErrorBody = 200;
+constexpr int kRateLimitedStatus = 429;
 constexpr std::string_view kReplicaHeader = "x-kvsweep-replica";
 
 long to_ms(double seconds) { return static_cast<long>(seconds * 1000.0); }
@@ -35,27 +38,34 @@ std::string_view trim(std::string_view text) {
 }  // namespace
 
 StreamTransfer::StreamTransfer(StreamRequest request, std::chrono::steady_clock::time_point epoch)
-    : request_(std::move(request)), epoch_(epoch) {
+    : epoch_(epoch),
+      url_(std::move(request.url)),
+      body_(std::move(request.body)),
+      connect_timeout_s_(request.connect_timeout_s),
+      timeout_s_(request.timeout_s),
+      stream_(request.stream),
+      keep_text_(request.keep_text) {
+  decoder_.keep_text(keep_text_);
   headers_.append("Content-Type: application/json");
-  headers_.append("Accept: text/event-stream");
+  headers_.append(stream_ ? "Accept: text/event-stream" : "Accept: application/json");
   // libcurl would otherwise send "Expect: 100-continue" for large prompts and wait for a
   // reply many servers never send, adding up to a second to TTFT.
   headers_.append("Expect:");
-  if (!request_.api_key.empty()) headers_.append("Authorization: Bearer " + request_.api_key);
+  if (!request.api_key.empty()) headers_.append("Authorization: Bearer " + request.api_key);
+  for (const auto& [name, value] : request.headers) headers_.append(name + ": " + value);
 
   CURL* easy = easy_.get();
-  curl_easy_setopt(easy, CURLOPT_URL, request_.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers_.get());
   curl_easy_setopt(easy, CURLOPT_POST, 1L);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request_.body.c_str());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
-                   static_cast<curl_off_t>(request_.body.size()));
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body_.c_str());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_.size()));
   // Signals for DNS timeouts are unsafe with several handles on one thread.
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, to_ms(request_.connect_timeout_s));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, to_ms(request_.timeout_s));
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, to_ms(connect_timeout_s_));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, to_ms(timeout_s_));
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error_);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &StreamTransfer::on_header);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
@@ -85,29 +95,56 @@ std::size_t StreamTransfer::on_body(char* data, std::size_t size, std::size_t co
   const auto now = std::chrono::steady_clock::now();
   auto* transfer = static_cast<StreamTransfer*>(self);
   const std::string_view bytes(data, size * count);
+  const double now_s = std::chrono::duration<double>(now - transfer->epoch_).count();
   if (transfer->status_ >= 200 && transfer->status_ < 300) {
-    transfer->decoder_.feed(bytes, std::chrono::duration<double>(now - transfer->epoch_).count());
+    if (transfer->stream_) {
+      transfer->decoder_.feed(bytes, now_s);
+    } else {
+      transfer->full_body_.append(bytes);
+      transfer->last_byte_s_ = now_s;
+    }
   } else if (transfer->error_body_.size() < kMaxErrorBody) {
     transfer->error_body_.append(bytes.substr(0, kMaxErrorBody - transfer->error_body_.size()));
   }
   return bytes.size();
 }
 
-void StreamTransfer::finish(CURLcode result, RequestRecord& record) const {
+void StreamTransfer::classify_timeout(RequestRecord& record,
+                                      const std::string& curl_reason) const {
+  record.ok = false;
+  record.error_kind = kErrorTimeout;
+  // Zero pre-transfer time means the connection never became usable (a reused connection
+  // has a small positive one), so the connect phase is what ran out.
+  curl_off_t pretransfer_us = 0;
+  curl_easy_getinfo(easy_.get(), CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+  if (pretransfer_us == 0 && status_ == 0) {
+    record.error = "connect timeout after " + std::to_string(connect_timeout_s_) + " s: " +
+                   curl_reason;
+  } else {
+    record.error = "total timeout after " + std::to_string(timeout_s_) + " s: " + curl_reason;
+  }
+}
+
+void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
   record.http_status = status_;
   record.replica = replica_;
   const bool success_status = status_ >= 200 && status_ < 300;
-  if (success_status) decoder_.finish(record);  // timings and tokens of whatever arrived
+  if (success_status) {
+    if (stream_) {
+      decoder_.finish(record);  // timings and tokens of whatever arrived
+    } else if (result == CURLE_OK) {
+      decode_full_response(full_body_, last_byte_s_ >= 0 ? last_byte_s_ : record.sent_s, record,
+                           keep_text_ ? &full_text_ : nullptr);
+    }
+  }
 
   const std::string curl_reason = curl_error_[0] != '\0' ? curl_error_ : curl_easy_strerror(result);
   if (result == CURLE_OPERATION_TIMEDOUT) {
-    record.ok = false;
-    record.error_kind = kErrorTimeout;
-    record.error = curl_reason;
+    classify_timeout(record, curl_reason);
   } else if (status_ != 0 && !success_status) {
     // The status says why even when the error body was then cut short.
     record.ok = false;
-    record.error_kind = kErrorHttpStatus;
+    record.error_kind = status_ == kRateLimitedStatus ? kErrorRateLimited : kErrorHttpStatus;
     record.error = "HTTP " + std::to_string(status_);
     const std::string_view body = trim(error_body_);
     if (!body.empty()) record.error += ": " + std::string(body);
@@ -118,7 +155,8 @@ void StreamTransfer::finish(CURLcode result, RequestRecord& record) const {
     record.error_kind = status_ == 0 ? kErrorConnect : kErrorStreamDropped;
     record.error = curl_reason;
   }
-  // Otherwise decoder_.finish() already set the outcome (ok, malformed or stream_dropped).
+  // Otherwise the decoder already set the outcome (ok, malformed, server_error, dropped).
+  if (keep_text_ && record.ok) record.response_text = reply_text();
 }
 
 }  // namespace kvsweep::driver

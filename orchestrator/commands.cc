@@ -1,9 +1,8 @@
-// The sweep subcommands: run, report, runs, plan.
+// The sweep subcommands: run, runs, plan.
 #include "orchestrator/subcommand.h"
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "orchestrator/console.h"
@@ -12,6 +11,7 @@
 #include "orchestrator/scenario_loader.h"
 #include "orchestrator/signal_guard.h"
 #include "orchestrator/sim_target.h"
+#include "orchestrator/store_lookup.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
 
@@ -23,12 +23,6 @@ struct RunArgs {
   std::string scenario_path;
   std::string reports_dir = "reports";
   bool print_report = true;
-};
-
-struct ReportArgs {
-  std::string db_path;
-  std::string experiment;  // id or name; "" = the latest
-  std::string out_path;    // "" = reports/<name>.md; "-" = stdout only
 };
 
 struct RunsArgs {
@@ -45,44 +39,6 @@ std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
                  errors.size() == 1 ? "" : "s", path.c_str());
   }
   return spec;
-}
-
-// A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.
-std::string file_stem(const std::string& name) {
-  std::string stem;
-  for (char c : name) {
-    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-    stem += safe ? c : '-';
-  }
-  if (stem.empty() || stem.front() == '.') stem = "experiment" + stem;
-  return stem;
-}
-
-store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which) {
-  std::optional<store::ExperimentRow> found;
-  if (which.empty()) {
-    found = store.latest_experiment();
-    if (!found) throw std::runtime_error(store.path() + " holds no experiment yet; run one first");
-    return *found;
-  }
-  if (which.find_first_not_of("0123456789") == std::string::npos) {
-    found = store.experiment(std::stoll(which));
-  }
-  if (!found) found = store.experiment_by_name(which);
-  if (!found) {
-    throw std::runtime_error("no experiment \"" + which + "\" in " + store.path() +
-                             " (see: kvsweep runs)");
-  }
-  return *found;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 std::string plan_headline(const ScenarioSpec& spec, std::size_t cells, const std::string& target) {
@@ -122,28 +78,8 @@ int run_command(const RunArgs& args) {
   return outcome.status == "done" ? kExitOk : kExitFailed;
 }
 
-int report_command(const ReportArgs& args) {
-  if (!std::filesystem::exists(args.db_path)) {
-    throw std::runtime_error("no store at " + args.db_path + " (run a scenario first, or --db)");
-  }
-  const store::Store store = store::Store::open(args.db_path);
-  const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
-  const std::string report = reports::render_markdown(store, experiment.id);
-  if (args.out_path != "-") {
-    const std::string path =
-        args.out_path.empty() ? "reports/" + file_stem(experiment.name) + ".md" : args.out_path;
-    write_file(path, report);
-    std::fprintf(stderr, "report written to %s\n", path.c_str());
-  }
-  std::fprintf(stdout, "%s", report.c_str());
-  return kExitOk;
-}
-
 int runs_command(const RunsArgs& args) {
-  if (!std::filesystem::exists(args.db_path)) {
-    throw std::runtime_error("no store at " + args.db_path + " (run a scenario first, or --db)");
-  }
-  const store::Store store = store::Store::open(args.db_path);
+  const store::Store store = open_existing_store(args.db_path);
   if (args.experiment.empty()) {
     std::printf("%-4s %-28s %-21s %-12s %-7s %s\n", "id", "name", "started", "status", "cells",
                 "requests");
@@ -206,18 +142,6 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
             args->db_path = global.db_path;
             args->print_report = !*no_print;
             return run_command(*args);
-          }};
-}
-
-Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
-  auto args = std::make_shared<ReportArgs>();
-  auto* cmd = app.add_subcommand("report", "render an experiment's markdown report");
-  cmd->add_option("experiment", args->experiment, "experiment id or name (default: the latest)");
-  cmd->add_option("-o,--out", args->out_path,
-                  "output file (default: reports/<experiment>.md; '-' prints only)");
-  return {cmd, [args, &global] {
-            args->db_path = global.db_path;
-            return report_command(*args);
           }};
 }
 

@@ -5,6 +5,8 @@
 #include <exception>
 #include <vector>
 
+#include "orchestrator/report_commands.h"
+#include "orchestrator/load_command.h"
 #include "orchestrator/subcommand.h"
 
 namespace orch = kvsweep::orchestrator;
@@ -24,6 +26,10 @@ int main(int argc, char** argv) {
       orch::register_report(app, global),
       orch::register_runs(app, global),
       orch::register_plan(app, global),
+      orch::register_load(app, global),
+      orch::register_compare(app, global),
+      orch::register_history(app, global),
+      orch::register_export(app, global),
   };
 
   CLI11_PARSE(app, argc, argv);

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/wall_clock.h"
-#include "driver/closed_loop.h"
-#include "driver/conversation.h"
+#include "driver/datasets/load_workload.h"
+#include "driver/load_run.h"
 #include "orchestrator/metrics_scraper.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/record_rows.h"
@@ -32,18 +32,19 @@ std::string host_name() {
   return buffer;
 }
 
-std::string dataset_text(const DatasetSpec& d) {
-  return d.kind + ": " + std::to_string(d.conversations) + " conversations x " +
-         std::to_string(d.turns) + " turns, shared system prompt " +
-         std::to_string(d.system_prompt_words) + " words, user " + std::to_string(d.user_words) +
-         " words, assistant " + std::to_string(d.assistant_words) + " words";
-}
-
 // What the report's setup block shows; ordered as a reader scans it.
-std::string setup_json(const ScenarioSpec& spec) {
+std::string setup_json(const ScenarioSpec& spec, const std::string& workload_description) {
+  const LoadSpec& l = spec.load;
   nlohmann::ordered_json load;
-  load["shape"] = "closed loop, one request in flight per user";
-  load["dataset"] = dataset_text(spec.load.dataset);
+  if (l.request_rate > 0) {
+    load["shape"] = "open loop at " + reports::format_rate(l.request_rate) +
+                    " req/s (burstiness " + reports::format_rate(l.burstiness) +
+                    "), concurrency level = in-flight cap";
+  } else {
+    load["shape"] = "closed loop, one request in flight per user";
+  }
+  load["dataset"] = workload_description;
+  load["endpoint"] = l.endpoint + (l.stream ? ", streaming" : ", not streaming");
   load["max_tokens"] = spec.load.max_tokens;
   if (spec.load.num_requests > 0) load["num_requests"] = spec.load.num_requests;
   if (spec.load.duration_s > 0) load["duration_s"] = spec.load.duration_s;
@@ -64,14 +65,8 @@ std::string setup_json(const ScenarioSpec& spec) {
   return setup.dump();
 }
 
-driver::SyntheticMultiTurnOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
-  const auto& d = spec.load.dataset;
-  driver::SyntheticMultiTurnOptions options;
-  options.conversations = d.conversations;
-  options.turns = d.turns;
-  options.system_prompt_words = d.system_prompt_words;
-  options.user_words = d.user_words;
-  options.assistant_words = d.assistant_words;
+driver::DatasetOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
+  driver::DatasetOptions options = spec.load.dataset;
   options.seed = seed;
   return options;
 }
@@ -121,18 +116,40 @@ std::string all_failed_reason(const std::vector<driver::RequestRecord>& records)
          first_failure->error_kind + ": " + first_failure->error;
 }
 
+// The sweep's workloads, loaded once before the first cell.
+struct Workloads {
+  driver::Workload measured;
+  driver::Workload warmup;
+};
+
+// Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
+// file datasets are what they are, so their warm-up replays the same file (and a trace's
+// warm-up ignores its timestamps: warm-up is a closed loop).
+Workloads load_workloads(const ScenarioSpec& spec) {
+  Workloads w;
+  try {
+    w.measured = driver::load_workload(dataset_options(spec, spec.seed));
+    const bool generated =
+        spec.load.dataset.kind == "synthetic-multiturn" || spec.load.dataset.kind == "shared-prefix";
+    w.warmup = generated ? driver::load_workload(dataset_options(spec, spec.seed + kWarmupSeedOffset))
+                         : w.measured;
+    w.warmup.arrival_s.clear();
+  } catch (const driver::DatasetError& e) {
+    throw std::runtime_error(std::string("load.dataset: ") + e.what());
+  }
+  return w;
+}
+
 class CellRunner {
  public:
   CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store, Console& console,
-             const RunnerOptions& options)
+             const RunnerOptions& options, const Workloads& workloads)
       : spec_(spec),
         target_(target),
         store_(store),
         console_(console),
         options_(options),
-        measured_conversations_(driver::make_synthetic_multiturn(dataset_options(spec, spec.seed))),
-        warmup_conversations_(driver::make_synthetic_multiturn(
-            dataset_options(spec, spec.seed + kWarmupSeedOffset))) {}
+        workloads_(workloads) {}
 
   // Runs one cell and stores it. Returns false when the sweep should stop (interrupted).
   bool run(store::CellRow& cell, const std::string& label) {
@@ -154,36 +171,53 @@ class CellRunner {
 
     driver::LoadResult warmup;
     if (spec_.load.warmup_requests > 0) {
-      warmup = drive(cell, warmup_conversations_, spec_.load.warmup_requests, 0, label + " warm-up");
+      warmup = drive(cell, workloads_.warmup, /*warmup_phase=*/true, label + " warm-up");
       for (auto& r : warmup.records) r.warmup = true;
       if (warmup.interrupted) return store_and_finish(cell, warmup, {}, {}, {}, label);
     }
 
     const ScrapeResult before = scrape_metrics(target_.metrics_urls(), "before", 0);
-    driver::LoadResult measured = drive(cell, measured_conversations_, spec_.load.num_requests,
-                                        spec_.load.duration_s, label);
+    driver::LoadResult measured = drive(cell, workloads_.measured, /*warmup_phase=*/false, label);
     const ScrapeResult after =
         scrape_metrics(target_.metrics_urls(), "after", unix_now_s() - measured.epoch_wall_s);
     return store_and_finish(cell, warmup, measured, before, after, label);
   }
 
  private:
-  driver::LoadResult drive(const store::CellRow& cell,
-                           const std::vector<driver::Conversation>& conversations,
-                           std::int64_t num_requests, double duration_s,
-                           const std::string& label) {
-    driver::ClosedLoopOptions load;
-    load.base_url = target_.base_url();
-    load.model = spec_.model;
-    load.concurrency = cell.concurrency;
-    load.max_tokens = spec_.load.max_tokens;
-    load.num_requests = num_requests;
-    load.duration_s = duration_s;
-    load.request_timeout_s = spec_.load.timeout_s;
-    load.stop = options_.stop;
-    auto result = driver::run_closed_loop(
-        load, conversations,
-        [&](const driver::Progress& p) { console_.progress(describe_progress(label, p)); });
+  // The warm-up phase is always a closed loop of at most `concurrency` users sending
+  // warmup_requests requests; the measured phase has the scenario's shape.
+  driver::LoadResult drive(const store::CellRow& cell, const driver::Workload& workload,
+                           bool warmup_phase, const std::string& label) {
+    const LoadSpec& l = spec_.load;
+    driver::LoadOptions o;
+    o.base_url = target_.base_url();
+    o.model = spec_.model;
+    o.endpoint = l.endpoint == "completions" ? driver::LoadOptions::Endpoint::kCompletions
+                                             : driver::LoadOptions::Endpoint::kChat;
+    o.stream = l.stream;
+    o.max_tokens = l.max_tokens;
+    o.ignore_eos = l.ignore_eos;
+    o.temperature = l.temperature;
+    o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
+    o.request_timeout_s = l.timeout_s;
+    o.stop = options_.stop;
+    if (warmup_phase) {
+      o.concurrency = cell.concurrency;
+      o.num_requests = l.warmup_requests;
+    } else {
+      if (l.request_rate > 0) {
+        o.request_rate = l.request_rate;
+        o.burstiness = l.burstiness;
+        o.max_concurrency = cell.concurrency;
+      } else {
+        o.concurrency = cell.concurrency;
+      }
+      o.num_requests = l.num_requests;
+      o.duration_s = l.duration_s;
+    }
+    auto result = driver::run_load(o, workload, [&](const driver::Progress& p) {
+      console_.progress(describe_progress(label, p));
+    });
     console_.end_progress();
     return result;
   }
@@ -237,8 +271,7 @@ class CellRunner {
   store::Store& store_;
   Console& console_;
   const RunnerOptions& options_;
-  std::vector<driver::Conversation> measured_conversations_;
-  std::vector<driver::Conversation> warmup_conversations_;
+  const Workloads& workloads_;
 };
 
 }  // namespace
@@ -246,6 +279,7 @@ class CellRunner {
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        Console& console, const RunnerOptions& options) {
   const std::vector<CellPlan> plan = expand_plan(spec);
+  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
 
   store::ExperimentRow experiment;
   experiment.name = spec.name;
@@ -256,7 +290,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   experiment.status = "running";
   experiment.kvsweep_version = KVSWEEP_VERSION;
   experiment.host = host_name();
-  experiment.setup_json = setup_json(spec);
+  experiment.setup_json = setup_json(spec, workloads.measured.description);
   SweepOutcome outcome;
   outcome.experiment_id = store.add_experiment(experiment);
 
@@ -275,7 +309,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
     cells.push_back(cell);
   }
 
-  CellRunner runner(spec, target, store, console, options);
+  CellRunner runner(spec, target, store, console, options, workloads);
   outcome.status = "done";
   for (auto& cell : cells) {
     if (options.stop && options.stop->load()) {

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include "common/spellcheck.h"
+#include "driver/datasets/load_workload.h"
 #include "sim/fleet.h"
 
 namespace kvsweep::orchestrator {
@@ -146,6 +148,76 @@ class MappingReader {
     *out_s = *seconds;
   }
 
+  void read_double(const std::string& key, double* out, double min_value, bool allow_equal,
+                   const std::string& what) {
+    YAML::Node value = get(key);
+    if (!value.IsDefined()) return;
+    double parsed = 0;
+    const bool number = value.IsScalar() && YAML::convert<double>::decode(value, parsed) &&
+                        !std::isnan(parsed);
+    if (!number || parsed < min_value || (!allow_equal && parsed == min_value)) {
+      sink_.add(value.Mark(), path_of(key), "expected " + what + ", got " + describe_node(value));
+      return;
+    }
+    *out = parsed;
+  }
+
+  void read_bool(const std::string& key, bool* out) {
+    YAML::Node value = get(key);
+    if (!value.IsDefined()) return;
+    bool parsed = false;
+    if (!value.IsScalar() || !YAML::convert<bool>::decode(value, parsed)) {
+      sink_.add(value.Mark(), path_of(key), "expected true or false, got " + describe_node(value));
+      return;
+    }
+    *out = parsed;
+  }
+
+  void read_choice(const std::string& key, std::string* out,
+                   const std::vector<std::string>& choices) {
+    YAML::Node value = get(key);
+    if (!value.IsDefined()) return;
+    const std::string text = value.IsScalar() ? value.Scalar() : "";
+    if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+      std::string message = "expected one of " + join_keys(choices) + ", got " + describe_node(value);
+      if (auto s = closest_word(text, choices); s && value.IsScalar()) {
+        message += "; did you mean '" + *s + "'?";
+      }
+      sink_.add(value.Mark(), path_of(key), message);
+      return;
+    }
+    *out = text;
+  }
+
+  // A length: a number, or {mean, stddev, min, max} (GuideLLM's form).
+  void read_length(const std::string& key, driver::LengthDistribution* out, int min_value) {
+    YAML::Node value = get(key);
+    if (!value.IsDefined()) return;
+    if (value.IsScalar()) {
+      if (auto n = to_int<int>(value, key, min_value)) *out = driver::LengthDistribution{double(*n)};
+      return;
+    }
+    if (!value.IsMap()) {
+      sink_.add(value.Mark(), path_of(key),
+                "expected a number or {mean, stddev, min, max}, got " + describe_node(value));
+      return;
+    }
+    MappingReader fields(value, path_of(key), sink_, marks_);
+    driver::LengthDistribution d;
+    fields.read_double("mean", &d.mean, 0, true, "a number >= 0");
+    fields.read_double("stddev", &d.stddev, 0, true, "a number >= 0");
+    fields.read_int("min", &d.min, 0);
+    fields.read_int("max", &d.max, 0);
+    fields.finish();
+    if (d.max > 0 && d.max < d.min) {
+      sink_.add(value.Mark(), path_of(key), "max is below min");
+      return;
+    }
+    *out = d;
+  }
+
+  const YAML::Node& node() const { return node_; }
+
   // A nested mapping, or an invalid node (with an error when present but not a mapping).
   YAML::Node mapping(const std::string& key) {
     YAML::Node value = get(key);
@@ -254,32 +326,108 @@ void read_target(MappingReader& target, ScenarioSpec& spec, ErrorSink& sink) {
   target.finish();
 }
 
+// Which dataset kinds read each dataset key: a key given for another kind is an error rather
+// than silently ignored.
+const std::map<std::string, std::vector<std::string>>& dataset_key_kinds() {
+  static const std::map<std::string, std::vector<std::string>> kinds = {
+      {"path", {"sharegpt", "chat-threads", "jsonl", "mooncake"}},
+      {"min_messages", {"sharegpt"}},
+      {"max_conversations", {"sharegpt"}},
+      {"conversations", {"synthetic-multiturn"}},
+      {"turns", {"synthetic-multiturn"}},
+      {"system_prompt_words", {"synthetic-multiturn"}},
+      {"user_words", {"synthetic-multiturn"}},
+      {"assistant_words", {"synthetic-multiturn"}},
+      {"output_tokens", {"synthetic-multiturn", "shared-prefix"}},
+      {"prefix_tokens", {"shared-prefix"}},
+      {"num_prefixes", {"shared-prefix"}},
+      {"prompts_per_prefix", {"shared-prefix"}},
+      {"suffix_tokens", {"shared-prefix"}},
+      {"ordered", {"shared-prefix"}},
+      {"block_size", {"mooncake"}},
+      {"time_scale", {"mooncake"}},
+  };
+  return kinds;
+}
+
+void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
+  driver::DatasetOptions& d = spec.load.dataset;
+  dataset.read_choice("kind", &d.kind, driver::dataset_kinds());
+  for (const auto& [key, kinds] : dataset_key_kinds()) {
+    const YAML::Node value = dataset.node()[key];
+    if (value.IsDefined() && std::find(kinds.begin(), kinds.end(), d.kind) == kinds.end()) {
+      sink.add(value.Mark(), dataset.path_of(key),
+               "not used by dataset kind " + d.kind + " (used by: " + join_keys(kinds) + ")");
+    }
+  }
+  dataset.read_string("path", &d.path);
+  if (!d.path.empty()) {
+    // Relative paths are relative to the scenario file, so a scenario runs from any folder.
+    std::filesystem::path file(d.path);
+    if (file.is_relative()) {
+      file = std::filesystem::path(spec.path).parent_path() / file;
+    }
+    d.path = file.lexically_normal().string();
+    if (!std::filesystem::exists(file)) {
+      sink.add(dataset.node()["path"].Mark(), "load.dataset.path",
+               "no such file: " + d.path);
+    }
+  }
+  const auto& kinds = dataset_key_kinds();
+  if (std::find(kinds.at("path").begin(), kinds.at("path").end(), d.kind) != kinds.at("path").end() &&
+      d.path.empty() && !dataset.node()["path"].IsDefined()) {
+    sink.add(dataset.node().Mark(), "load.dataset.path",
+             "dataset kind " + d.kind + " reads a file: give its path");
+  }
+  dataset.read_int("min_messages", &d.min_messages, 0);
+  dataset.read_int("max_conversations", &d.max_conversations, 0);
+  dataset.read_int("conversations", &d.conversations, 1);
+  dataset.read_length("turns", &d.turns, 1);
+  dataset.read_length("system_prompt_words", &d.system_prompt_words, 0);
+  dataset.read_length("user_words", &d.user_words, 1);
+  dataset.read_length("assistant_words", &d.assistant_words, 1);
+  dataset.read_length("output_tokens", &d.output_tokens, 1);
+  dataset.read_int("prefix_tokens", &d.prefix_tokens, 0);
+  dataset.read_int("num_prefixes", &d.num_prefixes, 1);
+  dataset.read_int("prompts_per_prefix", &d.prompts_per_prefix, 1);
+  dataset.read_int("suffix_tokens", &d.suffix_tokens, 0);
+  dataset.read_bool("ordered", &d.ordered);
+  dataset.read_int("block_size", &d.block_size, 1);
+  dataset.read_double("time_scale", &d.time_scale, 0, false, "a number > 0");
+  if (d.kind == "mooncake" && d.block_size == 0) {
+    sink.add(dataset.node().Mark(), "load.dataset.block_size",
+             "required for mooncake traces (Mooncake's own traces use 512; vLLM's silent "
+             "default of 16 makes prompts 32x too short)");
+  }
+  dataset.finish();
+}
+
 void read_load(MappingReader& load, ScenarioSpec& spec, ErrorSink& sink,
                std::map<std::string, SourceMark>& marks) {
+  LoadSpec& l = spec.load;
   if (YAML::Node node = load.mapping("dataset"); node.IsDefined()) {
     MappingReader dataset(node, "load.dataset", sink, marks);
-    DatasetSpec& d = spec.load.dataset;
-    if (YAML::Node kind = dataset.get("kind"); kind.IsDefined()) {
-      if (!kind.IsScalar() || kind.Scalar() != "synthetic-multiturn") {
-        sink.add(kind.Mark(), "load.dataset.kind",
-                 "unsupported dataset " + describe_node(kind) +
-                     " (this version supports: synthetic-multiturn)");
-      }
-    }
-    dataset.read_int("conversations", &d.conversations, 1);
-    dataset.read_int("turns", &d.turns, 1);
-    dataset.read_int("system_prompt_words", &d.system_prompt_words, 0);
-    dataset.read_int("user_words", &d.user_words, 1);
-    dataset.read_int("assistant_words", &d.assistant_words, 1);
-    dataset.finish();
+    read_dataset(dataset, spec, sink);
   }
-  load.read_int("max_tokens", &spec.load.max_tokens, 1);
-  load.read_int<std::int64_t>("num_requests", &spec.load.num_requests, 1);
-  load.read_duration("duration", &spec.load.duration_s);
-  load.read_duration("timeout", &spec.load.timeout_s);
+  load.read_choice("endpoint", &l.endpoint, {"chat", "completions"});
+  load.read_bool("stream", &l.stream);
+  load.read_int("max_tokens", &l.max_tokens, 1);
+  load.read_bool("ignore_eos", &l.ignore_eos);
+  if (load.node()["temperature"].IsDefined()) {
+    double t = 0;
+    load.read_double("temperature", &t, 0, true, "a number >= 0");
+    l.temperature = t;
+  } else {
+    load.get("temperature");
+  }
+  load.read_double("request_rate", &l.request_rate, 0, false, "a rate in requests/s > 0");
+  load.read_double("burstiness", &l.burstiness, 0, false, "a number > 0 (1 = Poisson)");
+  load.read_int<std::int64_t>("num_requests", &l.num_requests, 1);
+  load.read_duration("duration", &l.duration_s);
+  load.read_duration("timeout", &l.timeout_s);
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     MappingReader warmup(node, "load.warmup", sink, marks);
-    warmup.read_int<std::int64_t>("requests", &spec.load.warmup_requests, 0);
+    warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0);
     warmup.finish();
   }
   load.finish();
@@ -349,6 +497,7 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   top.finish();
 
   if (spec.load.num_requests == 0 && spec.load.duration_s == 0 &&
+      spec.load.dataset.kind != "mooncake" &&
       !spec.marks.count("load.num_requests") && !spec.marks.count("load.duration")) {
     YAML::Node load = root["load"];
     sink.add(load.IsDefined() ? load.Mark() : root.Mark(), "load",

@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "driver/datasets/dataset_options.h"
 
 namespace kvsweep::orchestrator {
 
@@ -19,22 +22,29 @@ struct TargetSpec {
   std::string profile = "demo";   // sim timing profile (sim/profile.h)
 };
 
-struct DatasetSpec {
-  std::string kind = "synthetic-multiturn";
-  int conversations = 64;
-  int turns = 6;
-  int system_prompt_words = 600;
-  int user_words = 40;
-  int assistant_words = 40;
-};
-
 struct LoadSpec {
-  DatasetSpec dataset;
-  int max_tokens = 64;
+  // Which workload and its parameters; file paths are resolved against the scenario's folder.
+  driver::DatasetOptions dataset = default_dataset();
+  std::string endpoint = "chat";  // "chat" | "completions"
+  bool stream = true;
+  int max_tokens = 64;            // unless the dataset sets a turn's own
+  bool ignore_eos = true;
+  std::optional<double> temperature;
+  // Shape: closed loop (each concurrency level is that many users) unless request_rate > 0;
+  // open loop then sends at request_rate with the concurrency level as in-flight cap, as seed
+  // 002 varied --max-concurrency at a fixed --request-rate.
+  double request_rate = 0;
+  double burstiness = 1.0;
   std::int64_t num_requests = 0;  // measured requests per cell; 0 = bounded by duration only
   double duration_s = 0;          // measured phase per cell; 0 = bounded by num_requests only
   std::int64_t warmup_requests = 0;
   double timeout_s = 300;         // per request
+
+  static driver::DatasetOptions default_dataset() {
+    driver::DatasetOptions d;
+    d.kind = "synthetic-multiturn";
+    return d;
+  }
 };
 
 struct ScenarioSpec {

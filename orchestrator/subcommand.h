@@ -23,9 +23,9 @@ struct Subcommand {
   std::function<int()> run;   // returns the process exit status; throws on errors
 };
 
-// Each registers one subcommand on `app`. `global` outlives the returned runner.
+// Each registers one subcommand on `app`. `global` outlives the returned runner. The
+// reporting subcommands are declared in orchestrator/report_commands.h.
 Subcommand register_run(CLI::App& app, const GlobalOptions& global);
-Subcommand register_report(CLI::App& app, const GlobalOptions& global);
 Subcommand register_runs(CLI::App& app, const GlobalOptions& global);
 Subcommand register_plan(CLI::App& app, const GlobalOptions& global);
 

@@ -15,6 +15,7 @@ packages=(
   libkainjow-mustache-dev   # report templates
   libxxhash-dev             # CHWBL ring and block hashes
   libgtest-dev googletest   # tests
+  chromium                  # the HTML report test opens reports in headless Chromium
 )
 
 missing=()

@@ -3,12 +3,13 @@
 
 #include <memory>
 
+#include "sim/faults.h"
 #include "sim/http_exchange.h"
 
 namespace kvsweep::sim {
 
-// A replica as the router sees it. The fleet's replicas are in process (ReplicaServer); a
-// later HTTP upstream (kvsweep proxy) can implement the same two calls.
+// A replica as the router sees it: a simulated one in process (ReplicaServer) or a real
+// OpenAI-compatible server over HTTP (HttpUpstream, for kvsweep proxy).
 // Thread contract: called on the io thread; the exchange is answered on it too.
 class Backend {
  public:
@@ -17,6 +18,14 @@ class Backend {
   virtual void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) = 0;
   // Forgets cached prefixes not in use; fire and forget.
   virtual void reset_prefix_cache() = 0;
+  // A redeploy: drops every request in flight and all cached state. Upstreams that cannot be
+  // restarted from here only reset their prefix cache.
+  virtual void restart() { reset_prefix_cache(); }
+  // false while the backend is known to be down: the router answers 502 instead of routing.
+  virtual bool available() const { return true; }
+  // Fault injection; false (and no change) when the backend does not support it.
+  virtual bool set_faults(const FaultOptions&) { return false; }
+  virtual FaultOptions faults() const { return {}; }
 };
 
 }  // namespace kvsweep::sim

@@ -2,6 +2,7 @@
 #include "sim/block_pool.h"
 
 #include <cassert>
+#include <utility>
 
 namespace kvsweep::sim {
 
@@ -52,7 +53,9 @@ void BlockPool::cache_block(BlockId block, std::uint64_t hash) {
   assert(!has_hash_[block]);
   hash_[block] = hash;
   has_hash_[block] = true;
-  cached_.try_emplace(hash, block);
+  if (cached_.try_emplace(hash, block).second && listener_) {
+    listener_(KvEvent{KvEvent::Kind::kStored, hash});
+  }
 }
 
 void BlockPool::free_blocks(const std::vector<BlockId>& blocks) {
@@ -100,7 +103,10 @@ void BlockPool::push_tail(BlockId block) {
 void BlockPool::evict_hash(BlockId block) {
   if (!has_hash_[block]) return;
   auto found = cached_.find(hash_[block]);
-  if (found != cached_.end() && found->second == block) cached_.erase(found);
+  if (found != cached_.end() && found->second == block) {
+    cached_.erase(found);
+    if (listener_) listener_(KvEvent{KvEvent::Kind::kRemoved, hash_[block]});
+  }
   has_hash_[block] = false;
 }
 

@@ -2,12 +2,25 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kvsweep::sim {
 
 using BlockId = int;
+
+// vLLM's KV events (vllm/distributed/kv_events.py BlockStored / BlockRemoved), one hash each:
+// what a KV-aware router (Dynamo) indexes. A hash is "stored" when it first becomes hittable in
+// this pool and "removed" when it stops being hittable (evicted or reset). Duplicates that never
+// entered the hash map produce no event, so stored/removed pair up exactly.
+struct KvEvent {
+  enum class Kind { kStored, kRemoved };
+  Kind kind = Kind::kStored;
+  std::uint64_t block_hash = 0;
+};
+using KvEventListener = std::function<void(const KvEvent&)>;
 
 // vLLM v1 BlockPool semantics. A block is "held" while ref_cnt > 0; otherwise it sits in the
 // free queue, possibly still carrying a hash, and stays hittable until it is popped for reuse.
@@ -42,6 +55,9 @@ class BlockPool {
   // is held (vLLM refuses the reset then; we still clear what we can).
   bool reset_cache();
 
+  // Called synchronously on every stored/removed hash; empty to stop. Same thread as the pool.
+  void set_event_listener(KvEventListener listener) { listener_ = std::move(listener); }
+
   int num_blocks() const { return static_cast<int>(ref_cnt_.size()); }
   int num_free() const { return num_free_; }
   int num_held() const { return num_blocks() - num_free_; }
@@ -65,6 +81,7 @@ class BlockPool {
   std::vector<BlockId> next_;
   int num_free_ = 0;
   std::unordered_map<std::uint64_t, BlockId> cached_;
+  KvEventListener listener_;
 };
 
 }  // namespace kvsweep::sim

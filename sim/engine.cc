@@ -15,8 +15,8 @@ namespace kvsweep::sim {
 // is pure; this wrapper only adds time: plan a step, wait its modelled duration on a timer,
 // apply it, deliver the updates, plan the next one. Idle means no timer armed.
 struct Engine::Impl {
-  Impl(boost::asio::io_context& io, TimingProfile p, std::uint64_t seed)
-      : io(io), profile(std::move(p)), scheduler(profile, seed), timer(io) {}
+  Impl(boost::asio::io_context& io, TimingProfile p, std::uint64_t s)
+      : io(io), profile(std::move(p)), seed(s), scheduler(profile, seed), timer(io) {}
 
   void schedule_step_soon();
   void start_step();
@@ -24,7 +24,9 @@ struct Engine::Impl {
 
   boost::asio::io_context& io;
   TimingProfile profile;
+  std::uint64_t seed;
   Scheduler scheduler;
+  KvEventListener kv_listener;
   boost::asio::steady_timer timer;
   std::unordered_map<std::uint64_t, Callback> callbacks;
   StepPlan current;           // the step in flight, if step_running
@@ -33,6 +35,7 @@ struct Engine::Impl {
   std::uint64_t prompt_tokens_total = 0;
   std::uint64_t generation_tokens_total = 0;
   std::uint64_t requests_finished = 0;
+  std::uint64_t requests_stopped = 0;
   // Handlers hold a weak reference, so one that is already queued when the engine is destroyed
   // (a timer that fired but has not run yet) sees it gone and does nothing.
   std::shared_ptr<int> alive = std::make_shared<int>(0);
@@ -72,6 +75,7 @@ void Engine::Impl::finish_step() {
       prompt_tokens_total += static_cast<std::uint64_t>(result.prompt_tokens);
     }
     if (result.finished) ++requests_finished;
+    if (result.stopped) ++requests_stopped;
   }
   // A callback may submit or cancel (even another request of this batch), so look each one up
   // at delivery time and take finished ones out before calling them.
@@ -85,7 +89,7 @@ void Engine::Impl::finish_step() {
     update.cached_tokens = result.cached_tokens;
     update.finished = result.finished;
     if (result.finished) {
-      update.finish_reason = "length";
+      update.finish_reason = result.stopped ? "stop" : "length";
       Callback callback = std::move(found->second);
       callbacks.erase(found);
       callback(update);
@@ -103,7 +107,8 @@ Engine::~Engine() = default;
 
 void Engine::submit(EngineRequest request, Callback callback) {
   impl_->callbacks[request.id] = std::move(callback);
-  impl_->scheduler.add(request.id, std::move(request.prompt), request.max_tokens);
+  impl_->scheduler.add(request.id, std::move(request.prompt), request.max_tokens,
+                       request.ignore_eos);
   impl_->schedule_step_soon();
 }
 
@@ -114,6 +119,30 @@ void Engine::cancel(std::uint64_t id) {
 }
 
 bool Engine::reset_prefix_cache() { return impl_->scheduler.reset_prefix_cache(); }
+
+void Engine::restart() {
+  Impl& e = *impl_;
+  e.timer.cancel();
+  e.current = StepPlan{};
+  e.step_running = false;
+  e.callbacks.clear();
+  // Removed events for everything cached, so an index fed by this engine forgets it too.
+  e.scheduler.clear();
+  e.scheduler = Scheduler(e.profile, e.seed);
+  e.scheduler.set_kv_event_listener(e.kv_listener);
+  e.prompt_tokens_total = 0;
+  e.generation_tokens_total = 0;
+  e.requests_finished = 0;
+  e.requests_stopped = 0;
+  // Handlers queued by the old state (a fired timer, a posted start) must see nothing to do.
+  e.alive = std::make_shared<int>(0);
+  e.step_posted = false;
+}
+
+void Engine::set_kv_event_listener(KvEventListener listener) {
+  impl_->kv_listener = listener;
+  impl_->scheduler.set_kv_event_listener(std::move(listener));
+}
 
 EngineMetrics Engine::metrics() const {
   const Scheduler& scheduler = impl_->scheduler;
@@ -127,6 +156,7 @@ EngineMetrics Engine::metrics() const {
   m.prompt_tokens_total = impl_->prompt_tokens_total;
   m.generation_tokens_total = impl_->generation_tokens_total;
   m.requests_finished = impl_->requests_finished;
+  m.requests_stopped = impl_->requests_stopped;
   return m;
 }
 

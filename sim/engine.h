@@ -9,6 +9,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "sim/block_pool.h"
 #include "sim/profile.h"
 #include "sim/tokenizer.h"
 
@@ -18,6 +19,9 @@ struct EngineRequest {
   std::uint64_t id = 0;                 // unique per engine
   std::vector<TokenId> prompt;
   int max_tokens = 0;                   // output tokens to generate (>= 1)
+  // true: exactly max_tokens ("length"); false: stops earlier at natural_output_tokens(prompt)
+  // with "stop" when that is shorter (scheduler.h).
+  bool ignore_eos = true;
 };
 
 // What a request's owner hears, on the io thread, after each step that touched it.
@@ -27,7 +31,7 @@ struct TokenUpdate {
   int prompt_tokens = 0;
   int cached_tokens = 0;      // prompt tokens served from the prefix cache (final once > 0 output)
   bool finished = false;      // last update for this request
-  std::string finish_reason;  // "length" when max_tokens reached; "abort" when cancelled
+  std::string finish_reason;  // "length" when max_tokens reached, "stop" at the natural length
 };
 
 struct EngineMetrics {
@@ -40,6 +44,7 @@ struct EngineMetrics {
   std::uint64_t prompt_tokens_total = 0;
   std::uint64_t generation_tokens_total = 0;
   std::uint64_t requests_finished = 0;
+  std::uint64_t requests_stopped = 0;      // of which finished with "stop"
 };
 
 // Thread contract: every method must be called on the io_context's thread (the fleet runs one
@@ -62,6 +67,12 @@ class Engine {
   // vLLM POST /reset_prefix_cache: forgets every cached block not in use. Returns false if
   // some blocks are still held by running requests (those keep their blocks).
   bool reset_prefix_cache();
+  // A redeploy: drops every request (their callbacks are not called again), empties the KV pool
+  // and zeroes the counters, as a fresh vLLM process starts. The listener is kept.
+  void restart();
+  // KV stored/removed events of this engine's block pool, delivered synchronously on the io
+  // thread (vLLM publishes them over ZMQ; in process a call is enough).
+  void set_kv_event_listener(KvEventListener listener);
 
   EngineMetrics metrics() const;
   const TimingProfile& profile() const;

@@ -58,10 +58,23 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.replicas < 1) {
     throw std::invalid_argument("replicas: must be >= 1, got " + std::to_string(options.replicas));
   }
-  auto profile = find_profile(options.profile);
+  std::string profile_error;
+  auto profile = find_profile(options.profile, options.profile_dirs, &profile_error);
+  if (!profile && !profile_error.empty()) {
+    throw std::invalid_argument("profile \"" + options.profile + "\": " + profile_error);
+  }
   if (!profile) {
     throw std::invalid_argument("profile: unknown \"" + options.profile +
-                                "\"; valid: " + joined(profile_names()));
+                                "\"; valid: " + joined(profile_names(options.profile_dirs)));
+  }
+  if (options.faults.size() > static_cast<std::size_t>(options.replicas)) {
+    throw std::invalid_argument("faults: " + std::to_string(options.faults.size()) +
+                                " entries for " + std::to_string(options.replicas) + " replicas");
+  }
+  for (int port : {options.router_port, options.replica_base_port}) {
+    if (port < 0 || port + options.replicas > 65535) {
+      throw std::invalid_argument("port: out of range: " + std::to_string(port));
+    }
   }
   if (!make_strategy(options.strategy, options.replicas, options.seed)) {
     throw std::invalid_argument("strategy: unknown \"" + options.strategy +
@@ -91,21 +104,47 @@ void Fleet::Impl::bind_all() {
         ReplicaOptions{i, options.model, options.seed + static_cast<std::uint64_t>(i)}));
     backends.push_back(replicas.back().get());
   }
-  router = std::make_unique<Router>(
-      backends, RouterOptions{options.model, options.strategy, options.seed, {}});
-  for (auto& replica : replicas) {
+  RouterOptions router_options;
+  router_options.model = options.model;
+  router_options.strategy = options.strategy;
+  router_options.seed = options.seed;
+  router_options.chwbl = options.strategy_params.chwbl;
+  router_options.kv_aware = options.strategy_params.kv_aware;
+  router_options.session_header = options.session_header;
+  router_options.block_size = profile.block_size;
+  router_options.kv_events = true;
+  router = std::make_unique<Router>(backends, router_options);
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    ReplicaServer& replica = *replicas[i];
     auto server = std::make_unique<HttpServer>(
-        io, [r = replica.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+        io, [r = &replica](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
           r->handle(request, std::move(ex));
         });
-    replica_ports.push_back(server->listen(options.host));
+    const auto port = static_cast<std::uint16_t>(
+        options.replica_base_port == 0 ? 0 : options.replica_base_port + static_cast<int>(i));
+    replica_ports.push_back(server->listen(options.host, port));
     replica_servers.push_back(std::move(server));
+    replica.set_kv_event_listener([r = router.get(), index = static_cast<int>(i)](
+                                      const KvEvent& event) { r->on_kv_event(index, event); });
+    // A dead replica refuses connections on its own port; it comes back on the same one.
+    replica.set_down_listener([this, i](bool down) {
+      if (down) {
+        replica_servers[i]->close();
+        return;
+      }
+      try {
+        replica_servers[i]->listen(options.host, replica_ports[i]);
+      } catch (const std::exception& e) {
+        spdlog::warn("sim fleet: replica {} could not come back: {}", i, e.what());
+      }
+    });
+    if (i < options.faults.size()) replica.set_faults(options.faults[i]);
   }
   router_server = std::make_unique<HttpServer>(
       io, [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
         r->handle(request, std::move(ex));
       });
-  router_port = router_server->listen(options.host);
+  router_port = router_server->listen(options.host, static_cast<std::uint16_t>(options.router_port));
 }
 
 void Fleet::start() {

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/faults.h"
+#include "sim/routing_strategy.h"
+
 namespace kvsweep::sim {
 
 struct FleetOptions {
@@ -16,6 +19,13 @@ struct FleetOptions {
   std::uint64_t seed = 1;                   // replica i is seeded with seed + i
   std::string host = "127.0.0.1";           // loopback unless told otherwise
   int io_threads = 1;                       // event-loop threads for the whole fleet
+  // Searched for `profile` before KVSWEEP_PROFILE_PATH and the profiles built into the binary.
+  std::vector<std::string> profile_dirs;
+  StrategyParams strategy_params;           // prefix-hash (KubeAI) and kv-aware (Dynamo) knobs
+  std::string session_header = "x-session-id";  // the "session" strategy's affinity key
+  std::vector<FaultOptions> faults;         // faults[i] for replica i; absent: healthy
+  int router_port = 0;                      // 0: an ephemeral port
+  int replica_base_port = 0;                // 0: ephemeral; otherwise replica i on base + i
 };
 
 // Owns the replicas, the router and the event-loop threads. Not copyable.

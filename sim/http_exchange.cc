@@ -3,6 +3,8 @@
 
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 
@@ -14,8 +16,22 @@ Exchange::Exchange(std::weak_ptr<Sink> sink, bool keep_alive)
 
 Exchange::~Exchange() = default;
 
+std::string_view HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key.size() == name.size() &&
+        std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) ==
+                 std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return value;
+    }
+  }
+  return {};
+}
+
 void Exchange::respond(HttpResponse response) {
   if (state_ != State::kIdle) return;
+  first_byte();
   http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
   message.set(http::field::server, "kvsweep-sim");
   if (!response.content_type.empty()) message.set(http::field::content_type, response.content_type);
@@ -47,6 +63,7 @@ void Exchange::begin_stream(int status, std::string_view content_type,
 
 void Exchange::write_chunk(std::string_view data) {
   if (state_ != State::kStreaming || data.empty()) return;
+  first_byte();
   char size[24];
   std::snprintf(size, sizeof size, "%zx\r\n", data.size());
   std::string bytes = size;
@@ -64,6 +81,23 @@ void Exchange::finish() {
 void Exchange::abort() {
   if (state_ == State::kEnded) return;
   end(true);
+}
+
+void Exchange::sever() {
+  if (state_ == State::kEnded) return;
+  if (auto sink = sink_.lock()) sink->reset();
+  end(true);
+}
+
+void Exchange::on_first_byte(std::function<void()> listener) {
+  first_byte_listeners_.push_back(std::move(listener));
+}
+
+void Exchange::first_byte() {
+  if (first_byte_listeners_.empty()) return;
+  auto listeners = std::move(first_byte_listeners_);
+  first_byte_listeners_.clear();
+  for (auto& listener : listeners) listener();
 }
 
 void Exchange::on_end(std::function<void(bool aborted)> listener) {

@@ -16,6 +16,10 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string target;  // path and query, e.g. "/v1/chat/completions"
   std::string body;
+  HttpHeaders headers;  // as received; names compare case-insensitively (header())
+
+  // The value of the first header called `name` (any case), or empty.
+  std::string_view header(std::string_view name) const;
 };
 
 struct HttpResponse {
@@ -40,6 +44,9 @@ class Exchange {
     // The response is complete (all bytes handed to send()); keep_alive says whether the
     // connection may carry another request.
     virtual void complete(bool keep_alive) = 0;
+    // Drops the connection at once without finishing the response (a dying server, a cut
+    // stream): the client sees a reset or a truncated body.
+    virtual void reset() {}
   };
 
   Exchange(std::weak_ptr<Sink> sink, bool keep_alive);
@@ -55,6 +62,13 @@ class Exchange {
   // The transport lost the client (disconnect, write error, server stop): ends the exchange
   // and tells the listeners with aborted = true.
   void abort();
+  // The server side cuts the response: the connection is dropped mid-way (fault injection, a
+  // replica that dies), then the exchange ends as aborted.
+  void sever();
+
+  // Called once, just before the first body byte of the response is handed on (the first
+  // streamed chunk, or a whole respond()): a router's "first token" signal.
+  void on_first_byte(std::function<void()> listener);
 
   // Called exactly once when the exchange ends: after the last byte was handed to the sink
   // (aborted = false) or on abort() (aborted = true). Listeners run in registration order.
@@ -71,6 +85,8 @@ class Exchange {
   bool keep_alive_ = true;
   State state_ = State::kIdle;
   std::vector<std::function<void(bool)>> listeners_;
+  std::vector<std::function<void()>> first_byte_listeners_;
+  void first_byte();
 };
 
 // Convenience for handlers: an OpenAI-shaped JSON reply.

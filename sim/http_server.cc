@@ -48,6 +48,13 @@ class Connection final : public Exchange::Sink, public std::enable_shared_from_t
     }
   }
 
+  void reset() override {
+    // SO_LINGER 0: close() sends RST, what a killed process's socket does.
+    error_code ignored;
+    socket_.set_option(net::socket_base::linger(true, 0), ignored);
+    close();
+  }
+
   // Server stop: the client is told nothing more; the handler hears an abort.
   void shut() {
     abort_current();
@@ -80,7 +87,10 @@ class Connection final : public Exchange::Sink, public std::enable_shared_from_t
     http::request<http::string_body> message = parser_->release();
     parser_.reset();
     HttpRequest request{std::string(message.method_string()), std::string(message.target()),
-                        std::move(message.body())};
+                        std::move(message.body()), {}};
+    for (const auto& field : message) {
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
     auto exchange = std::make_shared<Exchange>(weak_from_this(), message.keep_alive());
     current_ = exchange;
     // Bytes already buffered are a pipelined request: complete() parses it. Otherwise watch
@@ -199,17 +209,22 @@ HttpServer::~HttpServer() {
   impl_->acceptor.close(ignored);
 }
 
-std::uint16_t HttpServer::listen(const std::string& host) {
+std::uint16_t HttpServer::listen(const std::string& host, std::uint16_t port) {
   error_code ec;
   const auto address = net::ip::make_address(host, ec);
   if (ec) throw std::runtime_error("listen on " + host + ": not an IP address: " + ec.message());
-  const tcp::endpoint endpoint{address, 0};
+  const tcp::endpoint endpoint{address, port};
   auto& acceptor = impl_->acceptor;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) throw std::runtime_error("listen on " + host + ": " + ec.message());
+  if (ec) {
+    error_code ignored;
+    acceptor.close(ignored);
+    throw std::runtime_error("listen on " + host + ":" + std::to_string(port) + ": " +
+                             ec.message());
+  }
   impl_->accept();
   return acceptor.local_endpoint().port();
 }

@@ -26,9 +26,10 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds host on an ephemeral port, starts accepting, returns the port. Throws
-  // std::runtime_error naming host on failure.
-  std::uint16_t listen(const std::string& host);
+  // Binds host on `port` (0: an ephemeral one), starts accepting, returns the port. Throws
+  // std::runtime_error naming host on failure. May be called again after close() (a replica
+  // that comes back on its old port).
+  std::uint16_t listen(const std::string& host, std::uint16_t port = 0);
   // Stops accepting, aborts every open exchange and closes every connection.
   void close();
   std::size_t open_connections() const;

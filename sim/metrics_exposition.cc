@@ -25,9 +25,24 @@ void family(std::ostringstream& os, std::string_view name, std::string_view type
   os << "# HELP " << name << ' ' << help << '\n' << "# TYPE " << name << ' ' << type << '\n';
 }
 
+void histogram(std::ostringstream& os, std::string_view name, std::string_view help,
+               const std::string& labels, const Histogram& h) {
+  family(os, name, "histogram", help);
+  const std::string sep = labels.empty() ? "" : labels + ",";
+  for (std::size_t i = 0; i < h.upper_bounds().size(); ++i) {
+    os << name << "_bucket{" << sep << "le=\"" << h.upper_bounds()[i] << "\"} " << h.cumulative(i)
+       << '\n';
+  }
+  os << name << "_bucket{" << sep << "le=\"+Inf\"} " << h.count() << '\n';
+  const std::string braced = labels.empty() ? "" : "{" + labels + "}";
+  os << name << "_sum" << braced << ' ' << h.sum() << '\n';
+  os << name << "_count" << braced << ' ' << h.count() << '\n';
+}
+
 }  // namespace
 
-std::string replica_metrics_text(std::string_view model, const EngineMetrics& m) {
+std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
+                                 const LatencyHistograms* latencies) {
   std::ostringstream os;
   const std::string label = "{model_name=\"" + escape_label(model) + "\"}";
   auto counter = [&](std::string_view name, std::string_view help, std::uint64_t value) {
@@ -48,21 +63,42 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m)
           m.generation_tokens_total);
   counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.",
           m.num_preemptions);
-  // vLLM labels finished requests by reason; the simulator only finishes on length.
+  // vLLM labels finished requests by reason: "length" at max_tokens, "stop" at a natural end.
   family(os, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
   os << "vllm:request_success_total{model_name=\"" << escape_label(model)
-     << "\",finished_reason=\"length\"} " << m.requests_finished << '\n';
+     << "\",finished_reason=\"length\"} " << m.requests_finished - m.requests_stopped << '\n';
+  os << "vllm:request_success_total{model_name=\"" << escape_label(model)
+     << "\",finished_reason=\"stop\"} " << m.requests_stopped << '\n';
   gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
         m.kv_cache_usage);
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
         m.num_running);
   gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
         m.num_waiting);
+  if (latencies) {
+    const std::string labels = "model_name=\"" + escape_label(model) + "\"";
+    histogram(os, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+              labels, latencies->ttft_s);
+    histogram(os, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+              labels, latencies->itl_s);
+    // The pre-0.11 name of the same samples, for scrapers that know only it.
+    histogram(os, "vllm:time_per_output_token_seconds",
+              "Histogram of time per output token in seconds (deprecated name of "
+              "inter_token_latency).",
+              labels, latencies->itl_s);
+    histogram(os, "vllm:e2e_request_latency_seconds",
+              "Histogram of end to end request latency in seconds.", labels, latencies->e2e_s);
+  }
   return os.str();
 }
 
 std::string router_metrics_text(const std::map<std::string, std::vector<std::uint64_t>>& decisions,
                                 std::span<const int> in_flight) {
+  return router_metrics_text(decisions, in_flight, RouterStats{});
+}
+
+std::string router_metrics_text(const std::map<std::string, std::vector<std::uint64_t>>& decisions,
+                                std::span<const int> in_flight, const RouterStats& stats) {
   std::ostringstream os;
   family(os, "kvsweep_router_decisions_total", "counter",
          "Requests routed to each replica, by the strategy that chose it.");
@@ -77,6 +113,14 @@ std::string router_metrics_text(const std::map<std::string, std::vector<std::uin
   for (std::size_t r = 0; r < in_flight.size(); ++r) {
     os << "kvsweep_router_in_flight{replica=\"" << r << "\"} " << in_flight[r] << '\n';
   }
+  if (stats.predicted_overlap_blocks) {
+    histogram(os, "kvsweep_router_predicted_overlap_blocks",
+              "Cached blocks the router expected the chosen replica to hold, per decision.", "",
+              *stats.predicted_overlap_blocks);
+  }
+  family(os, "kvsweep_router_unavailable_total", "counter",
+         "Requests answered 502 because the chosen replica was down.");
+  os << "kvsweep_router_unavailable_total " << stats.unavailable_total << '\n';
   return os.str();
 }
 

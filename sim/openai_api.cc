@@ -1,4 +1,4 @@
-// The OpenAI chat-completions wire format: parse requests, render prompts, format replies.
+// The OpenAI chat and completions request formats: parse bodies, render prompts.
 #include "sim/openai_api.h"
 
 #include <limits>
@@ -36,7 +36,7 @@ std::optional<ApiError> read_content(const nlohmann::json& content, std::string*
   return std::nullopt;
 }
 
-std::optional<ApiError> read_max_tokens(const nlohmann::json& body, ChatRequest* out) {
+std::optional<ApiError> read_max_tokens(const nlohmann::json& body, std::optional<int>* out) {
   for (const char* field : {"max_completion_tokens", "max_tokens"}) {
     const auto it = body.find(field);
     if (it == body.end() || it->is_null()) continue;
@@ -44,7 +44,7 @@ std::optional<ApiError> read_max_tokens(const nlohmann::json& body, ChatRequest*
         it->get<std::int64_t>() > std::numeric_limits<int>::max()) {
       return bad_request(std::string(field) + " must be an integer >= 1", field);
     }
-    out->max_tokens = it->get<int>();
+    *out = it->get<int>();
     return std::nullopt;
   }
   return std::nullopt;
@@ -59,23 +59,26 @@ std::optional<ApiError> read_bool(const nlohmann::json& object, const char* fiel
   return std::nullopt;
 }
 
-Json chunk_head(const CompletionId& id) {
-  return Json{{"id", id.id}, {"object", "chat.completion.chunk"}, {"created", id.created},
-              {"model", id.model}};
+// The fields chat and completions share.
+template <typename Request>
+std::optional<ApiError> read_common(const nlohmann::json& json, Request* out) {
+  if (auto error = read_max_tokens(json, &out->max_tokens)) return error;
+  if (auto error = read_bool(json, "stream", &out->stream, "stream")) return error;
+  if (auto error = read_bool(json, "ignore_eos", &out->ignore_eos, "ignore_eos")) return error;
+  if (const auto options = json.find("stream_options");
+      options != json.end() && !options->is_null()) {
+    if (!options->is_object()) return bad_request("stream_options must be an object", "stream_options");
+    if (auto error = read_bool(*options, "include_usage", &out->include_usage,
+                               "stream_options.include_usage")) {
+      return error;
+    }
+    if (auto error = read_bool(*options, "continuous_usage_stats", &out->continuous_usage,
+                               "stream_options.continuous_usage_stats")) {
+      return error;
+    }
+  }
+  return std::nullopt;
 }
-
-Json usage_json(const Usage& usage) {
-  return Json{{"prompt_tokens", usage.prompt_tokens},
-              {"total_tokens", usage.prompt_tokens + usage.completion_tokens},
-              {"completion_tokens", usage.completion_tokens},
-              {"prompt_tokens_details", Json{{"cached_tokens", usage.cached_tokens}}}};
-}
-
-Json reason_json(std::string_view finish_reason) {
-  return finish_reason.empty() ? Json(nullptr) : Json(finish_reason);
-}
-
-std::string sse(const Json& data) { return "data: " + data.dump() + "\n\n"; }
 
 }  // namespace
 
@@ -104,17 +107,34 @@ std::optional<ApiError> parse_chat_request(std::string_view body, ChatRequest* o
     }
     out->messages.push_back(std::move(parsed));
   }
-  if (auto error = read_max_tokens(json, out)) return error;
-  if (auto error = read_bool(json, "stream", &out->stream, "stream")) return error;
-  if (auto error = read_bool(json, "ignore_eos", &out->ignore_eos, "ignore_eos")) return error;
-  if (const auto options = json.find("stream_options");
-      options != json.end() && options->is_object()) {
-    if (auto error = read_bool(*options, "include_usage", &out->include_usage,
-                               "stream_options.include_usage")) {
-      return error;
-    }
+  return read_common(json, out);
+}
+
+std::optional<ApiError> parse_completion_request(std::string_view body, CompletionRequest* out) {
+  const nlohmann::json json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return bad_request("request body is not valid JSON", "");
+  if (!json.is_object()) return bad_request("request body must be a JSON object", "");
+  *out = CompletionRequest{};
+  if (const auto model = json.find("model"); model != json.end() && !model->is_null()) {
+    if (!model->is_string()) return bad_request("model must be a string", "model");
+    out->model = model->get<std::string>();
   }
-  return std::nullopt;
+  const auto prompt = json.find("prompt");
+  if (prompt == json.end() || prompt->is_null()) return bad_request("prompt is required", "prompt");
+  if (prompt->is_string()) {
+    out->prompts.push_back(prompt->get<std::string>());
+  } else if (prompt->is_array() && !prompt->empty()) {
+    for (const auto& item : *prompt) {
+      // Token-id prompts are valid OpenAI input, but the sim tokenizes text only.
+      if (!item.is_string()) {
+        return bad_request("prompt must be a string or an array of strings", "prompt");
+      }
+      out->prompts.push_back(item.get<std::string>());
+    }
+  } else {
+    return bad_request("prompt must be a string or a non-empty array of strings", "prompt");
+  }
+  return read_common(json, out);
 }
 
 ApiError not_found_error(std::string message) {
@@ -143,58 +163,6 @@ std::string_view first_user_message(const ChatRequest& request) {
     if (message.role == "user") return message.content;
   }
   return {};
-}
-
-std::string sse_role_chunk(const CompletionId& id) {
-  Json chunk = chunk_head(id);
-  chunk["choices"] = Json::array({Json{{"index", 0},
-                                       {"delta", Json{{"role", "assistant"}, {"content", ""}}},
-                                       {"logprobs", nullptr},
-                                       {"finish_reason", nullptr}}});
-  return sse(chunk);
-}
-
-std::string sse_content_chunk(const CompletionId& id, std::string_view piece,
-                              std::string_view finish_reason) {
-  Json chunk = chunk_head(id);
-  chunk["choices"] = Json::array({Json{{"index", 0},
-                                       {"delta", Json{{"content", piece}}},
-                                       {"logprobs", nullptr},
-                                       {"finish_reason", reason_json(finish_reason)}}});
-  return sse(chunk);
-}
-
-std::string sse_usage_chunk(const CompletionId& id, const Usage& usage) {
-  Json chunk = chunk_head(id);
-  chunk["choices"] = Json::array();
-  chunk["usage"] = usage_json(usage);
-  return sse(chunk);
-}
-
-std::string completion_body(const CompletionId& id, std::string_view content,
-                            std::string_view finish_reason, const Usage& usage) {
-  return Json{{"id", id.id},
-              {"object", "chat.completion"},
-              {"created", id.created},
-              {"model", id.model},
-              {"choices", Json::array({Json{
-                              {"index", 0},
-                              {"message", Json{{"role", "assistant"}, {"content", content}}},
-                              {"logprobs", nullptr},
-                              {"finish_reason", reason_json(finish_reason)}}})},
-              {"usage", usage_json(usage)}}
-      .dump();
-}
-
-std::string models_body(std::string_view model, std::int64_t created) {
-  return Json{{"object", "list"},
-              {"data", Json::array({Json{{"id", model},
-                                         {"object", "model"},
-                                         {"created", created},
-                                         {"owned_by", "kvsweep"},
-                                         {"root", model},
-                                         {"parent", nullptr}}})}}
-      .dump();
 }
 
 }  // namespace kvsweep::sim

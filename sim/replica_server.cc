@@ -1,5 +1,7 @@
-// One simulated vLLM replica's HTTP surface: OpenAI chat completions, models, health, metrics.
+// One simulated vLLM replica's HTTP surface: OpenAI chat and completions, models, health, metrics.
 #include "sim/replica_server.h"
+
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 
@@ -19,70 +21,56 @@ void reply_error(Exchange& exchange, const ApiError& error, HttpHeaders headers 
   exchange.respond(json_response(error.status, error_body(error), std::move(headers)));
 }
 
-// What one completion carries from submit() to its last engine update.
-struct Completion {
-  CompletionId id;
-  std::uint64_t piece_seed = 0;  // generated_piece(piece_seed, i) is output token i
-  bool stream = false;
-  bool include_usage = false;
-  HttpHeaders headers;
-  std::string text;  // non-streaming: the whole reply so far
-};
-
-void on_update(Exchange& exchange, Completion& completion, const TokenUpdate& update) {
-  if (exchange.ended()) return;  // the client left; the engine was told to cancel
-  for (int i = update.output_tokens - update.new_tokens; i < update.output_tokens; ++i) {
-    const std::string piece = generated_piece(completion.piece_seed, i);
-    if (!completion.stream) {
-      completion.text += piece;
-      continue;
-    }
-    // vLLM sends the role chunk with the first token, not before it.
-    if (i == 0) exchange.write_chunk(sse_role_chunk(completion.id));
-    const bool last = update.finished && i == update.output_tokens - 1;
-    exchange.write_chunk(
-        sse_content_chunk(completion.id, piece, last ? update.finish_reason : ""));
-  }
-  if (!update.finished) return;
-  const Usage usage{update.prompt_tokens, update.output_tokens, update.cached_tokens};
-  if (!completion.stream) {
-    exchange.respond(json_response(
-        200, completion_body(completion.id, completion.text, update.finish_reason, usage),
-        completion.headers));
-    return;
-  }
-  if (update.new_tokens == 0) {  // the finish came in an update of its own
-    exchange.write_chunk(sse_content_chunk(completion.id, "", update.finish_reason));
-  }
-  if (completion.include_usage) exchange.write_chunk(sse_usage_chunk(completion.id, usage));
-  exchange.write_chunk(kSseDone);
-  exchange.finish();
+// vLLM's wording, so clients that match on it behave the same.
+ApiError context_too_long(int max_model_len, std::int64_t prompt_tokens, int max_tokens,
+                          const char* param) {
+  return ApiError{400, "BadRequestError",
+                  "This model's maximum context length is " + std::to_string(max_model_len) +
+                      " tokens. However, you requested " +
+                      std::to_string(prompt_tokens + max_tokens) + " tokens (" +
+                      std::to_string(prompt_tokens) + " in the messages, " +
+                      std::to_string(max_tokens) +
+                      " in the completion). Please reduce the length of the messages or "
+                      "completion.",
+                  param};
 }
 
 }  // namespace
 
+struct ReplicaServer::Prepared {
+  Generation::Options options;
+  std::vector<std::vector<TokenId>> prompts;  // one per choice
+  int max_tokens = 0;
+  bool ignore_eos = false;
+};
+
 ReplicaServer::ReplicaServer(boost::asio::io_context& io, TimingProfile profile,
                              ReplicaOptions options)
-    : engine_(io, std::move(profile), options.seed),
+    : io_(io),
+      engine_(io, std::move(profile), options.seed),
       options_(std::move(options)),
+      fault_rng_(options_.seed * 0x2545F4914F6CDD1Dull + 17),
       started_unix_s_(unix_now_s()) {}
 
 ReplicaServer::~ReplicaServer() = default;
 
 void ReplicaServer::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+  if (faults_.down) return exchange->sever();  // in process, a dead replica resets the caller
   const std::string path = request.target.substr(0, request.target.find('?'));
   const bool get = request.method == "GET";
   const bool post = request.method == "POST";
   if (path == "/v1/chat/completions" && post) {
-    chat_completions(request, std::move(exchange));
+    completions(ApiKind::kChat, request, std::move(exchange));
+  } else if (path == "/v1/completions" && post) {
+    completions(ApiKind::kCompletion, request, std::move(exchange));
   } else if (path == "/v1/models" && get) {
     exchange->respond(json_response(200, models_body(options_.model, started_unix_s_)));
   } else if (path == "/health" && get) {
     exchange->respond(HttpResponse{200, "", "", {}});
   } else if (path == "/metrics" && get) {
-    exchange->respond(HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                                   replica_metrics_text(options_.model, engine_.metrics()),
-                                   {}});
+    exchange->respond(HttpResponse{
+        200, "text/plain; version=0.0.4; charset=utf-8",
+        replica_metrics_text(options_.model, engine_.metrics(), &latencies_), {}});
   } else if (path == "/reset_prefix_cache" && post) {
     reset_prefix_cache();
     exchange->respond(HttpResponse{200, "", "", {}});
@@ -93,56 +81,139 @@ void ReplicaServer::handle(const HttpRequest& request, std::shared_ptr<Exchange>
 
 void ReplicaServer::reset_prefix_cache() { engine_.reset_prefix_cache(); }
 
-void ReplicaServer::chat_completions(const HttpRequest& request,
-                                     std::shared_ptr<Exchange> exchange) {
-  HttpHeaders headers{{"x-kvsweep-replica", std::to_string(options_.index)}};
-  ChatRequest chat;
-  if (auto error = parse_chat_request(request.body, &chat)) {
-    return reply_error(*exchange, *error, headers);
+void ReplicaServer::restart() {
+  // Copied first: severing runs end listeners that erase from open_.
+  auto open = std::move(open_);
+  open_.clear();
+  for (auto& [id, weak] : open) {
+    if (auto exchange = weak.lock()) exchange->sever();
   }
-  if (!chat.model.empty() && chat.model != options_.model) {
-    return reply_error(*exchange,
-                       not_found_error("The model `" + chat.model + "` does not exist."), headers);
+  engine_.restart();
+  latencies_ = LatencyHistograms{};
+}
+
+bool ReplicaServer::set_faults(const FaultOptions& faults) {
+  const bool was_down = faults_.down;
+  faults_ = faults;
+  if (faults_.down && !was_down) {
+    // A dying process loses every request it held.
+    auto open = std::move(open_);
+    open_.clear();
+    for (auto& [id, weak] : open) {
+      if (auto exchange = weak.lock()) exchange->sever();
+    }
+    engine_.restart();
+  }
+  if (faults_.down != was_down && down_listener_) down_listener_(faults_.down);
+  return true;
+}
+
+bool ReplicaServer::draw(double probability) {
+  if (probability <= 0) return false;
+  return std::uniform_real_distribution<double>(0, 1)(fault_rng_) < probability;
+}
+
+bool ReplicaServer::inject_error(Exchange& exchange, const HttpHeaders& headers) {
+  if (!draw(faults_.error_rate)) return false;
+  const int status = faults_.error_status;
+  const std::string type = status == 503   ? "ServiceUnavailableError"
+                           : status == 500 ? "InternalServerError"
+                                           : "APIError";
+  reply_error(exchange, ApiError{status, type, "injected fault (kvsweep sim)", ""}, headers);
+  return true;
+}
+
+void ReplicaServer::completions(ApiKind kind, const HttpRequest& request,
+                                std::shared_ptr<Exchange> exchange) {
+  HttpHeaders headers{{"x-kvsweep-replica", std::to_string(options_.index)}};
+  auto prepared = std::make_shared<Prepared>();
+  std::string model;
+  std::optional<int> max_tokens;
+  Generation::Options& out = prepared->options;
+  out.kind = kind;
+  if (kind == ApiKind::kChat) {
+    ChatRequest chat;
+    if (auto error = parse_chat_request(request.body, &chat)) {
+      return reply_error(*exchange, *error, headers);
+    }
+    model = chat.model;
+    max_tokens = chat.max_tokens;
+    out.stream = chat.stream;
+    out.include_usage = chat.include_usage;
+    out.continuous_usage = chat.continuous_usage;
+    prepared->ignore_eos = chat.ignore_eos;
+    prepared->prompts.push_back(tokenize(render_prompt(chat.messages)));
+  } else {
+    CompletionRequest completion;
+    if (auto error = parse_completion_request(request.body, &completion)) {
+      return reply_error(*exchange, *error, headers);
+    }
+    model = completion.model;
+    max_tokens = completion.max_tokens;
+    out.stream = completion.stream;
+    out.include_usage = completion.include_usage;
+    out.continuous_usage = completion.continuous_usage;
+    prepared->ignore_eos = completion.ignore_eos;
+    for (const std::string& prompt : completion.prompts) prepared->prompts.push_back(tokenize(prompt));
+  }
+  if (!model.empty() && model != options_.model) {
+    return reply_error(*exchange, not_found_error("The model `" + model + "` does not exist."),
+                       headers);
   }
   const TimingProfile& profile = engine_.profile();
-  const int max_tokens = chat.max_tokens.value_or(profile.default_max_tokens);
-  std::vector<TokenId> prompt = tokenize(render_prompt(chat.messages));
-  const auto prompt_tokens = static_cast<std::int64_t>(prompt.size());
-  if (prompt_tokens + max_tokens > profile.max_model_len) {
-    // vLLM's wording, so clients that match on it behave the same.
-    return reply_error(
-        *exchange,
-        ApiError{400, "BadRequestError",
-                 "This model's maximum context length is " +
-                     std::to_string(profile.max_model_len) + " tokens. However, you requested " +
-                     std::to_string(prompt_tokens + max_tokens) + " tokens (" +
-                     std::to_string(prompt_tokens) + " in the messages, " +
-                     std::to_string(max_tokens) +
-                     " in the completion). Please reduce the length of the messages or "
-                     "completion.",
-                 "messages"},
-        headers);
+  prepared->max_tokens = max_tokens.value_or(profile.default_max_tokens);
+  for (const auto& prompt : prepared->prompts) {
+    const auto prompt_tokens = static_cast<std::int64_t>(prompt.size());
+    if (prompt_tokens + prepared->max_tokens > profile.max_model_len) {
+      return reply_error(*exchange,
+                         context_too_long(profile.max_model_len, prompt_tokens,
+                                          prepared->max_tokens,
+                                          kind == ApiKind::kChat ? "messages" : "prompt"),
+                         headers);
+    }
   }
-
-  const std::uint64_t id = next_request_id_++;
-  auto completion = std::make_shared<Completion>();
-  completion->id = CompletionId{"chatcmpl-" + std::to_string(options_.index) + "-" +
-                                    std::to_string(id),
-                                unix_now_s(), options_.model};
-  // Distinct text per request, yet a fixed function of (replica seed, request number).
-  completion->piece_seed = options_.seed * 0x9E3779B97F4A7C15ull + id;
-  completion->stream = chat.stream;
-  completion->include_usage = chat.stream && chat.include_usage;
-  completion->headers = headers;
-  if (chat.stream) exchange->begin_stream(200, "text/event-stream", headers);
-
-  exchange->on_end([engine = &engine_, id](bool aborted) {
-    if (aborted) engine->cancel(id);
+  if (inject_error(*exchange, headers)) return;
+  // The stream (vLLM includes usage only when asked; continuous usage needs include_usage too).
+  out.include_usage = out.stream && out.include_usage;
+  out.continuous_usage = out.include_usage && out.continuous_usage;
+  out.headers = headers;
+  if (out.stream && draw(faults_.cut_stream_rate)) out.cut_after_tokens = faults_.cut_after_tokens;
+  const std::uint64_t first_id = next_request_id_;
+  out.id = CompletionId{(kind == ApiKind::kChat ? "chatcmpl-" : "cmpl-") +
+                            std::to_string(options_.index) + "-" + std::to_string(first_id),
+                        unix_now_s(), options_.model};
+  if (faults_.added_latency_ms <= 0) return start(std::move(prepared), std::move(exchange));
+  auto timer = std::make_shared<boost::asio::steady_timer>(
+      io_, std::chrono::microseconds(static_cast<std::int64_t>(faults_.added_latency_ms * 1000)));
+  timer->async_wait([this, timer, prepared, exchange](const boost::system::error_code& ec) {
+    if (ec || exchange->ended()) return;
+    start(prepared, exchange);
   });
-  engine_.submit(EngineRequest{id, std::move(prompt), max_tokens},
-                 [exchange, completion](const TokenUpdate& update) {
-                   on_update(*exchange, *completion, update);
-                 });
+}
+
+void ReplicaServer::start(std::shared_ptr<Prepared> prepared, std::shared_ptr<Exchange> exchange) {
+  auto generation = std::make_shared<Generation>(prepared->options, exchange, &latencies_);
+  for (std::size_t i = 0; i < prepared->prompts.size(); ++i) {
+    const std::uint64_t id = next_request_id_++;
+    // Distinct text per request, yet a fixed function of (replica seed, request number).
+    generation->add_choice(id, options_.seed * 0x9E3779B97F4A7C15ull + id);
+    open_[id] = exchange;
+  }
+  generation->begin();
+  exchange->on_end([this, generation](bool aborted) {
+    for (std::uint64_t id : generation->engine_ids()) {
+      if (aborted) engine_.cancel(id);
+      open_.erase(id);
+    }
+  });
+  for (std::size_t i = 0; i < prepared->prompts.size(); ++i) {
+    const int index = static_cast<int>(i);
+    engine_.submit(EngineRequest{generation->engine_ids()[i], std::move(prepared->prompts[i]),
+                                 prepared->max_tokens, prepared->ignore_eos},
+                   [generation, index](const TokenUpdate& update) {
+                     generation->on_update(index, update);
+                   });
+  }
 }
 
 }  // namespace kvsweep::sim

@@ -4,23 +4,14 @@
 #include <chrono>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "common/spellcheck.h"
+#include "sim/block_hash.h"
 #include "sim/metrics_exposition.h"
 #include "sim/openai_api.h"
+#include "sim/tokenizer.h"
 
 namespace kvsweep::sim {
 namespace {
-
-// "unknown strategy "prefix_hash"; did you mean "prefix-hash"? valid: ..."
-std::string unknown_strategy_message(const std::string& name) {
-  std::string message = "unknown strategy \"" + name + "\"";
-  if (auto near = closest_word(name, strategy_names())) {
-    message += "; did you mean \"" + *near + "\"?";
-  }
-  return message;
-}
 
 std::string joined_strategy_names() {
   std::string out;
@@ -32,86 +23,169 @@ void reply_error(Exchange& exchange, const ApiError& error) {
   exchange.respond(json_response(error.status, error_body(error)));
 }
 
+// What the router reads from a completion request: the routing key and the prompt text it
+// hashes into blocks (the replica renders and tokenizes the same way).
+struct Parsed {
+  std::string key;     // KubeAI: first user message (chat) or first prompt (completions)
+  std::string prompt;  // the text the replica will tokenize (first prompt for completions)
+};
+
+std::optional<ApiError> parse_for_routing(const std::string& path, const std::string& body,
+                                          Parsed* out) {
+  if (path == "/v1/chat/completions") {
+    ChatRequest chat;
+    if (auto error = parse_chat_request(body, &chat)) return error;
+    out->key = std::string(first_user_message(chat));
+    out->prompt = render_prompt(chat.messages);
+  } else {
+    CompletionRequest completion;
+    if (auto error = parse_completion_request(body, &completion)) return error;
+    out->key = completion.prompts.front();
+    out->prompt = completion.prompts.front();
+  }
+  return std::nullopt;
+}
+
+// Bounds up to 2^14 blocks (262k tokens of 16), doubling.
+std::vector<double> overlap_bounds() {
+  std::vector<double> bounds{0};
+  for (double b = 1; b <= 16384; b *= 2) bounds.push_back(b);
+  return bounds;
+}
+
 }  // namespace
+
+std::string unknown_strategy_message(const std::string& name) {
+  std::string message = "unknown strategy \"" + name + "\"";
+  if (auto near = closest_word(name, strategy_names())) {
+    message += "; did you mean \"" + *near + "\"?";
+  }
+  return message + "; valid: " + joined_strategy_names();
+}
 
 Router::Router(std::vector<Backend*> backends, RouterOptions options)
     : backends_(std::move(backends)),
       options_(std::move(options)),
       in_flight_(backends_.size(), 0),
+      active_blocks_(backends_.size(), 0),
+      prefill_tokens_(backends_.size(), 0),
+      index_(static_cast<int>(backends_.size())),
+      predicted_overlap_(overlap_bounds()),
       started_unix_s_(std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count()) {
   if (backends_.empty()) throw std::invalid_argument("replicas: the router needs at least one");
   if (!set_strategy(options_.strategy)) {
-    throw std::invalid_argument("strategy: " + unknown_strategy_message(options_.strategy) +
-                                "; valid: " + joined_strategy_names());
+    throw std::invalid_argument("strategy: " + unknown_strategy_message(options_.strategy));
   }
 }
 
 bool Router::set_strategy(const std::string& name) {
-  auto strategy = make_strategy(name, static_cast<int>(backends_.size()), options_.seed,
-                                options_.chwbl);
+  StrategyParams params{options_.chwbl, options_.kv_aware};
+  auto strategy = make_strategy(name, static_cast<int>(backends_.size()), options_.seed, params);
   if (!strategy) return false;
   strategy_ = std::move(strategy);
   strategy_name_ = name;
   return true;
 }
 
+void Router::restart() {
+  for (Backend* backend : backends_) backend->restart();
+  index_.clear();
+  set_strategy(strategy_name_);  // forgets session stickiness too
+}
+
 void Router::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
   const std::string path = request.target.substr(0, request.target.find('?'));
   const bool get = request.method == "GET";
   const bool post = request.method == "POST";
-  if (path == "/v1/chat/completions" && post) {
+  if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
     route(request, std::move(exchange));
   } else if (path == "/v1/models" && get) {
     exchange->respond(json_response(200, models_body(options_.model, started_unix_s_)));
   } else if (path == "/health" && get) {
     exchange->respond(HttpResponse{200, "", "", {}});
   } else if (path == "/metrics" && get) {
-    exchange->respond(HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                                   router_metrics_text(decisions_, in_flight_), {}});
+    exchange->respond(HttpResponse{
+        200, "text/plain; version=0.0.4; charset=utf-8",
+        router_metrics_text(decisions_, in_flight_,
+                            RouterStats{&predicted_overlap_, unavailable_total_}),
+        {}});
   } else if (path == "/reset_prefix_cache" && post) {
     for (Backend* backend : backends_) backend->reset_prefix_cache();
     exchange->respond(HttpResponse{200, "", "", {}});
   } else if (path == "/admin/strategy" && (get || post)) {
     admin_strategy(request, *exchange);
+  } else if (path == "/admin/restart" && post) {
+    restart();
+    exchange->respond(json_response(200, "{\"restarted\":" + std::to_string(backends_.size()) + "}"));
+  } else if (path == "/admin/faults" && (get || post)) {
+    admin_faults(request, *exchange);
   } else {
     reply_error(*exchange, not_found_error("Not Found: " + request.method + " " + path));
   }
 }
 
 void Router::route(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
-  // Parsed here only for the routing key; the replica parses again and owns the validation,
-  // except that a body that is not a request at all is answered without routing it.
-  ChatRequest chat;
-  if (auto error = parse_chat_request(request.body, &chat)) return reply_error(*exchange, *error);
-  const int chosen = strategy_->pick(RouteQuery{first_user_message(chat), in_flight_});
+  // Parsed here for the routing key and block hashes; the replica parses again and owns the
+  // validation, except that a body that is not a request at all is answered without routing.
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  Parsed parsed;
+  if (auto error = parse_for_routing(path, request.body, &parsed)) {
+    return reply_error(*exchange, *error);
+  }
+  const std::vector<TokenId> tokens = tokenize(parsed.prompt);
+  std::vector<std::uint64_t> hashes;
+  extend_block_hashes(tokens, options_.block_size, &hashes);
+  std::vector<int> overlaps;
+  index_.overlaps(hashes, &overlaps);
+
+  RouteQuery query{parsed.key, in_flight_};
+  query.session_id = request.header(options_.session_header);
+  query.overlap_blocks = overlaps;
+  query.prompt_tokens = static_cast<int>(tokens.size());
+  query.block_size = options_.block_size;
+  query.active_blocks = active_blocks_;
+  query.prefill_tokens = prefill_tokens_;
+  query.index_sizes = index_.sizes();
+  const int chosen = strategy_->pick(query);
+  predicted_overlap_.observe(overlaps[static_cast<std::size_t>(chosen)]);
+
+  Backend* backend = backends_[static_cast<std::size_t>(chosen)];
+  if (!backend->available()) {
+    ++unavailable_total_;
+    return reply_error(*exchange,
+                       ApiError{502, "BadGateway",
+                                "replica " + std::to_string(chosen) +
+                                    " is unavailable: connection refused",
+                                ""});
+  }
   auto& counts = decisions_[strategy_name_];
   counts.resize(backends_.size());
-  ++counts[chosen];
-  ++in_flight_[chosen];
-  exchange->on_end([this, chosen](bool) { --in_flight_[chosen]; });
-  backends_[chosen]->handle(request, std::move(exchange));
-}
-
-void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
-  if (request.method == "POST") {
-    const auto body = nlohmann::json::parse(request.body, nullptr, false);
-    const auto name = body.is_object() ? body.find("strategy") : body.end();
-    if (!body.is_object() || name == body.end() || !name->is_string()) {
-      return reply_error(exchange, ApiError{400, "BadRequestError",
-                                            "expected {\"strategy\": <name>}; valid: " +
-                                                joined_strategy_names(),
-                                            "strategy"});
-    }
-    if (!set_strategy(name->get<std::string>())) {
-      return reply_error(exchange, ApiError{400, "BadRequestError",
-                                            unknown_strategy_message(name->get<std::string>()) +
-                                                "; valid: " + joined_strategy_names(),
-                                            "strategy"});
-    }
-  }
-  exchange.respond(json_response(200, nlohmann::json{{"strategy", strategy_name_}}.dump()));
+  ++counts[static_cast<std::size_t>(chosen)];
+  ++in_flight_[static_cast<std::size_t>(chosen)];
+  const std::int64_t blocks =
+      (query.prompt_tokens + options_.block_size - 1) / options_.block_size;
+  const std::int64_t prefill = std::max<std::int64_t>(
+      0, query.prompt_tokens -
+             std::int64_t{overlaps[static_cast<std::size_t>(chosen)]} * options_.block_size);
+  active_blocks_[static_cast<std::size_t>(chosen)] += blocks;
+  prefill_tokens_[static_cast<std::size_t>(chosen)] += prefill;
+  if (!options_.kv_events) index_.record(chosen, hashes, options_.approx_ttl);
+  // Prefill load lasts until the first byte of the answer (Dynamo frees it at the first token).
+  auto prefill_open = std::make_shared<bool>(true);
+  exchange->on_first_byte([this, chosen, prefill, prefill_open] {
+    if (!*prefill_open) return;
+    *prefill_open = false;
+    prefill_tokens_[static_cast<std::size_t>(chosen)] -= prefill;
+  });
+  exchange->on_end([this, chosen, blocks, prefill, prefill_open](bool) {
+    --in_flight_[static_cast<std::size_t>(chosen)];
+    active_blocks_[static_cast<std::size_t>(chosen)] -= blocks;
+    if (*prefill_open) prefill_tokens_[static_cast<std::size_t>(chosen)] -= prefill;
+    *prefill_open = false;
+  });
+  backend->handle(request, std::move(exchange));
 }
 
 }  // namespace kvsweep::sim

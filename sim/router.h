@@ -1,6 +1,7 @@
 // The fleet's router: picks a replica per request by the current strategy, counts in-flight.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -8,8 +9,11 @@
 #include <vector>
 
 #include "sim/backend.h"
+#include "sim/block_pool.h"
 #include "sim/chwbl.h"
 #include "sim/http_exchange.h"
+#include "sim/kv_index.h"
+#include "sim/latency_histogram.h"
 #include "sim/routing_strategy.h"
 
 namespace kvsweep::sim {
@@ -17,13 +21,26 @@ namespace kvsweep::sim {
 struct RouterOptions {
   std::string model = "sim-model";       // answered on /v1/models
   std::string strategy = "round-robin";  // a name from strategy_names()
-  std::uint64_t seed = 1;                // seeds "random"
+  std::uint64_t seed = 1;                // seeds "random" and kv-aware sampling
   ChwblOptions chwbl;                    // "prefix-hash" parameters
+  KvAwareOptions kv_aware;               // "kv-aware" parameters
+  std::string session_header = "x-session-id";  // "session" affinity key (any case)
+  int block_size = 16;                   // request block hashes use the replicas' block size
+  // true: the KV index is fed by on_kv_event (the sim's replicas). false: no events exist (real
+  // upstreams); every routed request's blocks count as cached on its replica for approx_ttl.
+  bool kv_events = true;
+  std::chrono::seconds approx_ttl{120};  // Dynamo's approximate-mode TTL
 };
 
-// Serves /v1/chat/completions by handing each request to the chosen backend in process (no
-// second HTTP hop), plus /v1/models, /health, /metrics, /reset_prefix_cache and
-// GET|POST /admin/strategy (the run-time switch the runner uses as it would `kubectl patch`).
+// "unknown strategy "prefix_hash"; did you mean "prefix-hash"?; valid: ..."
+std::string unknown_strategy_message(const std::string& name);
+
+// Serves /v1/chat/completions and /v1/completions by handing each request to the chosen backend
+// (in process for the sim, over HTTP for the proxy), plus /v1/models, /health, /metrics,
+// /reset_prefix_cache and the admin endpoints:
+//   GET|POST /admin/strategy  {"strategy": name, params...}: switch at run time (kubectl patch)
+//   POST /admin/restart       every backend drops its requests and caches (a redeploy)
+//   GET|POST /admin/faults    {"replica": i, fault fields...}: fault injection (faults.h)
 // In-flight per replica rises when a request is routed and falls when its response ends,
 // however it ends (finished, error, client gone): KubeAI's counters.
 // Thread contract: the io thread only. Backends are not owned and must outlive the router.
@@ -34,20 +51,32 @@ class Router {
 
   void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange);
 
-  // false (and no change) for an unknown name.
+  // false (and no change) for an unknown name. The strategy is rebuilt with the current
+  // parameters (its state, e.g. session stickiness, starts empty).
   bool set_strategy(const std::string& name);
   const std::string& strategy() const { return strategy_name_; }
   const std::vector<int>& in_flight() const { return in_flight_; }
+  // A KV stored/removed event of replica `replica`'s engine.
+  void on_kv_event(int replica, const KvEvent& event) { index_.apply(replica, event); }
+  // POST /admin/restart.
+  void restart();
 
  private:
   void route(const HttpRequest& request, std::shared_ptr<Exchange> exchange);
   void admin_strategy(const HttpRequest& request, Exchange& exchange);
+  void admin_faults(const HttpRequest& request, Exchange& exchange);
+  std::string strategy_json() const;
 
   std::vector<Backend*> backends_;
   RouterOptions options_;
   std::string strategy_name_;
   std::unique_ptr<RoutingStrategy> strategy_;
   std::vector<int> in_flight_;
+  std::vector<std::int64_t> active_blocks_;   // blocks of routed requests not yet ended
+  std::vector<std::int64_t> prefill_tokens_;  // routed prompt tokens not yet answered
+  KvIndex index_;
+  Histogram predicted_overlap_;
+  std::uint64_t unavailable_total_ = 0;
   std::map<std::string, std::vector<std::uint64_t>> decisions_;  // strategy -> per replica
   std::int64_t started_unix_s_ = 0;
 };

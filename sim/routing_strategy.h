@@ -18,6 +18,29 @@ struct RouteQuery {
   // concatenated; empty when there is none. Prefix strategies cut their own key from it.
   std::string_view first_user_message;
   std::span<const int> in_flight;  // per replica, counted by the router; size = replicas
+
+  // The rest is filled only when the router keeps a KV index (needs_kv_view() strategies and
+  // the predicted-overlap metric); spans are empty otherwise.
+  std::string_view session_id{};          // the session header's value; empty when absent
+  std::span<const int> overlap_blocks{};  // per replica: consecutive request blocks it holds,
+                                        // counted from the first block (Dynamo's overlap)
+  int prompt_tokens = 0;                // input sequence length (isl)
+  int block_size = 16;
+  std::span<const std::int64_t> active_blocks{};   // per replica: blocks of routed, unfinished requests
+  std::span<const std::int64_t> prefill_tokens{};  // per replica: routed prompt tokens not yet prefilled
+  std::span<const std::size_t> index_sizes{};      // per replica: blocks in its KV index
+};
+
+// Dynamo's KV router (2025 form, lib/kv-router/src/selector.rs) defaults.
+struct KvAwareOptions {
+  double overlap_weight = 1.0;  // overlap_score_weight
+  double temperature = 0.0;     // router_temperature: 0 = argmin, > 0 = softmax sampling
+};
+
+// Every strategy's parameters; each strategy reads its own.
+struct StrategyParams {
+  ChwblOptions chwbl;
+  KvAwareOptions kv_aware;
 };
 
 // Called on the router's io thread only; a strategy may keep state (round-robin cursor, RNG).
@@ -27,13 +50,22 @@ class RoutingStrategy {
   virtual int pick(const RouteQuery& query) = 0;  // index into query.in_flight
 };
 
-// "random" (what a Kubernetes Service does), "round-robin", "least-load", "prefix-hash".
+// "random" (what a Kubernetes Service does), "round-robin", "least-load", "prefix-hash",
+// "kv-aware" (Dynamo), "session" (affinity on a session header, else least-load).
 std::vector<std::string> strategy_names();
+
+// Dynamo's cost of sending a request to each replica: overlap_weight * prefill_blocks +
+// decode_blocks, with prefill_blocks = (replica's pending prefill tokens + prompt tokens not
+// cached there) / block_size and decode_blocks = replica's active blocks + the blocks this
+// request adds there (its blocks minus the overlap). Lower is better.
+std::vector<double> kv_aware_costs(const RouteQuery& query, double overlap_weight);
 
 // The strategy called `name` for `replicas` replicas, or nullptr if the name is unknown.
 // `seed` seeds "random"; `chwbl` configures "prefix-hash".
 std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
                                                std::uint64_t seed, ChwblOptions chwbl = {});
+std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
+                                               std::uint64_t seed, const StrategyParams& params);
 
 // Names the ring hashes, as KubeAI hashes pod names: "replica-0", "replica-1", ...
 std::string replica_name(int index);

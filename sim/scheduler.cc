@@ -19,18 +19,31 @@ int blocks_for(int num_tokens, int block_size) {
 
 }  // namespace
 
-double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens) {
+double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens,
+                        double kv_usage) {
   return profile.base_us + profile.per_prefill_token_us * prefill_tokens +
-         profile.per_decode_token_us * decode_tokens;
+         profile.per_decode_token_us * decode_tokens + profile.per_kv_usage_us * kv_usage;
+}
+
+int natural_output_tokens(const std::vector<TokenId>& prompt) {
+  const std::uint64_t h = XXH3_64bits(prompt.data(), prompt.size() * sizeof(TokenId));
+  return kNaturalMinTokens + static_cast<int>(h % (kNaturalMaxTokens - kNaturalMinTokens + 1));
 }
 
 Scheduler::Scheduler(const TimingProfile& profile, std::uint64_t seed)
     : profile_(profile), seed_(seed), pool_(profile.num_gpu_blocks) {}
 
-void Scheduler::add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens) {
+void Scheduler::add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens,
+                    bool ignore_eos) {
   Seq seq;
   seq.num_prompt_tokens = static_cast<int>(prompt.size());
   seq.max_tokens = std::max(max_tokens, 1);
+  if (!ignore_eos) {
+    const int natural = natural_output_tokens(prompt);
+    // Reaching max_tokens first is a "length" finish, as in vLLM; only a shorter natural
+    // length is a "stop".
+    if (natural < seq.max_tokens) seq.natural_tokens = natural;
+  }
   // Seeded by the prompt, so identical prompts generate identical tokens (as greedy decoding
   // would) and their generated blocks can be shared through the cache too.
   seq.output_seed = XXH3_64bits_withSeed(prompt.data(), prompt.size() * sizeof(TokenId), seed_);
@@ -48,6 +61,14 @@ bool Scheduler::abort(std::uint64_t id) {
   release(found->second);
   seqs_.erase(found);
   return true;
+}
+
+void Scheduler::clear() {
+  for (auto& [id, seq] : seqs_) release(seq);
+  seqs_.clear();
+  running_.clear();
+  waiting_.clear();
+  pool_.reset_cache();
 }
 
 StepPlan Scheduler::plan() {
@@ -121,7 +142,8 @@ StepPlan Scheduler::plan() {
     (s.decode ? plan.decode_tokens : plan.prefill_tokens) += s.num_tokens;
   }
   if (!plan.empty()) {
-    plan.duration_us = step_duration_us(profile_, plan.prefill_tokens, plan.decode_tokens);
+    plan.duration_us =
+        step_duration_us(profile_, plan.prefill_tokens, plan.decode_tokens, kv_cache_usage());
   }
   return plan;
 }
@@ -155,8 +177,10 @@ std::vector<SeqResult> Scheduler::apply(const StepPlan& plan) {
       result.new_tokens = 1;
     }
     result.output_tokens = seq.num_output_tokens;
-    if (seq.num_output_tokens >= seq.max_tokens) {
+    const bool stopped = seq.natural_tokens > 0 && seq.num_output_tokens >= seq.natural_tokens;
+    if (stopped || seq.num_output_tokens >= seq.max_tokens) {
       result.finished = true;
+      result.stopped = stopped;
       std::erase(running_, s.id);
       release(seq);
       seqs_.erase(found);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/block_pool.h"
@@ -12,8 +13,17 @@
 
 namespace kvsweep::sim {
 
-// The step-time model of profile.h for P prefill (cache-miss) and D decode tokens.
-double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens);
+// The step-time model of profile.h for P prefill (cache-miss) and D decode tokens, with the KV
+// pool `kv_usage` (0..1) full.
+double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens,
+                        double kv_usage = 0);
+
+// Output length a request "would" stop at on its own when it does not set ignore_eos: a fixed
+// function of the prompt tokens (not of the replica), kNaturalMinTokens..kNaturalMaxTokens, so
+// the same prompt ends at the same length wherever it is routed.
+inline constexpr int kNaturalMinTokens = 16;
+inline constexpr int kNaturalMaxTokens = 512;
+int natural_output_tokens(const std::vector<TokenId>& prompt);
 
 struct ScheduledSeq {
   std::uint64_t id = 0;
@@ -37,6 +47,7 @@ struct SeqResult {
   int prompt_tokens = 0;
   int cached_tokens = 0;
   bool finished = false;
+  bool stopped = false;  // finished by "EOS" (natural length) rather than max_tokens
 };
 
 struct SchedulerStats {
@@ -54,7 +65,8 @@ class Scheduler {
   Scheduler(const TimingProfile& profile, std::uint64_t seed);
 
   // Queues a request at the back of the waiting queue. `id` must be unused.
-  void add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens);
+  // ignore_eos false: the request stops at min(max_tokens, natural_output_tokens(prompt)).
+  void add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens, bool ignore_eos = true);
   // Forgets a request in any state and frees its blocks. Returns false if unknown.
   bool abort(std::uint64_t id);
 
@@ -62,6 +74,11 @@ class Scheduler {
   std::vector<SeqResult> apply(const StepPlan& plan);
 
   bool reset_prefix_cache() { return pool_.reset_cache(); }
+  // Aborts every request and forgets every cached block (each one reported removed).
+  void clear();
+  void set_kv_event_listener(KvEventListener listener) {
+    pool_.set_event_listener(std::move(listener));
+  }
 
   const SchedulerStats& stats() const { return stats_; }
   int num_running() const { return static_cast<int>(running_.size()); }
@@ -77,6 +94,7 @@ class Scheduler {
     std::vector<BlockId> blocks;
     int num_prompt_tokens = 0;
     int max_tokens = 0;
+    int natural_tokens = 0;  // stops with "EOS" here when below max_tokens; 0: never
     int num_output_tokens = 0;
     int num_computed_tokens = 0;
     int num_registered_blocks = 0;  // leading blocks whose hash is in the pool's cache

@@ -1,4 +1,4 @@
-// Tests for driver/request_body.cc: the chat request JSON.
+// Tests for driver/request_body.cc: the chat and completions request JSON.
 #include "driver/request_body.h"
 
 #include <gtest/gtest.h>
@@ -8,9 +8,17 @@
 namespace kvsweep::driver {
 namespace {
 
+ChatRequest two_messages() {
+  ChatRequest request;
+  request.model = "m1";
+  request.messages = {{"system", "s"}, {"user", "q \"quoted\""}};
+  request.max_tokens = 17;
+  request.ignore_eos = false;
+  return request;
+}
+
 TEST(ChatRequestBody, StreamsWithUsageAtTemperatureZero) {
-  ChatRequest request{"m1", {{"system", "s"}, {"user", "q \"quoted\""}}, 17, false};
-  const nlohmann::json body = nlohmann::json::parse(chat_request_body(request));
+  const nlohmann::json body = nlohmann::json::parse(chat_request_body(two_messages()));
   EXPECT_EQ(body["model"], "m1");
   EXPECT_EQ(body["max_tokens"], 17);
   EXPECT_EQ(body["ignore_eos"], false);
@@ -20,6 +28,34 @@ TEST(ChatRequestBody, StreamsWithUsageAtTemperatureZero) {
   ASSERT_EQ(body["messages"].size(), 2u);
   EXPECT_EQ(body["messages"][1]["role"], "user");
   EXPECT_EQ(body["messages"][1]["content"], "q \"quoted\"");
+}
+
+TEST(ChatRequestBody, NonStreamingTemperatureAndExtraBodyMergedLast) {
+  ChatRequest request = two_messages();
+  request.stream = false;
+  request.temperature = 0.7;
+  request.extra_body_json = R"({"top_k": 5, "max_tokens": 9, "nested": {"a": 1}})";
+  const nlohmann::json body = nlohmann::json::parse(chat_request_body(request));
+  EXPECT_EQ(body["stream"], false);
+  EXPECT_FALSE(body.contains("stream_options"));
+  EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.7);
+  EXPECT_EQ(body["top_k"], 5);
+  EXPECT_EQ(body["max_tokens"], 9);  // the extra body wins
+  EXPECT_EQ(body["nested"]["a"], 1);
+}
+
+TEST(CompletionRequestBody, PromptIsTheMessagesJoinedByNewlines) {
+  const nlohmann::json body = nlohmann::json::parse(completion_request_body(two_messages()));
+  EXPECT_EQ(body["prompt"], "s\nq \"quoted\"");
+  EXPECT_FALSE(body.contains("messages"));
+  EXPECT_EQ(body["stream_options"]["include_usage"], true);
+}
+
+TEST(ExtraBody, ProblemsAreNamed) {
+  EXPECT_EQ(extra_body_problem(""), "");
+  EXPECT_EQ(extra_body_problem(R"({"a":1})"), "");
+  EXPECT_EQ(extra_body_problem("{oops"), "not valid JSON");
+  EXPECT_EQ(extra_body_problem("[1]"), "expected a JSON object, got array");
 }
 
 }  // namespace

@@ -55,7 +55,8 @@ TEST(ScenarioLoader, ReadsEveryField) {
   EXPECT_EQ(spec->strategies, (std::vector<std::string>{"random", "prefix-hash"}));
   EXPECT_EQ(spec->concurrency, (std::vector<int>{2, 8}));
   EXPECT_EQ(spec->load.dataset.conversations, 8);
-  EXPECT_EQ(spec->load.dataset.assistant_words, 12);
+  EXPECT_DOUBLE_EQ(spec->load.dataset.assistant_words.mean, 12);
+  EXPECT_EQ(spec->load.dataset.kind, "synthetic-multiturn");
   EXPECT_EQ(spec->load.max_tokens, 4);
   EXPECT_EQ(spec->load.num_requests, 20);
   EXPECT_DOUBLE_EQ(spec->load.duration_s, 60);
@@ -147,6 +148,80 @@ TEST(ScenarioLoader, UnreadableFileIsNamed) {
   EXPECT_FALSE(load_scenario_file("/nonexistent/x.yaml", &errors).has_value());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, "/nonexistent/x.yaml: cannot read the scenario file");
+}
+
+// A minimal scenario around a given load block.
+std::string with_load(const std::string& load_block) {
+  return "name: l\nfactors: {strategy: [random], concurrency: [2]}\nload:\n" + load_block;
+}
+
+TEST(ScenarioLoader, DatasetKindTypoSuggestsTheKnownKind) {
+  const auto errors = error_texts(with_load("  dataset: {kind: sharegtp, path: x.json}\n"
+                                            "  num_requests: 5\n"));
+  ASSERT_GE(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("s.yaml:4:19: load.dataset.kind: expected one of synthetic-multiturn"),
+            std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[0].find("did you mean 'sharegpt'?"), std::string::npos) << errors[0];
+}
+
+TEST(ScenarioLoader, DatasetKeyOfAnotherKindIsAnError) {
+  const auto errors = error_texts(with_load("  dataset: {kind: synthetic-multiturn, block_size: 512}\n"
+                                            "  num_requests: 5\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("load.dataset.block_size: not used by dataset kind "
+                           "synthetic-multiturn (used by: mooncake)"),
+            std::string::npos)
+      << errors[0];
+}
+
+TEST(ScenarioLoader, FileDatasetsNeedAnExistingPathRelativeToTheScenario) {
+  std::vector<ScenarioError> errors;
+  const std::string text = with_load("  dataset: {kind: jsonl, path: missing.jsonl}\n"
+                                     "  num_requests: 5\n");
+  EXPECT_FALSE(parse_scenario(text, "scenarios/s.yaml", &errors).has_value());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "load.dataset.path");
+  EXPECT_EQ(errors[0].message, "no such file: scenarios/missing.jsonl");
+}
+
+TEST(ScenarioLoader, MooncakeNeedsAnExplicitBlockSize) {
+  const auto errors = error_texts(with_load("  dataset: {kind: mooncake, path: /dev/null}\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("load.dataset.block_size: required for mooncake traces"),
+            std::string::npos)
+      << errors[0];
+}
+
+TEST(ScenarioLoader, OpenLoopAndLengthDistributions) {
+  std::vector<ScenarioError> errors;
+  const auto spec = parse_scenario(
+      with_load("  dataset:\n"
+                "    kind: synthetic-multiturn\n"
+                "    user_words: {mean: 50, stddev: 10, min: 10, max: 90}\n"
+                "  request_rate: 800\n"
+                "  burstiness: 0.5\n"
+                "  endpoint: completions\n"
+                "  stream: false\n"
+                "  num_requests: 5\n"),
+      "s.yaml", &errors);
+  ASSERT_TRUE(spec.has_value()) << errors.at(0).text;
+  EXPECT_DOUBLE_EQ(spec->load.request_rate, 800);
+  EXPECT_DOUBLE_EQ(spec->load.burstiness, 0.5);
+  EXPECT_EQ(spec->load.endpoint, "completions");
+  EXPECT_FALSE(spec->load.stream);
+  EXPECT_DOUBLE_EQ(spec->load.dataset.user_words.mean, 50);
+  EXPECT_DOUBLE_EQ(spec->load.dataset.user_words.stddev, 10);
+  EXPECT_EQ(spec->load.dataset.user_words.max, 90);
+}
+
+TEST(ScenarioLoader, RateMustBePositive) {
+  const auto errors = error_texts(with_load("  request_rate: 0\n  num_requests: 5\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:4:17: load.request_rate: expected a rate in requests/s > 0, got \"0\"\n"
+            "  request_rate: 0\n"
+            "                ^");
 }
 
 TEST(Duration, AcceptsUnits) {

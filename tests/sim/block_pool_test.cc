@@ -149,5 +149,33 @@ TEST(BlockPool, ResetForgetsFreeBlocksAndReportsHeldOnes) {
   EXPECT_EQ(pool.num_free(), 3);
 }
 
+// What a KV-aware router indexes: one stored event when a hash first becomes hittable, one
+// removed event when it stops being hittable; a duplicate block never entered the map, so its
+// eviction reports nothing.
+TEST(BlockPool, ReportsStoredAndRemovedHashesExactlyOnce) {
+  BlockPool pool(3);
+  std::vector<KvEvent> events;
+  pool.set_event_listener([&](const KvEvent& e) { events.push_back(e); });
+  std::vector<BlockId> blocks;
+  ASSERT_TRUE(pool.allocate(2, &blocks));
+  pool.cache_block(blocks[0], 11);
+  pool.cache_block(blocks[1], 11);  // duplicate of the same content: no second event
+  pool.free_blocks(blocks);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, KvEvent::Kind::kStored);
+  EXPECT_EQ(events[0].block_hash, 11u);
+  std::vector<BlockId> all;
+  ASSERT_TRUE(pool.allocate(3, &all));  // evicts both; only the mapped one reports
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].kind, KvEvent::Kind::kRemoved);
+  EXPECT_EQ(events[1].block_hash, 11u);
+  pool.cache_block(all[0], 12);
+  pool.free_blocks(all);
+  EXPECT_TRUE(pool.reset_cache());
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[3].kind, KvEvent::Kind::kRemoved);
+  EXPECT_EQ(events[3].block_hash, 12u);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

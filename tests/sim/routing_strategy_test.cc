@@ -14,9 +14,9 @@ int pick(RoutingStrategy& strategy, const std::vector<int>& loads, std::string_v
   return strategy.pick(RouteQuery{user, loads});
 }
 
-TEST(RoutingStrategy, NamesAreTheFour) {
-  EXPECT_EQ(strategy_names(),
-            (std::vector<std::string>{"random", "round-robin", "least-load", "prefix-hash"}));
+TEST(RoutingStrategy, NamesAreTheSix) {
+  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"random", "round-robin", "least-load",
+                                                        "prefix-hash", "kv-aware", "session"}));
   for (const auto& name : strategy_names()) EXPECT_NE(make_strategy(name, 3, 1), nullptr) << name;
   EXPECT_EQ(make_strategy("prefix_hash", 3, 1), nullptr);
 }

@@ -246,5 +246,37 @@ TEST(Scheduler, KvUsageCountsHeldBlocksOnly) {
   EXPECT_EQ(s.pool().num_cached(), 2);  // freed but still cached
 }
 
+// Without ignore_eos a request ends at its natural length (a function of the prompt alone) with
+// a "stop"; max_tokens below it still ends it first, as a "length".
+TEST(Scheduler, WithoutIgnoreEosStopsAtTheNaturalLength) {
+  const std::vector<TokenId> prompt = tokens_from(0, 20);
+  const int natural = natural_output_tokens(prompt);
+  ASSERT_GE(natural, kNaturalMinTokens);
+  ASSERT_LE(natural, kNaturalMaxTokens);
+  TimingProfile p = tiny_profile();
+  p.num_gpu_blocks = 200;
+  Scheduler s(p, 1);
+  s.add(1, prompt, 10000, /*ignore_eos=*/false);
+  s.add(2, prompt, 3, /*ignore_eos=*/false);
+  s.add(3, prompt, natural + 5, /*ignore_eos=*/true);
+  StepLog run = run_until_idle(s, 5000);
+  EXPECT_EQ(run.results[1].back().output_tokens, natural);
+  EXPECT_TRUE(run.results[1].back().stopped);
+  EXPECT_EQ(run.results[2].back().output_tokens, 3);
+  EXPECT_FALSE(run.results[2].back().stopped);
+  EXPECT_EQ(run.results[3].back().output_tokens, natural + 5);
+  EXPECT_FALSE(run.results[3].back().stopped);
+}
+
+// The optional KV-usage term adds per_kv_usage_us times the fraction of blocks held.
+TEST(Scheduler, KvUsageTermScalesWithHeldBlocks) {
+  TimingProfile p = tiny_profile();
+  p.per_kv_usage_us = 3200;
+  Scheduler s(p, 1);
+  s.add(1, tokens_from(0, 40), 1);
+  const StepPlan plan = s.plan();  // 3 of 32 blocks held after admission
+  EXPECT_DOUBLE_EQ(plan.duration_us, 1000 + 10 * 40 + 3200 * 3.0 / 32);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

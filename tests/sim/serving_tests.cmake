@@ -4,8 +4,11 @@ kvsweep_add_test(sim_serving_test
   SOURCES
     chwbl_test.cc
     routing_strategy_test.cc
+    kv_routing_test.cc
     openai_api_test.cc
     http_server_test.cc
     metrics_exposition_test.cc
     fleet_test.cc
+    replica_api_test.cc
+    hit_rate_test.cc
   LIBS kvsweep_sim PkgConfig::HTTPLIB)

@@ -1,0 +1,82 @@
+// Checks LoadOptions against a Workload before a run, naming the field that is wrong.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "driver/load_options.h"
+#include "driver/request_body.h"
+#include "driver/workload.h"
+
+namespace kvsweep::driver {
+namespace {
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument("LoadOptions." + message);
+}
+
+std::string str(double value) {
+  std::string text = std::to_string(value);
+  while (text.size() > 1 && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+bool is_open_loop(const LoadOptions& options, const Workload& workload) {
+  return options.request_rate != 0 || (options.concurrency == 0 && !workload.arrival_s.empty());
+}
+
+void validate_load_options(const LoadOptions& options, const Workload& workload) {
+  require(!options.base_url.empty(), "base_url: must not be empty");
+  require(options.max_tokens >= 1, "max_tokens: expected >= 1, got " + str(options.max_tokens));
+  const bool open_loop = is_open_loop(options, workload);
+  require(!std::isnan(options.request_rate) && options.request_rate >= 0,
+          "request_rate: expected >= 0 (inf allowed), got " + str(options.request_rate));
+  require(open_loop || options.concurrency >= 1,
+          "concurrency: expected >= 1 for a closed loop (or set request_rate > 0 for an open "
+          "loop), got " + str(options.concurrency));
+  require(!open_loop || options.concurrency == 0,
+          "concurrency: a closed-loop setting, but request_rate makes this an open loop; cap "
+          "in-flight requests with max_concurrency instead");
+  require(options.max_concurrency >= 0,
+          "max_concurrency: expected >= 0, got " + str(options.max_concurrency));
+  require(std::isfinite(options.burstiness) && options.burstiness > 0,
+          "burstiness: expected a finite number > 0, got " + str(options.burstiness));
+  require(options.num_requests >= 0,
+          "num_requests: expected >= 0, got " + str(static_cast<double>(options.num_requests)));
+  require(options.duration_s >= 0, "duration_s: expected >= 0, got " + str(options.duration_s));
+  const bool trace = open_loop && !workload.arrival_s.empty();
+  require(trace || options.num_requests > 0 || options.duration_s > 0,
+          "num_requests/duration_s: set at least one bound (both are 0)");
+  require(options.warmup_requests >= 0, "warmup_requests: expected >= 0");
+  require(options.warmup_conversations >= 0, "warmup_conversations: expected >= 0");
+  require(options.warmup_s >= 0, "warmup_s: expected >= 0");
+  require(options.connect_timeout_s > 0, "connect_timeout_s: expected > 0");
+  require(options.first_byte_timeout_s >= 0, "first_byte_timeout_s: expected >= 0 (0 = off)");
+  require(options.request_timeout_s > 0, "request_timeout_s: expected > 0");
+  const std::string extra = extra_body_problem(options.extra_body_json);
+  require(extra.empty(), "extra_body_json: " + extra);
+  for (const auto& [name, value] : options.headers) {
+    require(!name.empty() && name.find_first_of(":\r\n") == std::string::npos &&
+                value.find_first_of("\r\n") == std::string::npos,
+            "headers: bad header \"" + name + "\"");
+  }
+
+  const auto& conversations = workload.conversations;
+  const bool has_turn = std::any_of(conversations.begin(), conversations.end(),
+                                    [](const Conversation& c) { return !c.user.empty(); });
+  if (!has_turn) {
+    throw std::invalid_argument("conversations: the dataset has no conversation with a turn");
+  }
+  if (!workload.arrival_s.empty()) {
+    if (workload.arrival_s.size() != conversations.size()) {
+      throw std::invalid_argument("Workload.arrival_s: expected one time per conversation");
+    }
+    if (!std::is_sorted(workload.arrival_s.begin(), workload.arrival_s.end())) {
+      throw std::invalid_argument("Workload.arrival_s: times must be ascending");
+    }
+  }
+}
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,78 @@
+// What a load run is asked to do (LoadOptions) and what it hands back (Progress, LoadResult).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "driver/request_record.h"
+
+namespace kvsweep::driver {
+
+struct LoadOptions {
+  std::string base_url;  // "http://127.0.0.1:8000" (no trailing /v1)
+  std::string model;
+  std::string api_key;   // sent as "Authorization: Bearer" when non-empty; never logged or stored
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers (--header K=V)
+  enum class Endpoint { kChat, kCompletions } endpoint = Endpoint::kChat;
+  bool stream = true;    // false: TTFT = E2E = time the whole response arrived
+  int max_tokens = 64;   // unless the conversation sets the turn's own
+  bool ignore_eos = true;
+  std::optional<double> temperature;  // unset: 0
+  std::string extra_body_json;        // a JSON object merge-patched into every request body
+
+  // Shape. Closed loop: `concurrency` users walk conversations turn by turn, one request each
+  // in flight. Open loop (request_rate > 0): requests start on a seeded schedule whatever the
+  // server does; infinity sends all at once.
+  int concurrency = 0;        // closed loop when > 0 and request_rate == 0
+  double request_rate = 0;    // req/s; 0 = closed loop
+  double burstiness = 1.0;    // gamma shape of the gaps; 1 = Poisson (vLLM semantics)
+  int max_concurrency = 0;    // open loop: in-flight cap, 0 = none; a request due while the
+                              // cap is full waits for a slot, and the wait is schedule lag
+  std::uint64_t seed = 1;
+
+  // Bounds on the measured phase: at least one, except for trace replay (the trace ends it).
+  std::int64_t num_requests = 0;  // measured requests to send; 0 = no bound
+  double duration_s = 0;          // from the first measured send (open loop: scheduled) time
+  // Warm-up: a request is warm-up when any of these says so; warm-up is excluded from stats.
+  std::int64_t warmup_requests = 0;  // the first N requests
+  int warmup_conversations = 0;      // requests of the first N conversations started
+  double warmup_s = 0;               // requests sent (open loop: scheduled) before this time
+
+  double connect_timeout_s = 10;
+  double first_byte_timeout_s = 0;  // from send to the status line; 0 = off
+  double request_timeout_s = 300;   // whole request
+  bool keep_response_text = false;  // fill RequestRecord::response_text (benches, debugging)
+  const std::atomic<bool>* stop = nullptr;  // set by a signal handler: end the run cleanly
+};
+
+struct Progress {
+  std::int64_t done = 0;   // measured requests finished (ok + failed)
+  std::int64_t total = 0;  // num_requests, 0 when bounded by duration
+  std::int64_t failed = 0;
+  double elapsed_s = 0;
+  double requests_per_s = 0;
+  double p50_ttft_ms = 0;
+};
+
+struct LoadResult {
+  std::vector<RequestRecord> records;  // every request, warm-up included, ordered by index
+  double epoch_wall_s = 0;             // unix time of the steady-clock epoch of the records
+  std::int64_t epoch_steady_ns = 0;    // the same epoch on steady_clock (CLOCK_MONOTONIC), to
+                                       // line records up with server-side monotonic stamps
+  bool interrupted = false;            // stop flag was raised
+};
+
+struct Workload;
+
+// Open loop: a request rate, or a trace (Workload::arrival_s) with no closed-loop
+// concurrency; a trace's own times then replace the rate, whose value is ignored.
+bool is_open_loop(const LoadOptions& options, const Workload& workload);
+
+// Throws std::invalid_argument naming the first bad field ("LoadOptions.concurrency: ...").
+void validate_load_options(const LoadOptions& options, const Workload& workload);
+
+}  // namespace kvsweep::driver

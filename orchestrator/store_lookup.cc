@@ -1,0 +1,71 @@
+// Resolving experiments and cells named on the command line; writing output files.
+#include "orchestrator/store_lookup.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace kvsweep::orchestrator {
+
+store::Store open_existing_store(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    throw std::runtime_error("no store at " + path + " (run a scenario first, or --db)");
+  }
+  return store::Store::open(path);
+}
+
+store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which) {
+  std::optional<store::ExperimentRow> found;
+  if (which.empty()) {
+    found = store.latest_experiment();
+    if (!found) throw std::runtime_error(store.path() + " holds no experiment yet; run one first");
+    return *found;
+  }
+  if (which.find_first_not_of("0123456789") == std::string::npos) {
+    found = store.experiment(std::stoll(which));
+  }
+  if (!found) found = store.experiment_by_name(which);
+  if (!found) {
+    throw std::runtime_error("no experiment \"" + which + "\" in " + store.path() +
+                             " (see: kvsweep runs)");
+  }
+  return *found;
+}
+
+store::CellRow resolve_cell(const store::Store& store, const std::string& which) {
+  const auto colon = which.rfind(':');
+  const std::string cell_text = colon == std::string::npos ? "" : which.substr(colon + 1);
+  if (cell_text.empty() || cell_text.find_first_not_of("0123456789") != std::string::npos) {
+    throw std::runtime_error("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
+  }
+  const store::ExperimentRow experiment = resolve_experiment(store, which.substr(0, colon));
+  const int position = std::stoi(cell_text);
+  for (const auto& cell : store.cells(experiment.id)) {
+    if (cell.ordinal + 1 == position) return cell;
+  }
+  throw std::runtime_error("experiment " + std::to_string(experiment.id) + " has no cell " +
+                           cell_text + " (see: kvsweep runs " + std::to_string(experiment.id) +
+                           ")");
+}
+
+std::string file_stem(const std::string& name) {
+  std::string stem;
+  for (char c : name) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    stem += safe ? c : '-';
+  }
+  if (stem.empty() || stem.front() == '.') stem = "experiment" + stem;
+  return stem;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace kvsweep::orchestrator

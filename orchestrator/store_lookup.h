@@ -1,0 +1,28 @@
+// Finding what a subcommand names in the store (an experiment by id or name, a cell as
+// EXP:CELL) and writing its output files; shared by the sweep and report subcommands.
+#pragma once
+
+#include <string>
+
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+// Opens the store at path; throws when there is no file there (a report never creates one).
+store::Store open_existing_store(const std::string& path);
+
+// "" = the latest experiment; digits = by id, else by name (the latest of that name).
+// Throws std::runtime_error naming the store and pointing at `kvsweep runs`.
+store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which);
+
+// "EXP:CELL": an experiment as above and a cell by its 1-based position, as `kvsweep runs
+// EXP` lists it.
+store::CellRow resolve_cell(const store::Store& store, const std::string& which);
+
+// A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.
+std::string file_stem(const std::string& name);
+
+// Creates parent directories; throws std::runtime_error when the file cannot be written.
+void write_file(const std::string& path, const std::string& text);
+
+}  // namespace kvsweep::orchestrator

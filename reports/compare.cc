@@ -1,0 +1,246 @@
+// Run-to-run comparison: bootstrap intervals per metric and a verdict each.
+#include "reports/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "reports/units.h"
+
+namespace kvsweep::reports {
+namespace {
+
+struct MetricDef {
+  const char* name;
+  StatisticSpec spec;
+  bool higher_is_better;
+  std::vector<WeightedSample> RunSamples::*samples;
+};
+
+const std::vector<MetricDef>& metric_defs() {
+  static const std::vector<MetricDef> kDefs = {
+      {"ttft_mean_ms", {Statistic::kMean, 0}, false, &RunSamples::ttft_ms},
+      {"ttft_p50_ms", {Statistic::kPercentile, 50}, false, &RunSamples::ttft_ms},
+      {"ttft_p95_ms", {Statistic::kPercentile, 95}, false, &RunSamples::ttft_ms},
+      {"tpot_mean_ms", {Statistic::kMean, 0}, false, &RunSamples::tpot_ms},
+      // Output tokens per second of request time: the per-request form of throughput that a
+      // bootstrap can resample; at equal concurrency in a closed loop it moves as throughput.
+      {"throughput_per_stream", {Statistic::kRatioOfSums, 0}, true, &RunSamples::tokens_per_e2e_s},
+  };
+  return kDefs;
+}
+
+Verdict judge(const ChangeInterval& c, bool higher_is_better, double min_change) {
+  if (std::fabs(c.change) < min_change) return Verdict::kNoChange;
+  const bool up = c.low > 0;      // the whole interval above 0
+  const bool down = c.high < 0;   // the whole interval below 0
+  if (!up && !down) return Verdict::kNoChange;
+  const bool better = higher_is_better ? up : down;
+  return better ? Verdict::kImprovement : Verdict::kRegression;
+}
+
+std::string pct(double fraction) {
+  return (fraction >= 0 ? "+" : "") + format_fixed(fraction * 100, 1) + "%";
+}
+
+std::vector<store::RequestRow> pooled_requests(const store::Store& store,
+                                               const std::vector<store::CellRow>& cells) {
+  std::vector<store::RequestRow> all;
+  for (const auto& cell : cells) {
+    auto rows = store.requests(cell.id);
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kNoChange: return "no change";
+    case Verdict::kImprovement: return "improvement";
+    case Verdict::kRegression: return "regression";
+    case Verdict::kInsufficientData: return "insufficient data";
+  }
+  return "?";
+}
+
+RunSamples run_samples(const std::vector<store::RequestRow>& requests) {
+  RunSamples s;
+  for (const auto& r : requests) {
+    if (r.warmup || !r.ok) continue;
+    s.ttft_ms.push_back({r.ttft_ms, 1});
+    // As docs/metrics.md defines tpot: (e2e - ttft) / (output_tokens - 1).
+    if (r.output_tokens > 1) {
+      s.tpot_ms.push_back({(r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1), 1});
+    }
+    if (r.e2e_ms > 0) s.tokens_per_e2e_s.push_back({double(r.output_tokens), r.e2e_ms / 1000.0});
+  }
+  return s;
+}
+
+std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
+                                       const CompareOptions& options) {
+  std::vector<MetricChange> out;
+  std::uint64_t index = 0;
+  for (const MetricDef& def : metric_defs()) {
+    const auto& sa = a.*def.samples;
+    const auto& sb = b.*def.samples;
+    MetricChange m;
+    m.metric = def.name;
+    m.higher_is_better = def.higher_is_better;
+    m.n_a = sa.size();
+    m.n_b = sb.size();
+    m.a = compute_statistic(sa, def.spec);
+    m.b = compute_statistic(sb, def.spec);
+    if (m.n_a >= options.min_samples && m.n_b >= options.min_samples) {
+      BootstrapOptions bootstrap = options.bootstrap;
+      bootstrap.seed += index;  // each metric its own stream, still reproducible
+      const ChangeInterval c = bootstrap_change(sa, sb, def.spec, bootstrap);
+      if (c.valid) {
+        m.change = c;
+        m.verdict = judge(c, def.higher_is_better, options.min_change);
+      }
+    }
+    out.push_back(std::move(m));
+    ++index;
+  }
+  return out;
+}
+
+bool CompareResult::any_regression() const {
+  for (const auto& row : rows) {
+    for (const auto& m : row.metrics) {
+      if (m.verdict == Verdict::kRegression) return true;
+    }
+  }
+  return false;
+}
+
+CompareResult compare_experiments(const store::Store& store, std::int64_t experiment_a,
+                                  std::int64_t experiment_b, const CompareOptions& options) {
+  using Key = std::pair<std::string, int>;
+  auto group = [&store](std::int64_t id, std::vector<Key>* order) {
+    std::map<Key, std::vector<store::CellRow>> cells;
+    for (const auto& cell : store.cells(id)) {
+      if (cell.status != "done") continue;
+      const Key key{cell.strategy, cell.concurrency};
+      if (cells.find(key) == cells.end() && order != nullptr) order->push_back(key);
+      cells[key].push_back(cell);
+    }
+    return cells;
+  };
+  std::vector<Key> order;
+  const auto cells_a = group(experiment_a, &order);
+  const auto cells_b = group(experiment_b, nullptr);
+  CompareResult result;
+  auto label = [&store](std::int64_t id) {
+    const auto e = store.experiment(id);
+    return "experiment " + std::to_string(id) + (e ? " (" + e->name + ")" : "");
+  };
+  result.a_label = label(experiment_a);
+  result.b_label = label(experiment_b);
+  for (const Key& key : order) {
+    const auto b = cells_b.find(key);
+    if (b == cells_b.end()) {
+      result.unmatched.push_back(key.first + " @ " + std::to_string(key.second) + " only in A");
+      continue;
+    }
+    result.rows.push_back({key.first, key.second,
+                           compare_runs(run_samples(pooled_requests(store, cells_a.at(key))),
+                                        run_samples(pooled_requests(store, b->second)),
+                                        options)});
+  }
+  for (const auto& [key, cells] : cells_b) {
+    if (cells_a.find(key) == cells_a.end()) {
+      result.unmatched.push_back(key.first + " @ " + std::to_string(key.second) + " only in B");
+    }
+  }
+  return result;
+}
+
+CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
+                            const store::CellRow& b, const CompareOptions& options) {
+  CompareResult result;
+  result.a_label = "experiment " + std::to_string(a.experiment_id) + " cell " +
+                   std::to_string(a.ordinal + 1);
+  result.b_label = "experiment " + std::to_string(b.experiment_id) + " cell " +
+                   std::to_string(b.ordinal + 1);
+  const std::string strategy = a.strategy == b.strategy ? a.strategy : a.strategy + " vs " + b.strategy;
+  result.rows.push_back({strategy, b.concurrency,
+                         compare_runs(run_samples(store.requests(a.id)),
+                                      run_samples(store.requests(b.id)), options)});
+  return result;
+}
+
+std::string compare_table(const CompareResult& result, const CompareOptions& options) {
+  std::string out = "compare A = " + result.a_label + "\n        B = " + result.b_label + "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-16s %6s  %-22s %12s %12s %9s  %-21s %s\n", "strategy",
+                "conc", "metric", "A", "B", "change",
+                (format_fixed(options.bootstrap.confidence * 100, 0) + "% CI").c_str(), "verdict");
+  out += line;
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (const auto& row : result.rows) {
+    for (const auto& m : row.metrics) {
+      ++counts[static_cast<int>(m.verdict)];
+      std::string change = kNotAvailable;
+      std::string ci = "(n=" + std::to_string(m.n_a) + "/" + std::to_string(m.n_b) + ", need " +
+                       std::to_string(options.min_samples) + ")";
+      if (m.change) {
+        change = pct(m.change->change);
+        ci = "[" + pct(m.change->low) + ", " + pct(m.change->high) + "]";
+      }
+      std::snprintf(line, sizeof line, "%-16s %6d  %-22s %12s %12s %9s  %-21s %s\n",
+                    row.strategy.c_str(), row.concurrency, m.metric.c_str(),
+                    format_fixed(m.a, 2).c_str(), format_fixed(m.b, 2).c_str(), change.c_str(),
+                    ci.c_str(), verdict_name(m.verdict));
+      out += line;
+    }
+  }
+  for (const auto& u : result.unmatched) out += "not compared: " + u + "\n";
+  out += std::to_string(counts[static_cast<int>(Verdict::kRegression)]) + " regression(s), " +
+         std::to_string(counts[static_cast<int>(Verdict::kImprovement)]) + " improvement(s), " +
+         std::to_string(counts[static_cast<int>(Verdict::kNoChange)]) + " no change, " +
+         std::to_string(counts[static_cast<int>(Verdict::kInsufficientData)]) +
+         " insufficient data\n";
+  return out;
+}
+
+nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOptions& options) {
+  using Json = nlohmann::ordered_json;
+  Json rows = Json::array();
+  for (const auto& row : result.rows) {
+    Json metrics = Json::array();
+    for (const auto& m : row.metrics) {
+      Json j;
+      j["metric"] = m.metric;
+      j["better"] = m.higher_is_better ? "higher" : "lower";
+      j["a"] = m.a;
+      j["b"] = m.b;
+      j["n_a"] = m.n_a;
+      j["n_b"] = m.n_b;
+      j["change"] = m.change ? Json(m.change->change) : Json(nullptr);
+      j["ci_low"] = m.change ? Json(m.change->low) : Json(nullptr);
+      j["ci_high"] = m.change ? Json(m.change->high) : Json(nullptr);
+      j["verdict"] = verdict_name(m.verdict);
+      metrics.push_back(j);
+    }
+    rows.push_back({{"strategy", row.strategy}, {"concurrency", row.concurrency}, {"metrics", metrics}});
+  }
+  Json doc;
+  doc["schema_version"] = 1;
+  doc["a"] = result.a_label;
+  doc["b"] = result.b_label;
+  doc["confidence"] = options.bootstrap.confidence;
+  doc["resamples"] = options.bootstrap.resamples;
+  doc["seed"] = options.bootstrap.seed;
+  doc["min_samples"] = options.min_samples;
+  doc["min_change"] = options.min_change;
+  doc["rows"] = rows;
+  doc["unmatched"] = result.unmatched;
+  doc["regression"] = result.any_regression();
+  return doc;
+}
+
+}  // namespace kvsweep::reports

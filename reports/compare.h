@@ -1,0 +1,77 @@
+// Comparing two runs (experiments or single cells): per level and metric, the change B vs A
+// with a bootstrap interval from the per-request samples, and a verdict for nightly CI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/bootstrap.h"
+#include "store/store.h"
+
+namespace kvsweep::reports {
+
+enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData };
+const char* verdict_name(Verdict v);  // "no change", "improvement", "regression", "insufficient data"
+
+struct CompareOptions {
+  BootstrapOptions bootstrap;
+  // Below this many samples on either side a metric is "insufficient data": a p95 of fewer
+  // requests is mostly its maximum.
+  std::size_t min_samples = 20;
+  // A change must be at least this large (and its interval exclude 0) to be a verdict;
+  // smaller ones are "no change", as run-to-run noise on shared machines is ~5%.
+  double min_change = 0.05;
+};
+
+// One side's per-request samples (ok, measured requests only).
+struct RunSamples {
+  std::vector<WeightedSample> ttft_ms;
+  std::vector<WeightedSample> tpot_ms;            // output_tokens > 1 only
+  std::vector<WeightedSample> tokens_per_e2e_s;   // x = output tokens, w = e2e seconds
+};
+RunSamples run_samples(const std::vector<store::RequestRow>& requests);
+
+struct MetricChange {
+  std::string metric;   // "ttft_mean_ms", "ttft_p50_ms", "ttft_p95_ms", "tpot_mean_ms", "throughput_per_stream"
+  bool higher_is_better = false;
+  std::size_t n_a = 0;
+  std::size_t n_b = 0;
+  double a = 0;         // the statistic on each side
+  double b = 0;
+  std::optional<ChangeInterval> change;  // nullopt with insufficient data
+  Verdict verdict = Verdict::kInsufficientData;
+};
+
+// Every metric for one pair of sides, in a fixed order.
+std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
+                                       const CompareOptions& options);
+
+struct CompareRow {
+  std::string strategy;
+  int concurrency = 0;
+  std::vector<MetricChange> metrics;
+};
+
+struct CompareResult {
+  std::string a_label;  // "experiment 3 (tiny-sweep)", "experiment 3 cell 2"
+  std::string b_label;
+  std::vector<CompareRow> rows;         // matched (strategy, concurrency), in A's order
+  std::vector<std::string> unmatched;   // "prefix-hash @ 16 only in B"
+  bool any_regression() const;
+};
+
+// Matches done cells by (strategy, concurrency); repeats of a pair are pooled.
+CompareResult compare_experiments(const store::Store& store, std::int64_t experiment_a,
+                                  std::int64_t experiment_b, const CompareOptions& options);
+CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
+                            const store::CellRow& b, const CompareOptions& options);
+
+// Aligned columns for a terminal, one line per (level, metric), verdicts spelled out.
+std::string compare_table(const CompareResult& result, const CompareOptions& options);
+nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOptions& options);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,138 @@
+// The dashboard baseline JSON: metric series per strategy over concurrency.
+#include "reports/dashboard_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+namespace kvsweep::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Extract = std::function<std::optional<double>(const CellMetrics&)>;
+
+struct MetricDef {
+  const char* key;
+  const char* unit;
+  const char* better;  // "lower" | "higher"
+  Extract value;
+};
+
+std::optional<double> latency(const SampleSummary& s, double SampleSummary::*field) {
+  if (s.count == 0) return std::nullopt;
+  return s.*field;
+}
+
+const std::vector<MetricDef>& metric_defs() {
+  static const std::vector<MetricDef> kDefs = {
+      {"ttft_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
+      {"ttft_p50_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::median); }},
+      {"ttft_p95_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p95); }},
+      {"ttft_p99_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p99); }},
+      {"tpot_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.tpot_ms, &SampleSummary::mean); }},
+      {"itl_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.itl_ms, &SampleSummary::mean); }},
+      {"e2e_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::mean); }},
+      {"e2e_p95_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::p95); }},
+      {"request_throughput", "req/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.request_throughput; }},
+      {"output_throughput", "tok/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.output_throughput; }},
+      {"total_token_throughput", "tok/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.total_token_throughput; }},
+      {"kv_hit_rate", "fraction", "higher", [](const CellMetrics& m) { return m.kv_hit_rate_server; }},
+      {"cache_hit_client", "fraction", "higher", [](const CellMetrics& m) { return m.cache_hit_client; }},
+  };
+  return kDefs;
+}
+
+// Six significant decimals keep the file diffable without losing anything a chart shows.
+Json number(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return std::round(*v * 1e6) / 1e6;
+}
+
+// The first measured repeat of a strategy at a level, or nullptr.
+const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& strategy) {
+  const StrategyRow* found = nullptr;
+  for (const auto& row : level.rows) {
+    if (row.cell.strategy != strategy || !row.measured) continue;
+    if (found == nullptr || row.cell.repeat < found->cell.repeat) found = &row;
+  }
+  return found;
+}
+
+std::vector<std::string> strategies(const ReportModel& model) {
+  std::vector<std::string> names;
+  for (const auto& level : model.levels) {
+    for (const auto& row : level.rows) {
+      if (std::find(names.begin(), names.end(), row.cell.strategy) == names.end()) {
+        names.push_back(row.cell.strategy);
+      }
+    }
+  }
+  return names;
+}
+
+Json series(const ReportModel& model, const std::string& strategy, const MetricDef& def) {
+  Json values = Json::array();
+  for (const auto& level : model.levels) {
+    const StrategyRow* row = row_for(level, strategy);
+    values.push_back(row == nullptr ? Json(nullptr) : number(def.value(row->metrics)));
+  }
+  Json s;
+  s["strategy"] = strategy;
+  s["values"] = values;
+  return s;
+}
+
+}  // namespace
+
+Json dashboard_baseline_json(const ReportModel& model) {
+  const store::ExperimentRow& e = model.experiment;
+  const auto setup = nlohmann::json::parse(e.setup_json, nullptr, false);
+  auto setup_string = [&setup](const char* key) -> Json {
+    if (!setup.is_object() || !setup.contains(key)) return nullptr;
+    return setup[key].is_string() ? Json(setup[key].get<std::string>()) : Json(setup[key].dump());
+  };
+  Json run;
+  run["experiment_id"] = e.id;
+  run["experiment_name"] = e.name;
+  run["status"] = e.status;
+  run["started_at"] = e.started_at;
+  run["finished_at"] = e.finished_at.empty() ? Json(nullptr) : Json(e.finished_at);
+  run["kvsweep_version"] = e.kvsweep_version;
+  run["scenario_hash"] = e.scenario_hash;
+  run["host"] = e.host;
+  run["model"] = setup_string("model");
+
+  const std::vector<std::string> names = strategies(model);
+  const bool has_baseline =
+      !model.baseline.empty() &&
+      std::find(names.begin(), names.end(), model.baseline) != names.end();
+  Json concurrency = Json::array();
+  for (const auto& level : model.levels) concurrency.push_back(level.concurrency);
+
+  Json metrics;
+  for (const MetricDef& def : metric_defs()) {
+    Json m;
+    m["unit"] = def.unit;
+    m["better"] = def.better;
+    m["baseline"] = has_baseline ? series(model, model.baseline, def) : Json(nullptr);
+    Json treatments = Json::array();
+    for (const std::string& name : names) {
+      if (has_baseline && name == model.baseline) continue;
+      treatments.push_back(series(model, name, def));
+    }
+    m["treatments"] = treatments;
+    metrics[def.key] = m;
+  }
+
+  Json doc;
+  doc["schema_version"] = kDashboardSchemaVersion;
+  doc["kind"] = "kvsweep.dashboard_baseline";
+  doc["run"] = run;
+  doc["baseline_strategy"] = has_baseline ? Json(model.baseline) : Json(nullptr);
+  doc["concurrency"] = concurrency;
+  doc["metrics"] = metrics;
+  return doc;
+}
+
+}  // namespace kvsweep::reports

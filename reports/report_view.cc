@@ -1,0 +1,159 @@
+// The template data of a report, built once for every renderer.
+#include "reports/report_view.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "reports/csv_table.h"
+#include "reports/headlines.h"
+#include "reports/templates_embedded.h"
+#include "reports/units.h"
+
+namespace kvsweep::reports {
+namespace {
+
+namespace mustache = kainjow::mustache;
+
+std::string status_text(const store::CellRow& cell) {
+  std::string text = cell.status.empty() ? "no status" : cell.status;
+  if (!cell.error.empty()) text += ": " + cell.error;
+  return text;
+}
+
+// "3 timeout, 1 http_status", most frequent first, as wrk prints its error counts.
+std::string failure_kinds(const CellMetrics& m) {
+  std::vector<std::pair<std::string, std::int64_t>> kinds(m.failed_by_kind.begin(),
+                                                          m.failed_by_kind.end());
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [kind, count] : kinds) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " +
+            (kind.empty() ? std::string("unknown") : kind);
+  }
+  return text;
+}
+
+// Closed-loop runs have no schedule, hence no lag: "n/a" rather than a misleading 0.
+std::string lag_p99(const CellMetrics& m) {
+  return m.schedule_lag_ms.count == 0 ? kNotAvailable : format_ms(m.schedule_lag_ms.p99);
+}
+
+mustache::data row_data(const StrategyRow& row, const TextFilter& text) {
+  const CellMetrics& m = row.metrics;
+  mustache::data d;
+  d.set("label", text(row.label));
+  d.set("measured", row.measured);
+  d.set("is_baseline", row.is_baseline);
+  d.set("status", text(status_text(row.cell)));
+  d.set("ok", std::to_string(m.ok));
+  d.set("failed", std::to_string(m.failed));
+  d.set("ttft_mean", format_ms(m.ttft_ms.mean));
+  d.set("ttft_median", format_ms(m.ttft_ms.median));
+  d.set("ttft_p95", format_ms(m.ttft_ms.p95));
+  d.set("ttft_p99", format_ms(m.ttft_ms.p99));
+  d.set("tpot_mean", format_ms(m.tpot_ms.mean));
+  d.set("itl_mean", format_ms(m.itl_ms.mean));
+  d.set("e2e_mean", format_ms(m.e2e_ms.mean));
+  d.set("lag_p99", lag_p99(m));
+  d.set("request_throughput", format_rate(m.request_throughput));
+  d.set("output_throughput", format_rate(m.output_throughput));
+  d.set("total_token_throughput", format_rate(m.total_token_throughput));
+  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
+  d.set("cache_hit_client", format_percent(m.cache_hit_client));
+  return d;
+}
+
+mustache::data ratio_data(const StrategyRow& row, const TextFilter& text) {
+  const BaselineRatios& r = *row.vs_baseline;
+  mustache::data d;
+  d.set("label", text(row.label));
+  d.set("ttft_mean", format_ratio(r.ttft_mean));
+  d.set("ttft_p99", format_ratio(r.ttft_p99));
+  d.set("tpot_mean", format_ratio(r.tpot_mean));
+  d.set("itl_mean", format_ratio(r.itl_mean));
+  d.set("e2e_mean", format_ratio(r.e2e_mean));
+  d.set("request_throughput", format_ratio(r.request_throughput));
+  d.set("output_throughput", format_ratio(r.output_throughput));
+  d.set("total_token_throughput", format_ratio(r.total_token_throughput));
+  return d;
+}
+
+mustache::data level_data(const ConcurrencyLevel& level, const std::string& baseline,
+                          const TextFilter& text) {
+  mustache::data rows{mustache::data::type::list};
+  mustache::data failures{mustache::data::type::list};
+  mustache::data ratios{mustache::data::type::list};
+  for (const StrategyRow& row : level.rows) {
+    rows.push_back(row_data(row, text));
+    if (row.measured && row.metrics.failed > 0) {
+      mustache::data failure;
+      failure.set("label", text(row.label));
+      failure.set("kinds", text(failure_kinds(row.metrics)));
+      failures.push_back(failure);
+    }
+    if (row.vs_baseline) ratios.push_back(ratio_data(row, text));
+  }
+  mustache::data d;
+  d.set("concurrency", std::to_string(level.concurrency));
+  d.set("rows", rows);
+  d.set("has_failures", !failures.is_empty_list());
+  d.set("failures", failures);
+  d.set("has_ratios", !ratios.is_empty_list());
+  d.set("baseline", text(baseline));
+  d.set("ratios", ratios);
+  return d;
+}
+
+}  // namespace
+
+mustache::data report_view(const ReportModel& model, const TextFilter& text) {
+  mustache::data setup{mustache::data::type::list};
+  for (const SetupLine& line : model.setup) {
+    mustache::data d;
+    d.set("label", text(line.label));
+    d.set("value", text(line.value));
+    setup.push_back(d);
+  }
+  mustache::data levels{mustache::data::type::list};
+  for (const ConcurrencyLevel& level : model.levels) {
+    levels.push_back(level_data(level, model.baseline, text));
+  }
+  mustache::data lines{mustache::data::type::list};
+  for (const std::string& sentence : headlines(model)) {
+    mustache::data d;
+    d.set("text", text(sentence));
+    lines.push_back(d);
+  }
+  mustache::data d;
+  d.set("name", text(model.experiment.name));
+  d.set("baseline", text(model.baseline));
+  d.set("setup", setup);
+  d.set("has_headlines", !lines.is_empty_list());
+  d.set("headlines", lines);
+  d.set("levels", levels);
+  // The CSV goes into a fenced block (markdown) or <pre> (HTML): no table escaping applies.
+  d.set("csv", render_csv(model));
+  return d;
+}
+
+std::string render_embedded(const std::string& template_name, const mustache::data& data,
+                            const std::function<std::string(const std::string&)>& escape) {
+  const auto text = embedded_template(template_name);
+  if (!text) {
+    throw std::logic_error("template " + template_name +
+                           ".mustache was not embedded at build time");
+  }
+  mustache::mustache tmpl{std::string(*text)};
+  if (!tmpl.is_valid()) {
+    throw std::logic_error("templates/" + template_name + ".mustache: " + tmpl.error_message());
+  }
+  if (escape) {
+    tmpl.set_custom_escape(escape);
+  } else {
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+  }
+  return tmpl.render(data);
+}
+
+}  // namespace kvsweep::reports

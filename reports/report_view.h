@@ -1,0 +1,30 @@
+// The template data of a report: every figure formatted (units.h), shared by the markdown and
+// HTML renderers so both show the same numbers under the same names.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <kainjow/mustache.hpp>
+
+#include "reports/report_model.h"
+
+namespace kvsweep::reports {
+
+// Applied to every user string (names, errors, setup values) before it enters the data:
+// markdown escapes table pipes; HTML leaves it to the template's HTML escaping.
+using TextFilter = std::function<std::string(const std::string&)>;
+
+// Keys: name, setup[label,value], headlines[text], has_headlines, csv, baseline, levels[
+// concurrency, rows[label, measured, status, ok, failed, ttft_*, tpot_mean, itl_mean,
+// e2e_mean, lag_p99, request/output/total_token_throughput, kv_hit_server, cache_hit_client,
+// is_baseline], has_failures, failures[label,kinds], has_ratios, baseline, ratios[...]].
+kainjow::mustache::data report_view(const ReportModel& model, const TextFilter& text);
+
+// Renders a template compiled into the binary (templates_embedded.h). escape is the template's
+// {{value}} escaping; nullptr keeps values as they are.
+std::string render_embedded(const std::string& template_name,
+                            const kainjow::mustache::data& data,
+                            const std::function<std::string(const std::string&)>& escape);
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,49 @@
+// kvsweep proxy: the fleet's router in front of real OpenAI-compatible servers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/routing_strategy.h"
+
+namespace kvsweep::sim {
+
+struct ProxyOptions {
+  std::vector<std::string> upstreams;    // "http://host:port" each, in replica order
+  std::string strategy = "least-load";   // a name from strategy_names()
+  std::string model = "model";           // answered on the router's /v1/models
+  std::string host = "127.0.0.1";
+  int port = 8000;                       // 0: an ephemeral port
+  std::uint64_t seed = 1;
+  StrategyParams strategy_params;
+  std::string session_header = "x-session-id";
+  // No KV events come from real servers: kv-aware uses the router's own routing history,
+  // each routed request's blocks counted as cached on its upstream for this long (Dynamo's
+  // approximate mode). Blocks are cut with the sim's tokenizer: an approximation of the real
+  // server's tokens that only has to be consistent with itself.
+  std::chrono::seconds approx_ttl{120};
+  int block_size = 16;
+};
+
+// Owns one event-loop thread, the upstream backends, the router and its listener.
+class Proxy {
+ public:
+  // Throws std::invalid_argument naming the bad field.
+  explicit Proxy(ProxyOptions options);
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  void start();
+  void stop();  // idempotent
+  std::string url() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kvsweep::sim

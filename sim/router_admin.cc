@@ -1,0 +1,120 @@
+// The router's admin endpoints: strategy and its parameters, fault injection (restart: router.cc).
+#include <nlohmann/json.hpp>
+
+#include "sim/openai_api.h"
+#include "sim/router.h"
+
+namespace kvsweep::sim {
+namespace {
+
+using nlohmann::json;
+
+void reply_error(Exchange& exchange, std::string message, std::string param) {
+  exchange.respond(json_response(
+      400, error_body(ApiError{400, "BadRequestError", std::move(message), std::move(param)})));
+}
+
+// Strategy parameters under the names the real systems use: KubeAI's loadBalancing.prefixHash
+// fields (meanLoadFactor in percent) and Dynamo's router flags.
+std::optional<std::string> apply_params(const json& body, RouterOptions* options) {
+  RouterOptions next = *options;
+  for (const auto& [key, value] : body.items()) {
+    if (key == "strategy") continue;
+    if (key == "meanLoadFactor") {
+      if (!value.is_number() || value.get<double>() < 100) return key + ": expected a percentage >= 100";
+      next.chwbl.mean_load_factor = value.get<double>() / 100;
+    } else if (key == "replication") {
+      if (!value.is_number_integer() || value.get<int>() < 1) return key + ": expected an integer >= 1";
+      next.chwbl.virtual_nodes = value.get<int>();
+    } else if (key == "prefixCharLength") {
+      if (!value.is_number_integer() || value.get<int>() < 1) return key + ": expected an integer >= 1";
+      next.chwbl.prefix_chars = value.get<int>();
+    } else if (key == "overlap_score_weight") {
+      if (!value.is_number() || value.get<double>() < 0) return key + ": expected a number >= 0";
+      next.kv_aware.overlap_weight = value.get<double>();
+    } else if (key == "router_temperature") {
+      if (!value.is_number() || value.get<double>() < 0) return key + ": expected a number >= 0";
+      next.kv_aware.temperature = value.get<double>();
+    } else if (key == "session_header") {
+      if (!value.is_string() || value.get<std::string>().empty()) return key + ": expected a header name";
+      next.session_header = value.get<std::string>();
+    } else {
+      return key + ": unknown parameter; known: strategy, meanLoadFactor, replication, "
+                   "prefixCharLength, overlap_score_weight, router_temperature, session_header";
+    }
+  }
+  *options = next;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Router::strategy_json() const {
+  return json{{"strategy", strategy_name_},
+              {"meanLoadFactor", options_.chwbl.mean_load_factor * 100},
+              {"replication", options_.chwbl.virtual_nodes},
+              {"prefixCharLength", options_.chwbl.prefix_chars},
+              {"overlap_score_weight", options_.kv_aware.overlap_weight},
+              {"router_temperature", options_.kv_aware.temperature},
+              {"session_header", options_.session_header}}
+      .dump();
+}
+
+void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
+  if (request.method == "POST") {
+    const json body = json::parse(request.body, nullptr, false);
+    if (!body.is_object()) {
+      return reply_error(exchange, "expected {\"strategy\": <name>, <parameter>: <value>...}",
+                         "strategy");
+    }
+    std::string name = strategy_name_;
+    if (const auto it = body.find("strategy"); it != body.end()) {
+      if (!it->is_string()) return reply_error(exchange, "strategy must be a string", "strategy");
+      name = it->get<std::string>();
+      if (!make_strategy(name, 1, 1)) {
+        return reply_error(exchange, unknown_strategy_message(name), "strategy");
+      }
+    }
+    RouterOptions next = options_;
+    if (auto error = apply_params(body, &next)) return reply_error(exchange, *error, "");
+    options_ = next;
+    set_strategy(name);
+  }
+  exchange.respond(json_response(200, strategy_json()));
+}
+
+void Router::admin_faults(const HttpRequest& request, Exchange& exchange) {
+  if (request.method == "POST") {
+    const json body = json::parse(request.body, nullptr, false);
+    if (!body.is_object()) return reply_error(exchange, "expected a JSON object", "");
+    std::vector<std::size_t> targets;
+    if (const auto it = body.find("replica"); it != body.end() && !it->is_null()) {
+      if (!it->is_number_integer() || it->get<int>() < 0 ||
+          it->get<std::size_t>() >= backends_.size()) {
+        return reply_error(exchange,
+                           "replica: expected 0.." + std::to_string(backends_.size() - 1),
+                           "replica");
+      }
+      targets.push_back(it->get<std::size_t>());
+    } else {
+      for (std::size_t r = 0; r < backends_.size(); ++r) targets.push_back(r);
+    }
+    // Validate against every target first so that a bad patch changes nothing.
+    std::vector<FaultOptions> next;
+    for (std::size_t r : targets) {
+      FaultOptions faults = backends_[r]->faults();
+      if (auto error = apply_fault_patch(body, &faults)) return reply_error(exchange, *error, "");
+      next.push_back(faults);
+    }
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (!backends_[targets[i]]->set_faults(next[i])) {
+        return reply_error(exchange, "this backend does not support fault injection", "replica");
+      }
+    }
+  }
+  json replicas = json::array();
+  for (Backend* backend : backends_) replicas.push_back(fault_json(backend->faults()));
+  exchange.respond(json_response(200, json{{"replicas", replicas}}.dump()));
+}
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,422 @@
+// Tests for driver/load_run.cc: open and closed loops, endpoints and failures against 127.0.0.1.
+#include "driver/load_run.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "driver/arrival_schedule.h"
+#include "tests/driver/test_server.h"
+
+namespace kvsweep::driver {
+namespace {
+
+using test_support::LoopbackServer;
+
+struct Seen {
+  std::string path;
+  nlohmann::json body;
+  httplib::Headers headers;
+};
+
+// Serves both endpoints; the n-th request (from 0) is answered by script(n, ...). Counts how
+// many handlers run at once (answers are whole bodies, so a handler spans its request).
+class ScriptServer {
+ public:
+  using Script = std::function<void(int n, const Seen&, httplib::Response&,
+                                    const std::atomic<bool>& closing)>;
+
+  explicit ScriptServer(Script script)
+      : script_(std::move(script)),
+        server_([this](httplib::Server& server, const std::atomic<bool>& closing) {
+          const auto handler = [this, &closing](const httplib::Request& request,
+                                                httplib::Response& response) {
+            Seen seen{request.path, nlohmann::json::parse(request.body, nullptr, false),
+                      request.headers};
+            int n = 0;
+            {
+              std::lock_guard<std::mutex> lock(mutex_);
+              n = static_cast<int>(seen_.size());
+              seen_.push_back(seen);
+              max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
+            }
+            script_(n, seen, response, closing);
+            std::lock_guard<std::mutex> lock(mutex_);
+            --in_flight_;
+          };
+          server.Post("/v1/chat/completions", handler);
+          server.Post("/v1/completions", handler);
+        }) {}
+
+  std::string base_url() const { return server_.base_url(); }
+  std::vector<Seen> seen() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return seen_;
+  }
+  int max_in_flight() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return max_in_flight_;
+  }
+
+ private:
+  Script script_;
+  mutable std::mutex mutex_;
+  std::vector<Seen> seen_;
+  int in_flight_ = 0;
+  int max_in_flight_ = 0;
+  LoopbackServer server_;  // last: stopped before the members its handler uses go away
+};
+
+std::string stream_of(const std::string& text) {
+  return test_support::sse_role() + test_support::sse_content(text) +
+         test_support::sse_usage(5, 1, 0) + test_support::kSseDone;
+}
+
+void answer(httplib::Response& response, const std::string& text = "x") {
+  response.set_content(stream_of(text), "text/event-stream");
+}
+
+ScriptServer::Script quick() {
+  return [](int, const Seen&, httplib::Response& r, const std::atomic<bool>&) { answer(r); };
+}
+
+Workload small_workload(int conversations, int turns) {
+  Workload workload;
+  for (int c = 0; c < conversations; ++c) {
+    Conversation conversation;
+    conversation.system_prompt = "system prompt";
+    for (int t = 0; t < turns; ++t) {
+      conversation.user.push_back("c" + std::to_string(c) + " user " + std::to_string(t));
+      conversation.assistant.push_back("c" + std::to_string(c) + " reply " + std::to_string(t));
+    }
+    workload.conversations.push_back(std::move(conversation));
+  }
+  return workload;
+}
+
+LoadOptions open_loop(const std::string& base_url, double rate) {
+  LoadOptions options;
+  options.base_url = base_url;
+  options.model = "test-model";
+  options.max_tokens = 3;
+  options.request_rate = rate;
+  options.connect_timeout_s = 5;
+  options.request_timeout_s = 20;
+  return options;
+}
+
+LoadOptions closed_loop(const std::string& base_url, int concurrency) {
+  LoadOptions options = open_loop(base_url, 0);
+  options.concurrency = concurrency;
+  return options;
+}
+
+std::vector<std::string> contents(const nlohmann::json& body) {
+  std::vector<std::string> out;
+  for (const auto& message : body["messages"]) out.push_back(message["content"]);
+  return out;
+}
+
+TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
+  ScriptServer server(quick());
+  const Workload workload = small_workload(3, 2);
+  LoadOptions options = open_loop(server.base_url(), 200);
+  options.num_requests = 8;
+  options.seed = 5;
+  const LoadResult result = run_load(options, workload);
+
+  const std::vector<double> expected_times = gamma_arrival_times(200, 1, 8, 5);
+  const std::vector<std::pair<int, int>> expected_turns = {{0, 0}, {1, 0}, {2, 0}, {0, 1},
+                                                           {1, 1}, {2, 1}, {0, 0}, {1, 0}};
+  ASSERT_EQ(result.records.size(), 8u);
+  const std::vector<Seen> seen = server.seen();
+  ASSERT_EQ(seen.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const RequestRecord& record = result.records[i];
+    SCOPED_TRACE("request " + std::to_string(i) + ": " + record.error);
+    EXPECT_TRUE(record.ok);
+    EXPECT_EQ(record.scheduled_s, expected_times[i]);
+    EXPECT_GE(record.sent_s, record.scheduled_s);
+    EXPECT_GE(record.schedule_lag_ms, 0);
+    EXPECT_NEAR(record.schedule_lag_ms, (record.sent_s - record.scheduled_s) * 1000, 1e-9);
+    EXPECT_EQ(record.conversation, expected_turns[i].first);
+    EXPECT_EQ(record.turn, expected_turns[i].second);
+    EXPECT_FALSE(record.warmup);
+  }
+  // Bodies arrive in send order with one connection per request in flight; match by content.
+  for (std::size_t i = 0; i < 8; ++i) {
+    const auto& [c, t] = expected_turns[i];
+    std::vector<std::string> want;
+    for (const ChatMessage& m : messages_for_turn(workload.conversations[c], t)) {
+      want.push_back(m.content);
+    }
+    bool found = false;
+    for (const Seen& s : seen) found = found || contents(s.body) == want;
+    EXPECT_TRUE(found) << i;
+  }
+}
+
+TEST(OpenLoop, MaxConcurrencyCapsInFlightAndTheWaitIsLag) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>& c) {
+    test_support::sleep_unless_closing(100, c);
+    answer(r);
+  });
+  LoadOptions options = open_loop(server.base_url(), std::numeric_limits<double>::infinity());
+  options.num_requests = 9;
+  options.max_concurrency = 3;
+  const LoadResult result = run_load(options, small_workload(4, 1));
+  ASSERT_EQ(result.records.size(), 9u);
+  EXPECT_LE(server.max_in_flight(), 3);
+  EXPECT_GE(server.max_in_flight(), 1);
+  for (const RequestRecord& record : result.records) {
+    EXPECT_TRUE(record.ok) << record.error;
+    EXPECT_EQ(record.scheduled_s, 0);
+  }
+  // The 4th request can only go once one of the first three took its 100 ms.
+  EXPECT_GE(result.records[3].schedule_lag_ms, 100);
+  EXPECT_GE(result.records[8].schedule_lag_ms, 200);
+}
+
+TEST(OpenLoop, TraceArrivalTimesAreHonoured) {
+  ScriptServer server(quick());
+  Workload workload = small_workload(3, 1);
+  workload.arrival_s = {0.0, 0.05, 0.25};
+  LoadOptions options = open_loop(server.base_url(), 0);  // the trace sets the times
+  const LoadResult result = run_load(options, workload);
+  ASSERT_EQ(result.records.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(result.records[i].ok) << result.records[i].error;
+    EXPECT_EQ(result.records[i].conversation, static_cast<int>(i));
+    EXPECT_EQ(result.records[i].scheduled_s, workload.arrival_s[i]);
+    EXPECT_GE(result.records[i].sent_s, workload.arrival_s[i]);
+  }
+}
+
+TEST(OpenLoop, DurationBoundedRunIsTheSameScheduleForASeed) {
+  ScriptServer server(quick());
+  LoadOptions options = open_loop(server.base_url(), 100);
+  options.duration_s = 0.3;
+  options.warmup_s = 0.2;
+  options.seed = 9;
+  const LoadResult first = run_load(options, small_workload(5, 2));
+  const LoadResult second = run_load(options, small_workload(5, 2));
+  ASSERT_EQ(first.records.size(), second.records.size());
+  double measured_start = -1;
+  int measured = 0;
+  for (std::size_t i = 0; i < first.records.size(); ++i) {
+    const RequestRecord& record = first.records[i];
+    EXPECT_EQ(record.scheduled_s, second.records[i].scheduled_s);
+    EXPECT_EQ(record.warmup, record.scheduled_s < 0.2) << i;
+    if (record.warmup) continue;
+    if (measured_start < 0) measured_start = record.scheduled_s;
+    EXPECT_LT(record.scheduled_s - measured_start, 0.3);
+    ++measured;
+  }
+  EXPECT_GT(measured, 5);  // ~30 expected at 100 req/s for 0.3 s
+}
+
+TEST(LoadRun, CompletionsEndpointStreamsText) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>&) {
+    r.set_content(test_support::sse(R"({"choices":[{"index":0,"text":"he"}]})") +
+                      test_support::sse(R"({"choices":[{"index":0,"text":"llo"}]})") +
+                      test_support::sse_usage(7, 2, 0) + test_support::kSseDone,
+                  "text/event-stream");
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.endpoint = LoadOptions::Endpoint::kCompletions;
+  options.num_requests = 1;
+  options.keep_response_text = true;
+  const LoadResult result = run_load(options, small_workload(1, 2));
+  ASSERT_EQ(result.records.size(), 1u);
+  const RequestRecord& record = result.records[0];
+  EXPECT_TRUE(record.ok) << record.error;
+  EXPECT_EQ(record.output_tokens, 2);
+  EXPECT_EQ(record.response_text, "hello");
+  const Seen seen = server.seen().at(0);
+  EXPECT_EQ(seen.path, "/v1/completions");
+  EXPECT_EQ(seen.body["prompt"], "system prompt\nc0 user 0");
+}
+
+TEST(LoadRun, NonStreamingResponseTtftEqualsE2e) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>& c) {
+    test_support::sleep_unless_closing(50, c);
+    r.set_content(
+        R"({"choices":[{"index":0,"message":{"role":"assistant","content":"full reply"}}],)"
+        R"("usage":{"prompt_tokens":11,"completion_tokens":4,)"
+        R"("prompt_tokens_details":{"cached_tokens":8}}})",
+        "application/json");
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.stream = false;
+  options.num_requests = 2;
+  options.keep_response_text = true;
+  const LoadResult result = run_load(options, small_workload(1, 2));
+  ASSERT_EQ(result.records.size(), 2u);
+  for (const RequestRecord& record : result.records) {
+    EXPECT_TRUE(record.ok) << record.error;
+    EXPECT_EQ(record.ttft_ms, record.e2e_ms);
+    EXPECT_GE(record.ttft_ms, 50);
+    EXPECT_EQ(record.output_tokens, 4);
+    EXPECT_FALSE(record.tokens_estimated);
+    EXPECT_EQ(record.prompt_tokens, 11);
+    EXPECT_EQ(record.cached_tokens, 8);
+    EXPECT_TRUE(record.itl_ms.empty());
+    EXPECT_EQ(record.response_text, "full reply");
+  }
+  EXPECT_EQ(server.seen().at(0).body["stream"], false);
+}
+
+TEST(LoadRun, HeadersTemperatureAndExtraBodyArrive) {
+  ScriptServer server(quick());
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 1;
+  options.headers = {{"X-Session-ID", "abc"}, {"X-Other", "v 2"}};
+  options.temperature = 0.5;
+  options.extra_body_json = R"({"top_k": 3, "stream_options": {"continuous_usage_stats": true}})";
+  options.api_key = "k";
+  const LoadResult result = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(result.records.size(), 1u);
+  EXPECT_TRUE(result.records[0].ok) << result.records[0].error;
+  const Seen seen = server.seen().at(0);
+  EXPECT_EQ(seen.headers.find("X-Session-ID")->second, "abc");
+  EXPECT_EQ(seen.headers.find("X-Other")->second, "v 2");
+  EXPECT_EQ(seen.headers.find("Authorization")->second, "Bearer k");
+  EXPECT_EQ(seen.body["top_k"], 3);
+  EXPECT_DOUBLE_EQ(seen.body["temperature"].get<double>(), 0.5);
+  EXPECT_EQ(seen.body["stream_options"]["continuous_usage_stats"], true);
+  EXPECT_EQ(seen.body["stream_options"]["include_usage"], true);  // merged, not replaced
+}
+
+TEST(LoadRun, RateLimitedAndTimeoutsByPhaseAreRecordsAndTheRunGoesOn) {
+  ScriptServer server([](int n, const Seen&, httplib::Response& r, const std::atomic<bool>& c) {
+    if (n == 0) {
+      r.status = 429;
+      r.set_content(R"({"error":{"message":"slow down"}})", "application/json");
+    } else if (n == 1) {
+      test_support::sleep_unless_closing(5000, c);  // no status line within the first-byte limit
+      answer(r);
+    } else {
+      answer(r);
+    }
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 3;
+  options.first_byte_timeout_s = 0.3;
+  const LoadResult result = run_load(options, small_workload(3, 1));
+  ASSERT_EQ(result.records.size(), 3u);
+  EXPECT_EQ(result.records[0].error_kind, kErrorRateLimited);
+  EXPECT_EQ(result.records[0].http_status, 429);
+  EXPECT_EQ(result.records[0].error, R"(HTTP 429: {"error":{"message":"slow down"}})");
+  EXPECT_EQ(result.records[1].error_kind, kErrorTimeout);
+  EXPECT_EQ(result.records[1].error.rfind("first byte timeout", 0), 0u) << result.records[1].error;
+  EXPECT_TRUE(result.records[2].ok) << result.records[2].error;
+}
+
+TEST(LoadRun, TotalTimeoutSaysWhichPhase) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>& c) {
+    test_support::stream_steps(r, {{0, test_support::sse_role()}, {3000, test_support::kSseDone}},
+                               c);
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 1;
+  options.request_timeout_s = 0.4;
+  const LoadResult result = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(result.records.size(), 1u);
+  EXPECT_EQ(result.records[0].error_kind, kErrorTimeout);
+  EXPECT_EQ(result.records[0].error.rfind("total timeout", 0), 0u) << result.records[0].error;
+}
+
+TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
+  ScriptServer server([](int n, const Seen&, httplib::Response& r, const std::atomic<bool>&) {
+    answer(r, "srv" + std::to_string(n));
+  });
+  Workload workload = small_workload(1, 3);
+  workload.conversations[0].replies_from_server = true;
+  workload.conversations[0].max_tokens = {5, 0, 7};
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 3;
+  const LoadResult result = run_load(options, workload);
+  ASSERT_EQ(result.records.size(), 3u);
+  for (const RequestRecord& record : result.records) {
+    EXPECT_TRUE(record.ok) << record.error;
+    EXPECT_TRUE(record.response_text.empty());  // not kept unless asked
+  }
+  const std::vector<Seen> seen = server.seen();
+  ASSERT_EQ(seen.size(), 3u);
+  const std::vector<std::string> third = contents(seen[2].body);
+  const std::vector<std::string> want = {"system prompt", "c0 user 0", "srv0", "c0 user 1",
+                                         "srv1", "c0 user 2"};
+  EXPECT_EQ(third, want);
+  EXPECT_EQ(seen[0].body["max_tokens"], 5);
+  EXPECT_EQ(seen[1].body["max_tokens"], 3);
+  EXPECT_EQ(seen[2].body["max_tokens"], 7);
+}
+
+TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {
+  ScriptServer server(quick());
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 2;
+  options.warmup_conversations = 1;
+  const LoadResult by_conversation = run_load(options, small_workload(3, 2));
+  ASSERT_EQ(by_conversation.records.size(), 4u);
+  for (const RequestRecord& record : by_conversation.records) {
+    EXPECT_EQ(record.warmup, record.conversation == 0) << record.index;
+  }
+
+  options.warmup_conversations = 0;
+  options.warmup_requests = 3;
+  std::vector<Progress> progress;
+  const LoadResult by_request = run_load(options, small_workload(3, 2),
+                                         [&](const Progress& p) { progress.push_back(p); });
+  ASSERT_EQ(by_request.records.size(), 5u);
+  for (const RequestRecord& record : by_request.records) {
+    EXPECT_EQ(record.warmup, record.index < 3) << record.index;
+  }
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress.back().done, 2);
+}
+
+TEST(OpenLoop, WarmupRequestsComeFirstAndStopFlagEndsCleanly) {
+  ScriptServer server(quick());
+  LoadOptions options = open_loop(server.base_url(), 500);
+  options.num_requests = 4;
+  options.warmup_requests = 2;
+  const LoadResult result = run_load(options, small_workload(2, 1));
+  ASSERT_EQ(result.records.size(), 6u);
+  for (const RequestRecord& record : result.records) {
+    EXPECT_EQ(record.warmup, record.index < 2);
+    EXPECT_TRUE(record.ok) << record.error;
+  }
+
+  std::atomic<bool> stop{true};
+  options.stop = &stop;
+  const LoadResult stopped = run_load(options, small_workload(2, 1));
+  EXPECT_TRUE(stopped.interrupted);
+}
+
+TEST(LoadRun, RejectsBadOptionsNamingTheField) {
+  const auto message_of = [](const LoadOptions& options) {
+    try {
+      run_load(options, small_workload(1, 1));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  LoadOptions options = open_loop("http://127.0.0.1:1", 10);
+  options.num_requests = 1;
+  options.concurrency = 4;
+  EXPECT_NE(message_of(options).find("max_concurrency"), std::string::npos);
+  options.concurrency = 0;
+  options.extra_body_json = "[1]";
+  EXPECT_EQ(message_of(options),
+            "LoadOptions.extra_body_json: expected a JSON object, got array");
+  options.extra_body_json.clear();
+  options.burstiness = 0;
+  EXPECT_NE(message_of(options).find("burstiness"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvsweep::driver

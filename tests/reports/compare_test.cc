@@ -1,0 +1,80 @@
+// Tests for reports/bootstrap.cc and reports/compare.cc: verdicts from synthetic samples.
+#include "reports/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace kvsweep::reports {
+namespace {
+
+// n requests with TTFT around ttft_ms (seeded jitter), 10 output tokens each.
+std::vector<store::RequestRow> requests(int n, double ttft_ms, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < n; ++i) {
+    store::RequestRow r;
+    r.ok = true;
+    r.ttft_ms = ttft_ms * (0.8 + 0.4 * static_cast<double>(rng() % 1000) / 1000.0);
+    r.output_tokens = 10;
+    r.e2e_ms = r.ttft_ms + 9 * 20.0;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+const MetricChange& metric(const std::vector<MetricChange>& all, const std::string& name) {
+  for (const auto& m : all) {
+    if (m.metric == name) return m;
+  }
+  throw std::runtime_error("no metric " + name);
+}
+
+TEST(Compare, SameSamplesAreNoChange) {
+  const auto a = run_samples(requests(60, 100, 1));
+  const auto changes = compare_runs(a, a, {});
+  for (const auto& m : changes) {
+    EXPECT_EQ(m.verdict, Verdict::kNoChange) << m.metric;
+    ASSERT_TRUE(m.change.has_value());
+    EXPECT_EQ(m.change->change, 0);
+    EXPECT_LE(m.change->low, 0);
+    EXPECT_GE(m.change->high, 0);
+  }
+}
+
+TEST(Compare, SlowerTtftIsARegressionAndFasterAnImprovement) {
+  const auto a = run_samples(requests(60, 100, 1));
+  const auto slow = run_samples(requests(60, 150, 2));
+  const auto changes = compare_runs(a, slow, {});
+  EXPECT_EQ(metric(changes, "ttft_mean_ms").verdict, Verdict::kRegression);
+  EXPECT_EQ(metric(changes, "ttft_p95_ms").verdict, Verdict::kRegression);
+  EXPECT_EQ(metric(changes, "throughput_per_stream").verdict, Verdict::kRegression);
+  EXPECT_EQ(metric(changes, "tpot_mean_ms").verdict, Verdict::kNoChange);  // same decode pace
+  EXPECT_GT(metric(changes, "ttft_mean_ms").change->low, 0.3);
+  EXPECT_EQ(metric(compare_runs(slow, a, {}), "ttft_mean_ms").verdict, Verdict::kImprovement);
+}
+
+TEST(Compare, FewSamplesAreInsufficientData) {
+  const auto changes =
+      compare_runs(run_samples(requests(19, 100, 1)), run_samples(requests(60, 500, 2)), {});
+  for (const auto& m : changes) EXPECT_EQ(m.verdict, Verdict::kInsufficientData) << m.metric;
+  CompareResult result;
+  result.rows.push_back({"random", 8, changes});
+  EXPECT_FALSE(result.any_regression());
+  EXPECT_NE(compare_table(result, {}).find("(n=19/60, need 20)"), std::string::npos);
+}
+
+TEST(Bootstrap, SameSeedSameInterval) {
+  const auto a = run_samples(requests(40, 100, 1)).ttft_ms;
+  const auto b = run_samples(requests(40, 110, 2)).ttft_ms;
+  const StatisticSpec p95{Statistic::kPercentile, 95};
+  const auto x = bootstrap_change(a, b, p95, {});
+  const auto y = bootstrap_change(a, b, p95, {});
+  EXPECT_TRUE(x.valid);
+  EXPECT_EQ(x.low, y.low);
+  EXPECT_EQ(x.high, y.high);
+  EXPECT_LT(x.low, x.high);
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
