@@ -5,7 +5,8 @@
 
 namespace kvsweep::orchestrator {
 
-Console::Console(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) == 1) {}
+Console::Console(std::FILE* out, PlainProgress plain)
+    : out_(out), tty_(isatty(fileno(out)) == 1), plain_(plain) {}
 
 void Console::line(const std::string& text) {
   end_progress();
@@ -21,6 +22,7 @@ void Console::progress(const std::string& text) {
     progress_shown_ = true;
     return;
   }
+  if (plain_ == PlainProgress::kQuiet) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_plain_ < kPlainProgressEvery) return;
   last_plain_ = now;

@@ -229,7 +229,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
     throw std::runtime_error(std::string("dataset: ") + e.what());
   }
 
-  Console console(stderr);
+  Console console(stderr, Console::PlainProgress::kQuiet);
   const std::string shape =
       options.request_rate > 0
           ? (std::isinf(options.request_rate) ? std::string("all at once")
