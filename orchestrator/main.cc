@@ -7,6 +7,7 @@
 
 #include "orchestrator/report_commands.h"
 #include "orchestrator/load_command.h"
+#include "orchestrator/sim_commands.h"
 #include "orchestrator/subcommand.h"
 
 namespace orch = kvsweep::orchestrator;
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
       orch::register_report(app, global),
       orch::register_runs(app, global),
       orch::register_plan(app, global),
+      orch::register_sim(app, global),
+      orch::register_proxy(app, global),
       orch::register_load(app, global),
       orch::register_compare(app, global),
       orch::register_history(app, global),

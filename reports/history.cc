@@ -16,10 +16,8 @@ namespace kvsweep::reports {
 std::vector<std::string> history_metrics() {
   // The dashboard JSON already defines every metric once; reuse its names and values.
   std::vector<std::string> names;
-  store::ExperimentRow e;
-  for (const auto& [name, _] : dashboard_baseline_json(make_report_model(e, {}, {}))["metrics"].items()) {
-    names.push_back(name);
-  }
+  const auto doc = dashboard_baseline_json(make_report_model(store::ExperimentRow{}, {}, {}));
+  for (const auto& [name, _] : doc["metrics"].items()) names.push_back(name);
   return names;
 }
 

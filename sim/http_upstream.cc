@@ -28,7 +28,9 @@ bool forwarded(const std::string& name) {
 class Forward : public std::enable_shared_from_this<Forward> {
  public:
   Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange)
-      : resolver_(io), socket_(io), address_(address), exchange_(std::move(exchange)) {}
+      : resolver_(io), socket_(io), address_(address), exchange_(std::move(exchange)) {
+    parser_.body_limit(std::uint64_t{1} << 32);  // long non-streamed replies are fine
+  }
 
   void start(const HttpRequest& request) {
     message_.method_string(request.method);
@@ -60,7 +62,6 @@ class Forward : public std::enable_shared_from_this<Forward> {
   void write() {
     http::async_write(socket_, message_, [self = shared_from_this()](error_code ec, std::size_t) {
       if (ec) return self->fail("write: " + ec.message());
-      self->parser_.body_limit(boost::none);
       http::async_read_header(self->socket_, self->buffer_, self->parser_,
                               [self](error_code ec2, std::size_t) { self->on_header(ec2); });
     });
