@@ -193,6 +193,14 @@ std::vector<double> nice_ticks(double low, double high, int target_count) {
   return ticks;
 }
 
+// Ticks from 0 up to and including the first tick at or above `max`, so the highest bar or
+// point is never drawn above the top tick (a 62.9% bar under a top tick of 60 looks clipped).
+std::vector<double> value_axis_ticks(double max) {
+  std::vector<double> ticks = nice_ticks(0, max > 0 ? max : 1);
+  if (ticks.size() >= 2 && ticks.back() < max) ticks.push_back(ticks.back() + ticks[1] - ticks[0]);
+  return ticks;
+}
+
 std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSeries>& series,
                            bool categorical_x) {
   std::vector<double> xs;
@@ -216,7 +224,7 @@ std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSerie
   if (!categorical_x && x_range.high == x_range.low) {
     x_range = {x_range.low - 1, x_range.high + 1};
   }
-  const std::vector<double> y_ticks = nice_ticks(0, y_max > 0 ? y_max : 1);
+  const std::vector<double> y_ticks = value_axis_ticks(y_max);
   const Plot plot(frame, x_range, y_range_from_zero(std::max(y_ticks.back(), y_max)),
                   legend_rows(frame, series.size()));
 
@@ -283,7 +291,7 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data) {
     }
   }
   if (!any || data.categories.empty()) return no_data(frame);
-  const std::vector<double> y_ticks = nice_ticks(0, y_max > 0 ? y_max : 1);
+  const std::vector<double> y_ticks = value_axis_ticks(y_max);
   const double n_categories = static_cast<double>(data.categories.size());
   const Plot plot(frame, {0, n_categories}, y_range_from_zero(std::max(y_ticks.back(), y_max)),
                   legend_rows(frame, data.series.size()));

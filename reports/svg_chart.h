@@ -50,5 +50,8 @@ std::string xml_escape(const std::string& text);
 
 // Up to ~target_count round tick values (1, 2, 2.5, 5 x 10^k) covering [low, high].
 std::vector<double> nice_ticks(double low, double high, int target_count = 5);
+// Ticks of a value axis from 0: nice_ticks, plus one more step when the largest value would
+// stand above the last tick.
+std::vector<double> value_axis_ticks(double max);
 
 }  // namespace kvsweep::reports

@@ -15,6 +15,16 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+TEST(SvgChart, ValueAxisReachesAboveTheLargestValue) {
+  // nice_ticks(0, 62.9) stops at 60; a bar of 62.9 must still sit under a tick.
+  EXPECT_EQ(value_axis_ticks(62.9), (std::vector<double>{0, 20, 40, 60, 80}));
+  EXPECT_EQ(value_axis_ticks(60), (std::vector<double>{0, 20, 40, 60}));
+  const auto empty = value_axis_ticks(0);  // nothing to show: a unit axis, not a crash
+  ASSERT_FALSE(empty.empty());
+  EXPECT_DOUBLE_EQ(empty.front(), 0);
+  EXPECT_NEAR(empty.back(), 1, 1e-9);
+}
+
 TEST(SvgChart, NiceTicksAreRoundAndCoverTheRange) {
   EXPECT_EQ(nice_ticks(0, 100), (std::vector<double>{0, 20, 40, 60, 80, 100}));
   EXPECT_EQ(nice_ticks(0, 7), (std::vector<double>{0, 2, 4, 6}));
