@@ -3,6 +3,8 @@
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <time.h>
+
 #include <chrono>
 #include <unordered_map>
 #include <utility>
@@ -10,6 +12,17 @@
 #include "sim/scheduler.h"
 
 namespace kvsweep::sim {
+namespace {
+
+// CPU time of the calling thread: the scheduler's cost without the wall time the io thread
+// spends elsewhere (HTTP, other replicas) or waiting.
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
 
 // Everything here runs on the io thread (see engine.h), so nothing is locked. The scheduler
 // is pure; this wrapper only adds time: plan a step, wait its modelled duration on a timer,
@@ -36,6 +49,9 @@ struct Engine::Impl {
   std::uint64_t generation_tokens_total = 0;
   std::uint64_t requests_finished = 0;
   std::uint64_t requests_stopped = 0;
+  std::uint64_t steps_total = 0;
+  double step_seconds_total = 0;
+  double scheduler_cpu_seconds_total = 0;
   // Handlers hold a weak reference, so one that is already queued when the engine is destroyed
   // (a timer that fired but has not run yet) sees it gone and does nothing.
   std::shared_ptr<int> alive = std::make_shared<int>(0);
@@ -55,7 +71,9 @@ void Engine::Impl::schedule_step_soon() {
 
 void Engine::Impl::start_step() {
   if (step_running) return;
+  const double cpu_before = thread_cpu_seconds();
   current = scheduler.plan();
+  scheduler_cpu_seconds_total += thread_cpu_seconds() - cpu_before;
   if (current.empty()) return;  // idle until the next submit
   step_running = true;
   timer.expires_after(std::chrono::microseconds(static_cast<std::int64_t>(current.duration_us)));
@@ -66,7 +84,11 @@ void Engine::Impl::start_step() {
 }
 
 void Engine::Impl::finish_step() {
+  const double cpu_before = thread_cpu_seconds();
   std::vector<SeqResult> results = scheduler.apply(current);
+  scheduler_cpu_seconds_total += thread_cpu_seconds() - cpu_before;
+  ++steps_total;
+  step_seconds_total += current.duration_us * 1e-6;
   current = StepPlan{};
   step_running = false;
   for (const SeqResult& result : results) {
@@ -134,6 +156,9 @@ void Engine::restart() {
   e.generation_tokens_total = 0;
   e.requests_finished = 0;
   e.requests_stopped = 0;
+  e.steps_total = 0;
+  e.step_seconds_total = 0;
+  e.scheduler_cpu_seconds_total = 0;
   // Handlers queued by the old state (a fired timer, a posted start) must see nothing to do.
   e.alive = std::make_shared<int>(0);
   e.step_posted = false;
@@ -157,6 +182,9 @@ EngineMetrics Engine::metrics() const {
   m.generation_tokens_total = impl_->generation_tokens_total;
   m.requests_finished = impl_->requests_finished;
   m.requests_stopped = impl_->requests_stopped;
+  m.steps_total = impl_->steps_total;
+  m.step_seconds_total = impl_->step_seconds_total;
+  m.scheduler_cpu_seconds_total = impl_->scheduler_cpu_seconds_total;
   return m;
 }
 

@@ -45,6 +45,11 @@ struct EngineMetrics {
   std::uint64_t generation_tokens_total = 0;
   std::uint64_t requests_finished = 0;
   std::uint64_t requests_stopped = 0;      // of which finished with "stop"
+  // kvsweep's own (no vLLM counterpart): how much time the model simulated and what it cost
+  // the host, so a bench can show scheduling is cheap next to the time it stands for.
+  std::uint64_t steps_total = 0;           // steps completed
+  double step_seconds_total = 0;           // their modelled durations, summed
+  double scheduler_cpu_seconds_total = 0;  // io-thread CPU in plan()+apply(), HTTP excluded
 };
 
 // Thread contract: every method must be called on the io_context's thread (the fleet runs one

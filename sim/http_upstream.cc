@@ -73,16 +73,14 @@ class Forward : public std::enable_shared_from_this<Forward> {
     status_ = static_cast<int>(head.result_int());
     content_type_ = std::string(head[http::field::content_type]);
     streaming_ = parser_.chunked();
-    if (streaming_) {
-      HttpHeaders headers;
-      for (const auto& field : head) {
-        const std::string name(field.name_string());
-        if (forwarded(name) && field.name() != http::field::content_type) {
-          headers.emplace_back(name, std::string(field.value()));
-        }
+    // End-to-end headers (x-kvsweep-replica, x-request-id...) reach the client either way.
+    for (const auto& field : head) {
+      const std::string name(field.name_string());
+      if (forwarded(name) && field.name() != http::field::content_type) {
+        headers_.emplace_back(name, std::string(field.value()));
       }
-      exchange_->begin_stream(status_, content_type_, headers);
     }
+    if (streaming_) exchange_->begin_stream(status_, content_type_, headers_);
     read_some();
   }
 
@@ -114,7 +112,8 @@ class Forward : public std::enable_shared_from_this<Forward> {
       if (streaming_) {
         exchange_->finish();
       } else {
-        exchange_->respond(HttpResponse{status_, content_type_, std::move(body_), {}});
+        exchange_->respond(
+            HttpResponse{status_, content_type_, std::move(body_), std::move(headers_)});
       }
       close();
       return;
@@ -145,6 +144,7 @@ class Forward : public std::enable_shared_from_this<Forward> {
   http::response_parser<http::buffer_body> parser_;
   char chunk_[16384];
   std::string body_;
+  HttpHeaders headers_;
   std::string content_type_;
   int status_ = 0;
   bool streaming_ = false;

@@ -75,6 +75,17 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
         m.num_running);
   gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
         m.num_waiting);
+  // kvsweep's own counters: simulated time against the host CPU it cost (docs/performance.md).
+  counter("kvsweep_engine_steps_total", "Engine steps completed.", m.steps_total);
+  auto seconds = [&](std::string_view name, std::string_view help, double value) {
+    family(os, name, "counter", help);
+    os << name << label << ' ' << value << '\n';
+  };
+  seconds("kvsweep_engine_step_seconds_total",
+          "Modelled duration of the completed engine steps, summed.", m.step_seconds_total);
+  seconds("kvsweep_engine_scheduler_cpu_seconds_total",
+          "Host CPU time spent planning and applying engine steps (HTTP excluded).",
+          m.scheduler_cpu_seconds_total);
   if (latencies) {
     const std::string labels = "model_name=\"" + escape_label(model) + "\"";
     histogram(os, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
@@ -112,6 +123,12 @@ std::string router_metrics_text(const std::map<std::string, std::vector<std::uin
          "Requests routed to each replica whose response has not ended.");
   for (std::size_t r = 0; r < in_flight.size(); ++r) {
     os << "kvsweep_router_in_flight{replica=\"" << r << "\"} " << in_flight[r] << '\n';
+  }
+  if (stats.decision_seconds) {
+    histogram(os, "kvsweep_router_decision_seconds",
+              "Router time per routed request: parse, tokenize, hash blocks, look up the KV "
+              "index and pick a replica.",
+              "", *stats.decision_seconds);
   }
   if (stats.predicted_overlap_blocks) {
     histogram(os, "kvsweep_router_predicted_overlap_blocks",

@@ -76,6 +76,9 @@ class Router {
   std::vector<std::int64_t> prefill_tokens_;  // routed prompt tokens not yet answered
   KvIndex index_;
   Histogram predicted_overlap_;
+  // Host time of each routed request's decision, parse to pick: what routing costs per request
+  // on the io thread, which the replicas' streams wait behind (bench/fleet_scale_bench.cc).
+  Histogram decision_seconds_;
   std::uint64_t unavailable_total_ = 0;
   std::map<std::string, std::vector<std::uint64_t>> decisions_;  // strategy -> per replica
   std::int64_t started_unix_s_ = 0;

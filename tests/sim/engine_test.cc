@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/scheduler.h"
 #include "tests/sim/token_ids.h"
 
 #include <boost/asio/post.hpp>
@@ -202,6 +203,24 @@ TEST(Engine, DemoProfileRunsARequest) {
   EXPECT_EQ(count, 8);
   EXPECT_TRUE(last.finished);
   EXPECT_EQ(last.prompt_tokens, 12);
+}
+
+TEST(Engine, CountsStepsAndTheirModelledTime) {
+  boost::asio::io_context io;
+  const TimingProfile profile = fast_profile();
+  Engine engine(io, profile, 1);
+  engine.submit({1, tokens_from(0, 20), 3}, [](const TokenUpdate&) {});
+  run_to_idle(io);
+  const EngineMetrics m = engine.metrics();
+  // One prefill step (its last token gives the first output), then two decode steps.
+  EXPECT_EQ(m.steps_total, 3u);
+  const double expected_us =
+      step_duration_us(profile, 20, 0) + 2 * step_duration_us(profile, 0, 1);
+  EXPECT_DOUBLE_EQ(m.step_seconds_total, expected_us * 1e-6);
+  EXPECT_GE(m.scheduler_cpu_seconds_total, 0);  // host time: only its sign is fixed
+  engine.restart();
+  EXPECT_EQ(engine.metrics().steps_total, 0u);
+  EXPECT_EQ(engine.metrics().step_seconds_total, 0);
 }
 
 }  // namespace

@@ -35,6 +35,17 @@ TEST(MetricsExposition, ReplicaUsesVllmNamesWithModelLabel) {
   for (const auto& sample : samples) EXPECT_EQ(sample.labels.at("model_name"), "m");
 }
 
+TEST(MetricsExposition, ReplicaReportsSimulatedStepTimeAndItsCpuCost) {
+  EngineMetrics m;
+  m.steps_total = 12;
+  m.step_seconds_total = 0.5;
+  m.scheduler_cpu_seconds_total = 0.001;
+  const auto samples = parse_prometheus_text(replica_metrics_text("m", m));
+  EXPECT_EQ(sum_metric(samples, "kvsweep_engine_steps_total"), 12);
+  EXPECT_EQ(sum_metric(samples, "kvsweep_engine_step_seconds_total"), 0.5);
+  EXPECT_EQ(sum_metric(samples, "kvsweep_engine_scheduler_cpu_seconds_total"), 0.001);
+}
+
 TEST(MetricsExposition, RouterCountsDecisionsPerStrategyAndInFlight) {
   const std::map<std::string, std::vector<std::uint64_t>> decisions{
       {"prefix-hash", {1, 2}}, {"round-robin", {3, 3}}};
@@ -44,6 +55,23 @@ TEST(MetricsExposition, RouterCountsDecisionsPerStrategyAndInFlight) {
             std::string::npos);
   EXPECT_NE(text.find("kvsweep_router_in_flight{replica=\"1\"} 4\n"), std::string::npos);
   EXPECT_EQ(sum_metric(parse_prometheus_text(text), "kvsweep_router_decisions_total"), 9);
+}
+
+TEST(MetricsExposition, RouterDecisionTimeIsAHistogramInSeconds) {
+  Histogram decisions({1e-6, 1e-5});
+  decisions.observe(5e-7);
+  decisions.observe(3e-6);
+  const std::string text =
+      router_metrics_text({}, std::vector<int>{0}, RouterStats{nullptr, 0, &decisions});
+  EXPECT_NE(text.find("# TYPE kvsweep_router_decision_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("kvsweep_router_decision_seconds_bucket{le=\"1e-06\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("kvsweep_router_decision_seconds_bucket{le=\"1e-05\"} 2\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("kvsweep_router_decision_seconds_count 2\n"), std::string::npos);
+  // Without the histogram (a router that does not time itself) the family is left out.
+  EXPECT_EQ(router_metrics_text({}, std::vector<int>{0}).find("decision_seconds"),
+            std::string::npos);
 }
 
 }  // namespace

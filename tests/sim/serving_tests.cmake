@@ -1,5 +1,5 @@
-# serving tests: router strategies, OpenAI wire format, metrics text, and the whole fleet on
-# loopback (cpp-httplib as the client).
+# serving tests: router strategies, OpenAI wire format, metrics text, and the whole fleet and
+# the proxy on loopback (cpp-httplib as the client).
 kvsweep_add_test(sim_serving_test
   SOURCES
     chwbl_test.cc
@@ -11,4 +11,5 @@ kvsweep_add_test(sim_serving_test
     fleet_test.cc
     replica_api_test.cc
     hit_rate_test.cc
+    proxy_test.cc
   LIBS kvsweep_sim PkgConfig::HTTPLIB)

@@ -1,0 +1,329 @@
+// Tests for sim/proxy.cc and sim/http_upstream.cc: the router before a Fleet's replicas over HTTP.
+#include "sim/proxy.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/fleet.h"
+#include "sim/openai_api.h"
+#include "sim/tokenizer.h"
+#include "tests/sim/fleet_client.h"
+
+namespace kvsweep::sim {
+namespace {
+
+using nlohmann::json;
+using testing::metric_sum;
+using testing::sse_data;
+
+// Two simulated replicas serve as the "real" servers; the proxy never sees their router.
+FleetOptions upstream_fleet() {
+  FleetOptions options;
+  options.replicas = 2;
+  options.strategy = "round-robin";
+  options.seed = 5;
+  return options;
+}
+
+ProxyOptions proxy_over(const Fleet& fleet, std::string strategy) {
+  ProxyOptions options;
+  options.upstreams = fleet.replica_urls();
+  options.strategy = std::move(strategy);
+  options.model = "sim-model";
+  options.port = 0;
+  return options;
+}
+
+json chat(const std::vector<std::pair<std::string, std::string>>& turns, int max_tokens,
+          bool stream) {
+  json messages = json::array({json{{"role", "system"}, {"content", "You are terse."}}});
+  for (const auto& [role, content] : turns)
+    messages.push_back({{"role", role}, {"content", content}});
+  json body{{"model", "sim-model"},
+            {"messages", messages},
+            {"max_tokens", max_tokens},
+            {"stream", stream}};
+  if (stream) body["stream_options"] = json{{"include_usage", true}};
+  return body;
+}
+
+httplib::Result post(const std::string& url, const std::string& path, const json& body) {
+  httplib::Client client(url);
+  client.set_read_timeout(20);
+  return client.Post(path, body.dump(), "application/json");
+}
+
+// The upstream replica that answered, from the header the sim's replicas put on every reply.
+std::string replica_of(const httplib::Result& res) {
+  return res ? res->get_header_value("x-kvsweep-replica") : "no reply";
+}
+
+// A liveness bound, not a timing assertion: true once `name` sums to `value` on `url`.
+bool wait_metric(const std::string& url, const std::string& name, double value) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (metric_sum(url, name) == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+std::string long_text(const std::string& seed) {
+  std::string text;
+  for (int i = 0; i < 30; ++i)
+    text += seed + " sentence " + std::to_string(i) + " of a long prompt. ";
+  return text;
+}
+
+TEST(Proxy, ConstructorNamesTheBadField) {
+  ProxyOptions options;
+  EXPECT_THROW(Proxy{options}, std::invalid_argument);  // no upstreams
+  options.upstreams = {"https://127.0.0.1:1"};
+  EXPECT_THROW(Proxy{options}, std::invalid_argument);  // https is not supported
+  options.upstreams = {"http://127.0.0.1:1"};
+  options.strategy = "prefix_hash";
+  try {
+    Proxy proxy(options);
+    ADD_FAILURE() << "accepted an unknown strategy";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("strategy:", 0), 0u) << e.what();
+  }
+}
+
+TEST(Proxy, StreamingChatPassesThroughByteForByte) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  auto res =
+      post(proxy.url(), "/v1/chat/completions", chat({{"user", "Tell me about caches."}}, 5, true));
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/event-stream");
+  EXPECT_EQ(res->get_header_value("x-kvsweep-replica"), "0");
+
+  // Rebuild the whole body from the replica's own formatters: any byte the proxy added, lost
+  // or reordered makes the two differ.
+  const auto events = sse_data(res->body);
+  ASSERT_EQ(events.size(), 1u + 5u + 1u + 1u) << res->body;
+  const json first = json::parse(events[0]);
+  const CompletionId id{first.at("id"), first.at("created"), "sim-model"};
+  std::string expected = sse_role_chunk(id);
+  for (int i = 0; i < 5; ++i) {
+    const std::string piece = json::parse(events[1 + i])["choices"][0]["delta"]["content"];
+    expected += sse_content_chunk(id, piece, i == 4 ? "length" : "");
+  }
+  const int prompt_tokens = static_cast<int>(
+      tokenize(render_prompt({{"system", "You are terse."}, {"user", "Tell me about caches."}}))
+          .size());
+  expected += sse_usage_chunk(id, Usage{prompt_tokens, 5, 0});
+  expected += kSseDone;
+  EXPECT_EQ(res->body, expected);
+}
+
+TEST(Proxy, StreamingCompletionPassesThroughByteForByte) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  const json body{{"model", "sim-model"},
+                  {"prompt", "Once upon a time"},
+                  {"max_tokens", 3},
+                  {"stream", true},
+                  {"stream_options", {{"include_usage", true}}}};
+  auto res = post(proxy.url(), "/v1/completions", body);
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_EQ(res->status, 200) << res->body;
+  const auto events = sse_data(res->body);
+  ASSERT_EQ(events.size(), 3u + 1u + 1u) << res->body;  // no role chunk on completions
+  const json first = json::parse(events[0]);
+  EXPECT_EQ(first["object"], "text_completion");
+  const CompletionId id{first.at("id"), first.at("created"), "sim-model"};
+  std::string expected;
+  for (int i = 0; i < 3; ++i) {
+    const std::string piece = json::parse(events[i])["choices"][0]["text"];
+    expected +=
+        sse_token_chunk(ApiKind::kCompletion, id, 0, piece, i == 2 ? "length" : "", nullptr);
+  }
+  const int prompt_tokens = static_cast<int>(tokenize("Once upon a time").size());
+  expected += sse_usage_chunk(ApiKind::kCompletion, id, Usage{prompt_tokens, 3, 0});
+  expected += kSseDone;
+  EXPECT_EQ(res->body, expected);
+}
+
+TEST(Proxy, WholeRepliesKeepTheUpstreamsBodyAndHeaders) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hello"}}, 4, false));
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("x-kvsweep-replica"), "0");
+  const json reply = json::parse(res->body);
+  EXPECT_EQ(reply["object"], "chat.completion");
+  EXPECT_EQ(reply["usage"]["completion_tokens"], 4);
+  // Errors from the upstream (here its 404 for an unknown model) come back unchanged.
+  json wrong = chat({{"user", "hello"}}, 4, false);
+  wrong["model"] = "gpt-9";
+  res = post(proxy.url(), "/v1/chat/completions", wrong);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_EQ(json::parse(res->body)["error"]["message"], "The model `gpt-9` does not exist.");
+}
+
+TEST(Proxy, RoundRobinAlternatesUpstreams) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  std::vector<std::string> replicas;
+  for (int i = 0; i < 4; ++i) {
+    replicas.push_back(replica_of(
+        post(proxy.url(), "/v1/chat/completions", chat({{"user", "same question"}}, 2, true))));
+  }
+  EXPECT_EQ(replicas, (std::vector<std::string>{"0", "1", "0", "1"}));
+  const std::string metrics = testing::metrics_text(proxy.url());
+  EXPECT_NE(
+      metrics.find("kvsweep_router_decisions_total{replica=\"0\",strategy=\"round-robin\"} 2\n"),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(
+      metrics.find("kvsweep_router_decisions_total{replica=\"1\",strategy=\"round-robin\"} 2\n"),
+      std::string::npos)
+      << metrics;
+  EXPECT_EQ(metric_sum(proxy.url(), "kvsweep_router_decision_seconds_count"), 4);
+}
+
+TEST(Proxy, PrefixHashKeepsAConversationOnOneUpstream) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "prefix-hash"));
+  proxy.start();
+  std::vector<std::string> first_replicas;
+  for (int c = 0; c < 8; ++c) {
+    const std::string opening = "Conversation " + std::to_string(c) + ": plan a trip to Lisbon.";
+    std::vector<std::pair<std::string, std::string>> turns{{"user", opening}};
+    std::string first;
+    for (int turn = 0; turn < 3; ++turn) {
+      auto res = post(proxy.url(), "/v1/chat/completions", chat(turns, 3, false));
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 200) << res->body;
+      const std::string replica = replica_of(res);
+      if (turn == 0) first = replica;
+      EXPECT_EQ(replica, first) << "conversation " << c << " turn " << turn;
+      turns.emplace_back("assistant", json::parse(res->body)["choices"][0]["message"]["content"]);
+      turns.emplace_back("user", "and then what? " + std::to_string(turn));
+    }
+    first_replicas.push_back(first);
+  }
+  // The key hashes spread conversations over both upstreams (fixed keys, so deterministic).
+  EXPECT_NE(std::find(first_replicas.begin(), first_replicas.end(), "0"), first_replicas.end());
+  EXPECT_NE(std::find(first_replicas.begin(), first_replicas.end(), "1"), first_replicas.end());
+}
+
+TEST(Proxy, KvAwareSendsARepeatedPrefixBackWhereItWasRouted) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  // Round-robin first, to place prompt A on upstream 0 and prompt B on upstream 1; the
+  // approximate index records every routed request whatever the strategy.
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  const json a = chat({{"user", long_text("Alpha")}}, 2, false);
+  const json b = chat({{"user", long_text("Bravo")}}, 2, false);
+  ASSERT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", a)), "0");
+  ASSERT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", b)), "1");
+
+  httplib::Client admin(proxy.url());
+  auto res = admin.Post("/admin/strategy", R"({"strategy":"kv-aware"})", "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  // With nothing in flight and no overlap, kv-aware ties go to upstream 0, so B landing on 1
+  // can only come from the index.
+  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", b)), "1");
+  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", a)), "0");
+  const json c = chat({{"user", long_text("Charlie")}}, 2, false);
+  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", c)), "0");  // new: the tie
+  EXPECT_GT(metric_sum(proxy.url(), "kvsweep_router_predicted_overlap_blocks_sum"), 0);
+}
+
+TEST(Proxy, UpstreamDownGivesAnOpenAiShaped502AndTheProxyLives) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  // Replica 1 closes its port: the proxy's connections to it are refused.
+  httplib::Client fleet_admin(fleet.router_url());
+  auto down = fleet_admin.Post("/admin/faults", R"({"replica":1,"down":true})", "application/json");
+  ASSERT_TRUE(down);
+  ASSERT_EQ(down->status, 200) << down->body;
+
+  for (bool stream : {false, true}) {
+    auto ok = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream));
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200) << ok->body;
+    auto bad = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream));
+    ASSERT_TRUE(bad) << httplib::to_string(bad.error());
+    EXPECT_EQ(bad->status, 502);
+    EXPECT_EQ(bad->get_header_value("Content-Type"), "application/json");
+    const json error = json::parse(bad->body).at("error");
+    EXPECT_EQ(error["type"], "BadGateway");
+    EXPECT_EQ(error["code"], 502);
+    EXPECT_TRUE(error["param"].is_null());
+    EXPECT_NE(error["message"].get<std::string>().find("upstream 127.0.0.1:"), std::string::npos)
+        << error["message"];
+  }
+  EXPECT_TRUE(wait_metric(proxy.url(), "kvsweep_router_in_flight", 0));
+  httplib::Client client(proxy.url());
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST(Proxy, ClientDisconnectMidStreamEndsTheUpstreamRequest) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "least-load"));
+  proxy.start();
+  {
+    httplib::Client client(proxy.url());
+    httplib::Request request;
+    request.method = "POST";
+    request.path = "/v1/chat/completions";
+    request.body = chat({{"user", "stream a lot please"}}, 5000, true).dump();
+    request.set_header("Content-Type", "application/json");
+    std::string received;
+    request.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+      received.append(data, n);
+      return received.find("\"content\":\" ") == std::string::npos;  // stop at the first token
+    };
+    bool saw_in_flight = false;
+    request.response_handler = [&](const httplib::Response&) {
+      saw_in_flight = metric_sum(proxy.url(), "kvsweep_router_in_flight") == 1;
+      return true;
+    };
+    EXPECT_FALSE(client.send(request));  // cancelled by us
+    EXPECT_TRUE(saw_in_flight);
+    EXPECT_NE(received.find("\"role\":\"assistant\""), std::string::npos);
+    client.stop();
+  }
+  EXPECT_TRUE(wait_metric(proxy.url(), "kvsweep_router_in_flight", 0));
+  // The proxy closed its upstream connection, so the replica dropped the request too.
+  const std::string replica = fleet.replica_urls().at(0);
+  EXPECT_TRUE(wait_metric(replica, "vllm:num_requests_running", 0));
+  EXPECT_EQ(metric_sum(replica, "vllm:request_success_total"), 0);
+
+  auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "still there?"}}, 3, false));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+}  // namespace
+}  // namespace kvsweep::sim
