@@ -7,6 +7,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/profiles -DOUT=${profiles_embedded_cc}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/embed_profiles.cmake
   DEPENDS ${kvsweep_profile_files} ${CMAKE_CURRENT_SOURCE_DIR}/embed_profiles.cmake
+          ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
   COMMENT "embedding profiles/*.yaml")
 add_library(kvsweep_sim_engine STATIC
   profile.cc
