@@ -10,7 +10,8 @@
 #include "orchestrator/runner.h"
 #include "orchestrator/scenario_loader.h"
 #include "orchestrator/signal_guard.h"
-#include "orchestrator/sim_target.h"
+#include "orchestrator/child_process.h"
+#include "orchestrator/target_factory.h"
 #include "orchestrator/store_lookup.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
@@ -23,6 +24,8 @@ struct RunArgs {
   std::string scenario_path;
   std::string reports_dir = "reports";
   bool print_report = true;
+  bool resume = false;
+  std::string target_override;  // "" or "sim"
 };
 
 struct RunsArgs {
@@ -41,12 +44,26 @@ std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
   return spec;
 }
 
-std::string plan_headline(const ScenarioSpec& spec, std::size_t cells, const std::string& target) {
-  std::string text = "sweep " + spec.name + ": " + std::to_string(cells) + " cells (" +
-                     std::to_string(spec.strategies.size()) + " strategies x " +
-                     std::to_string(spec.concurrency.size()) + " concurrencies";
-  if (spec.repeats > 1) text += " x " + std::to_string(spec.repeats) + " repeats";
-  return text + "), target " + target;
+std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
+                          const std::string& target) {
+  std::string shape;
+  for (const auto& f : spec.factors) {
+    shape += (shape.empty() ? "" : " x ") + std::to_string(f.levels.size()) + " " + f.name;
+  }
+  if (spec.repeats > 1) shape += " x " + std::to_string(spec.repeats) + " repeats";
+  const int deployments = cells.empty() ? 0 : cells.back().deploy_group + 1;
+  return "sweep " + spec.name + ": " + std::to_string(cells.size()) + " cells (" + shape + "), " +
+         std::to_string(deployments) + " deployment" + (deployments == 1 ? "" : "s") +
+         ", target " + target;
+}
+
+// Builds the target; a scenario the target cannot apply is an error before anything runs.
+std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind) {
+  try {
+    return make_target(spec, override_kind == "sim");
+  } catch (const TargetError& e) {
+    throw std::runtime_error(spec.path + ": " + e.what());
+  }
 }
 
 int run_command(const RunArgs& args) {
@@ -57,24 +74,37 @@ int run_command(const RunArgs& args) {
   }
   store::Store store = store::Store::open(args.db_path);
   Console console(stderr);
-  SimTarget target(spec->target, spec->model, spec->seed);
-  console.line(plan_headline(*spec, expand_plan(*spec).size(), target.describe()));
-  target.start();
+  std::unique_ptr<Target> target = build_target(*spec, args.target_override);
+  console.line(plan_headline(*spec, expand_plan(*spec, args.target_override), target->describe()));
+  try {
+    target->start();
+  } catch (const TargetError& e) {
+    throw std::runtime_error("starting the target: " + std::string(e.what()));
+  }
 
   SignalGuard signals;
   RunnerOptions options;
   options.stop = &signals.stop_flag();
-  const SweepOutcome outcome = run_sweep(*spec, target, store, console, options);
+  options.resume = args.resume;
+  options.target_override = args.target_override;
+  const SweepOutcome outcome = run_sweep(*spec, *target, store, console, options);
 
   const std::string report = reports::render_markdown(store, outcome.experiment_id);
   const std::string report_path = args.reports_dir + "/" + file_stem(spec->name) + ".md";
   write_file(report_path, report);
   if (args.print_report) std::fprintf(stdout, "%s", report.c_str());
-  console.line("experiment " + std::to_string(outcome.experiment_id) + " " + outcome.status +
-               ": " + std::to_string(outcome.cells_done) + " cells done, " +
-               std::to_string(outcome.cells_failed) + " failed; store " + store.path() +
-               ", report " + report_path);
-  if (outcome.status == "interrupted") return kExitInterrupted;
+  std::string summary = "experiment " + std::to_string(outcome.experiment_id) + " " +
+                        outcome.status + ": " + std::to_string(outcome.cells_done) +
+                        " cells done, " + std::to_string(outcome.cells_failed) + " failed";
+  if (outcome.cells_skipped > 0) {
+    summary += ", " + std::to_string(outcome.cells_skipped) + " already done before resuming";
+  }
+  console.line(summary + "; store " + store.path() + ", report " + report_path);
+  if (outcome.status == "interrupted") {
+    console.line("to continue: kvsweep --db " + store.path() + " run --resume " +
+                 args.scenario_path + (args.target_override.empty() ? "" : " --target sim"));
+    return kExitInterrupted;
+  }
   return outcome.status == "done" ? kExitOk : kExitFailed;
 }
 
@@ -111,17 +141,32 @@ int runs_command(const RunsArgs& args) {
   return kExitOk;
 }
 
-int plan_command(const std::string& scenario_path) {
+// `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
+// runner would run. Builds the target (to validate and describe) but never starts it.
+int plan_command(const std::string& scenario_path, const std::string& override_kind) {
   auto spec = load_or_print_errors(scenario_path);
   if (!spec) return kExitFailed;
-  const auto cells = expand_plan(*spec);
-  std::printf("%s\n", plan_headline(*spec, cells.size(),
-                                    "sim x" + std::to_string(spec->target.replicas) + " (" +
-                                        spec->target.profile + ")")
-                          .c_str());
+  const auto cells = expand_plan(*spec, override_kind);
+  std::unique_ptr<Target> target = build_target(*spec, override_kind);
+  std::printf("%s\n", plan_headline(*spec, cells, target->describe()).c_str());
+  std::optional<Treatment> applied;
   for (const auto& c : cells) {
-    std::printf("%3d  strategy=%-12s concurrency=%-5d repeat=%d  key=%s\n", c.ordinal + 1,
-                c.strategy.c_str(), c.concurrency, c.repeat + 1, c.key.c_str());
+    if (!applied || !(*applied == c.treatment)) {
+      std::printf("\n  apply:");
+      for (const auto& [factor, level] : c.treatment.levels) {
+        std::printf(" %s=%s", factor.c_str(), level.c_str());
+      }
+      std::printf("%s\n", c.treatment.levels.empty() ? " (nothing to apply)" : "");
+      for (const auto& argv : target->planned_commands(c.treatment)) {
+        std::printf("    $ %s\n", describe_argv(argv).c_str());
+      }
+      std::printf("    then the readiness gates\n");
+      applied = c.treatment;
+    }
+    std::string extra;
+    for (const auto& [factor, level] : c.load_levels) extra += " " + factor + "=" + level;
+    std::printf("  %3d  %-28s concurrency=%-5d repeat=%d%s  key=%s\n", c.ordinal + 1,
+                c.arm.c_str(), c.concurrency, c.repeat + 1, extra.c_str(), c.key.c_str());
   }
   return kExitOk;
 }
@@ -136,6 +181,13 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--reports-dir", args->reports_dir, "where the markdown report goes")
       ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "continue the latest unfinished experiment of this scenario: finished cells are "
+                "kept, finished deployments are not redone");
+  cmd->add_option("--target", args->target_override,
+                  "run on another target than the scenario's: sim (the embedded fleet, sized "
+                  "by target.sim)")
+      ->check(CLI::IsMember({"sim"}));
   auto no_print = std::make_shared<bool>(false);
   cmd->add_flag("--no-print", *no_print, "write the report file but do not print it");
   return {cmd, [args, no_print, &global] {
@@ -157,11 +209,15 @@ Subcommand register_runs(CLI::App& app, const GlobalOptions& global) {
 
 Subcommand register_plan(CLI::App& app, const GlobalOptions&) {
   auto scenario = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("plan", "print a scenario's cells in order, run nothing");
+  auto override_kind = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "plan", "print a scenario's cells in order and the exact commands, run nothing");
   cmd->add_option("scenario", *scenario, "scenario YAML file")
       ->required()
       ->check(CLI::ExistingFile);
-  return {cmd, [scenario] { return plan_command(*scenario); }};
+  cmd->add_option("--target", *override_kind, "plan for another target: sim")
+      ->check(CLI::IsMember({"sim"}));
+  return {cmd, [scenario, override_kind] { return plan_command(*scenario, *override_kind); }};
 }
 
 }  // namespace kvsweep::orchestrator

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/prometheus_text.h"
+#include "common/wall_clock.h"
 #include "driver/http_fetch.h"
 
 namespace kvsweep::orchestrator {
@@ -12,9 +13,10 @@ namespace {
 constexpr double kScrapeTimeoutS = 10;
 
 bool keep(const std::string& name) {
-  const bool vllm = name.rfind("vllm:", 0) == 0;
+  // vLLM's engine series, and Dynamo's frontend and router series (cached tokens, KV events).
+  const bool served = name.rfind("vllm:", 0) == 0 || name.rfind("dynamo_", 0) == 0;
   const bool bucket = name.size() > 7 && name.compare(name.size() - 7, 7, "_bucket") == 0;
-  return vllm && !bucket;
+  return served && !bucket;
 }
 
 }  // namespace
@@ -42,6 +44,38 @@ ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::str
     }
   }
   return result;
+}
+
+PeriodicScraper::PeriodicScraper(std::vector<std::string> urls, double interval_s,
+                                 double epoch_wall_s)
+    : thread_([this, urls = std::move(urls), interval_s, epoch_wall_s](std::stop_token stop) {
+        const auto period = std::chrono::duration<double>(interval_s);
+        std::mutex wait_mutex;
+        while (true) {
+          {
+            std::unique_lock lock(wait_mutex);
+            // Sleeps one period, or less when stop is requested.
+            wake_.wait_for(lock, stop, period, [] { return false; });
+          }
+          if (stop.stop_requested()) return;
+          ScrapeResult r = scrape_metrics(urls, "during", unix_now_s() - epoch_wall_s);
+          std::lock_guard lock(mutex_);
+          result_.samples.insert(result_.samples.end(), r.samples.begin(), r.samples.end());
+          result_.errors.insert(result_.errors.end(), r.errors.begin(), r.errors.end());
+        }
+      }) {}
+
+PeriodicScraper::~PeriodicScraper() { stop(); }
+
+void PeriodicScraper::stop() {
+  thread_.request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+ScrapeResult PeriodicScraper::take() {
+  stop();
+  std::lock_guard lock(mutex_);
+  return std::move(result_);
 }
 
 }  // namespace kvsweep::orchestrator

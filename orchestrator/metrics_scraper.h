@@ -1,7 +1,11 @@
 // Scrapes replicas' Prometheus /metrics into store rows.
 #pragma once
 
+#include <condition_variable>
+#include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "store/rows.h"
@@ -16,5 +20,26 @@ struct ScrapeResult {
 // GETs each url in turn. t_s is stored with every sample (seconds since the cell's epoch).
 ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::string& phase,
                             double t_s);
+
+// Scrapes `urls` every interval_s on its own thread (phase "during", t_s relative to
+// epoch_wall_s) until take() or destruction, so a cell records KV usage peaks and preemptions
+// while it runs, not only the counters' ends.
+class PeriodicScraper {
+ public:
+  PeriodicScraper(std::vector<std::string> urls, double interval_s, double epoch_wall_s);
+  ~PeriodicScraper();
+  PeriodicScraper(const PeriodicScraper&) = delete;
+  PeriodicScraper& operator=(const PeriodicScraper&) = delete;
+
+  ScrapeResult take();  // stops the thread and returns everything scraped
+
+ private:
+  void stop();
+
+  std::mutex mutex_;
+  ScrapeResult result_;
+  std::condition_variable_any wake_;
+  std::jthread thread_;  // last: it starts in the constructor and uses the members above
+};
 
 }  // namespace kvsweep::orchestrator

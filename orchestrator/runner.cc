@@ -3,7 +3,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "common/wall_clock.h"
@@ -33,7 +37,8 @@ std::string host_name() {
 }
 
 // What the report's setup block shows; ordered as a reader scans it.
-std::string setup_json(const ScenarioSpec& spec, const std::string& workload_description) {
+std::string setup_json(const ScenarioSpec& spec, const std::string& workload_description,
+                       const Target& target, const RunnerOptions& options) {
   const LoadSpec& l = spec.load;
   nlohmann::ordered_json load;
   if (l.request_rate > 0) {
@@ -49,16 +54,28 @@ std::string setup_json(const ScenarioSpec& spec, const std::string& workload_des
   if (spec.load.num_requests > 0) load["num_requests"] = spec.load.num_requests;
   if (spec.load.duration_s > 0) load["duration_s"] = spec.load.duration_s;
   load["warmup_requests"] = spec.load.warmup_requests;
+  load["cache"] = spec.load.cache;
   load["timeout_s"] = spec.load.timeout_s;
   nlohmann::ordered_json setup;
-  setup["target"] = {{"kind", spec.target.kind},
-                     {"replicas", spec.target.replicas},
-                     {"profile", spec.target.profile}};
+  const bool sim = options.target_override == "sim" || spec.target.kind == "sim";
+  setup["target"] = {{"kind", sim ? "sim" : spec.target.kind},
+                     {"replicas", sim ? spec.target.sim.replicas : spec.target.replicas},
+                     {"profile", sim ? spec.target.sim.profile : ""},
+                     {"description", target.describe()}};
+  if (sim && spec.target.kind != "sim") setup["target"]["stands_in_for"] = spec.target.kind;
   setup["model"] = spec.model;
   setup["description"] = spec.description;
   setup["seed"] = spec.seed;
-  setup["strategies"] = spec.strategies;
-  setup["concurrency"] = spec.concurrency;
+  nlohmann::ordered_json factors = nlohmann::ordered_json::object();
+  for (const auto& f : spec.factors) {
+    factors[f.name] = {{"levels", f.levels},
+                       {"phase", f.phase == FactorPhase::kDeploy ? "deploy" : "run"}};
+  }
+  setup["factors"] = factors;
+  setup["strategies"] = arm_labels(spec);
+  std::vector<int> concurrency;
+  for (const auto& level : spec.factor("concurrency")->levels) concurrency.push_back(std::stoi(level));
+  setup["concurrency"] = concurrency;
   setup["repeats"] = spec.repeats;
   setup["load"] = load;
   setup["baseline"] = spec.baseline;
@@ -140,6 +157,42 @@ Workloads load_workloads(const ScenarioSpec& spec) {
   return w;
 }
 
+std::vector<store::CommandRow> command_rows(const std::vector<CommandLog>& logs) {
+  std::vector<store::CommandRow> rows;
+  for (const auto& log : logs) {
+    store::CommandRow row;
+    row.step = log.step;
+    row.argv = log.argv;
+    row.exit_code = log.exit_code;
+    row.seconds = log.seconds;
+    row.out = log.out;
+    row.err = log.err;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string describe_treatment(const Treatment& t) {
+  std::string text;
+  for (const auto& [factor, level] : t.levels) {
+    text += (text.empty() ? "" : ", ") + factor + "=" + level;
+  }
+  return text.empty() ? "(no target factor)" : text;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What one cell measured, before it is stored.
+struct CellData {
+  driver::LoadResult prepass;  // cache: warm
+  driver::LoadResult warmup;
+  driver::LoadResult measured;
+  std::vector<store::MetricSample> samples;
+  std::vector<std::string> scrape_errors;
+};
+
 class CellRunner {
  public:
   CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store, Console& console,
@@ -151,43 +204,87 @@ class CellRunner {
         options_(options),
         workloads_(workloads) {}
 
+  // Applies the plan's treatment when it differs from what the target runs now, then opens
+  // the readiness gates. Throws TargetError; the target's state is unknown afterwards.
+  void ensure_applied(const CellPlan& plan) {
+    if (applied_ && *applied_ == plan.treatment) return;
+    applied_.reset();
+    const auto start = std::chrono::steady_clock::now();
+    console_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe());
+    target_.apply(plan.treatment);
+    target_.wait_ready();
+    console_.line("  ready after " + reports::format_ms(seconds_since(start) * 1000) + " ms");
+    applied_ = plan.treatment;
+  }
+
+  // Whether the last run() failed before sending load: applying, readiness or the cold cache.
+  bool setup_failed() const { return setup_failed_; }
+
   // Runs one cell and stores it. Returns false when the sweep should stop (interrupted).
-  bool run(store::CellRow& cell, const std::string& label) {
+  bool run(store::CellRow& cell, const CellPlan& plan, const std::string& label) {
+    setup_failed_ = false;
     cell.status = "running";
     cell.started_at = utc_now_iso8601();
     store_.update_cell(cell);
+    CellData data;
+    const std::string cache = plan.load_levels.count("cache") ? plan.load_levels.at("cache")
+                                                              : spec_.load.cache;
     try {
-      target_.apply(Treatment{cell.strategy});
-      const auto deadline = std::chrono::steady_clock::now() +
-                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(options_.ready_timeout_s));
-      target_.wait_ready(deadline);
-      target_.reset_prefix_cache();
+      ensure_applied(plan);
+      if (cache == "cold") target_.make_cold();
     } catch (const TargetError& e) {
-      finish(cell, "failed", e.what());
-      console_.line("  " + label + ": failed: " + e.what());
-      return true;
+      applied_.reset();
+      setup_failed_ = true;
+      return finish(cell, data, "failed", e.what(), label);
     }
 
-    driver::LoadResult warmup;
+    if (cache == "warm") {
+      // The measured workload once, unmeasured: every arm starts from a cache that has seen
+      // it, as the KubeAI benchmarks ran everything twice.
+      data.prepass = drive(plan, workloads_.measured, Phase::kPrepass, label + " warm pre-pass");
+      if (data.prepass.interrupted) return finish(cell, data, "interrupted", "", label);
+    }
     if (spec_.load.warmup_requests > 0) {
-      warmup = drive(cell, workloads_.warmup, /*warmup_phase=*/true, label + " warm-up");
-      for (auto& r : warmup.records) r.warmup = true;
-      if (warmup.interrupted) return store_and_finish(cell, warmup, {}, {}, {}, label);
+      data.warmup = drive(plan, workloads_.warmup, Phase::kWarmup, label + " warm-up");
+      if (data.warmup.interrupted) return finish(cell, data, "interrupted", "", label);
     }
 
-    const ScrapeResult before = scrape_metrics(target_.metrics_urls(), "before", 0);
-    driver::LoadResult measured = drive(cell, workloads_.measured, /*warmup_phase=*/false, label);
-    const ScrapeResult after =
-        scrape_metrics(target_.metrics_urls(), "after", unix_now_s() - measured.epoch_wall_s);
-    return store_and_finish(cell, warmup, measured, before, after, label);
+    std::vector<std::string> metrics_urls;
+    try {
+      metrics_urls = target_.metrics_urls();
+    } catch (const TargetError& e) {
+      data.scrape_errors.push_back(e.what());
+    }
+    ScrapeResult before = scrape_metrics(metrics_urls, "before", 0);
+    const double measured_start_wall = unix_now_s();
+    std::optional<PeriodicScraper> during;
+    if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
+      during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall);
+    }
+    data.measured = drive(plan, workloads_.measured, Phase::kMeasured, label);
+    ScrapeResult middle = during ? during->take() : ScrapeResult{};
+    ScrapeResult after =
+        scrape_metrics(metrics_urls, "after", unix_now_s() - data.measured.epoch_wall_s);
+    // "before" and "during" were timed from the measured phase's start as seen here; shift
+    // them onto the driver's epoch.
+    const double shift = measured_start_wall - data.measured.epoch_wall_s;
+    for (auto& sample : middle.samples) sample.t_s += shift;
+    for (ScrapeResult* r : {&before, &middle, &after}) {
+      data.samples.insert(data.samples.end(), r->samples.begin(), r->samples.end());
+      data.scrape_errors.insert(data.scrape_errors.end(), r->errors.begin(), r->errors.end());
+    }
+
+    if (data.measured.interrupted) return finish(cell, data, "interrupted", "", label);
+    return finish(cell, data, "done", all_failed_reason(data.measured.records), label);
   }
 
  private:
+  enum class Phase { kPrepass, kWarmup, kMeasured };
+
   // The warm-up phase is always a closed loop of at most `concurrency` users sending
-  // warmup_requests requests; the measured phase has the scenario's shape.
-  driver::LoadResult drive(const store::CellRow& cell, const driver::Workload& workload,
-                           bool warmup_phase, const std::string& label) {
+  // warmup_requests requests; the pre-pass and the measured phase have the cell's shape.
+  driver::LoadResult drive(const CellPlan& plan, const driver::Workload& workload, Phase phase,
+                           const std::string& label) {
     const LoadSpec& l = spec_.load;
     driver::LoadOptions o;
     o.base_url = target_.base_url();
@@ -195,22 +292,26 @@ class CellRunner {
     o.endpoint = l.endpoint == "completions" ? driver::LoadOptions::Endpoint::kCompletions
                                              : driver::LoadOptions::Endpoint::kChat;
     o.stream = l.stream;
-    o.max_tokens = l.max_tokens;
+    o.max_tokens = plan.load_levels.count("max_tokens") ? std::stoi(plan.load_levels.at("max_tokens"))
+                                                        : l.max_tokens;
     o.ignore_eos = l.ignore_eos;
     o.temperature = l.temperature;
     o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
     o.request_timeout_s = l.timeout_s;
     o.stop = options_.stop;
-    if (warmup_phase) {
-      o.concurrency = cell.concurrency;
+    const double rate = plan.load_levels.count("request_rate")
+                            ? std::stod(plan.load_levels.at("request_rate"))
+                            : l.request_rate;
+    if (phase == Phase::kWarmup) {
+      o.concurrency = plan.concurrency;
       o.num_requests = l.warmup_requests;
     } else {
-      if (l.request_rate > 0) {
-        o.request_rate = l.request_rate;
+      if (rate > 0) {
+        o.request_rate = rate;
         o.burstiness = l.burstiness;
-        o.max_concurrency = cell.concurrency;
+        o.max_concurrency = plan.concurrency;
       } else {
-        o.concurrency = cell.concurrency;
+        o.concurrency = plan.concurrency;
       }
       o.num_requests = l.num_requests;
       o.duration_s = l.duration_s;
@@ -219,51 +320,47 @@ class CellRunner {
       console_.progress(describe_progress(label, p));
     });
     console_.end_progress();
+    if (phase != Phase::kMeasured) {
+      for (auto& r : result.records) r.warmup = true;
+    }
     return result;
   }
 
-  bool store_and_finish(store::CellRow& cell, const driver::LoadResult& warmup,
-                        const driver::LoadResult& measured, const ScrapeResult& before,
-                        const ScrapeResult& after, const std::string& label) {
-    // The measured phase's epoch is the cell's; warm-up times land before 0.
-    const double epoch = measured.records.empty() && measured.epoch_wall_s == 0
-                             ? warmup.epoch_wall_s
-                             : measured.epoch_wall_s;
+  // Stores the cell with everything it measured and ran, in one transaction.
+  bool finish(store::CellRow& cell, const CellData& data, const std::string& status,
+              const std::string& failure, const std::string& label) {
+    // The measured phase's epoch is the cell's; earlier phases land before 0.
+    double epoch = data.measured.epoch_wall_s;
+    if (epoch == 0) epoch = data.warmup.epoch_wall_s;
+    if (epoch == 0) epoch = data.prepass.epoch_wall_s;
     cell.epoch_wall_s = epoch;
-    auto rows = to_request_rows(warmup.records, warmup.epoch_wall_s - epoch, 0);
-    const auto measured_rows = to_request_rows(measured.records, 0,
-                                               static_cast<std::int64_t>(warmup.records.size()));
-    rows.insert(rows.end(), measured_rows.begin(), measured_rows.end());
-    store_.add_requests(cell.id, rows);
+    std::vector<store::RequestRow> rows;
+    std::int64_t index = 0;
+    for (const driver::LoadResult* phase : {&data.prepass, &data.warmup, &data.measured}) {
+      const auto phase_rows = to_request_rows(phase->records, phase->epoch_wall_s - epoch, index);
+      index += static_cast<std::int64_t>(phase->records.size());
+      rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());
+    }
+    for (const auto& error : data.scrape_errors) console_.line("  warning: scrape: " + error);
 
-    std::vector<store::MetricSample> samples = before.samples;
-    samples.insert(samples.end(), after.samples.begin(), after.samples.end());
-    store_.add_metric_samples(cell.id, samples);
-    for (const auto& error : before.errors) console_.line("  warning: scrape before: " + error);
-    for (const auto& error : after.errors) console_.line("  warning: scrape after: " + error);
+    cell.status = status;
+    cell.error = status == "interrupted" ? "stopped by a signal" : failure;
+    if (status == "done" && !failure.empty()) cell.status = "failed";
+    cell.finished_at = utc_now_iso8601();
+    store_.record_cell(cell, rows, data.samples, command_rows(target_.take_logs()));
 
-    if (warmup.interrupted || measured.interrupted) {
-      finish(cell, "interrupted", "stopped by a signal");
+    if (cell.status == "interrupted") {
       console_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +
                     " finished requests kept");
       return false;
     }
-    const std::string failure = all_failed_reason(measured.records);
-    if (!failure.empty()) {
-      finish(cell, "failed", failure);
-      console_.line("  " + label + ": failed: " + failure);
+    if (cell.status == "failed") {
+      console_.line("  " + label + ": failed: " + cell.error);
       return true;
     }
-    finish(cell, "done", "");
-    console_.line("  " + label + ": " + cell_summary(reports::compute_cell_metrics(rows, samples)));
+    console_.line("  " + label + ": " +
+                  cell_summary(reports::compute_cell_metrics(rows, data.samples)));
     return true;
-  }
-
-  void finish(store::CellRow& cell, const std::string& status, const std::string& error) {
-    cell.status = status;
-    cell.error = error;
-    cell.finished_at = utc_now_iso8601();
-    store_.update_cell(cell);
   }
 
   const ScenarioSpec& spec_;
@@ -272,35 +369,47 @@ class CellRunner {
   Console& console_;
   const RunnerOptions& options_;
   const Workloads& workloads_;
+  std::optional<Treatment> applied_;  // what the target runs now, when known
+  bool setup_failed_ = false;
 };
 
-}  // namespace
-
-SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
-                       Console& console, const RunnerOptions& options) {
-  const std::vector<CellPlan> plan = expand_plan(spec);
-  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
-
+store::ExperimentRow new_experiment_row(const ScenarioSpec& spec, const std::string& hash,
+                                        const std::string& setup) {
   store::ExperimentRow experiment;
   experiment.name = spec.name;
   experiment.scenario_path = spec.path;
   experiment.scenario_text = spec.text;
-  experiment.scenario_hash = scenario_hash(spec.text);
+  experiment.scenario_hash = hash;
   experiment.started_at = utc_now_iso8601();
   experiment.status = "running";
   experiment.kvsweep_version = KVSWEEP_VERSION;
   experiment.host = host_name();
-  experiment.setup_json = setup_json(spec, workloads.measured.description);
-  SweepOutcome outcome;
-  outcome.experiment_id = store.add_experiment(experiment);
+  experiment.setup_json = setup;
+  return experiment;
+}
 
+// The experiment's cell rows, in plan order: the resumed experiment's, or new ones.
+std::vector<store::CellRow> prepare_cells(const std::vector<CellPlan>& plan, store::Store& store,
+                                          std::int64_t experiment_id, bool resumed) {
+  std::map<std::string, store::CellRow> existing;
+  if (resumed) {
+    for (auto& cell : store.cells(experiment_id)) existing[cell.key] = cell;
+  }
   std::vector<store::CellRow> cells;
   for (const auto& p : plan) {
+    if (auto it = existing.find(p.key); it != existing.end()) {
+      if (it->second.status != "done") {
+        store.reset_cell(it->second.id);  // whatever it half-measured is gone
+        it->second.status = "pending";
+      }
+      cells.push_back(it->second);
+      continue;
+    }
     store::CellRow cell;
-    cell.experiment_id = outcome.experiment_id;
+    cell.experiment_id = experiment_id;
     cell.ordinal = p.ordinal;
     cell.key = p.key;
-    cell.strategy = p.strategy;
+    cell.strategy = p.arm;
     cell.concurrency = p.concurrency;
     cell.repeat = p.repeat;
     cell.factors_json = p.factors_json;
@@ -308,21 +417,90 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
     cell.id = store.add_cell(cell);
     cells.push_back(cell);
   }
+  return cells;
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
+                       Console& console, const RunnerOptions& options) {
+  const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
+  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
+  const std::string hash = scenario_hash(spec.text, options.target_override);
+
+  SweepOutcome outcome;
+  std::optional<store::ExperimentRow> previous;
+  if (options.resume) previous = store.latest_unfinished(hash);
+  if (previous) {
+    outcome.experiment_id = previous->id;
+    outcome.resumed = true;
+    store.reopen_experiment(previous->id);
+    console.line("resuming experiment " + std::to_string(previous->id) + " (" + previous->status +
+                 ", started " + previous->started_at + ")");
+  } else {
+    if (options.resume) {
+      console.line("nothing to resume: no unfinished experiment of this scenario in " +
+                   store.path() + "; starting a new one");
+    }
+    outcome.experiment_id = store.add_experiment(new_experiment_row(
+        spec, hash, setup_json(spec, workloads.measured.description, target, options)));
+  }
+  std::vector<store::CellRow> cells = prepare_cells(plan, store, outcome.experiment_id,
+                                                    outcome.resumed);
 
   CellRunner runner(spec, target, store, console, options, workloads);
   outcome.status = "done";
-  for (auto& cell : cells) {
+  const int groups = plan.empty() ? 0 : plan.back().deploy_group + 1;
+  std::string group_failure;  // why the current group's deployment failed, "" if it did not
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    store::CellRow& cell = cells[i];
+    const CellPlan& p = plan[i];
     if (options.stop && options.stop->load()) {
       outcome.status = "interrupted";
       break;
     }
+    const bool group_start = i == 0 || plan[i - 1].deploy_group != p.deploy_group;
+    if (group_start) {
+      group_failure.clear();
+      bool all_done = true;
+      for (std::size_t j = i; j < cells.size() && plan[j].deploy_group == p.deploy_group; ++j) {
+        all_done = all_done && cells[j].status == "done";
+      }
+      if (groups > 1) {
+        console.line("deployment " + std::to_string(p.deploy_group + 1) + "/" +
+                     std::to_string(groups) + ": " + describe_treatment(p.treatment) +
+                     (all_done ? ": every cell already done, skipped" : ""));
+      }
+    }
+    if (cell.status == "done") {
+      ++outcome.cells_skipped;
+      continue;
+    }
     std::string label = "cell " + std::to_string(cell.ordinal + 1) + "/" +
-                        std::to_string(cells.size()) + " " + cell.strategy +
-                        " c=" + std::to_string(cell.concurrency);
-    if (spec.repeats > 1) label += " #" + std::to_string(cell.repeat + 1);
-    const bool go_on = runner.run(cell, label);
+                        std::to_string(cells.size()) + " " + p.arm +
+                        " c=" + std::to_string(p.concurrency);
+    if (spec.repeats > 1) label += " #" + std::to_string(p.repeat + 1);
+    if (!group_failure.empty()) {
+      // The deployment this cell needs never became ready: do not wait on every gate again.
+      cell.status = "failed";
+      cell.error = "not run: its deployment failed: " + group_failure;
+      cell.started_at = cell.finished_at = utc_now_iso8601();
+      store.update_cell(cell);
+      console.line("  " + label + ": not run, its deployment failed");
+      ++outcome.cells_failed;
+      continue;
+    }
+    const bool go_on = runner.run(cell, p, label);
     if (cell.status == "done") ++outcome.cells_done;
-    if (cell.status == "failed") ++outcome.cells_failed;
+    if (cell.status == "failed") {
+      ++outcome.cells_failed;
+      // A deployment that failed to apply or to become ready sinks its whole group: waiting
+      // out every gate's time limit again for each of its cells would find the same.
+      const bool deploy_factors =
+          std::any_of(spec.factors.begin(), spec.factors.end(),
+                      [](const FactorSpec& f) { return f.phase == FactorPhase::kDeploy; });
+      if (deploy_factors && runner.setup_failed()) group_failure = cell.error;
+    }
     if (!go_on) {
       outcome.status = "interrupted";
       break;

@@ -14,7 +14,10 @@ namespace kvsweep::orchestrator {
 
 struct RunnerOptions {
   const std::atomic<bool>* stop = nullptr;  // raised by SIGINT/SIGTERM
-  double ready_timeout_s = 120;             // per cell, for every readiness gate together
+  // Continue the latest unfinished experiment of this scenario (same text, same target):
+  // finished cells are kept, the rest run again from scratch.
+  bool resume = false;
+  std::string target_override;              // "" or "sim" (--target sim)
 };
 
 struct SweepOutcome {
@@ -22,12 +25,16 @@ struct SweepOutcome {
   std::string status;  // "done" | "failed" (some cell failed) | "interrupted"
   int cells_done = 0;
   int cells_failed = 0;
+  int cells_skipped = 0;  // already done in the experiment resumed
+  bool resumed = false;
 };
 
-// Per cell: apply the treatment, wait until ready, reset the prefix cache (every cell starts
-// cold), run the warm-up (its own conversations, stored but flagged), scrape /metrics, run the
-// measured phase, scrape again, store. A failed cell is recorded with its reason and the sweep
-// goes on; a stop request ends it after storing what finished.
+// Per deployment group (cells sharing their deploy-time levels), skipped when every cell is
+// already done: apply the treatment when it changes, run the readiness gates, then per cell
+// the cache policy (cold / warm pre-pass / as-is), the warm-up (stored, flagged), scrape
+// /metrics, the measured phase (scraping every metrics.interval), scrape again, and store the
+// cell with its requests, samples and commands in one transaction. A failed cell is recorded
+// with its reason and the sweep goes on; a stop request ends it after storing what finished.
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        Console& console, const RunnerOptions& options);
 

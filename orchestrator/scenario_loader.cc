@@ -12,318 +12,147 @@
 #include <sstream>
 
 #include "common/spellcheck.h"
+#include "orchestrator/mapping_reader.h"
 #include "driver/datasets/load_workload.h"
-#include "sim/fleet.h"
+#include "orchestrator/plan.h"
+#include "orchestrator/strategy_names.h"
 
 namespace kvsweep::orchestrator {
 namespace {
 
-// Collects located errors and formats each with its source line and a caret.
-class ErrorSink {
- public:
-  ErrorSink(const std::string& path, const std::string& text,
-            std::vector<ScenarioError>* errors)
-      : path_(path), errors_(errors) {
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines_.push_back(line);
+// Where a factor sits in the plan unless the scenario says otherwise. Load-driver factors are
+// always run-time. A target factor is deploy-time where changing it restarts or recreates
+// servers (Dynamo's router mode, KubeAI's immutable replication, a generic kubectl apply, the
+// embedded fleet which mimics a redeploy) and run-time where the change is a live patch
+// (KubeAI's strategy and its knobs) or only another URL (endpoints).
+FactorPhase default_phase(const std::string& factor, const std::string& kind) {
+  if (is_load_factor(factor)) return FactorPhase::kRun;
+  if (kind == "endpoints") return FactorPhase::kRun;
+  if (kind == "kubeai" && factor != "replication") return FactorPhase::kRun;
+  // The sim router switches strategy and its knobs live; the engine setting and the replica
+  // count are what a real fleet would redeploy for.
+  if (kind == "sim" && factor != "prefix_caching" && factor != "replication") {
+    return FactorPhase::kRun;
   }
-
-  // mark is yaml-cpp's 0-based position; a negative line means "no position".
-  void add(const YAML::Mark& mark, const std::string& field, const std::string& message) {
-    ScenarioError e;
-    e.line = mark.line >= 0 ? mark.line + 1 : 0;
-    e.column = mark.column >= 0 ? mark.column + 1 : 0;
-    e.field = field;
-    e.message = message;
-    std::ostringstream text;
-    text << path_;
-    if (e.line > 0) text << ':' << e.line << ':' << e.column;
-    text << ": ";
-    if (!field.empty()) text << field << ": ";
-    text << message;
-    if (e.line > 0 && e.line <= static_cast<int>(lines_.size())) {
-      text << '\n' << lines_[e.line - 1] << '\n' << std::string(e.column - 1, ' ') << '^';
-    }
-    e.text = text.str();
-    errors_->push_back(std::move(e));
-  }
-
-  bool empty() const { return errors_->empty(); }
-
- private:
-  std::string path_;
-  std::vector<std::string> lines_;
-  std::vector<ScenarioError>* errors_;
-};
-
-std::string describe_node(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar: return '"' + node.Scalar() + '"';
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Null: return "nothing";
-    default: return "an undefined value";
-  }
+  return FactorPhase::kDeploy;
 }
 
-std::string join_keys(const std::vector<std::string>& keys) {
-  std::string out;
-  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
-  return out;
+// Checks one level of a factor kvsweep knows the meaning of; "" when fine, else the message.
+std::string check_level(const std::string& factor, const std::string& level) {
+  auto is_number = [&](double min, bool allow_equal) {
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(level, &used);
+      return used == level.size() && std::isfinite(v) && (v > min || (allow_equal && v == min));
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  auto is_int = [&](long long min) {
+    try {
+      std::size_t used = 0;
+      const long long v = std::stoll(level, &used);
+      return used == level.size() && v >= min;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  if (factor == "concurrency" && !is_int(1)) return "expected an integer >= 1";
+  if (factor == "max_tokens" && !is_int(1)) return "expected an integer >= 1";
+  if (factor == "request_rate" && !is_number(0, false)) return "expected a rate in requests/s > 0";
+  if (factor == "cache" && level != "cold" && level != "warm" && level != "as-is") {
+    return "expected cold, warm or as-is";
+  }
+  if (factor == "strategy" && !canonical_strategy(level) && !dynamo_router_mode(level)) {
+    std::string message = "unknown strategy";
+    if (auto s = closest_word(level, known_strategy_spellings())) {
+      message += "; did you mean '" + *s + "'?";
+    } else {
+      message += " (expected one of: " + join_keys(known_strategy_spellings()) + ")";
+    }
+    return message;
+  }
+  return "";
 }
 
-// Reads one YAML mapping: each typed read marks its key as known; finish() reports the rest
-// as unknown, with a suggestion when one is close.
-class MappingReader {
- public:
-  MappingReader(const YAML::Node& node, std::string prefix, ErrorSink& sink,
-                std::map<std::string, SourceMark>& marks)
-      : node_(node), prefix_(std::move(prefix)), sink_(sink), marks_(marks) {}
-
-  std::string path_of(const std::string& key) const {
-    return prefix_.empty() ? key : prefix_ + "." + key;
+// The target factors each kind applies; kubectl and endpoints apply whatever target.levels
+// defines.
+std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
+  const std::string& kind = spec.target.kind;
+  if (kind == "kubeai") return {"strategy", "mean_load_factor", "prefix_char_length", "replication"};
+  if (kind == "dynamo") return {"strategy"};
+  if (kind == "kubectl" || kind == "endpoints") {
+    std::vector<std::string> names;
+    for (const auto& [factor, levels] : spec.target.levels) names.push_back(factor);
+    return names;
   }
-
-  // The value node for key, or an invalid node when absent. Records the key as known.
-  YAML::Node get(const std::string& key) {
-    known_.push_back(key);
-    YAML::Node value = node_[key];
-    if (value.IsDefined()) {
-      marks_[path_of(key)] = SourceMark{value.Mark().line + 1, value.Mark().column + 1};
-    }
-    return value;
-  }
-
-  void require(const std::string& key) {
-    known_.push_back(key);
-    if (!node_[key].IsDefined()) {
-      sink_.add(node_.Mark(), path_of(key), "required key is missing");
-    }
-  }
-
-  void read_string(const std::string& key, std::string* out) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    if (!value.IsScalar()) {
-      sink_.add(value.Mark(), path_of(key), "expected a string, got " + describe_node(value));
-      return;
-    }
-    *out = value.Scalar();
-  }
-
-  template <typename Int>
-  void read_int(const std::string& key, Int* out, Int min_value) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    if (auto parsed = to_int<Int>(value, key, min_value)) *out = *parsed;
-  }
-
-  template <typename Int>
-  std::optional<Int> to_int(const YAML::Node& value, const std::string& key, Int min_value) {
-    const std::string expected = "expected an integer >= " + std::to_string(min_value);
-    long long parsed = 0;
-    // min_value is never negative here, so once parsed >= min_value the unsigned comparison
-    // against Int's maximum is exact for every Int we read (int, int64_t, uint64_t).
-    if (!value.IsScalar() || !YAML::convert<long long>::decode(value, parsed) ||
-        parsed < static_cast<long long>(min_value) ||
-        static_cast<unsigned long long>(parsed) >
-            static_cast<unsigned long long>(std::numeric_limits<Int>::max())) {
-      sink_.add(value.Mark(), path_of(key), expected + ", got " + describe_node(value));
-      return std::nullopt;
-    }
-    return static_cast<Int>(parsed);
-  }
-
-  void read_duration(const std::string& key, double* out_s) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    std::optional<double> seconds;
-    if (value.IsScalar()) seconds = parse_duration_s(value.Scalar());
-    if (!seconds || *seconds <= 0) {
-      sink_.add(value.Mark(), path_of(key),
-                "expected a duration > 0 such as 90s, 5m, 250ms or 30, got " +
-                    describe_node(value));
-      return;
-    }
-    *out_s = *seconds;
-  }
-
-  void read_double(const std::string& key, double* out, double min_value, bool allow_equal,
-                   const std::string& what) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    double parsed = 0;
-    const bool number = value.IsScalar() && YAML::convert<double>::decode(value, parsed) &&
-                        !std::isnan(parsed);
-    if (!number || parsed < min_value || (!allow_equal && parsed == min_value)) {
-      sink_.add(value.Mark(), path_of(key), "expected " + what + ", got " + describe_node(value));
-      return;
-    }
-    *out = parsed;
-  }
-
-  void read_bool(const std::string& key, bool* out) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    bool parsed = false;
-    if (!value.IsScalar() || !YAML::convert<bool>::decode(value, parsed)) {
-      sink_.add(value.Mark(), path_of(key), "expected true or false, got " + describe_node(value));
-      return;
-    }
-    *out = parsed;
-  }
-
-  void read_choice(const std::string& key, std::string* out,
-                   const std::vector<std::string>& choices) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    const std::string text = value.IsScalar() ? value.Scalar() : "";
-    if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
-      std::string message = "expected one of " + join_keys(choices) + ", got " + describe_node(value);
-      if (auto s = closest_word(text, choices); s && value.IsScalar()) {
-        message += "; did you mean '" + *s + "'?";
-      }
-      sink_.add(value.Mark(), path_of(key), message);
-      return;
-    }
-    *out = text;
-  }
-
-  // A length: a number, or {mean, stddev, min, max} (GuideLLM's form).
-  void read_length(const std::string& key, driver::LengthDistribution* out, int min_value) {
-    YAML::Node value = get(key);
-    if (!value.IsDefined()) return;
-    if (value.IsScalar()) {
-      if (auto n = to_int<int>(value, key, min_value)) *out = driver::LengthDistribution{double(*n)};
-      return;
-    }
-    if (!value.IsMap()) {
-      sink_.add(value.Mark(), path_of(key),
-                "expected a number or {mean, stddev, min, max}, got " + describe_node(value));
-      return;
-    }
-    MappingReader fields(value, path_of(key), sink_, marks_);
-    driver::LengthDistribution d;
-    fields.read_double("mean", &d.mean, 0, true, "a number >= 0");
-    fields.read_double("stddev", &d.stddev, 0, true, "a number >= 0");
-    fields.read_int("min", &d.min, 0);
-    fields.read_int("max", &d.max, 0);
-    fields.finish();
-    if (d.max > 0 && d.max < d.min) {
-      sink_.add(value.Mark(), path_of(key), "max is below min");
-      return;
-    }
-    *out = d;
-  }
-
-  const YAML::Node& node() const { return node_; }
-
-  // A nested mapping, or an invalid node (with an error when present but not a mapping).
-  YAML::Node mapping(const std::string& key) {
-    YAML::Node value = get(key);
-    if (value.IsDefined() && !value.IsMap()) {
-      sink_.add(value.Mark(), path_of(key), "expected a mapping, got " + describe_node(value));
-      return YAML::Node(YAML::NodeType::Undefined);
-    }
-    return value;
-  }
-
-  void finish() {
-    for (auto it = node_.begin(); it != node_.end(); ++it) {
-      const std::string key = it->first.Scalar();
-      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-      std::string message = "unknown key";
-      if (auto suggestion = closest_word(key, known_)) {
-        message += "; did you mean '" + *suggestion + "'?";
-      } else {
-        message += " (expected one of: " + join_keys(known_) + ")";
-      }
-      sink_.add(it->first.Mark(), path_of(key), message);
-    }
-  }
-
- private:
-  YAML::Node node_;
-  std::string prefix_;
-  ErrorSink& sink_;
-  std::map<std::string, SourceMark>& marks_;
-  std::vector<std::string> known_;
-};
-
-// A factor's levels: a list, or a single scalar taken as a list of one.
-std::vector<YAML::Node> levels_of(const YAML::Node& node) {
-  std::vector<YAML::Node> levels;
-  if (node.IsSequence()) {
-    for (const auto& item : node) levels.push_back(item);
-  } else {
-    levels.push_back(node);
-  }
-  return levels;
+  return {"strategy", "prefix_caching", "mean_load_factor", "prefix_char_length", "replication",
+          "overlap_score_weight", "router_temperature"};
 }
 
+// factors: each key a factor, its value a list of levels (or one level), or
+// {levels: [...], phase: deploy | run}; plus `repeats`.
 void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
-  factors.require("strategy");
   factors.require("concurrency");
-  const std::vector<std::string> known = sim::strategy_names();
-  if (YAML::Node node = factors.get("strategy"); node.IsDefined()) {
+  factors.read_int("repeats", &spec.repeats, 1);
+  for (auto it = factors.node().begin(); it != factors.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    if (name == "repeats") continue;
+    const std::string path = factors.path_of(name);
+    YAML::Node value = factors.get(name);
+    std::vector<std::string> known = target_factor_names(spec);
+    if (!is_load_factor(name) && std::find(known.begin(), known.end(), name) == known.end()) {
+      known.insert(known.end(), {"concurrency", "request_rate", "max_tokens", "cache", "repeats"});
+      std::string message = "unknown factor for target kind " + spec.target.kind;
+      if (auto s = closest_word(name, known)) {
+        message = "unknown key; did you mean '" + *s + "'?";
+      } else {
+        message += " (known: " + join_keys(known) + ")";
+      }
+      sink.add(it->first.Mark(), path, message);
+      continue;
+    }
+    FactorSpec factor;
+    factor.name = name;
+    factor.mark = SourceMark{it->first.Mark().line + 1, it->first.Mark().column + 1};
+    factor.phase = default_phase(name, spec.target.kind);
+    YAML::Node levels = value;
+    if (value.IsMap()) {
+      MappingReader detail(value, path, sink, spec.marks);
+      levels = detail.get("levels");
+      std::string phase;
+      detail.read_choice("phase", &phase, {"deploy", "run"});
+      if (phase == "deploy" && is_load_factor(name)) {
+        sink.add(value["phase"].Mark(), path + ".phase",
+                 name + " is set by the load driver, so it can only be a run-time factor");
+      } else if (!phase.empty()) {
+        factor.phase = phase == "deploy" ? FactorPhase::kDeploy : FactorPhase::kRun;
+      }
+      detail.require("levels");
+      detail.finish();
+      if (!levels.IsDefined()) continue;
+    }
     std::set<std::string> seen;
-    for (const auto& level : levels_of(node)) {
+    for (const auto& level : scalars_of(levels)) {
       if (!level.IsScalar()) {
-        sink.add(level.Mark(), "factors.strategy",
-                 "expected a strategy name, got " + describe_node(level));
+        sink.add(level.Mark(), path, "expected a level (a scalar), got " + describe_node(level));
         continue;
       }
-      const std::string name = level.Scalar();
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        std::string message = "unknown strategy \"" + name + "\"";
-        if (auto s = closest_word(name, known)) {
-          message += "; did you mean '" + *s + "'?";
-        } else {
-          message += " (expected one of: " + join_keys(known) + ")";
-        }
-        sink.add(level.Mark(), "factors.strategy", message);
-      } else if (!seen.insert(name).second) {
-        sink.add(level.Mark(), "factors.strategy", "strategy \"" + name + "\" is listed twice");
+      const std::string text = level.Scalar();
+      if (const std::string problem = check_level(name, text); !problem.empty()) {
+        sink.add(level.Mark(), path, "level \"" + text + "\": " + problem);
+      } else if (!seen.insert(text).second) {
+        sink.add(level.Mark(), path, "level \"" + text + "\" is listed twice");
       } else {
-        spec.strategies.push_back(name);
+        factor.levels.push_back(text);
       }
     }
-  }
-  if (YAML::Node node = factors.get("concurrency"); node.IsDefined()) {
-    for (const auto& level : levels_of(node)) {
-      if (auto c = factors.to_int<int>(level, "concurrency", 1)) spec.concurrency.push_back(*c);
+    if (factor.levels.empty()) {
+      sink.add(levels.IsDefined() ? levels.Mark() : value.Mark(), path, "give at least one level");
+      continue;
     }
+    spec.factors.push_back(std::move(factor));
   }
-  factors.read_int("repeats", &spec.repeats, 1);
-  factors.finish();
-}
-
-void read_target(MappingReader& target, ScenarioSpec& spec, ErrorSink& sink) {
-  if (YAML::Node kind = target.get("kind"); kind.IsDefined()) {
-    if (!kind.IsScalar() || kind.Scalar() != "sim") {
-      sink.add(kind.Mark(), "target.kind",
-               "unsupported target " + describe_node(kind) + " (this version supports: sim)");
-    }
-  }
-  target.read_int("replicas", &spec.target.replicas, 1);
-  if (YAML::Node profile = target.get("profile"); profile.IsDefined()) {
-    const auto known = sim::profile_names();
-    if (!profile.IsScalar()) {
-      sink.add(profile.Mark(), "target.profile",
-               "expected a profile name, got " + describe_node(profile));
-    } else if (std::find(known.begin(), known.end(), profile.Scalar()) == known.end()) {
-      std::string message = "unknown profile \"" + profile.Scalar() + "\"";
-      if (auto s = closest_word(profile.Scalar(), known)) {
-        message += "; did you mean '" + *s + "'?";
-      } else {
-        message += " (expected one of: " + join_keys(known) + ")";
-      }
-      sink.add(profile.Mark(), "target.profile", message);
-    } else {
-      spec.target.profile = profile.Scalar();
-    }
-  }
-  target.finish();
 }
 
 // Which dataset kinds read each dataset key: a key given for another kind is an error rather
@@ -425,6 +254,7 @@ void read_load(MappingReader& load, ScenarioSpec& spec, ErrorSink& sink,
   load.read_int<std::int64_t>("num_requests", &l.num_requests, 1);
   load.read_duration("duration", &l.duration_s);
   load.read_duration("timeout", &l.timeout_s);
+  load.read_choice("cache", &l.cache, {"cold", "warm", "as-is"});
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     MappingReader warmup(node, "load.warmup", sink, marks);
     warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0);
@@ -503,14 +333,27 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
     sink.add(load.IsDefined() ? load.Mark() : root.Mark(), "load",
              "give num_requests, duration or both: a cell needs an end");
   }
-  if (!spec.baseline.empty() && !spec.strategies.empty() &&
-      std::find(spec.strategies.begin(), spec.strategies.end(), spec.baseline) ==
-          spec.strategies.end()) {
-    sink.add(root["report"]["baseline"].Mark(), "report.baseline",
-             "baseline \"" + spec.baseline + "\" is not one of factors.strategy (" +
-                 join_keys(spec.strategies) + ")");
+  if (spec.target.kind == "kubectl" || spec.target.kind == "endpoints") {
+    for (const auto& f : spec.factors) {
+      const auto it = spec.target.levels.find(f.name);
+      if (it == spec.target.levels.end()) continue;  // a load-driver factor
+      for (const auto& level : f.levels) {
+        if (it->second.count(level)) continue;
+        sink.add(root["factors"][f.name].Mark(), "factors." + f.name,
+                 "level \"" + level + "\" has no entry in target.levels." + f.name +
+                     ": say what it does there");
+      }
+    }
   }
-  if (spec.baseline.empty() && !spec.strategies.empty()) spec.baseline = spec.strategies.front();
+  if (!spec.factor("concurrency")) return std::nullopt;  // reported as missing above
+  if (!sink.empty()) return std::nullopt;
+  const std::vector<std::string> arms = arm_labels(spec);
+  if (spec.baseline.empty()) {
+    spec.baseline = arms.front();
+  } else if (std::find(arms.begin(), arms.end(), spec.baseline) == arms.end()) {
+    sink.add(root["report"]["baseline"].Mark(), "report.baseline",
+             "baseline \"" + spec.baseline + "\" is not one of the arms (" + join_keys(arms) + ")");
+  }
   if (!sink.empty()) return std::nullopt;
   return spec;
 }

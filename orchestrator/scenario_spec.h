@@ -16,10 +16,86 @@ struct SourceMark {
   int column = 0;  // 1-based
 };
 
-struct TargetSpec {
-  std::string kind = "sim";       // only "sim" so far
+// When a factor's level may change. Deploy-time factors change the serving stack (a redeploy,
+// a restart, another Model): the planner puts them outermost so they change as few times as
+// possible. Run-time factors are cheap to change (a live patch, a load-driver setting) and
+// may change every cell.
+enum class FactorPhase { kDeploy, kRun };
+
+// Factors the load driver applies itself; every other factor is applied to the target.
+// "cache" is the per-cell cache policy: cold | warm | as-is.
+inline bool is_load_factor(const std::string& name) {
+  return name == "concurrency" || name == "request_rate" || name == "max_tokens" ||
+         name == "cache";
+}
+
+struct FactorSpec {
+  std::string name;                 // "strategy", "concurrency", "prefix_caching", ...
+  std::vector<std::string> levels;  // as written (scalars), in order
+  FactorPhase phase = FactorPhase::kRun;
+  SourceMark mark;
+};
+
+// Per-gate time limits of the layered readiness check after every apply.
+struct ReadinessSpec {
+  double resource_s = 1800;    // the custom resource's status (Model ready replicas, DGD Ready)
+  double pods_s = 1800;        // Ready pod count = expected; terminal pod states fail at once
+  double models_s = 600;       // GET /v1/models lists the model
+  double completion_s = 120;   // a 1-token completion answers 200
+  double poll_s = 2;           // between polls of kubectl and HTTP gates
+};
+
+struct MetricsSpec {
+  std::vector<std::string> urls;  // explicit /metrics URLs; when empty, found from the pods
+  int port = 0;                   // pod port for discovery; 0 = the pod's first containerPort
+  std::string path = "/metrics";
+  double interval_s = 5;          // scrape period during the measured phase; 0 = before/after only
+};
+
+// What one level of a factor does on the `kubectl` and `endpoints` targets.
+struct LevelAction {
+  std::vector<std::vector<std::string>> apply;  // kubectl argv lists (without "kubectl")
+  std::vector<std::vector<std::string>> wait;   // kubectl argv lists run after apply, in order
+  std::string base_url;                         // endpoints: where the load goes at this level
+  std::vector<std::string> metrics_urls;        // endpoints: that level's /metrics
+  SourceMark mark;
+};
+
+// The embedded fleet, as the target or standing in for a cluster (`--target sim`).
+struct SimSpec {
   int replicas = 4;
   std::string profile = "demo";   // sim timing profile (sim/profile.h)
+};
+
+struct TargetSpec {
+  std::string kind = "sim";  // sim | kubeai | dynamo | kubectl | endpoints
+  SimSpec sim;               // kind sim: the fleet; other kinds: the stand-in for --target sim
+
+  // Every kubectl-driven kind (kubeai, dynamo, kubectl).
+  std::string kubectl = "kubectl";  // the binary, looked up on PATH
+  std::string kubeconfig;           // "" = kubectl's default (KUBECONFIG, ~/.kube/config)
+  std::string context;              // "" = the kubeconfig's current context
+  std::string namespace_name = "default";
+  double command_timeout_s = 120;   // per kubectl call
+  std::string resource;             // kubeai: the Model's name; dynamo: the DGD's name
+  int replicas = 0;                 // expected Ready replicas/workers; 0 = not checked (kubectl)
+  std::string pod_selector;         // pods counted by the pods gate; "" = the kind's default
+  std::string base_url;             // where the load driver sends requests (all kinds but sim)
+
+  // dynamo
+  std::string frontend_service = "Frontend";  // spec.services key that carries DYN_ROUTER_MODE
+  std::string frontend_selector;              // frontend pods; "" = the kind's default
+  bool restart_workers = true;  // delete worker pods on every apply: each arm starts cold
+
+  // cold cache policy: "reset" POSTs /reset_prefix_cache to every replica; "restart" deletes
+  // the pods and waits for readiness again.
+  std::string cold_method = "reset";
+
+  // kubectl / endpoints: factor name -> level -> action.
+  std::map<std::string, std::map<std::string, LevelAction>> levels;
+
+  ReadinessSpec readiness;
+  MetricsSpec metrics;
 };
 
 struct LoadSpec {
@@ -39,6 +115,9 @@ struct LoadSpec {
   double duration_s = 0;          // measured phase per cell; 0 = bounded by num_requests only
   std::int64_t warmup_requests = 0;
   double timeout_s = 300;         // per request
+  // Cache state each cell starts from: "cold" (the target's cold_method), "warm" (a pre-pass
+  // of the measured workload first, as seed 001 ran everything twice) or "as-is".
+  std::string cache = "cold";
 
   static driver::DatasetOptions default_dataset() {
     driver::DatasetOptions d;
@@ -55,12 +134,18 @@ struct ScenarioSpec {
   TargetSpec target;
   std::string model = "sim-model";
   std::uint64_t seed = 1;
-  std::vector<std::string> strategies;  // factors.strategy
-  std::vector<int> concurrency;         // factors.concurrency
+  std::vector<FactorSpec> factors;  // as written; "concurrency" is always there
   int repeats = 1;
   LoadSpec load;
-  std::string baseline;                 // report.baseline; defaults to the first strategy
+  std::string baseline;             // report.baseline: an arm label; defaults to the first arm
   std::map<std::string, SourceMark> marks;  // dotted field path -> where it was written
+
+  const FactorSpec* factor(const std::string& name) const {
+    for (const auto& f : factors) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace kvsweep::orchestrator

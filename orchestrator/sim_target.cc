@@ -1,23 +1,55 @@
 // The embedded target: a simulated fleet started in this process on loopback.
 #include "orchestrator/sim_target.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "driver/http_fetch.h"
 #include "orchestrator/readiness.h"
+#include "orchestrator/strategy_names.h"
 
 namespace kvsweep::orchestrator {
 namespace {
 
 constexpr double kAdminTimeoutS = 10;
+// The fleet runs in this process: a gate that is not open within a minute never will be.
+constexpr double kMaxGateS = 60;
+constexpr double kPollS = 0.05;
 
-sim::FleetOptions fleet_options(const TargetSpec& target, const std::string& model,
-                                std::uint64_t seed) {
+// Factor name -> the admin parameter it sets on the router (/admin/strategy).
+const std::vector<std::pair<std::string, std::string>>& router_knobs() {
+  static const std::vector<std::pair<std::string, std::string>> knobs = {
+      {"mean_load_factor", "meanLoadFactor"},
+      {"prefix_char_length", "prefixCharLength"},
+      {"replication", "replication"},
+      {"overlap_score_weight", "overlap_score_weight"},
+      {"router_temperature", "router_temperature"},
+  };
+  return knobs;
+}
+
+std::optional<bool> on_off(const std::string& level) {
+  if (level == "on" || level == "true" || level == "enabled") return true;
+  if (level == "off" || level == "false" || level == "disabled") return false;
+  return std::nullopt;
+}
+
+std::optional<double> number(const std::string& level) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(level, &used);
+    if (used == level.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
   sim::FleetOptions options;
-  options.replicas = target.replicas;
-  options.profile = target.profile;
-  options.model = model;
-  options.seed = seed;
+  options.replicas = spec.target.sim.replicas;
+  options.profile = spec.target.sim.profile;
+  options.model = spec.model;
+  options.seed = spec.seed;
   return options;
 }
 
@@ -30,37 +62,108 @@ void post_or_throw(const std::string& url, const std::string& body, const std::s
   }
 }
 
+std::string known_factors() {
+  std::string text = "strategy, prefix_caching";
+  for (const auto& [factor, param] : router_knobs()) text += ", " + factor;
+  return text;
+}
+
 }  // namespace
 
-SimTarget::SimTarget(const TargetSpec& target, const std::string& model, std::uint64_t seed)
-    : spec_(target), model_(model), fleet_(fleet_options(target, model, seed)) {}
+SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_options(spec)) {
+  for (const auto& factor : spec.factors) {
+    if (is_load_factor(factor.name)) continue;
+    const bool knob = std::any_of(router_knobs().begin(), router_knobs().end(),
+                                  [&](const auto& k) { return k.first == factor.name; });
+    if (!knob && factor.name != "strategy" && factor.name != "prefix_caching") {
+      throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it (it "
+                        "applies: " + known_factors() + ")");
+    }
+    for (const auto& level : factor.levels) {
+      if (factor.name == "strategy" && !canonical_strategy(level)) {
+        throw TargetError("factor strategy: the simulated fleet has no strategy \"" + level +
+                          "\" (it has: random, round-robin, least-load, prefix-hash, kv-aware, "
+                          "session, under KubeAI's and Dynamo's names too)");
+      }
+      if (factor.name == "prefix_caching" && !on_off(level)) {
+        throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
+      }
+      if (knob && !number(level)) {
+        throw TargetError("factor " + factor.name + ": level \"" + level + "\" is not a number");
+      }
+    }
+  }
+}
 
 SimTarget::~SimTarget() = default;
 
 std::string SimTarget::describe() const {
-  return "sim x" + std::to_string(spec_.replicas) + " (" + spec_.profile + ")";
+  return "sim x" + std::to_string(spec_.target.sim.replicas) + " (" + spec_.target.sim.profile +
+         ")";
 }
 
 void SimTarget::start() { fleet_.start(); }
 
-void SimTarget::apply(const Treatment& treatment) {
-  const nlohmann::json body{{"strategy", treatment.strategy}};
-  post_or_throw(fleet_.router_url() + "/admin/strategy", body.dump(),
-                "applying strategy=" + treatment.strategy);
+SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
+  nlohmann::json strategy = nlohmann::json::object();
+  nlohmann::json engine = nlohmann::json::object();
+  for (const auto& [factor, level] : t.levels) {
+    if (factor == "strategy") strategy["strategy"] = *canonical_strategy(level);
+    if (factor == "prefix_caching") engine["enable_prefix_caching"] = *on_off(level);
+    for (const auto& [knob, param] : router_knobs()) {
+      if (factor != knob) continue;
+      const double value = *number(level);
+      if (value == static_cast<double>(static_cast<long long>(value))) {
+        strategy[param] = static_cast<long long>(value);
+      } else {
+        strategy[param] = value;
+      }
+    }
+  }
+  return {strategy.empty() ? "" : strategy.dump(), engine.empty() ? "" : engine.dump()};
 }
 
-void SimTarget::wait_ready(std::chrono::steady_clock::time_point deadline) {
+bool SimTarget::changes_deploy_factor(const Treatment& t) const {
+  if (!applied_) return false;  // the fleet was just started: nothing to redeploy
+  for (const auto& [factor, level] : t.levels) {
+    const FactorSpec* spec = spec_.factor(factor);
+    const std::string* before = applied_->find(factor);
+    if (spec && spec->phase == FactorPhase::kDeploy && (!before || *before != level)) return true;
+  }
+  return false;
+}
+
+std::vector<std::vector<std::string>> SimTarget::planned_commands(const Treatment& t) const {
+  std::vector<std::vector<std::string>> commands;
+  const Requests r = requests_for(t);
+  if (!r.engine_body.empty()) commands.push_back({"POST", "/admin/engine", r.engine_body});
+  if (!r.strategy_body.empty()) commands.push_back({"POST", "/admin/strategy", r.strategy_body});
+  return commands;
+}
+
+void SimTarget::apply(const Treatment& t) {
+  const Requests r = requests_for(t);
+  const std::string router = fleet_.router_url();
+  if (!r.engine_body.empty()) {
+    post_or_throw(router + "/admin/engine", r.engine_body, "applying " + r.engine_body);
+  }
+  if (!r.strategy_body.empty()) {
+    post_or_throw(router + "/admin/strategy", r.strategy_body, "applying " + r.strategy_body);
+  }
+  if (changes_deploy_factor(t)) post_or_throw(router + "/admin/restart", "{}", "redeploying");
+  applied_ = t;
+}
+
+void SimTarget::wait_ready() {
+  const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> urls = fleet_.replica_urls();
   urls.insert(urls.begin(), fleet_.router_url());
-  wait_healthy(urls, deadline);
-  check_serves_model(fleet_.router_url(), model_, deadline);
+  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS);
+  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS);
+  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS);
 }
 
-void SimTarget::reset_prefix_cache() {
-  for (const auto& url : fleet_.replica_urls()) {
-    post_or_throw(url + "/reset_prefix_cache", "{}", "resetting the prefix cache");
-  }
-}
+void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS); }
 
 std::string SimTarget::base_url() const { return fleet_.router_url(); }
 

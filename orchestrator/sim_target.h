@@ -1,7 +1,8 @@
-// The embedded target: a simulated fleet started in this process on loopback.
+// The embedded target: a simulated fleet started in this process on loopback. Also stands in
+// for a cluster target under `--target sim`, applying the same factors to the fleet.
 #pragma once
 
-#include <memory>
+#include <optional>
 #include <string>
 
 #include "orchestrator/scenario_spec.h"
@@ -10,24 +11,38 @@
 
 namespace kvsweep::orchestrator {
 
+// Factors the fleet applies: strategy (any spelling strategy_names.h knows), prefix_caching
+// (on | off), and the router's knobs under KubeAI's and Dynamo's names: mean_load_factor,
+// prefix_char_length, replication, overlap_score_weight, router_temperature.
 class SimTarget : public Target {
  public:
-  SimTarget(const TargetSpec& target, const std::string& model, std::uint64_t seed);
+  // Throws TargetError for a factor or level the fleet cannot apply.
+  explicit SimTarget(const ScenarioSpec& spec);
   ~SimTarget() override;
 
   std::string describe() const override;
   void start() override;
-  // Switches the router's strategy through its admin API, as kubectl patch would.
-  void apply(const Treatment& treatment) override;
-  void wait_ready(std::chrono::steady_clock::time_point deadline) override;
-  void reset_prefix_cache() override;
+  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override;
+  // Sets the router's strategy and knobs and the replicas' prefix caching through the admin
+  // API, as kubectl patch would. A change of a deploy-time factor also restarts the fleet
+  // (empty caches, zeroed counters), as a redeploy would.
+  void apply(const Treatment& t) override;
+  void wait_ready() override;
+  void make_cold() override;
   std::string base_url() const override;
   std::vector<std::string> metrics_urls() const override;
 
  private:
-  TargetSpec spec_;
-  std::string model_;
+  struct Requests {
+    std::string strategy_body;  // POST /admin/strategy, "" when nothing to set
+    std::string engine_body;    // POST /admin/engine, "" when nothing to set
+  };
+  Requests requests_for(const Treatment& t) const;
+  bool changes_deploy_factor(const Treatment& t) const;
+
+  const ScenarioSpec& spec_;
   sim::Fleet fleet_;
+  std::optional<Treatment> applied_;
 };
 
 }  // namespace kvsweep::orchestrator

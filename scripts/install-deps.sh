@@ -22,6 +22,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# The kube targets and their tests run the real kubectl. Keep one already on PATH (from
+# Kubernetes' or Google's packages, which conflict with Debian's); else take Debian's.
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

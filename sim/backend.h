@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "sim/faults.h"
 #include "sim/http_exchange.h"
@@ -23,6 +24,11 @@ class Backend {
   virtual void restart() { reset_prefix_cache(); }
   // false while the backend is known to be down: the router answers 502 instead of routing.
   virtual bool available() const { return true; }
+  // vLLM --[no-]enable-prefix-caching at run time (engine.h; a change resets the prefix
+  // cache). false (and no change) when the backend cannot be reconfigured from here; then
+  // prefix_caching() is nullopt (unknown).
+  virtual bool set_prefix_caching(bool) { return false; }
+  virtual std::optional<bool> prefix_caching() const { return std::nullopt; }
   // Fault injection; false (and no change) when the backend does not support it.
   virtual bool set_faults(const FaultOptions&) { return false; }
   virtual FaultOptions faults() const { return {}; }

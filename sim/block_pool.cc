@@ -21,6 +21,7 @@ BlockPool::BlockPool(int num_blocks)
 std::vector<BlockId> BlockPool::find_cached(const std::vector<std::uint64_t>& hashes,
                                             int max_blocks) const {
   std::vector<BlockId> hits;
+  if (!caching_) return hits;
   for (std::size_t i = 0; i < hashes.size() && static_cast<int>(i) < max_blocks; ++i) {
     auto found = cached_.find(hashes[i]);
     if (found == cached_.end()) break;
@@ -50,6 +51,7 @@ bool BlockPool::allocate(int count, std::vector<BlockId>* out) {
 }
 
 void BlockPool::cache_block(BlockId block, std::uint64_t hash) {
+  if (!caching_) return;
   assert(!has_hash_[block]);
   hash_[block] = hash;
   has_hash_[block] = true;
@@ -61,8 +63,18 @@ void BlockPool::cache_block(BlockId block, std::uint64_t hash) {
 void BlockPool::free_blocks(const std::vector<BlockId>& blocks) {
   for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
     assert(ref_cnt_[*it] > 0);
-    if (--ref_cnt_[*it] == 0) push_tail(*it);
+    if (--ref_cnt_[*it] == 0) {
+      // With caching off, a freed block that still carries a hash from before would keep the
+      // router's KV index crediting this replica with a prefix it can no longer serve.
+      if (!caching_) evict_hash(*it);
+      push_tail(*it);
+    }
   }
+}
+
+void BlockPool::set_caching(bool enabled) {
+  caching_ = enabled;
+  if (!enabled) reset_cache();
 }
 
 bool BlockPool::reset_cache() {

@@ -31,7 +31,7 @@ class BlockPool {
   explicit BlockPool(int num_blocks);
 
   // Longest run of leading `hashes` present in the cache, at most max_blocks, as block ids.
-  // Does not take references: call touch() on what you keep.
+  // Does not take references: call touch() on what you keep. Nothing while caching is off.
   std::vector<BlockId> find_cached(const std::vector<std::uint64_t>& hashes, int max_blocks) const;
 
   // Takes a reference on each block; a block leaving ref_cnt 0 leaves the free queue.
@@ -44,7 +44,8 @@ class BlockPool {
 
   // Records that `block` is now full of computed tokens with chained hash `hash`. If another
   // block already maps that hash, the existing mapping is kept (v1 block tables are
-  // append-only, so the duplicate lives until its request frees it).
+  // append-only, so the duplicate lives until its request frees it). Does nothing while
+  // caching is off.
   void cache_block(BlockId block, std::uint64_t hash);
 
   // Drops one reference from each block; blocks reaching ref_cnt 0 join the free-queue TAIL in
@@ -54,6 +55,13 @@ class BlockPool {
   // Forgets the hash of every free block. Held blocks keep theirs; returns false if any block
   // is held (vLLM refuses the reset then; we still clear what we can).
   bool reset_cache();
+
+  // vLLM --no-enable-prefix-caching: off, nothing is hittable or registered, while blocks are
+  // still allocated and freed as usual. Turning it off forgets the hash of every free block now
+  // and of every held block when it is freed (each reported removed), so that the pool, and an
+  // index fed by its events, ends up empty once the requests in flight are done.
+  void set_caching(bool enabled);
+  bool caching() const { return caching_; }
 
   // Called synchronously on every stored/removed hash; empty to stop. Same thread as the pool.
   void set_event_listener(KvEventListener listener) { listener_ = std::move(listener); }
@@ -81,6 +89,7 @@ class BlockPool {
   std::vector<BlockId> next_;
   int num_free_ = 0;
   std::unordered_map<std::uint64_t, BlockId> cached_;
+  bool caching_ = true;
   KvEventListener listener_;
 };
 

@@ -142,6 +142,17 @@ void Engine::cancel(std::uint64_t id) {
 
 bool Engine::reset_prefix_cache() { return impl_->scheduler.reset_prefix_cache(); }
 
+void Engine::set_prefix_caching(bool enabled) {
+  Impl& e = *impl_;
+  if (e.scheduler.prefix_caching() == enabled) return;
+  // Kept in the profile too, so that restart() builds its new scheduler with it.
+  e.profile.enable_prefix_caching = enabled;
+  e.scheduler.set_prefix_caching(enabled);
+  e.scheduler.reset_prefix_cache();
+}
+
+bool Engine::prefix_caching() const { return impl_->scheduler.prefix_caching(); }
+
 void Engine::restart() {
   Impl& e = *impl_;
   e.timer.cancel();

@@ -72,6 +72,11 @@ class Engine {
   // vLLM POST /reset_prefix_cache: forgets every cached block not in use. Returns false if
   // some blocks are still held by running requests (those keep their blocks).
   bool reset_prefix_cache();
+  // vLLM --[no-]enable-prefix-caching, switched at run time (scheduler.h). A change also resets
+  // the prefix cache, as a reconfigured server starts cold; the same value changes nothing.
+  // The setting survives restart(): a redeploy keeps the server's flags.
+  void set_prefix_caching(bool enabled);
+  bool prefix_caching() const;
   // A redeploy: drops every request (their callbacks are not called again), empties the KV pool
   // and zeroes the counters, as a fresh vLLM process starts. The listener is kept.
   void restart();
@@ -80,6 +85,7 @@ class Engine {
   void set_kv_event_listener(KvEventListener listener);
 
   EngineMetrics metrics() const;
+  // The profile it was built with, enable_prefix_caching as currently set.
   const TimingProfile& profile() const;
 
  private:

@@ -92,6 +92,9 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   }
   impl_->options = std::move(options);
   impl_->profile = std::move(*profile);
+  if (impl_->options.enable_prefix_caching) {
+    impl_->profile.enable_prefix_caching = *impl_->options.enable_prefix_caching;
+  }
 }
 
 Fleet::~Fleet() { stop(); }

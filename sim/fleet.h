@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct FleetOptions {
   StrategyParams strategy_params;           // prefix-hash (KubeAI) and kv-aware (Dynamo) knobs
   std::string session_header = "x-session-id";  // the "session" strategy's affinity key
   std::vector<FaultOptions> faults;         // faults[i] for replica i; absent: healthy
+  // vLLM --[no-]enable-prefix-caching on every replica; unset: the profile's setting. Also
+  // switchable at run time: POST /admin/engine on the router.
+  std::optional<bool> enable_prefix_caching;
   int router_port = 0;                      // 0: an ephemeral port
   int replica_base_port = 0;                // 0: ephemeral; otherwise replica i on base + i
 };

@@ -21,7 +21,8 @@ const std::vector<std::string>& known_keys() {
   static const std::vector<std::string> kKeys = {
       "name",           "source",         "base_us",      "per_prefill_token_us",
       "per_decode_token_us", "per_kv_usage_us", "max_num_seqs", "max_num_batched_tokens",
-      "num_gpu_blocks", "block_size",     "max_model_len", "default_max_tokens"};
+      "num_gpu_blocks", "block_size",     "max_model_len", "default_max_tokens",
+      "enable_prefix_caching"};
   return kKeys;
 }
 
@@ -60,6 +61,18 @@ class ProfileReader {
     }
   }
 
+  void boolean(const char* key, bool* out) {
+    const YAML::Node node = root_[key];
+    if (!node) return;
+    // yaml-cpp reads YAML 1.1 spellings (true/false, yes/no, on/off) as bool; nothing else.
+    try {
+      if (!node.IsScalar()) throw YAML::Exception(node.Mark(), "not a scalar");
+      *out = node.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(node.Mark(), key, "expected true or false, got \"" + scalar(node) + "\"");
+    }
+  }
+
   void text(const char* key, std::string* out, bool required) {
     const YAML::Node node = root_[key];
     if (!node) return missing(key, required);
@@ -87,7 +100,11 @@ class ProfileReader {
     if (required) fail(root_.Mark(), key, "required");
   }
   void fail(const YAML::Mark& mark, const std::string& key, const std::string& message) {
-    errors_ += (errors_.empty() ? "" : "\n") + where(origin_, mark) + ": " + key + ": " + message;
+    // Appended piece by piece: GCC 12 at -O3 (Release) flags `const char* + std::string&&` with
+    // a false -Wrestrict (GCC bug 105329), which -Werror turns into a failed build.
+    if (!errors_.empty()) errors_ += '\n';
+    errors_ += where(origin_, mark);
+    errors_ += ": " + key + ": " + message;
   }
 
   const YAML::Node& root_;
@@ -171,6 +188,7 @@ std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std
   reader.integer("block_size", &profile.block_size, 1);
   reader.integer("max_model_len", &profile.max_model_len, 2);
   reader.integer("default_max_tokens", &profile.default_max_tokens, 1);
+  reader.boolean("enable_prefix_caching", &profile.enable_prefix_caching);
   reader.unknown_keys();
   if (!reader.errors().empty()) {
     if (error) *error = reader.errors();

@@ -26,6 +26,9 @@ struct TimingProfile {
   int block_size = 16;                // tokens per KV block
   int max_model_len = 16384;          // longest prompt + output accepted
   int default_max_tokens = 64;        // when a request gives no max_tokens
+  // vLLM --[no-]enable-prefix-caching. Off: no hits, nothing registered as cached, and the
+  // prefix-cache query/hit counters stay 0 (vLLM does not count them then).
+  bool enable_prefix_caching = true;
 };
 
 // Reads one profile file. `origin` names it in errors, which look like

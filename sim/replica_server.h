@@ -35,6 +35,11 @@ class ReplicaServer final : public Backend {
   void reset_prefix_cache() override;
   // Cuts every open request (their clients see a reset), empties the engine, zeroes metrics.
   void restart() override;
+  bool set_prefix_caching(bool enabled) override {
+    engine_.set_prefix_caching(enabled);
+    return true;
+  }
+  std::optional<bool> prefix_caching() const override { return engine_.prefix_caching(); }
   bool available() const override { return !faults_.down; }
   bool set_faults(const FaultOptions& faults) override;
   FaultOptions faults() const override { return faults_; }

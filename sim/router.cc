@@ -134,6 +134,8 @@ void Router::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchan
     exchange->respond(json_response(200, "{\"restarted\":" + std::to_string(backends_.size()) + "}"));
   } else if (path == "/admin/faults" && (get || post)) {
     admin_faults(request, *exchange);
+  } else if (path == "/admin/engine" && (get || post)) {
+    admin_engine(request, *exchange);
   } else {
     reply_error(*exchange, not_found_error("Not Found: " + request.method + " " + path));
   }

@@ -41,6 +41,7 @@ std::string unknown_strategy_message(const std::string& name);
 //   GET|POST /admin/strategy  {"strategy": name, params...}: switch at run time (kubectl patch)
 //   POST /admin/restart       every backend drops its requests and caches (a redeploy)
 //   GET|POST /admin/faults    {"replica": i, fault fields...}: fault injection (faults.h)
+//   GET|POST /admin/engine    {"enable_prefix_caching": bool}: every backend's engine flags
 // In-flight per replica rises when a request is routed and falls when its response ends,
 // however it ends (finished, error, client gone): KubeAI's counters.
 // Thread contract: the io thread only. Backends are not owned and must outlive the router.
@@ -65,6 +66,7 @@ class Router {
   void route(const HttpRequest& request, std::shared_ptr<Exchange> exchange);
   void admin_strategy(const HttpRequest& request, Exchange& exchange);
   void admin_faults(const HttpRequest& request, Exchange& exchange);
+  void admin_engine(const HttpRequest& request, Exchange& exchange);
   std::string strategy_json() const;
 
   std::vector<Backend*> backends_;

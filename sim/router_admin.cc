@@ -1,6 +1,12 @@
-// The router's admin endpoints: strategy and its parameters, fault injection (restart: router.cc).
+// The router's admin endpoints: strategy and its parameters, fault injection, engine flags
+// (restart: router.cc).
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/spellcheck.h"
 #include "sim/openai_api.h"
 #include "sim/router.h"
 
@@ -45,6 +51,22 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
   }
   *options = next;
   return std::nullopt;
+}
+
+// /admin/engine keys: vLLM's own flag names, so a patch reads like the server's command line.
+const std::vector<std::string>& engine_keys() {
+  static const std::vector<std::string> kKeys = {"enable_prefix_caching"};
+  return kKeys;
+}
+
+std::string unknown_engine_key(const std::string& key) {
+  std::string message = key + ": unknown parameter";
+  if (auto near = closest_word(key, engine_keys())) message += "; did you mean \"" + *near + "\"?";
+  message += "; known: ";
+  for (std::size_t i = 0; i < engine_keys().size(); ++i) {
+    message += (i == 0 ? "" : ", ") + engine_keys()[i];
+  }
+  return message;
 }
 
 }  // namespace
@@ -115,6 +137,49 @@ void Router::admin_faults(const HttpRequest& request, Exchange& exchange) {
   json replicas = json::array();
   for (Backend* backend : backends_) replicas.push_back(fault_json(backend->faults()));
   exchange.respond(json_response(200, json{{"replicas", replicas}}.dump()));
+}
+
+void Router::admin_engine(const HttpRequest& request, Exchange& exchange) {
+  if (request.method == "POST") {
+    const json body = json::parse(request.body, nullptr, false);
+    if (!body.is_object()) {
+      return reply_error(exchange, "expected {\"enable_prefix_caching\": true|false}", "");
+    }
+    std::optional<bool> prefix_caching;
+    for (const auto& [key, value] : body.items()) {
+      if (key != "enable_prefix_caching") {
+        return reply_error(exchange, unknown_engine_key(key), key);
+      }
+      if (!value.is_boolean()) return reply_error(exchange, key + ": expected true or false", key);
+      prefix_caching = value.get<bool>();
+    }
+    if (prefix_caching) {
+      // Checked on every backend first so that a refused patch changes none of them.
+      for (const Backend* backend : backends_) {
+        if (!backend->prefix_caching()) {
+          return reply_error(exchange,
+                             "this backend does not support switching prefix caching (restart "
+                             "the server with --[no-]enable-prefix-caching)",
+                             "enable_prefix_caching");
+        }
+      }
+      // Each replica's engine resets its cache if its flag changes; the removed events this
+      // produces take those blocks out of the KV index too, so routing starts cold as well.
+      for (Backend* backend : backends_) backend->set_prefix_caching(*prefix_caching);
+    }
+  }
+  // One value for the fleet (every replica is switched together); null when unknown (real
+  // upstreams) or, from outside this API, mixed.
+  json state = nullptr;
+  for (std::size_t r = 0; r < backends_.size(); ++r) {
+    const std::optional<bool> value = backends_[r]->prefix_caching();
+    if (!value || (r > 0 && state != json(*value))) {
+      state = nullptr;
+      break;
+    }
+    state = *value;
+  }
+  exchange.respond(json_response(200, json{{"enable_prefix_caching", state}}.dump()));
 }
 
 }  // namespace kvsweep::sim

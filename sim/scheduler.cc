@@ -31,7 +31,14 @@ int natural_output_tokens(const std::vector<TokenId>& prompt) {
 }
 
 Scheduler::Scheduler(const TimingProfile& profile, std::uint64_t seed)
-    : profile_(profile), seed_(seed), pool_(profile.num_gpu_blocks) {}
+    : profile_(profile), seed_(seed), pool_(profile.num_gpu_blocks) {
+  pool_.set_caching(profile_.enable_prefix_caching);
+}
+
+void Scheduler::set_prefix_caching(bool enabled) {
+  profile_.enable_prefix_caching = enabled;
+  pool_.set_caching(enabled);
+}
 
 void Scheduler::add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens,
                     bool ignore_eos) {
@@ -128,8 +135,10 @@ StepPlan Scheduler::plan() {
     seq.num_registered_blocks = cached_tokens / block_size;
     seq.num_computed_tokens = cached_tokens;
     if (seq.num_cached_tokens < 0) seq.num_cached_tokens = cached_tokens;
-    stats_.prefix_cache_queries += static_cast<std::uint64_t>(num_tokens);
-    stats_.prefix_cache_hits += static_cast<std::uint64_t>(cached_tokens);
+    if (pool_.caching()) {
+      stats_.prefix_cache_queries += static_cast<std::uint64_t>(num_tokens);
+      stats_.prefix_cache_hits += static_cast<std::uint64_t>(cached_tokens);
+    }
 
     waiting_.pop_front();
     running_.push_back(id);
@@ -158,12 +167,15 @@ std::vector<SeqResult> Scheduler::apply(const StepPlan& plan) {
     Seq& seq = found->second;
     seq.num_computed_tokens += s.num_tokens;
 
-    // Blocks now full of computed tokens become hittable (prompt and generated alike).
+    // Blocks now full of computed tokens become hittable (prompt and generated alike). With
+    // caching off they stay unregistered, so turning it on mid-request registers them then.
     const int full_blocks = seq.num_computed_tokens / block_size;
-    for (int b = seq.num_registered_blocks; b < full_blocks; ++b) {
-      pool_.cache_block(seq.blocks[b], seq.block_hashes[b]);
+    if (pool_.caching()) {
+      for (int b = seq.num_registered_blocks; b < full_blocks; ++b) {
+        pool_.cache_block(seq.blocks[b], seq.block_hashes[b]);
+      }
+      seq.num_registered_blocks = std::max(seq.num_registered_blocks, full_blocks);
     }
-    seq.num_registered_blocks = std::max(seq.num_registered_blocks, full_blocks);
 
     SeqResult result;
     result.id = s.id;

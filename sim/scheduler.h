@@ -74,6 +74,11 @@ class Scheduler {
   std::vector<SeqResult> apply(const StepPlan& plan);
 
   bool reset_prefix_cache() { return pool_.reset_cache(); }
+  // vLLM --[no-]enable-prefix-caching (starts as the profile says). Off: admissions find no
+  // hits, computed blocks are not registered and prefix-cache queries/hits are not counted, as
+  // vLLM's KVCacheManager does with caching disabled. Does not reset the cache by itself.
+  void set_prefix_caching(bool enabled);
+  bool prefix_caching() const { return pool_.caching(); }
   // Aborts every request and forgets every cached block (each one reported removed).
   void clear();
   void set_kv_event_listener(KvEventListener listener) {

@@ -76,4 +76,15 @@ struct MetricSample {
   double t_s = 0;                // seconds relative to the cell's epoch
 };
 
+// One external command run for a cell (a kubectl apply, a readiness poll), with its output.
+struct CommandRow {
+  std::int64_t cell_id = 0;
+  std::string step;                // "apply", "gate pods", "cold", ...
+  std::vector<std::string> argv;   // stored as a JSON array
+  int exit_code = -1;              // -1: did not exit by itself
+  double seconds = 0;
+  std::string out;
+  std::string err;
+};
+
 }  // namespace kvsweep::store

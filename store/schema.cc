@@ -83,6 +83,20 @@ CREATE TABLE metric_samples (
 );
 CREATE INDEX metric_samples_cell ON metric_samples(cell_id);
 )sql",
+    // 2: the external commands (kubectl) run for each cell, with their output.
+    R"sql(
+CREATE TABLE cell_commands (
+  id INTEGER PRIMARY KEY,
+  cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  argv_json TEXT NOT NULL,
+  exit_code INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  stdout TEXT NOT NULL,
+  stderr TEXT NOT NULL
+);
+CREATE INDEX cell_commands_cell ON cell_commands(cell_id);
+)sql",
 };
 
 }  // namespace

@@ -100,6 +100,79 @@ RequestRow read_request(const std::string& path, const SqliteStatement& s) {
   return row;
 }
 
+void insert_requests(const SqliteDb& db, std::int64_t cell_id, const std::vector<RequestRow>& rows) {
+  // One statement for the whole batch: preparing per row would dominate the insert cost.
+  SqliteStatement s = db.prepare(
+      "INSERT INTO requests (cell_id, request_index, worker, conversation, turn, warmup, ok, "
+      "error_kind, error, http_status, scheduled_s, sent_s, first_token_s, last_token_s, "
+      "ttft_ms, e2e_ms, tpot_ms, itl_ms, prompt_tokens, output_tokens, cached_tokens, "
+      "tokens_estimated, replica) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const RequestRow& row : rows) {
+    s.bind_int64(1, cell_id);
+    s.bind_int64(2, row.index);
+    s.bind_int64(3, row.worker);
+    s.bind_int64(4, row.conversation);
+    s.bind_int64(5, row.turn);
+    s.bind_int64(6, row.warmup ? 1 : 0);
+    s.bind_int64(7, row.ok ? 1 : 0);
+    s.bind_text(8, row.error_kind);
+    s.bind_text(9, row.error);
+    s.bind_int64(10, row.http_status);
+    s.bind_double(11, row.scheduled_s);
+    s.bind_double(12, row.sent_s);
+    s.bind_double(13, row.first_token_s);
+    s.bind_double(14, row.last_token_s);
+    s.bind_double(15, row.ttft_ms);
+    s.bind_double(16, row.e2e_ms);
+    s.bind_double(17, row.tpot_ms);
+    // nlohmann writes the shortest text that parses back to the same double.
+    s.bind_text(18, nlohmann::json(row.itl_ms).dump());
+    s.bind_int64(19, row.prompt_tokens);
+    s.bind_int64(20, row.output_tokens);
+    s.bind_int64(21, row.cached_tokens);
+    s.bind_int64(22, row.tokens_estimated ? 1 : 0);
+    s.bind_text(23, row.replica);
+    s.step();
+    s.reset();
+  }
+}
+
+void insert_samples(const SqliteDb& db, std::int64_t cell_id,
+                    const std::vector<MetricSample>& samples) {
+  SqliteStatement s = db.prepare(
+      "INSERT INTO metric_samples (cell_id, phase, source, name, labels_json, value, t_s) "
+      "VALUES (?,?,?,?,?,?,?)");
+  for (const MetricSample& sample : samples) {
+    s.bind_int64(1, cell_id);
+    s.bind_text(2, sample.phase);
+    s.bind_text(3, sample.source);
+    s.bind_text(4, sample.name);
+    s.bind_text(5, sample.labels_json);
+    s.bind_double(6, sample.value);
+    s.bind_double(7, sample.t_s);
+    s.step();
+    s.reset();
+  }
+}
+
+void insert_commands(const SqliteDb& db, std::int64_t cell_id,
+                     const std::vector<CommandRow>& commands) {
+  SqliteStatement s = db.prepare(
+      "INSERT INTO cell_commands (cell_id, step, argv_json, exit_code, seconds, stdout, stderr) "
+      "VALUES (?,?,?,?,?,?,?)");
+  for (const CommandRow& c : commands) {
+    s.bind_int64(1, cell_id);
+    s.bind_text(2, c.step);
+    s.bind_text(3, nlohmann::json(c.argv).dump());
+    s.bind_int64(4, c.exit_code);
+    s.bind_double(5, c.seconds);
+    s.bind_text(6, c.out);
+    s.bind_text(7, c.err);
+    s.step();
+    s.reset();
+  }
+}
+
 }  // namespace
 
 struct Store::Impl {
@@ -195,63 +268,63 @@ void Store::update_cell(const CellRow& row) {
 }
 
 void Store::add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows) {
-  const SqliteDb& db = impl_->db;
-  Transaction transaction(db);
-  // One statement for the whole batch: preparing per row would dominate the insert cost.
-  SqliteStatement s = db.prepare(
-      "INSERT INTO requests (cell_id, request_index, worker, conversation, turn, warmup, ok, "
-      "error_kind, error, http_status, scheduled_s, sent_s, first_token_s, last_token_s, "
-      "ttft_ms, e2e_ms, tpot_ms, itl_ms, prompt_tokens, output_tokens, cached_tokens, "
-      "tokens_estimated, replica) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  for (const RequestRow& row : rows) {
-    s.bind_int64(1, cell_id);
-    s.bind_int64(2, row.index);
-    s.bind_int64(3, row.worker);
-    s.bind_int64(4, row.conversation);
-    s.bind_int64(5, row.turn);
-    s.bind_int64(6, row.warmup ? 1 : 0);
-    s.bind_int64(7, row.ok ? 1 : 0);
-    s.bind_text(8, row.error_kind);
-    s.bind_text(9, row.error);
-    s.bind_int64(10, row.http_status);
-    s.bind_double(11, row.scheduled_s);
-    s.bind_double(12, row.sent_s);
-    s.bind_double(13, row.first_token_s);
-    s.bind_double(14, row.last_token_s);
-    s.bind_double(15, row.ttft_ms);
-    s.bind_double(16, row.e2e_ms);
-    s.bind_double(17, row.tpot_ms);
-    // nlohmann writes the shortest text that parses back to the same double.
-    s.bind_text(18, nlohmann::json(row.itl_ms).dump());
-    s.bind_int64(19, row.prompt_tokens);
-    s.bind_int64(20, row.output_tokens);
-    s.bind_int64(21, row.cached_tokens);
-    s.bind_int64(22, row.tokens_estimated ? 1 : 0);
-    s.bind_text(23, row.replica);
-    s.step();
-    s.reset();
-  }
+  Transaction transaction(impl_->db);
+  insert_requests(impl_->db, cell_id, rows);
   transaction.commit();
 }
 
 void Store::add_metric_samples(std::int64_t cell_id, const std::vector<MetricSample>& samples) {
+  Transaction transaction(impl_->db);
+  insert_samples(impl_->db, cell_id, samples);
+  transaction.commit();
+}
+
+void Store::add_commands(std::int64_t cell_id, const std::vector<CommandRow>& commands) {
+  Transaction transaction(impl_->db);
+  insert_commands(impl_->db, cell_id, commands);
+  transaction.commit();
+}
+
+void Store::record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
+                        const std::vector<MetricSample>& samples,
+                        const std::vector<CommandRow>& commands) {
+  Transaction transaction(impl_->db);
+  insert_requests(impl_->db, row.id, requests);
+  insert_samples(impl_->db, row.id, samples);
+  insert_commands(impl_->db, row.id, commands);
+  update_cell(row);
+  transaction.commit();
+}
+
+void Store::reset_cell(std::int64_t cell_id) {
   const SqliteDb& db = impl_->db;
   Transaction transaction(db);
-  SqliteStatement s = db.prepare(
-      "INSERT INTO metric_samples (cell_id, phase, source, name, labels_json, value, t_s) "
-      "VALUES (?,?,?,?,?,?,?)");
-  for (const MetricSample& sample : samples) {
+  for (const char* sql : {"DELETE FROM requests WHERE cell_id = ?",
+                          "DELETE FROM metric_samples WHERE cell_id = ?",
+                          "DELETE FROM cell_commands WHERE cell_id = ?",
+                          "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
+                          "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
+    SqliteStatement s = db.prepare(sql);
     s.bind_int64(1, cell_id);
-    s.bind_text(2, sample.phase);
-    s.bind_text(3, sample.source);
-    s.bind_text(4, sample.name);
-    s.bind_text(5, sample.labels_json);
-    s.bind_double(6, sample.value);
-    s.bind_double(7, sample.t_s);
     s.step();
-    s.reset();
   }
   transaction.commit();
+}
+
+void Store::reopen_experiment(std::int64_t experiment_id) {
+  SqliteStatement s = impl_->db.prepare(
+      "UPDATE experiments SET status = 'running', finished_at = '' WHERE id = ?");
+  s.bind_int64(1, experiment_id);
+  s.step();
+}
+
+std::optional<ExperimentRow> Store::latest_unfinished(const std::string& scenario_hash) const {
+  SqliteStatement s = impl_->db.prepare(std::string("SELECT ") + kExperimentColumns +
+                                        " FROM experiments WHERE scenario_hash = ? AND "
+                                        "status != 'done' ORDER BY id DESC LIMIT 1");
+  s.bind_text(1, scenario_hash);
+  if (!s.step()) return std::nullopt;
+  return read_experiment(s);
 }
 
 std::vector<ExperimentRow> Store::experiments() const {
@@ -321,6 +394,29 @@ std::vector<MetricSample> Store::metric_samples(std::int64_t cell_id) const {
     sample.value = s.column_double(5);
     sample.t_s = s.column_double(6);
     rows.push_back(std::move(sample));
+  }
+  return rows;
+}
+
+std::vector<CommandRow> Store::commands(std::int64_t cell_id) const {
+  SqliteStatement s = impl_->db.prepare(
+      "SELECT cell_id, step, argv_json, exit_code, seconds, stdout, stderr FROM cell_commands "
+      "WHERE cell_id = ? ORDER BY id");
+  s.bind_int64(1, cell_id);
+  std::vector<CommandRow> rows;
+  while (s.step()) {
+    CommandRow row;
+    row.cell_id = s.column_int64(0);
+    row.step = s.column_text(1);
+    const auto argv = nlohmann::json::parse(s.column_text(2), nullptr, false);
+    if (argv.is_array()) {
+      for (const auto& word : argv) row.argv.push_back(word.is_string() ? word.get<std::string>() : "");
+    }
+    row.exit_code = static_cast<int>(s.column_int64(3));
+    row.seconds = s.column_double(4);
+    row.out = s.column_text(5);
+    row.err = s.column_text(6);
+    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -33,6 +33,19 @@ class Store {
   // All rows in one transaction; a failure stores none of them.
   void add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows);
   void add_metric_samples(std::int64_t cell_id, const std::vector<MetricSample>& samples);
+  void add_commands(std::int64_t cell_id, const std::vector<CommandRow>& commands);
+  // A finished cell in one transaction: its requests, samples and commands, then its row
+  // (status, times, error). A process killed at any point leaves either all of it or none.
+  void record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
+                   const std::vector<MetricSample>& samples,
+                   const std::vector<CommandRow>& commands);
+  // Forgets what a cell measured (requests, samples, commands) and marks it pending, so a
+  // resumed sweep runs it again from scratch.
+  void reset_cell(std::int64_t cell_id);
+  // A resumed experiment: status "running", finished_at cleared.
+  void reopen_experiment(std::int64_t experiment_id);
+  // The latest experiment with this scenario hash whose status is not "done", if any.
+  std::optional<ExperimentRow> latest_unfinished(const std::string& scenario_hash) const;
 
   std::vector<ExperimentRow> experiments() const;               // oldest first
   std::optional<ExperimentRow> experiment(std::int64_t id) const;
@@ -42,6 +55,7 @@ class Store {
   std::vector<RequestRow> requests(std::int64_t cell_id) const; // by index
   std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
   std::int64_t request_count(std::int64_t cell_id) const;
+  std::vector<CommandRow> commands(std::int64_t cell_id) const;  // in the order run
 
  private:
   struct Impl;

@@ -45,7 +45,7 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
-  orchestrator::SimTarget target(spec.target, spec.model, spec.seed);
+  orchestrator::SimTarget target(spec);
   target.start();
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
@@ -96,7 +96,7 @@ TEST(Sweep, AStopRequestEndsTheSweepAndKeepsFinishedCells) {
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
-  orchestrator::SimTarget target(spec.target, spec.model, spec.seed);
+  orchestrator::SimTarget target(spec);
   target.start();
   std::atomic<bool> stop{true};  // raised before the first cell: nothing may run
   orchestrator::RunnerOptions options;

@@ -48,12 +48,17 @@ TEST(ScenarioLoader, ReadsEveryField) {
   const auto spec = parse_scenario(kValid, "s.yaml", &errors);
   ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
   EXPECT_EQ(spec->name, "tiny");
-  EXPECT_EQ(spec->target.replicas, 2);
-  EXPECT_EQ(spec->target.profile, "demo");
+  EXPECT_EQ(spec->target.kind, "sim");
+  EXPECT_EQ(spec->target.sim.replicas, 2);
+  EXPECT_EQ(spec->target.sim.profile, "demo");
   EXPECT_EQ(spec->model, "sim-llama");
   EXPECT_EQ(spec->seed, 7u);
-  EXPECT_EQ(spec->strategies, (std::vector<std::string>{"random", "prefix-hash"}));
-  EXPECT_EQ(spec->concurrency, (std::vector<int>{2, 8}));
+  ASSERT_EQ(spec->factors.size(), 2u);
+  EXPECT_EQ(spec->factors[0].name, "strategy");
+  EXPECT_EQ(spec->factors[0].levels, (std::vector<std::string>{"random", "prefix-hash"}));
+  EXPECT_EQ(spec->factors[0].phase, FactorPhase::kRun);  // the sim router switches live
+  EXPECT_EQ(spec->factor("concurrency")->levels, (std::vector<std::string>{"2", "8"}));
+  EXPECT_EQ(spec->load.cache, "cold");
   EXPECT_EQ(spec->load.dataset.conversations, 8);
   EXPECT_DOUBLE_EQ(spec->load.dataset.assistant_words.mean, 12);
   EXPECT_EQ(spec->load.dataset.kind, "synthetic-multiturn");
@@ -105,8 +110,8 @@ TEST(ScenarioLoader, CollectsEveryErrorInOnePass) {
             "  replicas: 0\n"
             "            ^");
   EXPECT_EQ(errors[1],
-            "s.yaml:10:22: factors.strategy: unknown strategy \"prefix-hsah\"; did you mean "
-            "'prefix-hash'?\n"
+            "s.yaml:10:22: factors.strategy: level \"prefix-hsah\": unknown strategy; did you "
+            "mean 'prefix-hash'?\n"
             "  strategy: [random, prefix-hsah]\n"
             "                     ^");
   EXPECT_EQ(errors[2],
@@ -122,8 +127,8 @@ TEST(ScenarioLoader, BaselineMustBeAStrategyOfTheSweep) {
   const auto errors = error_texts(text);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
-            "s.yaml:26:13: report.baseline: baseline \"least-load\" is not one of "
-            "factors.strategy (random, prefix-hash)\n"
+            "s.yaml:26:13: report.baseline: baseline \"least-load\" is not one of the arms "
+            "(random, prefix-hash)\n"
             "  baseline: least-load\n"
             "            ^");
 }
@@ -243,7 +248,7 @@ TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
   ASSERT_EQ(cells.size(), 8u);
   std::vector<std::string> order;
   for (const auto& c : cells) {
-    order.push_back(c.strategy + "/" + std::to_string(c.concurrency) + "/" +
+    order.push_back(c.arm + "/" + std::to_string(c.concurrency) + "/" +
                     std::to_string(c.repeat));
   }
   EXPECT_EQ(order, (std::vector<std::string>{"random/2/0", "random/2/1", "random/8/0",

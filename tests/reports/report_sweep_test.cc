@@ -47,7 +47,7 @@ std::int64_t run_tiny_sweep(store::Store& store, const std::string& name, const 
     ADD_FAILURE() << errors.at(0).text;
     return 0;
   }
-  orchestrator::SimTarget target(spec->target, spec->model, spec->seed);
+  orchestrator::SimTarget target(*spec);
   target.start();
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);

@@ -177,5 +177,47 @@ TEST(BlockPool, ReportsStoredAndRemovedHashesExactlyOnce) {
   EXPECT_EQ(events[3].block_hash, 12u);
 }
 
+// Caching off: blocks come and go as usual but nothing is hittable or registered; what was
+// cached stops being so (reported removed), free blocks at once and held ones when freed, so an
+// index fed by the events ends up empty.
+TEST(BlockPool, CachingOffFindsNothingAndForgetsWhatWasCached) {
+  BlockPool pool(3);
+  std::vector<KvEvent> events;
+  pool.set_event_listener([&](const KvEvent& e) { events.push_back(e); });
+  std::vector<BlockId> a, b;
+  ASSERT_TRUE(pool.allocate(1, &a));
+  ASSERT_TRUE(pool.allocate(1, &b));
+  pool.cache_block(a[0], 1);
+  pool.cache_block(b[0], 2);
+  pool.free_blocks(a);
+  ASSERT_EQ(events.size(), 2u);
+
+  pool.set_caching(false);
+  EXPECT_FALSE(pool.caching());
+  EXPECT_FALSE(pool.is_cached(1));
+  EXPECT_TRUE(pool.is_cached(2));  // still held
+  EXPECT_TRUE(pool.find_cached({2}, 1).empty());
+  pool.free_blocks(b);
+  EXPECT_EQ(pool.num_cached(), 0);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2].kind, KvEvent::Kind::kRemoved);
+  EXPECT_EQ(events[2].block_hash, 1u);
+  EXPECT_EQ(events[3].kind, KvEvent::Kind::kRemoved);
+  EXPECT_EQ(events[3].block_hash, 2u);
+
+  std::vector<BlockId> all;
+  ASSERT_TRUE(pool.allocate(3, &all));
+  pool.cache_block(all[0], 3);
+  EXPECT_EQ(pool.num_cached(), 0);
+  EXPECT_EQ(events.size(), 4u);
+  pool.free_blocks(all);
+  EXPECT_EQ(pool.num_free(), 3);
+
+  pool.set_caching(true);
+  ASSERT_TRUE(pool.allocate(1, &b));
+  pool.cache_block(b.back(), 4);
+  EXPECT_EQ(pool.find_cached({4}, 1), (std::vector<BlockId>{b.back()}));
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

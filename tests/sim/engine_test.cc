@@ -223,5 +223,38 @@ TEST(Engine, CountsStepsAndTheirModelledTime) {
   EXPECT_EQ(engine.metrics().step_seconds_total, 0);
 }
 
+// The flag is the server's configuration: a restart (redeploy) keeps it, and the profile the
+// engine reports says what is in force.
+TEST(Engine, PrefixCachingSwitchSurvivesRestart) {
+  boost::asio::io_context io;
+  Engine engine(io, fast_profile(), 1);
+  EXPECT_TRUE(engine.prefix_caching());
+  std::map<std::uint64_t, TokenUpdate> last;
+  auto run = [&](std::uint64_t id) {
+    engine.submit({id, tokens_from(0, 40), 2}, [&last, id](const TokenUpdate& u) { last[id] = u; });
+    run_to_idle(io);
+  };
+  run(1);
+  engine.set_prefix_caching(false);
+  EXPECT_FALSE(engine.prefix_caching());
+  EXPECT_FALSE(engine.profile().enable_prefix_caching);
+  run(2);
+  EXPECT_EQ(last[2].cached_tokens, 0);
+  engine.restart();
+  EXPECT_FALSE(engine.prefix_caching());
+  run(3);
+  run(4);
+  EXPECT_EQ(last[4].cached_tokens, 0);
+  EXPECT_EQ(engine.metrics().prefix_cache_queries, 0u);
+
+  engine.set_prefix_caching(true);
+  run(5);
+  run(6);
+  EXPECT_EQ(last[5].cached_tokens, 0);  // switching starts cold
+  EXPECT_EQ(last[6].cached_tokens, 32);
+  EXPECT_EQ(engine.metrics().prefix_cache_queries, 80u);
+  EXPECT_EQ(engine.metrics().prefix_cache_hits, 32u);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

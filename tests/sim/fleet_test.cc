@@ -221,6 +221,108 @@ TEST(Fleet, AdminStrategySwitchesAndRejectsUnknownNames) {
   EXPECT_EQ(res->status, 400);
 }
 
+// Sends the same long chat request through the router; returns (cached tokens, replica).
+std::pair<int, std::string> repeat_chat(const Fleet& fleet) {
+  std::string user;
+  for (int i = 0; i < 40; ++i) user += "This sentence repeats to make a long shared prompt. ";
+  httplib::Client client(fleet.router_url());
+  auto res = client.Post("/v1/chat/completions", chat(user, 2, false).dump(), "application/json");
+  if (!res || res->status != 200) throw std::runtime_error("chat failed");
+  return {json::parse(res->body)["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>(),
+          res->get_header_value("x-kvsweep-replica")};
+}
+
+double replicas_metric(const Fleet& fleet, const std::string& name) {
+  double total = 0;
+  for (const std::string& url : fleet.replica_urls()) total += metric(url, name);
+  return total;
+}
+
+// Seed experiment 004: one server with --enable-prefix-caching against one without. Off, the
+// replicas never hit and (as vLLM) do not count prefix-cache queries, so the hit rate is n/a.
+TEST(Fleet, AdminEngineSwitchesPrefixCachingOnEveryReplica) {
+  Fleet fleet(small_fleet("prefix-hash"));  // identical requests land on one replica
+  fleet.start();
+  httplib::Client client(fleet.router_url());
+  auto res = client.Get("/admin/engine");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body), json({{"enable_prefix_caching", true}}));
+
+  res = client.Post("/admin/engine", R"({"enable_prefix_caching":false})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body), json({{"enable_prefix_caching", false}}));
+  EXPECT_EQ(json::parse(client.Get("/admin/engine")->body)["enable_prefix_caching"], false);
+  const auto first = repeat_chat(fleet);
+  const auto second = repeat_chat(fleet);
+  EXPECT_EQ(first.second, second.second);
+  EXPECT_EQ(first.first, 0);
+  EXPECT_EQ(second.first, 0);
+  EXPECT_EQ(replicas_metric(fleet, "vllm:prefix_cache_queries_total"), 0);
+  EXPECT_EQ(replicas_metric(fleet, "vllm:prefix_cache_hits_total"), 0);
+  EXPECT_EQ(replicas_metric(fleet, "vllm:request_success_total"), 2);
+
+  res = client.Post("/admin/engine", R"({"enable_prefix_caching":true})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body), json({{"enable_prefix_caching", true}}));
+  EXPECT_EQ(repeat_chat(fleet).first, 0);  // a switched server starts cold
+  EXPECT_GT(repeat_chat(fleet).first, 0);
+  EXPECT_GT(replicas_metric(fleet, "vllm:prefix_cache_queries_total"), 0);
+  EXPECT_GT(replicas_metric(fleet, "vllm:prefix_cache_hits_total"), 0);
+}
+
+TEST(Fleet, AdminEngineRejectsBadBodiesAndChangesNothing) {
+  Fleet fleet(small_fleet());
+  fleet.start();
+  httplib::Client client(fleet.router_url());
+  auto res = client.Post("/admin/engine", R"({"enable_prefix_cache":false})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  json error = json::parse(res->body)["error"];
+  EXPECT_EQ(error["type"], "BadRequestError");
+  EXPECT_EQ(error["message"],
+            "enable_prefix_cache: unknown parameter; did you mean \"enable_prefix_caching\"?; "
+            "known: enable_prefix_caching");
+  res = client.Post("/admin/engine", R"({"enable_prefix_caching":"no"})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(json::parse(res->body)["error"]["message"],
+            "enable_prefix_caching: expected true or false");
+  for (const char* body : {"{", "[]", "false"}) {
+    res = client.Post("/admin/engine", body, "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << body;
+  }
+  // A mix of a good and a bad key applies neither.
+  res = client.Post("/admin/engine", R"({"enable_prefix_caching":false,"x":1})",
+                    "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(json::parse(client.Get("/admin/engine")->body)["enable_prefix_caching"], true);
+  // An empty patch changes nothing and answers the state.
+  res = client.Post("/admin/engine", "{}", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body)["enable_prefix_caching"], true);
+}
+
+TEST(Fleet, PrefixCachingOffFromTheOptionsOverridesTheProfile) {
+  FleetOptions options = small_fleet("prefix-hash");
+  options.enable_prefix_caching = false;
+  Fleet fleet(options);
+  fleet.start();
+  httplib::Client client(fleet.router_url());
+  EXPECT_EQ(json::parse(client.Get("/admin/engine")->body)["enable_prefix_caching"], false);
+  EXPECT_EQ(repeat_chat(fleet).first, 0);
+  EXPECT_EQ(repeat_chat(fleet).first, 0);
+  EXPECT_EQ(replicas_metric(fleet, "vllm:prefix_cache_queries_total"), 0);
+  // A redeploy keeps the server's flags.
+  ASSERT_TRUE(client.Post("/admin/restart", "{}", "application/json"));
+  EXPECT_EQ(json::parse(client.Get("/admin/engine")->body)["enable_prefix_caching"], false);
+}
+
 TEST(Fleet, BadRequestsGetOpenAiErrors) {
   Fleet fleet(small_fleet());
   fleet.start();

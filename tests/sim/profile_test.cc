@@ -53,6 +53,7 @@ TEST(Profile, EveryShippedPresetLoads) {
     ASSERT_TRUE(p.has_value()) << name << ": " << error;
     EXPECT_FALSE(p->source.empty()) << name;
     EXPECT_GT(p->base_us, 0) << name;
+    EXPECT_TRUE(p->enable_prefix_caching) << name;  // vLLM's default
   }
 }
 
@@ -85,6 +86,23 @@ TEST(Profile, ParseErrorsAreLocatedAndSuggestTheKey) {
   EXPECT_EQ(error,
             "mine.yaml:2:10: base_us: expected a number >= 0, got \"fast\"\n"
             "mine.yaml:5:1: max_num_seq: unknown key; did you mean 'max_num_seqs'?");
+}
+
+TEST(Profile, PrefixCachingIsOnUnlessTurnedOff) {
+  const std::string base =
+      "name: x\nbase_us: 1\nper_prefill_token_us: 1\nper_decode_token_us: 1\n";
+  auto on = parse_profile(base, "x.yaml", nullptr);
+  ASSERT_TRUE(on.has_value());
+  EXPECT_TRUE(on->enable_prefix_caching);
+  auto off = parse_profile(base + "enable_prefix_caching: false\n", "x.yaml", nullptr);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_FALSE(off->enable_prefix_caching);
+  std::string error;
+  EXPECT_FALSE(parse_profile(base + "enable_prefix_caching: maybe\n", "x.yaml", &error));
+  EXPECT_EQ(error, "x.yaml:5:24: enable_prefix_caching: expected true or false, got \"maybe\"");
+  EXPECT_FALSE(parse_profile(base + "enable_prefix_caching: [1]\n", "x.yaml", &error));
+  EXPECT_EQ(error,
+            "x.yaml:5:24: enable_prefix_caching: expected true or false, got \"<not a scalar>\"");
 }
 
 class ProfileDir : public ::testing::Test {

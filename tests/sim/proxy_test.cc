@@ -202,6 +202,23 @@ TEST(Proxy, RoundRobinAlternatesUpstreams) {
   EXPECT_EQ(metric_sum(proxy.url(), "kvsweep_router_decision_seconds_count"), 4);
 }
 
+// Real servers are configured by their command line: the proxy cannot switch their flags.
+TEST(Proxy, AdminEngineIsRefusedForRealUpstreams) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  httplib::Client client(proxy.url());
+  auto res = client.Get("/admin/engine");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_TRUE(json::parse(res->body)["enable_prefix_caching"].is_null());
+  res = client.Post("/admin/engine", R"({"enable_prefix_caching":false})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(json::parse(res->body)["error"]["param"], "enable_prefix_caching");
+}
+
 TEST(Proxy, PrefixHashKeepsAConversationOnOneUpstream) {
   Fleet fleet(upstream_fleet());
   fleet.start();

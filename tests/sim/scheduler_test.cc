@@ -278,5 +278,55 @@ TEST(Scheduler, KvUsageTermScalesWithHeldBlocks) {
   EXPECT_DOUBLE_EQ(plan.duration_us, 1000 + 10 * 40 + 3200 * 3.0 / 32);
 }
 
+// vLLM --no-enable-prefix-caching: an identical prompt is computed again in full, its blocks
+// are still allocated and freed, and the prefix-cache counters stay 0 (vLLM's KVCacheManager
+// does not count queries with caching off, so reports show the hit rate as n/a).
+TEST(Scheduler, PrefixCachingOffNeverHitsAndCountsNothing) {
+  TimingProfile p = tiny_profile();
+  p.enable_prefix_caching = false;
+  Scheduler s(p, 1);
+  EXPECT_FALSE(s.prefix_caching());
+  s.add(1, tokens_from(0, 40), 1);
+  run_until_idle(s);
+  s.add(2, tokens_from(0, 40), 1);
+  const StepPlan plan = s.plan();
+  EXPECT_EQ(plan.prefill_tokens, 40);  // no cached block skipped any prefill
+  EXPECT_EQ(s.pool().num_held(), 3);   // ceil(40 / 16) blocks held as usual
+  const std::vector<SeqResult> results = s.apply(plan);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].finished);
+  EXPECT_EQ(results[0].cached_tokens, 0);
+  EXPECT_EQ(s.stats().prefix_cache_queries, 0u);
+  EXPECT_EQ(s.stats().prefix_cache_hits, 0u);
+  EXPECT_EQ(s.pool().num_cached(), 0);  // nothing registered
+  EXPECT_EQ(s.pool().num_free(), p.num_gpu_blocks);
+}
+
+TEST(Scheduler, PrefixCachingSwitchedAtRunTime) {
+  TimingProfile p = tiny_profile();
+  p.enable_prefix_caching = false;
+  Scheduler s(p, 1);
+  s.add(1, tokens_from(0, 40), 1);
+  run_until_idle(s);
+  s.set_prefix_caching(true);
+  EXPECT_TRUE(s.prefix_caching());
+  s.add(2, tokens_from(0, 40), 1);  // nothing was registered while off
+  StepLog run = run_until_idle(s);
+  EXPECT_EQ(run.results[2].back().cached_tokens, 0);
+  s.add(3, tokens_from(0, 40), 1);
+  run = run_until_idle(s);
+  EXPECT_EQ(run.results[3].back().cached_tokens, 32);
+  EXPECT_EQ(s.stats().prefix_cache_queries, 80u);  // requests 2 and 3 only
+  EXPECT_EQ(s.stats().prefix_cache_hits, 32u);
+
+  s.set_prefix_caching(false);  // forgets what is cached, as the block pool is told to
+  EXPECT_EQ(s.pool().num_cached(), 0);
+  s.add(4, tokens_from(0, 40), 1);
+  run = run_until_idle(s);
+  EXPECT_EQ(run.results[4].back().cached_tokens, 0);
+  EXPECT_EQ(s.stats().prefix_cache_queries, 80u);
+  EXPECT_EQ(s.stats().prefix_cache_hits, 32u);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

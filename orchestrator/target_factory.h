@@ -1,0 +1,16 @@
+// Builds the target a scenario names, or the embedded fleet standing in for it.
+#pragma once
+
+#include <memory>
+
+#include "orchestrator/scenario_spec.h"
+#include "orchestrator/target.h"
+
+namespace kvsweep::orchestrator {
+
+// `use_sim`: ignore target.kind and run on the embedded fleet sized by target.sim (the
+// `--target sim` rehearsal of a cluster scenario). Throws TargetError when the scenario has a
+// factor the chosen target cannot apply.
+std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim);
+
+}  // namespace kvsweep::orchestrator
