@@ -20,6 +20,7 @@ struct LoadOptions {
   enum class Endpoint { kChat, kCompletions } endpoint = Endpoint::kChat;
   bool stream = true;    // false: TTFT = E2E = time the whole response arrived
   int max_tokens = 64;   // unless the conversation sets the turn's own
+  int max_tokens_cap = 0;  // > 0: no request asks for more, whatever its turn sets (rehearsals)
   bool ignore_eos = true;
   std::optional<double> temperature;  // unset: 0
   std::string extra_body_json;        // a JSON object merge-patched into every request body

@@ -278,6 +278,7 @@ class LoadRun {
     chat.max_tokens = turn < conversation.max_tokens.size() && conversation.max_tokens[turn] > 0
                           ? conversation.max_tokens[turn]
                           : options_.max_tokens;
+    if (options_.max_tokens_cap > 0) chat.max_tokens = std::min(chat.max_tokens, options_.max_tokens_cap);
     chat.ignore_eos = options_.ignore_eos;
     chat.stream = options_.stream;
     chat.temperature = options_.temperature;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "orchestrator/api_key.h"
 #include "orchestrator/console.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/runner.h"
@@ -26,6 +27,7 @@ struct RunArgs {
   bool print_report = true;
   bool resume = false;
   std::string target_override;  // "" or "sim"
+  std::string api_key_env;      // the variable holding the servers' API key, if any
 };
 
 struct RunsArgs {
@@ -57,6 +59,34 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
          ", target " + target;
 }
 
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string format_seconds(double s) { return format_number(s) + "s"; }
+
+// What every cell does, so a rehearsal's cuts are in plain sight.
+std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
+  const LoadSpec& l = spec.load;
+  std::string text = "each cell: ";
+  if (l.num_requests > 0) text += std::to_string(l.num_requests) + " requests";
+  if (l.num_requests > 0 && l.duration_s > 0) text += " or ";
+  if (l.duration_s > 0) text += format_seconds(l.duration_s);
+  if (l.num_requests > 0 && l.duration_s > 0) text += ", whichever ends first";
+  if (l.request_rate > 0) text += "; open loop at " + format_number(l.request_rate) + " req/s";
+  text += "; max_tokens " + std::to_string(l.max_tokens);
+  if (l.max_tokens_cap > 0) text += " (capped at " + std::to_string(l.max_tokens_cap) + ")";
+  text += "; cache " + l.cache;
+  if (l.warmup_requests > 0) text += "; " + std::to_string(l.warmup_requests) + " warm-up requests";
+  const SimSpec& sim = spec.target.sim;
+  if (rehearsal && (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0)) {
+    text += "  [cut by target.sim for the rehearsal]";
+  }
+  return text;
+}
+
 // Builds the target; a scenario the target cannot apply is an error before anything runs.
 std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind) {
   try {
@@ -69,6 +99,8 @@ std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string
 int run_command(const RunArgs& args) {
   auto spec = load_or_print_errors(args.scenario_path);
   if (!spec) return kExitFailed;
+  if (args.target_override == "sim") spec = rehearsal_of(*spec);
+  const std::string api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   if (const auto dir = std::filesystem::path(args.db_path).parent_path(); !dir.empty()) {
     std::filesystem::create_directories(dir);
   }
@@ -76,6 +108,7 @@ int run_command(const RunArgs& args) {
   Console console(stderr);
   std::unique_ptr<Target> target = build_target(*spec, args.target_override);
   console.line(plan_headline(*spec, expand_plan(*spec, args.target_override), target->describe()));
+  console.line(cell_shape(*spec, args.target_override == "sim"));
   try {
     target->start();
   } catch (const TargetError& e) {
@@ -87,6 +120,7 @@ int run_command(const RunArgs& args) {
   options.stop = &signals.stop_flag();
   options.resume = args.resume;
   options.target_override = args.target_override;
+  options.api_key = api_key;
   const SweepOutcome outcome = run_sweep(*spec, *target, store, console, options);
 
   const std::string report = reports::render_markdown(store, outcome.experiment_id);
@@ -146,9 +180,11 @@ int runs_command(const RunsArgs& args) {
 int plan_command(const std::string& scenario_path, const std::string& override_kind) {
   auto spec = load_or_print_errors(scenario_path);
   if (!spec) return kExitFailed;
+  if (override_kind == "sim") spec = rehearsal_of(*spec);
   const auto cells = expand_plan(*spec, override_kind);
   std::unique_ptr<Target> target = build_target(*spec, override_kind);
-  std::printf("%s\n", plan_headline(*spec, cells, target->describe()).c_str());
+  std::printf("%s\n%s\n", plan_headline(*spec, cells, target->describe()).c_str(),
+              cell_shape(*spec, override_kind == "sim").c_str());
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
     if (!applied || !(*applied == c.treatment)) {
@@ -188,6 +224,9 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
                   "run on another target than the scenario's: sim (the embedded fleet, sized "
                   "by target.sim)")
       ->check(CLI::IsMember({"sim"}));
+  cmd->add_option("--api-key-env", args->api_key_env,
+                  "name of the environment variable holding the API key sent as a Bearer "
+                  "token (the key itself is never stored or printed)");
   auto no_print = std::make_shared<bool>(false);
   cmd->add_flag("--no-print", *no_print, "write the report file but do not print it");
   return {cmd, [args, no_print, &global] {

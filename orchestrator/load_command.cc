@@ -1,4 +1,5 @@
 // `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style.
+#include "orchestrator/api_key.h"
 #include "orchestrator/load_command.h"
 
 #include <cmath>
@@ -122,16 +123,7 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   driver::LoadOptions o;
   o.base_url = args.url;
   o.model = args.model;
-  if (!args.api_key_env.empty()) {
-    // The key comes from the environment only: argv is visible to every user of the machine,
-    // and nothing derived from it is stored or printed.
-    const char* key = std::getenv(args.api_key_env.c_str());
-    if (key == nullptr || *key == '\0') {
-      throw std::invalid_argument("--api-key-env: environment variable " + args.api_key_env +
-                                  " is not set or empty");
-    }
-    o.api_key = key;
-  }
+  o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   for (const auto& text : args.headers) {
     auto header = parse_header(text);
     if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");

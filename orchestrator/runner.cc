@@ -294,6 +294,8 @@ class CellRunner {
     o.stream = l.stream;
     o.max_tokens = plan.load_levels.count("max_tokens") ? std::stoi(plan.load_levels.at("max_tokens"))
                                                         : l.max_tokens;
+    o.max_tokens_cap = l.max_tokens_cap;
+    o.api_key = options_.api_key;
     o.ignore_eos = l.ignore_eos;
     o.temperature = l.temperature;
     o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison

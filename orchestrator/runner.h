@@ -18,6 +18,7 @@ struct RunnerOptions {
   // finished cells are kept, the rest run again from scratch.
   bool resume = false;
   std::string target_override;              // "" or "sim" (--target sim)
+  std::string api_key;  // sent as a Bearer token; from the environment, never stored
 };
 
 struct SweepOutcome {

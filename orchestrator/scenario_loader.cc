@@ -351,6 +351,18 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   if (spec.baseline.empty()) {
     spec.baseline = arms.front();
   } else if (std::find(arms.begin(), arms.end(), spec.baseline) == arms.end()) {
+    // "off" for the arm "prefix_caching=off": a bare level names the arm it alone labels.
+    std::vector<std::string> matches;
+    for (const auto& arm : arms) {
+      const std::size_t eq = arm.find('=');
+      if (arm.find(", ") == std::string::npos && eq != std::string::npos &&
+          arm.substr(eq + 1) == spec.baseline) {
+        matches.push_back(arm);
+      }
+    }
+    if (matches.size() == 1) spec.baseline = matches.front();
+  }
+  if (std::find(arms.begin(), arms.end(), spec.baseline) == arms.end()) {
     sink.add(root["report"]["baseline"].Mark(), "report.baseline",
              "baseline \"" + spec.baseline + "\" is not one of the arms (" + join_keys(arms) + ")");
   }

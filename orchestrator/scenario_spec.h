@@ -65,6 +65,12 @@ struct LevelAction {
 struct SimSpec {
   int replicas = 4;
   std::string profile = "demo";   // sim timing profile (sim/profile.h)
+  // A rehearsal is for the flow, not the figures: with --target sim, each cell's measured
+  // phase is cut to these (0 = as the load section says), so a sweep written for 5-minute
+  // cells on a cluster finishes on a laptop in minutes.
+  double duration_s = 0;
+  std::int64_t num_requests = 0;
+  int max_tokens = 0;
 };
 
 struct TargetSpec {
@@ -104,6 +110,7 @@ struct LoadSpec {
   std::string endpoint = "chat";  // "chat" | "completions"
   bool stream = true;
   int max_tokens = 64;            // unless the dataset sets a turn's own
+  int max_tokens_cap = 0;         // set by a rehearsal (target.sim.max_tokens), never by the file
   bool ignore_eos = true;
   std::optional<double> temperature;
   // Shape: closed loop (each concurrency level is that many users) unless request_rate > 0;

@@ -13,4 +13,8 @@ namespace kvsweep::orchestrator {
 // factor the chosen target cannot apply.
 std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim);
 
+// The scenario as `--target sim` runs it: the load cut to target.sim's rehearsal limits
+// (duration, num_requests, max_tokens), everything else unchanged.
+ScenarioSpec rehearsal_of(ScenarioSpec spec);
+
 }  // namespace kvsweep::orchestrator

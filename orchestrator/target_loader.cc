@@ -222,6 +222,9 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
     sim_replicas_given = node["replicas"].IsDefined();
     sim.read_int("replicas", &t.sim.replicas, 1);
     read_profile(sim, &t.sim.profile, sink);
+    sim.read_duration("duration", &t.sim.duration_s);
+    sim.read_int<std::int64_t>("num_requests", &t.sim.num_requests, 1);
+    sim.read_int("max_tokens", &t.sim.max_tokens, 1);
     sim.finish();
   }
   reader.read_string("kubectl", &t.kubectl);

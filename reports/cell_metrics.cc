@@ -55,6 +55,32 @@ std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>&
   return hits / queries;
 }
 
+std::optional<double> server_counter_delta(const std::vector<store::MetricSample>& samples,
+                                           const std::string& name) {
+  std::map<std::string, PhaseSums> sources;
+  for (const auto& s : samples) {
+    if (s.name != name) continue;
+    PhaseSums& sums = sources[s.source];
+    if (s.phase == "before") sums.before = sums.before.value_or(0) + s.value;
+    if (s.phase == "after") sums.after = sums.after.value_or(0) + s.value;
+  }
+  std::optional<double> total;
+  for (const auto& [source, sums] : sources) {
+    if (sums.complete()) total = total.value_or(0) + sums.delta();
+  }
+  return total;
+}
+
+std::optional<double> server_kv_usage_max(const std::vector<store::MetricSample>& samples) {
+  std::optional<double> peak;
+  for (const auto& s : samples) {
+    if (s.name != kKvCacheUsage && s.name != kGpuCacheUsage) continue;
+    if (s.phase != "during" && s.phase != "after") continue;
+    peak = std::max(peak.value_or(s.value), s.value);
+  }
+  return peak;
+}
+
 namespace {
 
 // TPOT as metrics.md defines it, from the row's own timings.
@@ -145,6 +171,13 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     m.cache_hit_client = static_cast<double>(cached) / static_cast<double>(cached_prompt);
   }
   m.kv_hit_rate_server = server_kv_hit_rate(samples);
+  m.kv_usage_max = server_kv_usage_max(samples);
+  if (const auto p = server_counter_delta(samples, kPreemptions)) {
+    m.preemptions = static_cast<std::int64_t>(*p + 0.5);
+  }
+  const auto accepted = server_counter_delta(samples, kSpecDecodeAccepted);
+  const auto draft = server_counter_delta(samples, kSpecDecodeDraft);
+  if (accepted && draft && *draft > 0) m.spec_decode_acceptance = *accepted / *draft;
   if (!slo.empty()) {
     m.good_requests = good;
     m.goodput = m.window_s > 0 ? static_cast<double>(good) / m.window_s : 0.0;

@@ -18,6 +18,11 @@ constexpr const char* kPrefixCacheHits = "vllm:prefix_cache_hits_total";
 constexpr const char* kPrefixCacheQueries = "vllm:prefix_cache_queries_total";
 constexpr const char* kGpuPrefixCacheHits = "vllm:gpu_prefix_cache_hits_total";
 constexpr const char* kGpuPrefixCacheQueries = "vllm:gpu_prefix_cache_queries_total";
+constexpr const char* kKvCacheUsage = "vllm:kv_cache_usage_perc";
+constexpr const char* kGpuCacheUsage = "vllm:gpu_cache_usage_perc";
+constexpr const char* kPreemptions = "vllm:num_preemptions_total";
+constexpr const char* kSpecDecodeAccepted = "vllm:spec_decode_num_accepted_tokens_total";
+constexpr const char* kSpecDecodeDraft = "vllm:spec_decode_num_draft_tokens_total";
 
 // Service-level objectives for goodput (vLLM's --goodput ttft:MS tpot:MS e2el:MS): a request
 // is good when it succeeded and meets every objective given.
@@ -70,6 +75,11 @@ struct CellMetrics {
   std::optional<double> kv_hit_rate_server;
   std::optional<double> cache_hit_client;
 
+  // From the servers' /metrics (server_figures below); nullopt when no replica exposed them.
+  std::optional<double> kv_usage_max;            // fraction of the KV cache, worst replica
+  std::optional<std::int64_t> preemptions;       // over the measured phase, every replica
+  std::optional<double> spec_decode_acceptance;  // accepted / draft tokens, in [0, 1]
+
   // With an SLO: ok requests meeting it, and their rate over the window.
   std::optional<std::int64_t> good_requests;
   std::optional<double> goodput;  // req/s
@@ -85,5 +95,14 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
 // busy replica weighs more than an idle one. nullopt when no source has usable samples or no
 // query was counted.
 std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples);
+
+// Σ over sources of (after - before) of one counter, each source's label sets summed; sources
+// missing either phase are left out. nullopt when no source has both.
+std::optional<double> server_counter_delta(const std::vector<store::MetricSample>& samples,
+                                           const std::string& name);
+
+// The highest KV-cache usage any replica reported during or after the measured phase
+// (vllm:kv_cache_usage_perc, or vllm:gpu_cache_usage_perc before vLLM 0.9).
+std::optional<double> server_kv_usage_max(const std::vector<store::MetricSample>& samples);
 
 }  // namespace kvsweep::reports

@@ -39,6 +39,9 @@ const std::vector<MetricDef>& metric_defs() {
       {"total_token_throughput", "tok/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.total_token_throughput; }},
       {"kv_hit_rate", "fraction", "higher", [](const CellMetrics& m) { return m.kv_hit_rate_server; }},
       {"cache_hit_client", "fraction", "higher", [](const CellMetrics& m) { return m.cache_hit_client; }},
+      {"kv_usage_max", "fraction", "lower", [](const CellMetrics& m) { return m.kv_usage_max; }},
+      {"preemptions", "count", "lower", [](const CellMetrics& m) -> std::optional<double> { if (!m.preemptions) return std::nullopt; return static_cast<double>(*m.preemptions); }},
+      {"spec_decode_acceptance", "fraction", "higher", [](const CellMetrics& m) { return m.spec_decode_acceptance; }},
   };
   return kDefs;
 }

@@ -79,13 +79,30 @@ mustache::data ratio_data(const StrategyRow& row, const TextFilter& text) {
   return d;
 }
 
+// The server-side figures of a row, when its replicas exposed any of them.
+bool has_server_figures(const CellMetrics& m) {
+  return m.kv_usage_max || m.preemptions || m.spec_decode_acceptance;
+}
+
+mustache::data server_data(const StrategyRow& row, const TextFilter& text) {
+  const CellMetrics& m = row.metrics;
+  mustache::data d;
+  d.set("label", text(row.label));
+  d.set("kv_usage_max", format_percent(m.kv_usage_max));
+  d.set("preemptions", m.preemptions ? std::to_string(*m.preemptions) : kNotAvailable);
+  d.set("spec_decode_acceptance", format_percent(m.spec_decode_acceptance));
+  return d;
+}
+
 mustache::data level_data(const ConcurrencyLevel& level, const std::string& baseline,
                           const TextFilter& text) {
   mustache::data rows{mustache::data::type::list};
   mustache::data failures{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
+  mustache::data server{mustache::data::type::list};
   for (const StrategyRow& row : level.rows) {
     rows.push_back(row_data(row, text));
+    if (row.measured && has_server_figures(row.metrics)) server.push_back(server_data(row, text));
     if (row.measured && row.metrics.failed > 0) {
       mustache::data failure;
       failure.set("label", text(row.label));
@@ -102,6 +119,8 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   d.set("has_ratios", !ratios.is_empty_list());
   d.set("baseline", text(baseline));
   d.set("ratios", ratios);
+  d.set("has_server", !server.is_empty_list());
+  d.set("server", server);
   return d;
 }
 

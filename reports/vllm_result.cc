@@ -106,6 +106,10 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
       m.kv_hit_rate_server ? nlohmann::ordered_json(*m.kv_hit_rate_server) : nullptr;
   j["cache_hit_client"] =
       m.cache_hit_client ? nlohmann::ordered_json(*m.cache_hit_client) : nullptr;
+  j["kv_cache_usage_max"] = m.kv_usage_max ? nlohmann::ordered_json(*m.kv_usage_max) : nullptr;
+  j["num_preemptions"] = m.preemptions ? nlohmann::ordered_json(*m.preemptions) : nullptr;
+  j["spec_decode_acceptance"] =
+      m.spec_decode_acceptance ? nlohmann::ordered_json(*m.spec_decode_acceptance) : nullptr;
   nlohmann::ordered_json failures = nlohmann::ordered_json::object();
   for (const auto& [kind, count] : m.failed_by_kind) failures[kind] = count;
   j["failed_by_kind"] = failures;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Ctrl-C mid-sweep: kvsweep must exit 130, keep every finished request, mark the running cell
+# Ctrl-C (or SIGTERM, as Kubernetes stops a Job's pod) mid-sweep: kvsweep must exit 130, keep every finished request, mark the running cell
 # interrupted and leave the cells it never reached pending.
 set -euo pipefail
 kvsweep=$1
 scenario=$2
+signal=${3:-INT}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
@@ -15,7 +16,7 @@ for _ in $(seq 1 300); do
   grep -q 'cell 1/' "$dir/err" 2>/dev/null && grep -q ' ok,' "$dir/err" && break
   sleep 0.1
 done
-kill -INT "$pid"
+kill -"$signal" "$pid"
 status=0
 wait "$pid" || status=$?
 cat "$dir/err"

@@ -18,7 +18,7 @@ using orchestrator::ScenarioError;
 // Concurrency 1 keeps routing decisions deterministic (seeded random, no in-flight ties), so
 // the cache effect asserted below does not depend on scheduling luck.
 constexpr const char* kTinySweep = R"(name: tiny-sweep
-target: {kind: sim, replicas: 4, profile: demo}
+target: {kind: sim, replicas: 4, profile: demo, metrics: {interval: 20ms}}
 model: tiny-model
 seed: 3
 factors:
@@ -81,6 +81,12 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
     const auto metrics = reports::compute_cell_metrics(requests, store.metric_samples(cell.id));
     EXPECT_EQ(metrics.ok, 30);
     ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
+    // The sim exposes vLLM's usage gauge and preemption counter, scraped around each cell.
+    ASSERT_TRUE(metrics.kv_usage_max.has_value());
+    EXPECT_GT(*metrics.kv_usage_max, 0.0);
+    EXPECT_LE(*metrics.kv_usage_max, 1.0);
+    EXPECT_TRUE(metrics.preemptions.has_value());
+    EXPECT_FALSE(metrics.spec_decode_acceptance.has_value());  // no speculative decoding
     if (cell.concurrency == 1) hit_rate_at_1[cell.strategy] = *metrics.kv_hit_rate_server;
   }
   // Conversations stick to one replica under prefix-hash, so their histories stay cached;
@@ -90,6 +96,7 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
   const std::string report = reports::render_markdown(store, outcome.experiment_id);
   EXPECT_NE(report.find("tiny-sweep"), std::string::npos);
   EXPECT_NE(report.find("prefix-hash"), std::string::npos);
+  EXPECT_NE(report.find("| strategy | KV cache usage max (%) | preemptions |"), std::string::npos);
 }
 
 TEST(Sweep, AStopRequestEndsTheSweepAndKeepsFinishedCells) {

@@ -196,5 +196,46 @@ TEST(ServerKvHitRate, NotAvailableWithoutBothPhasesOrQueries) {
                    .has_value());
 }
 
+TEST(ServerFigures, UsageMaxPreemptionsAndSpecDecodeAcceptance) {
+  const std::string a = "http://a/metrics";
+  const std::string b = "http://b/metrics";
+  const std::vector<store::MetricSample> samples = {
+      // Usage: the worst replica during or after the measured phase; "before" is the warm-up's.
+      sample("before", a, kKvCacheUsage, 0.99),
+      sample("during", a, kKvCacheUsage, 0.40),
+      sample("during", b, kGpuCacheUsage, 0.72),  // an older vLLM's name
+      sample("after", a, kKvCacheUsage, 0.10),
+      // Preemptions: Σ Δ over replicas; b has no "after" and is left out.
+      sample("before", a, kPreemptions, 3),
+      sample("after", a, kPreemptions, 10),
+      sample("before", b, kPreemptions, 100),
+      // Spec decode: Σ Δ accepted / Σ Δ draft = (30 + 10) / (50 + 50).
+      sample("before", a, kSpecDecodeAccepted, 0),
+      sample("after", a, kSpecDecodeAccepted, 30),
+      sample("before", a, kSpecDecodeDraft, 0),
+      sample("after", a, kSpecDecodeDraft, 50),
+      sample("before", b, kSpecDecodeAccepted, 5),
+      sample("after", b, kSpecDecodeAccepted, 15),
+      sample("before", b, kSpecDecodeDraft, 10),
+      sample("after", b, kSpecDecodeDraft, 60),
+  };
+  const CellMetrics m = compute_cell_metrics({}, samples);
+  ASSERT_TRUE(m.kv_usage_max.has_value());
+  EXPECT_DOUBLE_EQ(*m.kv_usage_max, 0.72);
+  ASSERT_TRUE(m.preemptions.has_value());
+  EXPECT_EQ(*m.preemptions, 7);
+  ASSERT_TRUE(m.spec_decode_acceptance.has_value());
+  EXPECT_DOUBLE_EQ(*m.spec_decode_acceptance, 0.4);
+}
+
+TEST(ServerFigures, NotAvailableWhenNoReplicaExposesThem) {
+  const CellMetrics m = compute_cell_metrics(
+      {}, {sample("before", "s", kPrefixCacheHits, 1), sample("after", "s", kPrefixCacheHits, 2)});
+  EXPECT_FALSE(m.kv_usage_max.has_value());
+  EXPECT_FALSE(m.preemptions.has_value());
+  EXPECT_FALSE(m.spec_decode_acceptance.has_value());
+  EXPECT_FALSE(server_counter_delta({sample("before", "s", kPreemptions, 1)}, kPreemptions));
+}
+
 }  // namespace
 }  // namespace kvsweep::reports
