@@ -33,7 +33,44 @@ struct RunArgs {
 struct RunsArgs {
   std::string db_path;
   std::string experiment;  // "" = list experiments; else list that experiment's cells
+  bool commands = false;   // also print every command run for each cell, with its output
+  int cell = 0;            // with commands: only this cell (1-based ordinal); 0 = every cell
 };
+
+// Output kept with a command, indented under it; nothing when it printed nothing.
+void print_indented(const char* label, const std::string& text) {
+  if (text.empty()) return;
+  std::printf("      %s:\n", label);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::printf("        %s\n", text.substr(start, end - start).c_str());
+    start = end + 1;
+  }
+}
+
+// `kvsweep runs EXP --commands`: what the runner ran for each cell (kubectl applies, gate
+// polls, cold resets), in order, with exit code, time and output, as stored with the cell.
+void print_cell_commands(const store::Store& store, const std::vector<store::CellRow>& cells,
+                         int only_cell) {
+  for (const auto& c : cells) {
+    if (only_cell != 0 && c.ordinal + 1 != only_cell) continue;
+    const auto commands = store.commands(c.id);
+    std::printf("\ncell %d (%s, concurrency %d, repeat %d): %zu command%s\n", c.ordinal + 1,
+                c.strategy.c_str(), c.concurrency, c.repeat + 1, commands.size(),
+                commands.size() == 1 ? "" : "s");
+    for (const auto& command : commands) {
+      const std::string exit_text = command.exit_code < 0
+                                        ? std::string("did not exit by itself")
+                                        : "exit " + std::to_string(command.exit_code);
+      std::printf("  [%s] $ %s\n      %s, %.3f s\n", command.step.c_str(),
+                  describe_argv(command.argv).c_str(), exit_text.c_str(), command.seconds);
+      print_indented("stdout", command.out);
+      print_indented("stderr", command.err);
+    }
+  }
+}
 
 std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
   std::vector<ScenarioError> errors;
@@ -172,6 +209,13 @@ int runs_command(const RunsArgs& args) {
                 c.concurrency, c.repeat + 1, c.status.c_str(),
                 static_cast<long long>(store.request_count(c.id)), c.error.c_str());
   }
+  const auto cells = store.cells(experiment.id);
+  if (args.cell > static_cast<int>(cells.size())) {
+    throw std::runtime_error("--cell " + std::to_string(args.cell) + ": experiment " +
+                             std::to_string(experiment.id) + " has " +
+                             std::to_string(cells.size()) + " cells");
+  }
+  if (args.commands) print_cell_commands(store, cells, args.cell);
   return kExitOk;
 }
 
@@ -240,7 +284,17 @@ Subcommand register_runs(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<RunsArgs>();
   auto* cmd = app.add_subcommand("runs", "list stored experiments, or one's cells");
   cmd->add_option("experiment", args->experiment, "experiment id or name: list its cells");
+  auto* commands = cmd->add_flag(
+      "--commands", args->commands,
+      "with an experiment: also print every command run for each cell (kubectl applies, "
+      "readiness polls, cold resets) with its exit code, time and output");
+  cmd->add_option("--cell", args->cell, "with --commands: only this cell (its number)")
+      ->check(CLI::PositiveNumber)
+      ->needs(commands);
   return {cmd, [args, &global] {
+            if (args->commands && args->experiment.empty()) {
+              throw std::runtime_error("--commands: give the experiment whose cells to show");
+            }
             args->db_path = global.db_path;
             return runs_command(*args);
           }};

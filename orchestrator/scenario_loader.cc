@@ -90,6 +90,26 @@ std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
           "overlap_score_weight", "router_temperature"};
 }
 
+// The `{levels: [...], phase: deploy|run}` form of a factor: sets the phase and returns the
+// levels node (undefined when missing, which is reported).
+YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
+                              const std::string& path, FactorSpec& factor, ScenarioSpec& spec,
+                              ErrorSink& sink) {
+  MappingReader detail(value, path, sink, spec.marks);
+  const YAML::Node levels = detail.get("levels");
+  std::string phase;
+  detail.read_choice("phase", &phase, {"deploy", "run"});
+  if (phase == "deploy" && is_load_factor(name)) {
+    sink.add(value["phase"].Mark(), path + ".phase",
+             name + " is set by the load driver, so it can only be a run-time factor");
+  } else if (!phase.empty()) {
+    factor.phase = phase == "deploy" ? FactorPhase::kDeploy : FactorPhase::kRun;
+  }
+  detail.require("levels");
+  detail.finish();
+  return levels;
+}
+
 // factors: each key a factor, its value a list of levels (or one level), or
 // {levels: [...], phase: deploy | run}; plus `repeats`.
 void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
@@ -116,22 +136,11 @@ void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
     factor.name = name;
     factor.mark = SourceMark{it->first.Mark().line + 1, it->first.Mark().column + 1};
     factor.phase = default_phase(name, spec.target.kind);
-    YAML::Node levels = value;
-    if (value.IsMap()) {
-      MappingReader detail(value, path, sink, spec.marks);
-      levels = detail.get("levels");
-      std::string phase;
-      detail.read_choice("phase", &phase, {"deploy", "run"});
-      if (phase == "deploy" && is_load_factor(name)) {
-        sink.add(value["phase"].Mark(), path + ".phase",
-                 name + " is set by the load driver, so it can only be a run-time factor");
-      } else if (!phase.empty()) {
-        factor.phase = phase == "deploy" ? FactorPhase::kDeploy : FactorPhase::kRun;
-      }
-      detail.require("levels");
-      detail.finish();
-      if (!levels.IsDefined()) continue;
-    }
+    // Initialised once, never assigned: assigning one YAML::Node to another rebinds the node
+    // they alias, which would overwrite the factor's own mapping in the document.
+    const YAML::Node levels =
+        value.IsMap() ? read_factor_detail(value, name, path, factor, spec, sink) : value;
+    if (!levels.IsDefined()) continue;
     std::set<std::string> seen;
     for (const auto& level : scalars_of(levels)) {
       if (!level.IsScalar()) {

@@ -2,6 +2,8 @@
 #include "orchestrator/sim_target.h"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "driver/http_fetch.h"
@@ -53,15 +55,6 @@ sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
   return options;
 }
 
-void post_or_throw(const std::string& url, const std::string& body, const std::string& what) {
-  const auto r = driver::http_post_json(url, body, kAdminTimeoutS);
-  if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
-  if (r.status != 200) {
-    throw TargetError(what + ": " + url + ": HTTP " + std::to_string(r.status) + ": " +
-                      r.body.substr(0, 300));
-  }
-}
-
 std::string known_factors() {
   std::string text = "strategy, prefix_caching";
   for (const auto& [factor, param] : router_knobs()) text += ", " + factor;
@@ -96,6 +89,29 @@ SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_optio
 }
 
 SimTarget::~SimTarget() = default;
+
+// An admin request, kept as the cell's command log like a kubectl call: argv is the method,
+// URL and body; exit 0 for HTTP 200, else 1; out is the status line and the answer.
+void SimTarget::post_or_throw(const std::string& url, const std::string& body,
+                              const std::string& what) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = driver::http_post_json(url, body, kAdminTimeoutS);
+  CommandLog log;
+  log.step = "apply";
+  log.argv = {"POST", url, body};
+  log.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  log.exit_code = r.error.empty() && r.status == 200 ? 0 : 1;
+  log.out = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body : "";
+  log.err = r.error;
+  logs_.push_back(std::move(log));
+  if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
+  if (r.status != 200) {
+    throw TargetError(what + ": " + url + ": HTTP " + std::to_string(r.status) + ": " +
+                      r.body.substr(0, 300));
+  }
+}
+
+std::vector<CommandLog> SimTarget::take_logs() { return std::exchange(logs_, {}); }
 
 std::string SimTarget::describe() const {
   return "sim x" + std::to_string(spec_.target.sim.replicas) + " (" + spec_.target.sim.profile +

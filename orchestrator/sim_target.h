@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
@@ -31,6 +32,7 @@ class SimTarget : public Target {
   void make_cold() override;
   std::string base_url() const override;
   std::vector<std::string> metrics_urls() const override;
+  std::vector<CommandLog> take_logs() override;
 
  private:
   struct Requests {
@@ -39,10 +41,12 @@ class SimTarget : public Target {
   };
   Requests requests_for(const Treatment& t) const;
   bool changes_deploy_factor(const Treatment& t) const;
+  void post_or_throw(const std::string& url, const std::string& body, const std::string& what);
 
   const ScenarioSpec& spec_;
   sim::Fleet fleet_;
   std::optional<Treatment> applied_;
+  std::vector<CommandLog> logs_;  // admin requests since the last take_logs()
 };
 
 }  // namespace kvsweep::orchestrator

@@ -146,7 +146,9 @@ void read_levels(MappingReader& reader, TargetSpec& target, ErrorSink& sink,
       if (target.kind == "kubectl") {
         read_argv_lists(fields, "apply", &action.apply, sink);
         read_argv_lists(fields, "wait", &action.wait, sink);
-        if (action.apply.empty()) {
+        // Only when nothing was written: a command rejected above has its own error.
+        const YAML::Node apply = l->second["apply"];
+        if (!apply.IsDefined() || (apply.IsSequence() && apply.size() == 0)) {
           sink.add(l->second.Mark(), level_path + ".apply", "give at least one kubectl command");
         }
       } else {

@@ -308,6 +308,10 @@ void Store::reset_cell(std::int64_t cell_id) {
     s.bind_int64(1, cell_id);
     s.step();
   }
+  // The UPDATE ran last: no row changed means no such cell, and the deletes roll back.
+  if (db.changes() == 0) {
+    throw std::runtime_error(path() + ": reset_cell: no cell with id " + std::to_string(cell_id));
+  }
   transaction.commit();
 }
 
@@ -316,6 +320,10 @@ void Store::reopen_experiment(std::int64_t experiment_id) {
       "UPDATE experiments SET status = 'running', finished_at = '' WHERE id = ?");
   s.bind_int64(1, experiment_id);
   s.step();
+  if (impl_->db.changes() == 0) {
+    throw std::runtime_error(path() + ": reopen_experiment: no experiment with id " +
+                             std::to_string(experiment_id));
+  }
 }
 
 std::optional<ExperimentRow> Store::latest_unfinished(const std::string& scenario_hash) const {

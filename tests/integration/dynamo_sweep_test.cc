@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "orchestrator/child_process.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/scenario_loader.h"
 #include "orchestrator/target_factory.h"
@@ -230,6 +231,25 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
   const auto commands = store_.commands(first_kv.id);
   EXPECT_TRUE(std::any_of(commands.begin(), commands.end(),
                           [](const auto& c) { return c.step == "gate pods"; }));
+
+  // ... and `kvsweep runs EXP --commands --cell 6` shows them, with kubectl's output.
+  const std::string id = std::to_string(outcome.experiment_id);
+  const auto shown = run_process({KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id,
+                                  "--commands", "--cell", "6"},
+                                 30);
+  ASSERT_TRUE(shown.ok()) << shown.err;
+  EXPECT_CONTAINS(shown.out, "cell 6 (kv, concurrency 40, repeat 1): ");
+  EXPECT_CONTAINS(shown.out, "] $ kubectl --kubeconfig ");
+  EXPECT_CONTAINS(shown.out, "patch dynamographdeployment llama-70b-disagg --type=merge");
+  EXPECT_CONTAINS(shown.out, "[gate pods] $ kubectl");
+  EXPECT_CONTAINS(shown.out, "exit 0, ");
+  EXPECT_CONTAINS(shown.out, "\"reason\": \"CrashLoopBackOff\"");  // the pod list, as printed
+  EXPECT_EQ(shown.out.find("cell 5 ("), std::string::npos);    // only the cell asked for
+  const auto beyond = run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id, "--commands", "--cell", "11"},
+      30);
+  EXPECT_EQ(beyond.exit_code, 1);
+  EXPECT_CONTAINS(beyond.err, "--cell 11: experiment " + id + " has 10 cells");
 }
 
 }  // namespace

@@ -262,6 +262,152 @@ TEST(Store, LatestAndByName) {
   EXPECT_EQ(all[2].id, a2);
 }
 
+MetricSample make_sample(const std::string& phase, double value) {
+  MetricSample sample;
+  sample.phase = phase;
+  sample.source = "http://10.0.3.7:8000/metrics";
+  sample.name = "vllm:prefix_cache_hits_total";
+  sample.labels_json = R"({"model_name":"m"})";
+  sample.value = value;
+  sample.t_s = phase == "before" ? -0.5 : 12.25;
+  return sample;
+}
+
+CommandRow make_command(const std::string& step) {
+  CommandRow command;
+  command.step = step;
+  command.argv = {"kubectl", "--namespace", "default", "patch", "model", "llama",
+                  "--type=merge", "-p", R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})"};
+  command.exit_code = 0;
+  command.seconds = 0.375;
+  command.out = "model.kubeai.org/llama patched\n";
+  command.err = "Warning: \"quoted\" and\ttabbed\n";
+  return command;
+}
+
+TEST(Store, RecordCellStoresEverythingAndCommandsRoundTrip) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  std::int64_t cell_id = 0;
+  CellRow cell;
+  {
+    Store store = Store::open(path);
+    const auto experiment_id = store.add_experiment(make_experiment("e"));
+    cell = make_cell(experiment_id, 0);
+    cell.id = cell_id = store.add_cell(cell);
+    cell.status = "done";
+    cell.finished_at = "2026-11-22T04:35:00Z";
+    CommandRow failed = make_command("gate pods");
+    failed.argv = {"kubectl", "get", "pods", "-l", "model=llama", "-o", "json"};
+    failed.exit_code = -1;  // killed at its timeout
+    failed.out.clear();
+    store.record_cell(cell, {make_request(0), make_request(1), make_request(2)},
+                      {make_sample("before", 10), make_sample("after", 250)},
+                      {make_command("apply"), failed});
+  }
+  // Reopened from the file: what record_cell wrote is there, in order, bit for bit.
+  Store store = Store::open(path);
+  expect_same(store.cells(cell.experiment_id).at(0), cell);
+  EXPECT_EQ(store.request_count(cell_id), 3);
+  const auto samples = store.metric_samples(cell_id);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].phase, "before");
+  EXPECT_EQ(samples[1].value, 250);
+  EXPECT_EQ(samples[1].t_s, 12.25);
+  const auto commands = store.commands(cell_id);
+  ASSERT_EQ(commands.size(), 2u);
+  const CommandRow apply = make_command("apply");
+  EXPECT_EQ(commands[0].cell_id, cell_id);
+  EXPECT_EQ(commands[0].step, "apply");
+  EXPECT_EQ(commands[0].argv, apply.argv);
+  EXPECT_EQ(commands[0].exit_code, 0);
+  EXPECT_EQ(commands[0].seconds, 0.375);
+  EXPECT_EQ(commands[0].out, apply.out);
+  EXPECT_EQ(commands[0].err, apply.err);
+  EXPECT_EQ(commands[1].step, "gate pods");
+  EXPECT_EQ(commands[1].exit_code, -1);
+  EXPECT_EQ(commands[1].argv.back(), "json");
+  EXPECT_TRUE(store.commands(cell_id + 1).empty());
+}
+
+TEST(Store, RecordCellIsAllOrNothing) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  Store store = Store::open(path);
+  const auto experiment_id = store.add_experiment(make_experiment("e"));
+  CellRow cell = make_cell(experiment_id, 0);
+  cell.id = store.add_cell(cell);
+  // The row update comes last; make it fail (as a full disk would) after the inserts went in.
+  SqliteDb::open(path).exec(
+      "CREATE TRIGGER refuse_update BEFORE UPDATE ON cells "
+      "BEGIN SELECT RAISE(ABORT, 'simulated failure'); END;");
+  cell.status = "done";
+  EXPECT_THROW(store.record_cell(cell, {make_request(0), make_request(1)},
+                                 {make_sample("after", 1)}, {make_command("apply")}),
+               std::runtime_error);
+  EXPECT_EQ(store.request_count(cell.id), 0);
+  EXPECT_TRUE(store.metric_samples(cell.id).empty());
+  EXPECT_TRUE(store.commands(cell.id).empty());
+  EXPECT_EQ(store.cells(experiment_id).at(0).status, "running");
+}
+
+TEST(Store, ResetCellForgetsWhatItMeasured) {
+  TempDir dir;
+  Store store = Store::open(dir.file("s.db"));
+  const auto experiment_id = store.add_experiment(make_experiment("e"));
+  CellRow first = make_cell(experiment_id, 0);
+  first.id = store.add_cell(first);
+  CellRow second = make_cell(experiment_id, 1);
+  second.id = store.add_cell(second);
+  for (CellRow* cell : {&first, &second}) {
+    cell->status = "failed";
+    cell->finished_at = "2026-11-22T04:36:00Z";
+    cell->error = "readiness gate pods: not open after 1800.0 s";
+    store.record_cell(*cell, {make_request(0)}, {make_sample("before", 3)},
+                      {make_command("apply")});
+  }
+  store.reset_cell(first.id);
+  const CellRow reset = store.cells(experiment_id).at(0);
+  EXPECT_EQ(reset.status, "pending");
+  EXPECT_EQ(reset.started_at, "");
+  EXPECT_EQ(reset.finished_at, "");
+  EXPECT_EQ(reset.error, "");
+  EXPECT_EQ(reset.epoch_wall_s, 0);
+  EXPECT_EQ(reset.key, first.key);  // the identity stays; only the measurement goes
+  EXPECT_EQ(store.request_count(first.id), 0);
+  EXPECT_TRUE(store.metric_samples(first.id).empty());
+  EXPECT_TRUE(store.commands(first.id).empty());
+  // The other cell is untouched.
+  expect_same(store.cells(experiment_id).at(1), second);
+  EXPECT_EQ(store.request_count(second.id), 1);
+  EXPECT_EQ(store.commands(second.id).size(), 1u);
+  EXPECT_THROW(store.reset_cell(999), std::runtime_error);
+}
+
+TEST(Store, LatestUnfinishedOfAHashAndReopen) {
+  TempDir dir;
+  Store store = Store::open(dir.file("s.db"));
+  EXPECT_FALSE(store.latest_unfinished("0123456789abcdef").has_value());
+  ExperimentRow other_hash = make_experiment("e");
+  other_hash.scenario_hash = "fedcba9876543210";
+  store.add_experiment(other_hash);
+  const auto interrupted = store.add_experiment(make_experiment("e"));
+  store.finish_experiment(interrupted, "interrupted", "2026-11-22T05:00:00Z");
+  EXPECT_EQ(store.latest_unfinished("0123456789abcdef")->id, interrupted);
+  const auto killed = store.add_experiment(make_experiment("e"));  // left "running"
+  EXPECT_EQ(store.latest_unfinished("0123456789abcdef")->id, killed);
+  store.finish_experiment(killed, "done", "2026-11-22T06:00:00Z");
+  // A done experiment is finished: the latest unfinished one is the older interrupted one.
+  EXPECT_EQ(store.latest_unfinished("0123456789abcdef")->id, interrupted);
+  EXPECT_FALSE(store.latest_unfinished("0000000000000000").has_value());
+
+  store.reopen_experiment(interrupted);
+  const auto reopened = store.experiment(interrupted);
+  EXPECT_EQ(reopened->status, "running");
+  EXPECT_EQ(reopened->finished_at, "");
+  EXPECT_THROW(store.reopen_experiment(999), std::runtime_error);
+}
+
 TEST(Store, MovedStoreKeepsWorking) {
   TempDir dir;
   Store first = Store::open(dir.file("s.db"));
