@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "driver/http_fetch.h"
 #include "orchestrator/readiness.h"
@@ -69,8 +69,8 @@ SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_optio
     const bool knob = std::any_of(router_knobs().begin(), router_knobs().end(),
                                   [&](const auto& k) { return k.first == factor.name; });
     if (!knob && factor.name != "strategy" && factor.name != "prefix_caching") {
-      throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it (it "
-                        "applies: " + known_factors() + ")");
+      throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it " +
+                        "(it applies: " + known_factors() + ")");
     }
     for (const auto& level : factor.levels) {
       if (factor.name == "strategy" && !canonical_strategy(level)) {

@@ -28,8 +28,8 @@ class DynamoSweepTest : public ::testing::Test {
   DynamoSweepTest() {
     server_.write_kubeconfig(dir_.file("kubeconfig"));
     std::vector<ScenarioError> errors;
-    auto spec = load_scenario_file(KVSWEEP_SOURCE_DIR "/scenarios/dynamo-70b-kv-routing.yaml",
-                                   &errors);
+    auto spec =
+        load_scenario_file(KVSWEEP_SOURCE_DIR "/scenarios/dynamo-70b-kv-routing.yaml", &errors);
     if (!spec) throw std::runtime_error(errors.at(0).text);
     spec_ = *spec;
     fleet_ = start_fleet(spec_.target.replicas, spec_.model);
@@ -234,9 +234,9 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
 
   // ... and `kvsweep runs EXP --commands --cell 6` shows them, with kubectl's output.
   const std::string id = std::to_string(outcome.experiment_id);
-  const auto shown = run_process({KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id,
-                                  "--commands", "--cell", "6"},
-                                 30);
+  const auto shown = run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id, "--commands", "--cell", "6"},
+      30);
   ASSERT_TRUE(shown.ok()) << shown.err;
   EXPECT_CONTAINS(shown.out, "cell 6 (kv, concurrency 40, repeat 1): ");
   EXPECT_CONTAINS(shown.out, "] $ kubectl --kubeconfig ");
@@ -244,7 +244,7 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
   EXPECT_CONTAINS(shown.out, "[gate pods] $ kubectl");
   EXPECT_CONTAINS(shown.out, "exit 0, ");
   EXPECT_CONTAINS(shown.out, "\"reason\": \"CrashLoopBackOff\"");  // the pod list, as printed
-  EXPECT_EQ(shown.out.find("cell 5 ("), std::string::npos);    // only the cell asked for
+  EXPECT_EQ(shown.out.find("cell 5 ("), std::string::npos);        // only the cell asked for
   const auto beyond = run_process(
       {KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id, "--commands", "--cell", "11"},
       30);

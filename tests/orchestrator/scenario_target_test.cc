@@ -113,17 +113,17 @@ TEST(ScenarioTarget, DefaultPhasesFollowTheKind) {
   dynamo = replaced(dynamo, "[LeastLoad, PrefixHash]", "[round-robin, kv]");
   EXPECT_EQ(parse_ok(dynamo).factor("strategy")->phase, FactorPhase::kDeploy);
   // KubeAI: replication is immutable, so a change of it recreates the Model.
-  const ScenarioSpec kubeai = parse_ok(
-      replaced(kKubeai, "  concurrency: [4, 8]\n", "  concurrency: [4, 8]\n  replication: [1, 8]\n"));
+  const ScenarioSpec kubeai = parse_ok(replaced(kKubeai, "  concurrency: [4, 8]\n",
+                                                "  concurrency: [4, 8]\n  replication: [1, 8]\n"));
   EXPECT_EQ(kubeai.factor("replication")->phase, FactorPhase::kDeploy);
   EXPECT_EQ(kubeai.factor("strategy")->phase, FactorPhase::kRun);
   EXPECT_EQ(kubeai.factor("concurrency")->phase, FactorPhase::kRun);
 }
 
 TEST(ScenarioTarget, ExplicitPhaseOverridesTheDefault) {
-  const ScenarioSpec spec = parse_ok(replaced(
-      kKubeai, "  strategy: [LeastLoad, PrefixHash]\n",
-      "  strategy:\n    levels: [LeastLoad, PrefixHash]\n    phase: deploy\n"));
+  const ScenarioSpec spec =
+      parse_ok(replaced(kKubeai, "  strategy: [LeastLoad, PrefixHash]\n",
+                        "  strategy:\n    levels: [LeastLoad, PrefixHash]\n    phase: deploy\n"));
   const FactorSpec* strategy = spec.factor("strategy");
   ASSERT_NE(strategy, nullptr);
   EXPECT_EQ(strategy->levels, (std::vector<std::string>{"LeastLoad", "PrefixHash"}));
@@ -145,8 +145,8 @@ TEST(ScenarioTarget, LoadFactorCannotBeDeployTime) {
 }
 
 TEST(ScenarioTarget, DetailFormNeedsLevelsAndAKnownPhase) {
-  const auto heads = error_heads(replaced(kKubeai, "  strategy: [LeastLoad, PrefixHash]\n",
-                                          "  strategy: {phase: later}\n"));
+  const auto heads = error_heads(
+      replaced(kKubeai, "  strategy: [LeastLoad, PrefixHash]\n", "  strategy: {phase: later}\n"));
   ASSERT_EQ(heads.size(), 2u);
   EXPECT_NE(heads[0].find("factors.strategy.phase"), std::string::npos) << heads[0];
   EXPECT_NE(heads[0].find("later"), std::string::npos) << heads[0];
@@ -177,8 +177,8 @@ TEST(ScenarioTarget, KubectlLevelsAndBareBaseline) {
   const ScenarioSpec spec = parse_ok(kKubectl);
   const auto& v2 = spec.target.levels.at("engine").at("v2");
   ASSERT_EQ(v2.apply.size(), 1u);
-  EXPECT_EQ(v2.apply[0], (std::vector<std::string>{"set", "image", "deployment/vllm",
-                                                   "vllm=vllm:v2"}));
+  EXPECT_EQ(v2.apply[0],
+            (std::vector<std::string>{"set", "image", "deployment/vllm", "vllm=vllm:v2"}));
   ASSERT_EQ(v2.wait.size(), 1u);
   EXPECT_EQ(v2.wait[0].front(), "rollout");
   EXPECT_TRUE(spec.target.levels.at("engine").at("v1").wait.empty());
@@ -235,15 +235,15 @@ TEST(PlanPhases, DeployFactorsOutermostEvenWhenWrittenLast) {
   std::vector<std::string> order;
   std::set<int> groups;
   for (const auto& c : cells) {
-    order.push_back(c.arm + "/" + std::to_string(c.concurrency) + "/" +
-                    std::to_string(c.repeat) + "/g" + std::to_string(c.deploy_group));
+    order.push_back(c.arm + "/" + std::to_string(c.concurrency) + "/" + std::to_string(c.repeat) +
+                    "/g" + std::to_string(c.deploy_group));
     groups.insert(c.deploy_group);
   }
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "round-robin/40/0/g0", "round-robin/40/1/g0", "round-robin/80/0/g0",
-                       "round-robin/80/1/g0", "round-robin/120/0/g0", "round-robin/120/1/g0",
-                       "kv/40/0/g1", "kv/40/1/g1", "kv/80/0/g1", "kv/80/1/g1", "kv/120/0/g1",
-                       "kv/120/1/g1"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{
+                "round-robin/40/0/g0", "round-robin/40/1/g0", "round-robin/80/0/g0",
+                "round-robin/80/1/g0", "round-robin/120/0/g0", "round-robin/120/1/g0", "kv/40/0/g1",
+                "kv/40/1/g1", "kv/80/0/g1", "kv/80/1/g1", "kv/120/0/g1", "kv/120/1/g1"}));
   EXPECT_EQ(groups.size(), 2u);  // two deployments, not six
   ASSERT_NE(cells[0].treatment.find("strategy"), nullptr);
   EXPECT_EQ(*cells[0].treatment.find("strategy"), "round-robin");
@@ -253,9 +253,9 @@ TEST(PlanPhases, DeployFactorsOutermostEvenWhenWrittenLast) {
 
 TEST(PlanPhases, RunTimeFactorsKeepTheWrittenOrder) {
   // On kubeai both are run-time: concurrency written first changes slowest.
-  const ScenarioSpec spec = parse_ok(
-      replaced(kKubeai, "  strategy: [LeastLoad, PrefixHash]\n  concurrency: [4, 8]\n",
-               "  concurrency: [4, 8]\n  strategy: [LeastLoad, PrefixHash]\n"));
+  const ScenarioSpec spec =
+      parse_ok(replaced(kKubeai, "  strategy: [LeastLoad, PrefixHash]\n  concurrency: [4, 8]\n",
+                        "  concurrency: [4, 8]\n  strategy: [LeastLoad, PrefixHash]\n"));
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 4u);
   EXPECT_EQ(cells[0].arm, "LeastLoad");

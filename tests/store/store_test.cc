@@ -276,8 +276,9 @@ MetricSample make_sample(const std::string& phase, double value) {
 CommandRow make_command(const std::string& step) {
   CommandRow command;
   command.step = step;
-  command.argv = {"kubectl", "--namespace", "default", "patch", "model", "llama",
-                  "--type=merge", "-p", R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})"};
+  const std::string patch = R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})";
+  command.argv = {"kubectl", "--namespace", "default", "patch", "model", "llama", "--type=merge",
+                  "-p", patch};
   command.exit_code = 0;
   command.seconds = 0.375;
   command.out = "model.kubeai.org/llama patched\n";

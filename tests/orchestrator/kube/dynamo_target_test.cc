@@ -178,13 +178,9 @@ TEST_F(DynamoTargetTest, AStaleReadyDoesNotOpenTheResourceGate) {
   spec.target.readiness.resource_s = 0.5;
   auto target = make_dynamo_target(spec);
   target->apply({{{"strategy", "kv"}}});
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "readiness gate resource: not open after");
-    EXPECT_CONTAINS(e.what(), "dgd/d1: status.observedGeneration 1 < metadata.generation 2");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error, "readiness gate resource: not open after");
+  EXPECT_CONTAINS(error, "dgd/d1: status.observedGeneration 1 < metadata.generation 2");
 }
 
 TEST_F(DynamoTargetTest, ACrashLoopingWorkerFailsThePodsGateAtOnce) {
@@ -194,14 +190,10 @@ TEST_F(DynamoTargetTest, ACrashLoopingWorkerFailsThePodsGateAtOnce) {
   auto target = make_dynamo_target(spec);
   target->apply({{{"strategy", "kv"}}});
   const auto start = std::chrono::steady_clock::now();
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(),
-                    "readiness gate pods: pod w-1-1: container server: "
-                    "CrashLoopBackOff: back-off 40s restarting failed container");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error,
+                  "readiness gate pods: pod w-1-1: container server: "
+                  "CrashLoopBackOff: back-off 40s restarting failed container");
   EXPECT_LT(seconds_since(start), spec.target.readiness.pods_s / 2);
 }
 
@@ -211,37 +203,24 @@ TEST_F(DynamoTargetTest, AFrontendWithTheOldModeKeepsTheRouterModeGateClosed) {
   spec.target.readiness.pods_s = 1;
   auto target = make_dynamo_target(spec);
   target->apply({{{"strategy", "kv"}}});
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "readiness gate router-mode: not open after");
-    EXPECT_CONTAINS(e.what(), "frontend pod f-1 has DYN_ROUTER_MODE=round-robin, want kv");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error, "readiness gate router-mode: not open after");
+  EXPECT_CONTAINS(error, "frontend pod f-1 has DYN_ROUTER_MODE=round-robin, want kv");
 }
 
 TEST_F(DynamoTargetTest, StartNamesTheServicesWhenTheFrontendIsMisnamed) {
   ScenarioSpec spec = dynamo_spec();
   spec.target.frontend_service = "frontend";
   auto target = make_dynamo_target(spec);
-  try {
-    target->start();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_STREQ(e.what(),
-                 "target.frontend_service: dgd/d1 has no spec.services.frontend; its services: "
-                 "Frontend, VllmDecodeWorker");
-  }
+  const std::string error = target_error_of([&] { target->start(); });
+  EXPECT_EQ(error,
+            "target.frontend_service: dgd/d1 has no spec.services.frontend; its services: "
+            "Frontend, VllmDecodeWorker");
 }
 
 TEST_F(DynamoTargetTest, TheConstructorRejectsWhatDynamoCannotApply) {
-  const auto message_of = [](const ScenarioSpec& spec) -> std::string {
-    try {
-      make_dynamo_target(spec);
-    } catch (const TargetError& e) {
-      return e.what();
-    }
-    return "(no error)";
+  const auto message_of = [](const ScenarioSpec& spec) {
+    return target_error_of([&] { make_dynamo_target(spec); });
   };
   ScenarioSpec spec = dynamo_spec();
   spec.factors.back().levels.push_back("prefix-hash");

@@ -27,12 +27,7 @@ class EndpointsTargetTest : public KubeTargetTest {
 };
 
 std::string message_of(const ScenarioSpec& spec) {
-  try {
-    make_endpoints_target(spec);
-  } catch (const TargetError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return target_error_of([&] { make_endpoints_target(spec); });
 }
 
 TEST_F(EndpointsTargetTest, TheFactorLevelSwitchesTheUrl) {
@@ -63,13 +58,9 @@ TEST_F(EndpointsTargetTest, TheModelsGateNamesItselfWhenTheModelIsNotServed) {
   spec.model = "llama-3-70b";
   spec.target.readiness.models_s = 0.3;
   auto target = make_endpoints_target(spec);
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "readiness gate models: not open after");
-    EXPECT_CONTAINS(e.what(), "does not list \"llama-3-70b\"");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error, "readiness gate models: not open after");
+  EXPECT_CONTAINS(error, "does not list \"llama-3-70b\"");
 }
 
 TEST_F(EndpointsTargetTest, WithoutAFactorTheBaseUrlIsTheEndpoint) {

@@ -40,6 +40,17 @@ class KubectlCacheEnvironment : public ::testing::Environment {
   std::unique_ptr<testing::TempDir> dir_;
 };
 
+// The message of the TargetError that `action` throws, or "(no error)" when it returns.
+template <typename Action>
+std::string target_error_of(Action&& action) {
+  try {
+    action();
+  } catch (const TargetError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 // "http://127.0.0.1:PORT" -> PORT
 inline int port_of(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
 

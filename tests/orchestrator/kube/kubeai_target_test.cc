@@ -147,13 +147,9 @@ TEST_F(KubeAITargetTest, TheResourceGateTimesOutWithTheReadyCount) {
   ScenarioSpec spec = kubeai_spec();
   spec.target.readiness.resource_s = 0.5;
   auto target = make_kubeai_target(spec);
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "readiness gate resource: not open after");
-    EXPECT_CONTAINS(e.what(), "model/m1: status.replicas.ready is 1, want 2");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error, "readiness gate resource: not open after");
+  EXPECT_CONTAINS(error, "model/m1: status.replicas.ready is 1, want 2");
 }
 
 TEST_F(KubeAITargetTest, AReplicationFactorRecreatesTheModel) {
@@ -234,23 +230,14 @@ TEST_F(KubeAITargetTest, StartFailsWhenTheModelDoesNotExist) {
   ScenarioSpec spec = kubeai_spec();
   spec.target.resource = "nope";
   auto target = make_kubeai_target(spec);
-  try {
-    target->start();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "target.resource: reading model/nope: `kubectl");
-    EXPECT_CONTAINS(e.what(), "NotFound");
-  }
+  const std::string error = target_error_of([&] { target->start(); });
+  EXPECT_CONTAINS(error, "target.resource: reading model/nope: `kubectl");
+  EXPECT_CONTAINS(error, "NotFound");
 }
 
 TEST_F(KubeAITargetTest, TheConstructorRejectsWhatKubeAICannotApply) {
-  const auto message_of = [](const ScenarioSpec& spec) -> std::string {
-    try {
-      make_kubeai_target(spec);
-    } catch (const TargetError& e) {
-      return e.what();
-    }
-    return "(no error)";
+  const auto message_of = [](const ScenarioSpec& spec) {
+    return target_error_of([&] { make_kubeai_target(spec); });
   };
   ScenarioSpec spec = kubeai_spec();
   spec.factors.back().levels.push_back("round-robin");

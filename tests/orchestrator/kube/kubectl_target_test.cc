@@ -105,13 +105,9 @@ TEST_F(KubectlTargetTest, AFailingWaitFailsTheWaitGate) {
        "--timeout=0.3s"}};
   auto target = make_kubectl_target(spec);
   target->apply({{{"prefix_caching", "off"}, {"block_size", "16"}}});
-  try {
-    target->wait_ready();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "readiness gate wait: waiting for prefix_caching=off: `kubectl");
-    EXPECT_CONTAINS(e.what(), "exited with code 1");
-  }
+  const std::string error = target_error_of([&] { target->wait_ready(); });
+  EXPECT_CONTAINS(error, "readiness gate wait: waiting for prefix_caching=off: `kubectl");
+  EXPECT_CONTAINS(error, "exited with code 1");
   const auto logs = target->take_logs();
   ASSERT_FALSE(logs.empty());
   EXPECT_EQ(logs.back().step, "gate wait");  // logged in order, though run apart
@@ -133,22 +129,13 @@ TEST_F(KubectlTargetTest, WithoutPodsTheReplicasComeFromTheMetricsUrls) {
 
   spec.target.cold_method = "restart";
   auto restarting = make_kubectl_target(spec);
-  try {
-    restarting->make_cold();
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "cold: cold_method restart needs target.pod_selector");
-  }
+  const std::string error = target_error_of([&] { restarting->make_cold(); });
+  EXPECT_CONTAINS(error, "cold: cold_method restart needs target.pod_selector");
 }
 
 TEST_F(KubectlTargetTest, TheConstructorWantsEveryLevelInTargetLevels) {
-  const auto message_of = [](const ScenarioSpec& spec) -> std::string {
-    try {
-      make_kubectl_target(spec);
-    } catch (const TargetError& e) {
-      return e.what();
-    }
-    return "(no error)";
+  const auto message_of = [](const ScenarioSpec& spec) {
+    return target_error_of([&] { make_kubectl_target(spec); });
   };
   ScenarioSpec spec = kubectl_spec();
   spec.target.levels["prefix_caching"].erase("on");

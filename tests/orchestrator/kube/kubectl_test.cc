@@ -60,17 +60,13 @@ TEST_F(KubectlTest, GetJsonParsesTheObjectAndLogsTheCall) {
 
 TEST_F(KubectlTest, AFailingCallThrowsWithTheCommandAndStderr) {
   Kubectl kubectl(config());
-  try {
+  const std::string error = target_error_of([&] {
     kubectl.run_ok("apply", {"get", "model", "missing"}, "reading model/missing");
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    const std::string message = e.what();
-    EXPECT_CONTAINS(message, "reading model/missing: `kubectl --kubeconfig " +
-                                 dir_.file("kubeconfig") +
-                                 " --namespace default get model missing` exited with code 1");
-    EXPECT_CONTAINS(message, "NotFound");
-    EXPECT_CONTAINS(message, "missing");
-  }
+  });
+  EXPECT_CONTAINS(error, "reading model/missing: `kubectl --kubeconfig " + dir_.file("kubeconfig") +
+                             " --namespace default get model missing` exited with code 1");
+  EXPECT_CONTAINS(error, "NotFound");
+  EXPECT_CONTAINS(error, "missing");
   const auto logs = kubectl.take_logs();
   ASSERT_EQ(logs.size(), 1u);
   EXPECT_EQ(logs[0].exit_code, 1);
@@ -87,13 +83,11 @@ TEST_F(KubectlTest, ATimeoutSaysHowLongItWaited) {
   c.timeout_s = 0.3;
   Kubectl kubectl(c);
   const auto start = std::chrono::steady_clock::now();
-  try {
+  const std::string error = target_error_of([&] {
     kubectl.run_ok("gate pods", {"get", "pods"}, "listing pods");
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(std::string(e.what()), "listing pods: `" + script);
-    EXPECT_CONTAINS(std::string(e.what()), "get pods` timed out after 0.3 s");
-  }
+  });
+  EXPECT_CONTAINS(error, "listing pods: `" + script);
+  EXPECT_CONTAINS(error, "get pods` timed out after 0.3 s");
   EXPECT_LT(seconds_since(start), 5);
   const auto logs = kubectl.take_logs();
   ASSERT_EQ(logs.size(), 1u);
@@ -127,13 +121,11 @@ TEST_F(KubectlTest, OutputThatIsNotJsonIsATargetError) {
   ::chmod(script.c_str(), 0755);
   c.binary = script;
   Kubectl fake(c);
-  try {
+  const std::string error = target_error_of([&] {
     fake.get_json("x", {"get", "model", "m1"}, "reading model/m1");
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(std::string(e.what()), "reading model/m1: `");
-    EXPECT_CONTAINS(std::string(e.what()), "did not print JSON");
-  }
+  });
+  EXPECT_CONTAINS(error, "reading model/m1: `");
+  EXPECT_CONTAINS(error, "did not print JSON");
 }
 
 }  // namespace

@@ -201,12 +201,10 @@ TEST(PodsGateTest, WithNoExpectedCountWantsAtLeastOne) {
 TEST(PodsGateTest, FailsAtOnceOnATerminalProblemButNotOnATerminatingPod) {
   auto crashed = pod("w-1", false);
   crashed.terminal_problem = "container vllm: CrashLoopBackOff";
-  try {
+  const std::string error = target_error_of([&] {
     pods_gate_reason({pod("w-0", true), crashed}, 2);
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_STREQ(e.what(), "pod w-1: container vllm: CrashLoopBackOff");
-  }
+  });
+  EXPECT_EQ(error, "pod w-1: container vllm: CrashLoopBackOff");
   crashed.terminating = true;
   EXPECT_EQ(pods_gate_reason({pod("w-0", true), crashed}, 2),
             "1 of 2 pods Ready (w-1: terminating)");
@@ -234,12 +232,8 @@ TEST(ReplicaUrlsTest, UsesTheGivenPortOrTheFirstContainerPort) {
                                       "http://[fd00::7]:9400"}));
   auto no_port = pod("w-9", true);
   no_port.ports.clear();
-  try {
-    replica_base_urls({no_port}, 0);
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_CONTAINS(e.what(), "pod w-9 declares no containerPort; set target.metrics.port");
-  }
+  const std::string error = target_error_of([&] { replica_base_urls({no_port}, 0); });
+  EXPECT_CONTAINS(error, "pod w-9 declares no containerPort; set target.metrics.port");
 }
 
 }  // namespace
