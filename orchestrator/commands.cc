@@ -237,9 +237,13 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
         std::printf(" %s=%s", factor.c_str(), level.c_str());
       }
       std::printf("%s\n", c.treatment.levels.empty() ? " (nothing to apply)" : "");
-      for (const auto& argv : target->planned_commands(c.treatment)) {
-        std::printf("    $ %s\n", describe_argv(argv).c_str());
+      auto commands = target->planned_commands(c.treatment);
+      if (applied) {
+        for (auto& argv : target->planned_redeploy(*applied, c.treatment)) {
+          commands.push_back(std::move(argv));
+        }
       }
+      for (const auto& argv : commands) std::printf("    $ %s\n", describe_argv(argv).c_str());
       std::printf("    then the readiness gates\n");
       applied = c.treatment;
     }

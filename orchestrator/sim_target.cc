@@ -139,11 +139,10 @@ SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
   return {strategy.empty() ? "" : strategy.dump(), engine.empty() ? "" : engine.dump()};
 }
 
-bool SimTarget::changes_deploy_factor(const Treatment& t) const {
-  if (!applied_) return false;  // the fleet was just started: nothing to redeploy
-  for (const auto& [factor, level] : t.levels) {
+bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment& next) const {
+  for (const auto& [factor, level] : next.levels) {
     const FactorSpec* spec = spec_.factor(factor);
-    const std::string* before = applied_->find(factor);
+    const std::string* before = previous.find(factor);
     if (spec && spec->phase == FactorPhase::kDeploy && (!before || *before != level)) return true;
   }
   return false;
@@ -157,6 +156,12 @@ std::vector<std::vector<std::string>> SimTarget::planned_commands(const Treatmen
   return commands;
 }
 
+std::vector<std::vector<std::string>> SimTarget::planned_redeploy(const Treatment& previous,
+                                                                  const Treatment& next) const {
+  if (!changes_deploy_factor(previous, next)) return {};
+  return {{"POST", "/admin/restart", "{}"}};
+}
+
 void SimTarget::apply(const Treatment& t) {
   const Requests r = requests_for(t);
   const std::string router = fleet_.router_url();
@@ -166,7 +171,10 @@ void SimTarget::apply(const Treatment& t) {
   if (!r.strategy_body.empty()) {
     post_or_throw(router + "/admin/strategy", r.strategy_body, "applying " + r.strategy_body);
   }
-  if (changes_deploy_factor(t)) post_or_throw(router + "/admin/restart", "{}", "redeploying");
+  // The first apply follows a fresh start: there is nothing to redeploy yet.
+  if (applied_ && changes_deploy_factor(*applied_, t)) {
+    post_or_throw(router + "/admin/restart", "{}", "redeploying");
+  }
   applied_ = t;
 }
 

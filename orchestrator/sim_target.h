@@ -24,6 +24,8 @@ class SimTarget : public Target {
   std::string describe() const override;
   void start() override;
   std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override;
+  std::vector<std::vector<std::string>> planned_redeploy(const Treatment& previous,
+                                                         const Treatment& next) const override;
   // Sets the router's strategy and knobs and the replicas' prefix caching through the admin
   // API, as kubectl patch would. A change of a deploy-time factor also restarts the fleet
   // (empty caches, zeroed counters), as a redeploy would.
@@ -40,7 +42,7 @@ class SimTarget : public Target {
     std::string engine_body;    // POST /admin/engine, "" when nothing to set
   };
   Requests requests_for(const Treatment& t) const;
-  bool changes_deploy_factor(const Treatment& t) const;
+  bool changes_deploy_factor(const Treatment& previous, const Treatment& next) const;
   void post_or_throw(const std::string& url, const std::string& body, const std::string& what);
 
   const ScenarioSpec& spec_;

@@ -52,6 +52,14 @@ class Target {
   // e.g. {{"POST", "/admin/strategy", "{\"strategy\":\"prefix-hash\"}"}}.
   virtual std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const = 0;
 
+  // What apply(next) runs on top of planned_commands(next) when `previous` was applied before:
+  // the sim's restart after a deploy-time change. Empty for targets whose apply does not depend
+  // on what ran before (the cluster kinds redeploy, or not, on every apply alike).
+  virtual std::vector<std::vector<std::string>> planned_redeploy(const Treatment& /*previous*/,
+                                                                 const Treatment& /*next*/) const {
+    return {};
+  }
+
   // Applies the treatment: the whole treatment, not a diff against the previous one.
   virtual void apply(const Treatment& t) = 0;
 

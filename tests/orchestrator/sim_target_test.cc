@@ -1,0 +1,109 @@
+// Tests for the embedded target: the admin requests an apply makes, kept as the cell's commands;
+// the restart that follows a deploy-time change (and only that); what `plan` says it will run.
+#include "orchestrator/sim_target.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "driver/http_fetch.h"
+#include "orchestrator/scenario_loader.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+// prefix_caching is deploy-time on the sim (a real fleet restarts for it); strategy is live.
+constexpr const char* kScenario = R"(name: engine-probe
+target: {kind: sim, replicas: 2, profile: demo}
+factors:
+  prefix_caching: [off, on]
+  strategy: [random, prefix-hash]
+  concurrency: [1]
+load:
+  num_requests: 4
+)";
+
+ScenarioSpec parse(const std::string& text) {
+  std::vector<ScenarioError> errors;
+  auto spec = parse_scenario(text, "s.yaml", &errors);
+  if (!spec) ADD_FAILURE() << errors.at(0).text;
+  return spec.value_or(ScenarioSpec{});
+}
+
+// "POST <path>" of each logged admin request, without the loopback host and port.
+std::vector<std::string> requests_of(const std::vector<CommandLog>& logs) {
+  std::vector<std::string> requests;
+  for (const auto& log : logs) {
+    const std::string& url = log.argv.at(1);
+    requests.push_back(log.argv.at(0) + " " + url.substr(url.find("/admin/")));
+  }
+  return requests;
+}
+
+TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
+  const ScenarioSpec spec = parse(kScenario);
+  ASSERT_EQ(spec.factor("prefix_caching")->phase, FactorPhase::kDeploy);
+  SimTarget target(spec);
+  target.start();
+  const Treatment off_random{{{"prefix_caching", "off"}, {"strategy", "random"}}};
+  const Treatment off_hash{{{"prefix_caching", "off"}, {"strategy", "prefix-hash"}}};
+  const Treatment on_random{{{"prefix_caching", "on"}, {"strategy", "random"}}};
+
+  target.apply(off_random);  // the first apply follows the start: no restart
+  const auto first = target.take_logs();
+  EXPECT_EQ(requests_of(first),
+            (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy"}));
+  EXPECT_EQ(first[0].argv.at(2), R"({"enable_prefix_caching":false})");
+  EXPECT_EQ(first[0].exit_code, 0);
+  EXPECT_EQ(first[0].step, "apply");
+  EXPECT_EQ(first[0].out.rfind("HTTP 200: ", 0), 0u) << first[0].out;
+
+  target.apply(off_hash);  // a run-time change: set live
+  EXPECT_EQ(requests_of(target.take_logs()),
+            (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy"}));
+
+  target.apply(on_random);  // a deploy-time change: the fleet restarts, as a redeploy would
+  EXPECT_EQ(requests_of(target.take_logs()),
+            (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy",
+                                      "POST /admin/restart"}));
+  EXPECT_TRUE(target.take_logs().empty());  // taking empties the log
+
+  // The setting outlives the restart, and the fleet answers again.
+  const auto engine = driver::http_get(target.base_url() + "/admin/engine", 10);
+  ASSERT_EQ(engine.status, 200) << engine.error << engine.body;
+  const auto body = nlohmann::json::parse(engine.body);
+  EXPECT_NE(body.dump().find("\"enable_prefix_caching\":true"), std::string::npos) << body.dump();
+  EXPECT_NO_THROW(target.wait_ready());
+
+  // What `kvsweep plan` prints for the same sequence.
+  EXPECT_TRUE(target.planned_redeploy(off_random, off_hash).empty());
+  EXPECT_EQ(target.planned_redeploy(off_hash, on_random),
+            (std::vector<std::vector<std::string>>{{"POST", "/admin/restart", "{}"}}));
+  EXPECT_EQ(target.planned_commands(on_random),
+            (std::vector<std::vector<std::string>>{
+                {"POST", "/admin/engine", R"({"enable_prefix_caching":true})"},
+                {"POST", "/admin/strategy", R"({"strategy":"random"})"}}));
+}
+
+TEST(SimTarget, RefusesAFactorTheFleetCannotApply) {
+  ScenarioSpec spec = parse(kScenario);
+  FactorSpec engine;
+  engine.name = "engine";
+  engine.levels = {"v1", "v2"};
+  spec.factors.push_back(engine);
+  try {
+    SimTarget target(spec);
+    FAIL() << "no TargetError";
+  } catch (const TargetError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("factor engine: the simulated fleet cannot apply it (it "
+                                          "applies: strategy, prefix_caching, mean_load_factor",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator
