@@ -37,6 +37,10 @@ FactorPhase default_phase(const std::string& factor, const std::string& kind) {
   return FactorPhase::kDeploy;
 }
 
+// A million users is far beyond any fleet kvsweep drives (bench/ measures 10,000 streams); a
+// larger level is a typo.
+constexpr long long kMaxConcurrencyLevel = 1'000'000;
+
 // Checks one level of a factor kvsweep knows the meaning of; "" when fine, else the message.
 std::string check_level(const std::string& factor, const std::string& level) {
   auto is_number = [&](double min, bool allow_equal) {
@@ -48,17 +52,24 @@ std::string check_level(const std::string& factor, const std::string& level) {
       return false;
     }
   };
-  auto is_int = [&](long long min) {
+  // The runner keeps these levels in an int: a level beyond `max` is refused here, not
+  // found out halfway through a sweep.
+  auto is_int = [&](long long min, long long max) {
     try {
       std::size_t used = 0;
       const long long v = std::stoll(level, &used);
-      return used == level.size() && v >= min;
+      return used == level.size() && v >= min && v <= max;
     } catch (const std::exception&) {
       return false;
     }
   };
-  if (factor == "concurrency" && !is_int(1)) return "expected an integer >= 1";
-  if (factor == "max_tokens" && !is_int(1)) return "expected an integer >= 1";
+  if (factor == "concurrency" && !is_int(1, kMaxConcurrencyLevel)) {
+    return "expected an integer from 1 to " + std::to_string(kMaxConcurrencyLevel);
+  }
+  constexpr long long kMaxInt = std::numeric_limits<int>::max();
+  if (factor == "max_tokens" && !is_int(1, kMaxInt)) {
+    return "expected an integer from 1 to " + std::to_string(kMaxInt);
+  }
   if (factor == "request_rate" && !is_number(0, false)) return "expected a rate in requests/s > 0";
   if (factor == "cache" && level != "cold" && level != "warm" && level != "as-is") {
     return "expected cold, warm or as-is";
@@ -157,7 +168,8 @@ void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
       }
     }
     if (factor.levels.empty()) {
-      sink.add(levels.IsDefined() ? levels.Mark() : value.Mark(), path, "give at least one level");
+      // Only when none was written: a level refused above has its own error.
+      if (scalars_of(levels).empty()) sink.add(levels.Mark(), path, "give at least one level");
       continue;
     }
     spec.factors.push_back(std::move(factor));

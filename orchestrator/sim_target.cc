@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -40,7 +41,7 @@ std::optional<double> number(const std::string& level) {
   try {
     std::size_t used = 0;
     const double value = std::stod(level, &used);
-    if (used == level.size()) return value;
+    if (used == level.size() && std::isfinite(value)) return value;
   } catch (const std::exception&) {
   }
   return std::nullopt;
@@ -82,7 +83,8 @@ SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_optio
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
       }
       if (knob && !number(level)) {
-        throw TargetError("factor " + factor.name + ": level \"" + level + "\" is not a number");
+        throw TargetError("factor " + factor.name + ": level \"" + level +
+                          "\" is not a finite number");
       }
     }
   }
@@ -129,7 +131,9 @@ SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
     for (const auto& [knob, param] : router_knobs()) {
       if (factor != knob) continue;
       const double value = *number(level);
-      if (value == static_cast<double>(static_cast<long long>(value))) {
+      // Whole numbers go as JSON integers (the router reads replication as one); the range
+      // check keeps the conversion defined.
+      if (std::abs(value) < 1e15 && value == std::trunc(value)) {
         strategy[param] = static_cast<long long>(value);
       } else {
         strategy[param] = value;

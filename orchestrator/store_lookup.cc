@@ -40,7 +40,8 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
     throw std::runtime_error("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
   }
   const store::ExperimentRow experiment = resolve_experiment(store, which.substr(0, colon));
-  const int position = std::stoi(cell_text);
+  // More digits than any cell count: no such cell (and no stoi overflow).
+  const int position = cell_text.size() > 9 ? -1 : std::stoi(cell_text);
   for (const auto& cell : store.cells(experiment.id)) {
     if (cell.ordinal + 1 == position) return cell;
   }

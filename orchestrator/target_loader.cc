@@ -205,6 +205,7 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
     if (value.IsDefined() && std::find(used_by.begin(), used_by.end(), t.kind) == used_by.end()) {
       sink.add(value.Mark(), reader.path_of(key),
                "not used by target kind " + t.kind + " (used by: " + join_keys(used_by) + ")");
+      reader.get(key);  // reported: finish() must not call it unknown as well
     }
   }
   read_readiness(reader, t.readiness, sink, spec.marks);

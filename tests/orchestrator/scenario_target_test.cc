@@ -96,6 +96,29 @@ TEST(ScenarioTarget, KeyOfAnotherKindIsAnErrorNamingItsKind) {
       << heads[0];
 }
 
+TEST(ScenarioTarget, KeyOfAnotherKindIsReportedOnce) {
+  const auto heads = error_heads(R"(name: x
+target: {kind: sim, base_url: http://a, cold_method: reset}
+factors: {concurrency: [1]}
+load: {num_requests: 3}
+)");
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_NE(heads[0].find("target.base_url: not used by target kind sim"), std::string::npos);
+  EXPECT_NE(heads[1].find("target.cold_method: not used by target kind sim"), std::string::npos);
+}
+
+TEST(ScenarioTarget, LevelsTheRunnerCannotHoldAreRefusedOnce) {
+  const auto heads = error_heads(replaced(kKubeai, "  concurrency: [4, 8]\n",
+                                          "  concurrency: [3000000000]\n  max_tokens: [0]\n"));
+  ASSERT_EQ(heads.size(), 2u);  // no extra "give at least one level" for either
+  EXPECT_EQ(heads[0],
+            "s.yaml:12:17: factors.concurrency: level \"3000000000\": expected an integer from 1 "
+            "to 1000000");
+  EXPECT_EQ(heads[1],
+            "s.yaml:13:16: factors.max_tokens: level \"0\": expected an integer from 1 to "
+            "2147483647");
+}
+
 TEST(ScenarioTarget, FactorTheKindCannotApplyIsUnknown) {
   const auto heads = error_heads(replaced(kKubeai, "  concurrency: [4, 8]\n",
                                           "  concurrency: [4, 8]\n  prefix_caching: [off, on]\n"));

@@ -87,6 +87,20 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
                 {"POST", "/admin/strategy", R"({"strategy":"random"})"}}));
 }
 
+TEST(SimTarget, RefusesAKnobLevelThatIsNotAFiniteNumber) {
+  ScenarioSpec spec = parse(kScenario);
+  FactorSpec replication;
+  replication.name = "replication";
+  replication.levels = {"2", "inf"};
+  spec.factors.push_back(replication);
+  try {
+    SimTarget target(spec);
+    FAIL() << "no TargetError";
+  } catch (const TargetError& e) {
+    EXPECT_STREQ(e.what(), "factor replication: level \"inf\" is not a finite number");
+  }
+}
+
 TEST(SimTarget, RefusesAFactorTheFleetCannotApply) {
   ScenarioSpec spec = parse(kScenario);
   FactorSpec engine;
