@@ -200,20 +200,20 @@ int runs_command(const RunsArgs& args) {
     return kExitOk;
   }
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
-  std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
-              experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
-  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %s\n", "cell", "strategy", "concurrency",
-              "repeat", "status", "requests", "error");
-  for (const auto& c : store.cells(experiment.id)) {
-    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %s\n", c.ordinal + 1, c.strategy.c_str(),
-                c.concurrency, c.repeat + 1, c.status.c_str(),
-                static_cast<long long>(store.request_count(c.id)), c.error.c_str());
-  }
   const auto cells = store.cells(experiment.id);
   if (args.cell > static_cast<int>(cells.size())) {
     throw std::runtime_error("--cell " + std::to_string(args.cell) + ": experiment " +
                              std::to_string(experiment.id) + " has " +
                              std::to_string(cells.size()) + " cells");
+  }
+  std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
+              experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
+  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %s\n", "cell", "strategy", "concurrency",
+              "repeat", "status", "requests", "error");
+  for (const auto& c : cells) {
+    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %s\n", c.ordinal + 1, c.strategy.c_str(),
+                c.concurrency, c.repeat + 1, c.status.c_str(),
+                static_cast<long long>(store.request_count(c.id)), c.error.c_str());
   }
   if (args.commands) print_cell_commands(store, cells, args.cell);
   return kExitOk;
