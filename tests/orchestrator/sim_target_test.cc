@@ -87,36 +87,31 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
                 {"POST", "/admin/strategy", R"({"strategy":"random"})"}}));
 }
 
-TEST(SimTarget, RefusesAKnobLevelThatIsNotAFiniteNumber) {
+// The message of the TargetError the constructor throws with one more factor, or "(no error)".
+std::string error_with_factor(const std::string& name, const std::vector<std::string>& levels) {
   ScenarioSpec spec = parse(kScenario);
-  FactorSpec replication;
-  replication.name = "replication";
-  replication.levels = {"2", "inf"};
-  spec.factors.push_back(replication);
+  FactorSpec factor;
+  factor.name = name;
+  factor.levels = levels;
+  spec.factors.push_back(factor);
   try {
     SimTarget target(spec);
-    FAIL() << "no TargetError";
   } catch (const TargetError& e) {
-    EXPECT_STREQ(e.what(), "factor replication: level \"inf\" is not a finite number");
+    return e.what();
   }
+  return "(no error)";
 }
 
-TEST(SimTarget, RefusesAFactorTheFleetCannotApply) {
-  ScenarioSpec spec = parse(kScenario);
-  FactorSpec engine;
-  engine.name = "engine";
-  engine.levels = {"v1", "v2"};
-  spec.factors.push_back(engine);
-  try {
-    SimTarget target(spec);
-    FAIL() << "no TargetError";
-  } catch (const TargetError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("factor engine: the simulated fleet cannot apply it (it "
-                                          "applies: strategy, prefix_caching, mean_load_factor",
-                                          0),
-              0u)
-        << e.what();
-  }
+TEST(SimTarget, RefusesWhatTheFleetCannotApply) {
+  EXPECT_EQ(error_with_factor("replication", {"2", "inf"}),
+            "factor replication: level \"inf\" is not a finite number");
+  EXPECT_EQ(error_with_factor("engine", {"v1", "v2"})
+                .rfind("factor engine: the simulated fleet cannot apply it (it applies: strategy, "
+                       "prefix_caching, mean_load_factor",
+                       0),
+            0u)
+      << error_with_factor("engine", {"v1", "v2"});
+  EXPECT_EQ(error_with_factor("replication", {"2", "8"}), "(no error)");
 }
 
 }  // namespace
