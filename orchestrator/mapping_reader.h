@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/join.h"
 #include "common/spellcheck.h"
 #include "driver/datasets/dataset_options.h"
 #include "orchestrator/scenario_loader.h"
@@ -67,12 +68,6 @@ inline std::string describe_node(const YAML::Node& node) {
     case YAML::NodeType::Null: return "nothing";
     default: return "an undefined value";
   }
-}
-
-inline std::string join_keys(const std::vector<std::string>& keys) {
-  std::string out;
-  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
-  return out;
 }
 
 // Reads one YAML mapping: each typed read marks its key as known; finish() reports the rest
@@ -182,7 +177,7 @@ class MappingReader {
     if (!value.IsDefined()) return;
     const std::string text = value.IsScalar() ? value.Scalar() : "";
     if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
-      std::string message = "expected one of " + join_keys(choices) + ", got " + describe_node(value);
+      std::string message = "expected one of " + join(choices) + ", got " + describe_node(value);
       if (auto s = closest_word(text, choices); s && value.IsScalar()) {
         message += "; did you mean '" + *s + "'?";
       }
@@ -239,7 +234,7 @@ class MappingReader {
       if (auto suggestion = closest_word(key, known_)) {
         message += "; did you mean '" + *suggestion + "'?";
       } else {
-        message += " (expected one of: " + join_keys(known_) + ")";
+        message += " (expected one of: " + join(known_) + ")";
       }
       sink_.add(it->first.Mark(), path_of(key), message);
     }

@@ -453,6 +453,9 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   CellRunner runner(spec, target, store, console, options, workloads);
   outcome.status = "done";
   const int groups = plan.empty() ? 0 : plan.back().deploy_group + 1;
+  const bool has_deploy_factor =
+      std::any_of(spec.factors.begin(), spec.factors.end(),
+                  [](const FactorSpec& f) { return f.phase == FactorPhase::kDeploy; });
   std::string group_failure;  // why the current group's deployment failed, "" if it did not
   for (std::size_t i = 0; i < cells.size(); ++i) {
     store::CellRow& cell = cells[i];
@@ -498,10 +501,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
       ++outcome.cells_failed;
       // A deployment that failed to apply or to become ready sinks its whole group: waiting
       // out every gate's time limit again for each of its cells would find the same.
-      const bool deploy_factors =
-          std::any_of(spec.factors.begin(), spec.factors.end(),
-                      [](const FactorSpec& f) { return f.phase == FactorPhase::kDeploy; });
-      if (deploy_factors && runner.setup_failed()) group_failure = cell.error;
+      if (has_deploy_factor && runner.setup_failed()) group_failure = cell.error;
     }
     if (!go_on) {
       outcome.status = "interrupted";

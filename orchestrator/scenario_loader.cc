@@ -79,7 +79,7 @@ std::string check_level(const std::string& factor, const std::string& level) {
     if (auto s = closest_word(level, known_strategy_spellings())) {
       message += "; did you mean '" + *s + "'?";
     } else {
-      message += " (expected one of: " + join_keys(known_strategy_spellings()) + ")";
+      message += " (expected one of: " + join(known_strategy_spellings()) + ")";
     }
     return message;
   }
@@ -138,7 +138,7 @@ void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
       if (auto s = closest_word(name, known)) {
         message = "unknown key; did you mean '" + *s + "'?";
       } else {
-        message += " (known: " + join_keys(known) + ")";
+        message += " (known: " + join(known) + ")";
       }
       sink.add(it->first.Mark(), path, message);
       continue;
@@ -207,7 +207,7 @@ void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
     const YAML::Node value = dataset.node()[key];
     if (value.IsDefined() && std::find(kinds.begin(), kinds.end(), d.kind) == kinds.end()) {
       sink.add(value.Mark(), dataset.path_of(key),
-               "not used by dataset kind " + d.kind + " (used by: " + join_keys(kinds) + ")");
+               "not used by dataset kind " + d.kind + " (used by: " + join(kinds) + ")");
     }
   }
   dataset.read_string("path", &d.path);
@@ -385,7 +385,7 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   }
   if (std::find(arms.begin(), arms.end(), spec.baseline) == arms.end()) {
     sink.add(root["report"]["baseline"].Mark(), "report.baseline",
-             "baseline \"" + spec.baseline + "\" is not one of the arms (" + join_keys(arms) + ")");
+             "baseline \"" + spec.baseline + "\" is not one of the arms (" + join(arms) + ")");
   }
   if (!sink.empty()) return std::nullopt;
   return spec;

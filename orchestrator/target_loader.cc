@@ -49,7 +49,7 @@ void read_profile(MappingReader& reader, std::string* out, ErrorSink& sink) {
     if (auto s = closest_word(profile.Scalar(), known)) {
       message += "; did you mean '" + *s + "'?";
     } else {
-      message += " (expected one of: " + join_keys(known) + ")";
+      message += " (expected one of: " + join(known) + ")";
     }
     sink.add(profile.Mark(), reader.path_of("profile"), message);
   } else {
@@ -204,7 +204,7 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
     const YAML::Node value = reader.node()[key];
     if (value.IsDefined() && std::find(used_by.begin(), used_by.end(), t.kind) == used_by.end()) {
       sink.add(value.Mark(), reader.path_of(key),
-               "not used by target kind " + t.kind + " (used by: " + join_keys(used_by) + ")");
+               "not used by target kind " + t.kind + " (used by: " + join(used_by) + ")");
       reader.get(key);  // reported: finish() must not call it unknown as well
     }
   }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/join.h"
+
 namespace kvsweep::reports {
 namespace {
 
@@ -27,9 +29,7 @@ std::string target_text(const Json& target) {
       parts.push_back(key + "=" + json_text(value));
     }
   }
-  std::string text;
-  for (const auto& part : parts) text += (text.empty() ? "" : ", ") + part;
-  return text;
+  return join(parts);
 }
 
 std::string load_text(const Json& load) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/join.h"
 #include "sim/http_server.h"
 #include "sim/profile.h"
 #include "sim/replica_server.h"
@@ -20,12 +21,6 @@
 
 namespace kvsweep::sim {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
 
 std::string url(const std::string& host, std::uint16_t port) {
   const bool v6 = host.find(':') != std::string::npos;
@@ -65,7 +60,7 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   }
   if (!profile) {
     throw std::invalid_argument("profile: unknown \"" + options.profile +
-                                "\"; valid: " + joined(profile_names(options.profile_dirs)));
+                                "\"; valid: " + join(profile_names(options.profile_dirs)));
   }
   if (options.faults.size() > static_cast<std::size_t>(options.replicas)) {
     throw std::invalid_argument("faults: " + std::to_string(options.faults.size()) +
@@ -78,7 +73,7 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   }
   if (!make_strategy(options.strategy, options.replicas, options.seed)) {
     throw std::invalid_argument("strategy: unknown \"" + options.strategy +
-                                "\"; valid: " + joined(strategy_names()));
+                                "\"; valid: " + join(strategy_names()));
   }
   if (options.model.empty()) throw std::invalid_argument("model: must not be empty");
   boost::system::error_code ec;

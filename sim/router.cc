@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/join.h"
 #include "common/spellcheck.h"
 #include "sim/block_hash.h"
 #include "sim/metrics_exposition.h"
@@ -13,12 +14,6 @@
 
 namespace kvsweep::sim {
 namespace {
-
-std::string joined_strategy_names() {
-  std::string out;
-  for (const std::string& name : strategy_names()) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
 
 void reply_error(Exchange& exchange, const ApiError& error) {
   exchange.respond(json_response(error.status, error_body(error)));
@@ -71,7 +66,7 @@ std::string unknown_strategy_message(const std::string& name) {
   if (auto near = closest_word(name, strategy_names())) {
     message += "; did you mean \"" + *near + "\"?";
   }
-  return message + "; valid: " + joined_strategy_names();
+  return message + "; valid: " + join(strategy_names());
 }
 
 Router::Router(std::vector<Backend*> backends, RouterOptions options)

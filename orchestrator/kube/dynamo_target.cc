@@ -190,7 +190,7 @@ class DynamoTarget : public KubeTarget {
     }
     throw TargetError("target.frontend_service: dgd/" + target().resource +
                       " has no spec.services." + target().frontend_service +
-                      "; its services: " + (names.empty() ? "none" : join(names, ", ")));
+                      "; its services: " + (names.empty() ? "none" : join(names)));
   }
 
   // Ready=True, and from the current generation: a Ready left over from before the patch
@@ -229,17 +229,8 @@ class DynamoTarget : public KubeTarget {
   }
 
   std::optional<std::string> router_mode_reason(const json& list) const {
-    std::vector<PodState> pods;
-    try {
-      pods = parse_pods(list);
-    } catch (const std::runtime_error& e) {
-      throw TargetError("malformed pod list: " + std::string(e.what()));
-    }
-    for (const auto& pod : pods) {
-      if (!pod.terminating && !pod.terminal_problem.empty()) {
-        throw TargetError("pod " + pod.name + ": " + pod.terminal_problem);
-      }
-    }
+    const auto pods = parse_pods_or_fail(list, "pods -l " + frontend_selector());
+    fail_on_stuck_pod(pods);
     const auto serving = serving_pods(pods);
     if (serving.empty()) return "no Ready frontend pod matches -l " + frontend_selector();
     for (const auto& pod : serving) {

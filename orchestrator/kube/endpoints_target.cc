@@ -24,7 +24,7 @@ class EndpointsTarget : public Target {
     if (factors.size() > 1) {
       std::vector<std::string> names;
       for (const FactorSpec* f : factors) names.push_back(f->name);
-      throw TargetError("factors " + join(names, ", ") +
+      throw TargetError("factors " + join(names) +
                         ": kind endpoints switches the URL by "
                         "one factor only; the load driver applies concurrency, request_rate, "
                         "max_tokens, cache");
@@ -98,7 +98,7 @@ class EndpointsTarget : public Target {
     }
     throw TargetError("factor " + factor_ + ": level \"" + level + "\" needs target.levels." +
                       factor_ + "." + level + ".base_url (levels with a base_url: " +
-                      (known.empty() ? "none" : join(known, ", ")) + ")");
+                      (known.empty() ? "none" : join(known)) + ")");
   }
 
   const LevelAction& action(const std::string& level) const {

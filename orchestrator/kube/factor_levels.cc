@@ -21,7 +21,7 @@ void check_factor_names(const ScenarioSpec& spec, const std::string& kind,
   for (const FactorSpec* factor : target_factors(spec)) {
     if (std::find(accepted.begin(), accepted.end(), factor->name) != accepted.end()) continue;
     const std::string applies =
-        accepted.empty() ? "it applies no factor of its own" : "it applies " + join(accepted, ", ");
+        accepted.empty() ? "it applies no factor of its own" : "it applies " + join(accepted);
     throw TargetError("factor " + factor->name + ": kind " + kind + " cannot apply it; " + applies +
                       " (the load driver applies concurrency, request_rate, max_tokens, cache)");
   }
@@ -54,16 +54,7 @@ void check_cold_method(const ScenarioSpec& spec, const std::string& kind,
   const std::string& method = spec.target.cold_method;
   if (std::find(accepted.begin(), accepted.end(), method) != accepted.end()) return;
   throw TargetError("target.cold_method: kind " + kind + " cannot make a cache cold with \"" +
-                    method + "\"; it accepts " + join(accepted, ", "));
-}
-
-std::string join(const std::vector<std::string>& words, const std::string& separator) {
-  std::string out;
-  for (const auto& word : words) {
-    if (!out.empty()) out += separator;
-    out += word;
-  }
-  return out;
+                    method + "\"; it accepts " + join(accepted));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/join.h"
 #include "orchestrator/scenario_spec.h"
 
 namespace kvsweep::orchestrator::kube {
@@ -31,7 +32,5 @@ bool scenario_needs_cold(const ScenarioSpec& spec);
 // Throws TargetError unless target.cold_method is one the target supports.
 void check_cold_method(const ScenarioSpec& spec, const std::string& kind,
                        const std::vector<std::string>& accepted);
-
-std::string join(const std::vector<std::string>& words, const std::string& separator);
 
 }  // namespace kvsweep::orchestrator::kube

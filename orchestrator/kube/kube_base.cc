@@ -1,7 +1,6 @@
 // What the three kubectl-driven targets share.
 #include "orchestrator/kube/kube_base.h"
 
-#include <stdexcept>
 #include <utility>
 
 #include "orchestrator/kube/factor_levels.h"
@@ -10,18 +9,6 @@
 #include "orchestrator/readiness.h"
 
 namespace kvsweep::orchestrator::kube {
-namespace {
-
-std::vector<PodState> parse_or_throw(const nlohmann::json& list, const std::string& what) {
-  try {
-    return parse_pods(list);
-  } catch (const std::runtime_error& e) {
-    throw TargetError(what + ": malformed pod list: " + e.what());
-  }
-}
-
-}  // namespace
-
 KubectlConfig kubectl_config(const TargetSpec& target) {
   KubectlConfig config;
   config.binary = target.kubectl;
@@ -110,7 +97,7 @@ void KubeTarget::wait_pods(const std::string& selector) {
     std::string failure;
     const auto list = poll_json("gate pods", {"get", "pods", "-l", selector}, failure);
     if (!list) return failure;
-    return pods_gate_reason(parse_or_throw(*list, "pods -l " + selector), spec_.target.replicas);
+    return pods_gate_reason(parse_pods_or_fail(*list, "pods -l " + selector), spec_.target.replicas);
   });
 }
 
@@ -123,7 +110,7 @@ void KubeTarget::wait_serving() {
 void KubeTarget::discover_replicas(const std::string& selector) {
   const std::string what = "discovering replicas (pods -l " + selector + ")";
   const auto pods =
-      parse_or_throw(kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what), what);
+      parse_pods_or_fail(kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what), what);
   std::vector<std::string> urls;
   try {
     urls = replica_base_urls(pods, spec_.target.metrics.port);

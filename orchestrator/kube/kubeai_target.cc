@@ -55,7 +55,7 @@ json load_balancing_of(const std::string& factor, const std::string& level) {
     return integer_value(factor, level, 1, "replication", "virtual nodes per replica");
   }
   throw TargetError("factor " + factor + ": kind kubeai cannot apply it; it applies " +
-                    join(kubeai_factors(), ", "));
+                    join(kubeai_factors()));
 }
 
 // The merge patch of spec.loadBalancing for a whole treatment; empty when it sets nothing.

@@ -59,7 +59,7 @@ class KubectlTarget : public KubeTarget {
         if (std::find(known.begin(), known.end(), level) == known.end()) {
           throw TargetError("factor " + factor->name + ": level \"" + level + "\" has no " +
                             "entry in target.levels." + factor->name +
-                            " (it has: " + (known.empty() ? "none" : join(known, ", ")) + ")");
+                            " (it has: " + (known.empty() ? "none" : join(known)) + ")");
         }
         const LevelAction& action = entry->second.at(level);
         check_argvs(action.apply, where + ".apply", target().kubectl);

@@ -2,7 +2,9 @@
 #include "orchestrator/kube/pod_gate.h"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "common/join.h"
 #include "orchestrator/target.h"
 
 namespace kvsweep::orchestrator::kube {
@@ -20,6 +22,24 @@ std::string why_not_serving(const PodState& pod) {
 
 }  // namespace
 
+std::vector<PodState> parse_pods_or_fail(const nlohmann::json& list, const std::string& what) {
+  try {
+    return parse_pods(list);
+  } catch (const std::runtime_error& e) {
+    throw TargetError(what + ": malformed pod list: " + e.what());
+  }
+}
+
+void fail_on_stuck_pod(const std::vector<PodState>& pods) {
+  for (const auto& pod : pods) {
+    // A pod on its way out (the previous arm's, a restart's) may have crashed; its successor
+    // is what counts.
+    if (!pod.terminating && !pod.terminal_problem.empty()) {
+      throw TargetError("pod " + pod.name + ": " + pod.terminal_problem);
+    }
+  }
+}
+
 std::vector<PodState> serving_pods(const std::vector<PodState>& pods) {
   std::vector<PodState> out;
   for (const auto& pod : pods) {
@@ -31,13 +51,7 @@ std::vector<PodState> serving_pods(const std::vector<PodState>& pods) {
 }
 
 std::optional<std::string> pods_gate_reason(const std::vector<PodState>& pods, int expected) {
-  for (const auto& pod : pods) {
-    // A pod on its way out (the previous arm's, a restart's) may have crashed; its successor
-    // is what counts.
-    if (!pod.terminating && !pod.terminal_problem.empty()) {
-      throw TargetError("pod " + pod.name + ": " + pod.terminal_problem);
-    }
-  }
+  fail_on_stuck_pod(pods);
   const std::size_t serving = serving_pods(pods).size();
   if (expected > 0 && serving == static_cast<std::size_t>(expected)) return std::nullopt;
   if (expected <= 0 && serving > 0) return std::nullopt;
@@ -62,9 +76,7 @@ std::optional<std::string> pods_gate_reason(const std::vector<PodState>& pods, i
     waiting.push_back(pod.name + ": " + why_not_serving(pod));
   }
   if (waiting.empty()) return reason;
-  std::string list;
-  for (const auto& w : waiting) list += (list.empty() ? "" : ", ") + w;
-  return reason + " (" + list + ")";
+  return reason + " (" + join(waiting) + ")";
 }
 
 std::vector<std::string> replica_base_urls(const std::vector<PodState>& pods, int port) {

@@ -1,6 +1,7 @@
 // The decisions of the pods gate and of replica discovery, on parsed pods (no kubectl here).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,13 @@
 #include "orchestrator/kube/pod_status.h"
 
 namespace kvsweep::orchestrator::kube {
+
+// parse_pods, with a malformed list reported as TargetError "<what>: malformed pod list: ...".
+std::vector<PodState> parse_pods_or_fail(const nlohmann::json& list, const std::string& what);
+
+// Throws TargetError "pod NAME: PROBLEM" for the first pod, not being deleted, that will not
+// become Ready by itself (CrashLoopBackOff, ImagePullBackOff, ...): a gate fails at once.
+void fail_on_stuck_pod(const std::vector<PodState>& pods);
 
 // The pods that serve: Ready and not being deleted, sorted by name.
 std::vector<PodState> serving_pods(const std::vector<PodState>& pods);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/http_fetch.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 #include "sim/fleet.h"
@@ -49,6 +50,18 @@ std::string target_error_of(Action&& action) {
     return e.what();
   }
   return "(no error)";
+}
+
+// metrics_urls() are every replica's /metrics, found from the pods, and each serves vLLM series.
+inline void expect_metrics_of_every_replica(const Target& target, const sim::Fleet& fleet) {
+  std::vector<std::string> want;
+  for (const auto& url : fleet.replica_urls()) want.push_back(url + "/metrics");
+  EXPECT_EQ(target.metrics_urls(), want);
+  for (const auto& url : target.metrics_urls()) {
+    const auto r = driver::http_get(url, 5);
+    EXPECT_EQ(r.status, 200) << url << ": " << r.error;
+    EXPECT_CONTAINS(r.body, "vllm:");
+  }
 }
 
 // "http://127.0.0.1:PORT" -> PORT

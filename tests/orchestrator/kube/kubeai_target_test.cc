@@ -2,7 +2,6 @@
 #include <atomic>
 #include <filesystem>
 
-#include "driver/http_fetch.h"
 #include "orchestrator/kube/kube_targets.h"
 #include "tests/orchestrator/kube/kube_test_env.h"
 
@@ -124,14 +123,7 @@ TEST_F(KubeAITargetTest, WaitReadyPassesOnceTheControllerHasReadyReplicas) {
   target->apply({{{"strategy", "prefix-hash"}}});
   target->wait_ready();
 
-  std::vector<std::string> want;
-  for (const auto& url : fleet_->replica_urls()) want.push_back(url + "/metrics");
-  EXPECT_EQ(target->metrics_urls(), want);
-  for (const auto& url : target->metrics_urls()) {
-    const auto r = driver::http_get(url, 5);
-    EXPECT_EQ(r.status, 200) << url << ": " << r.error;
-    EXPECT_CONTAINS(r.body, "vllm:");
-  }
+  expect_metrics_of_every_replica(*target, *fleet_);
   EXPECT_NO_THROW(target->make_cold());  // POST /reset_prefix_cache to both replicas
 
   const auto logs = target->take_logs();

@@ -1,5 +1,4 @@
 // The generic kubectl target: each level's apply and wait argv lists, run by the real kubectl.
-#include "driver/http_fetch.h"
 #include "orchestrator/kube/kube_targets.h"
 #include "tests/orchestrator/kube/kube_test_env.h"
 
@@ -85,13 +84,7 @@ TEST_F(KubectlTargetTest, RunsTheLevelsCommandsInScenarioOrderThenTheGates) {
   EXPECT_EQ(logs.back().step, "discover");
 
   // Metrics discovery from the pods: podIP 127.0.0.1 and each replica's port.
-  std::vector<std::string> want;
-  for (const auto& url : fleet_->replica_urls()) want.push_back(url + "/metrics");
-  EXPECT_EQ(target->metrics_urls(), want);
-  for (const auto& url : target->metrics_urls()) {
-    const auto r = driver::http_get(url, 5);
-    EXPECT_EQ(r.status, 200) << url << ": " << r.error;
-  }
+  expect_metrics_of_every_replica(*target, *fleet_);
   EXPECT_NO_THROW(target->make_cold());
   EXPECT_EQ(target->describe(),
             "kubectl target in namespace default (pods -l app=vllm, 2 "
