@@ -3,6 +3,10 @@ BUILD_DIR ?= build
 JOBS ?= 2
 KVSWEEP := $(BUILD_DIR)/orchestrator/kvsweep
 DB ?= kvsweep.db
+# ccache, when installed, makes rebuilds and parallel checkouts cheap; paths are hashed relative
+# to the checkout so two worktrees share one cache.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: all deps configure build quickstart test bench clean
 
@@ -12,7 +16,8 @@ deps:
 	@scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
