@@ -83,6 +83,14 @@ int compare_command(const std::string& db_path, const CompareArgs& args) {
                                ? reports::compare_json(result, options).dump(2) + "\n"
                                : reports::compare_table(result, options);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!result.nothing_compared.empty()) {
+    // The table says it on stdout already; a JSON reader's log should say it too.
+    if (args.format == "json") {
+      std::fflush(stdout);
+      std::fprintf(stderr, "kvsweep: nothing compared: %s\n", result.nothing_compared.c_str());
+    }
+    return kExitNothingCompared;
+  }
   return result.any_regression() ? kExitFailed : kExitOk;
 }
 
@@ -125,7 +133,10 @@ Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
 Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<CompareArgs>();
   auto* cmd = app.add_subcommand(
-      "compare", "compare run B with run A per level and metric; exit 1 on any regression");
+      "compare",
+      "compare run B with run A per level and metric; exit status 0: no regression, 1: a "
+      "regression (or an error), 3: nothing compared (no level in common, or too few samples "
+      "for every metric)");
   cmd->add_option("a", args->a, "experiment id or name, or EXP:CELL")->required();
   cmd->add_option("b", args->b, "experiment id or name, or EXP:CELL")->required();
   cmd->add_option("-f,--format", args->format, "table or json")

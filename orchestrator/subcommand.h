@@ -10,6 +10,7 @@ namespace kvsweep::orchestrator {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;       // an error, or a sweep with failed cells
+inline constexpr int kExitNothingCompared = 3;  // compare: no level or metric in common
 inline constexpr int kExitInterrupted = 130;
 
 // Options every subcommand sees; filled in by CLI11 before any subcommand runs.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "common/join.h"
 #include "reports/units.h"
 
 namespace kvsweep::reports {
@@ -32,8 +33,8 @@ const std::vector<MetricDef>& metric_defs() {
 
 Verdict judge(const ChangeInterval& c, bool higher_is_better, double min_change) {
   if (std::fabs(c.change) < min_change) return Verdict::kNoChange;
-  const bool up = c.low > 0;      // the whole interval above 0
-  const bool down = c.high < 0;   // the whole interval below 0
+  const bool up = c.low > 0;     // the whole interval above 0
+  const bool down = c.high < 0;  // the whole interval below 0
   if (!up && !down) return Verdict::kNoChange;
   const bool better = higher_is_better ? up : down;
   return better ? Verdict::kImprovement : Verdict::kRegression;
@@ -41,6 +42,28 @@ Verdict judge(const ChangeInterval& c, bool higher_is_better, double min_change)
 
 std::string pct(double fraction) {
   return (fraction >= 0 ? "+" : "") + format_fixed(fraction * 100, 1) + "%";
+}
+
+// "" when at least one metric of a matched level has a verdict; else why none has.
+std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
+                                   const CompareOptions& options) {
+  bool enough_samples_somewhere = false;
+  for (const auto& row : rows) {
+    for (const auto& m : row.metrics) {
+      if (m.verdict != Verdict::kInsufficientData) return "";
+      if (m.n_a >= options.min_samples && m.n_b >= options.min_samples) {
+        enough_samples_somewhere = true;
+      }
+    }
+  }
+  const std::string levels = std::to_string(rows.size()) + " common level(s)";
+  if (enough_samples_somewhere) {
+    return "no metric of the " + levels +
+           " has a bootstrap interval (a side's statistic is 0 or not finite)";
+  }
+  return "every metric of the " + levels + " has fewer than " +
+         std::to_string(options.min_samples) +
+         " samples on a side (lower --min-samples or measure more requests)";
 }
 
 std::vector<store::RequestRow> pooled_requests(const store::Store& store,
@@ -57,10 +80,14 @@ std::vector<store::RequestRow> pooled_requests(const store::Store& store,
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kNoChange: return "no change";
-    case Verdict::kImprovement: return "improvement";
-    case Verdict::kRegression: return "regression";
-    case Verdict::kInsufficientData: return "insufficient data";
+    case Verdict::kNoChange:
+      return "no change";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kInsufficientData:
+      return "insufficient data";
   }
   return "?";
 }
@@ -148,13 +175,28 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     }
     result.rows.push_back({key.first, key.second,
                            compare_runs(run_samples(pooled_requests(store, cells_a.at(key))),
-                                        run_samples(pooled_requests(store, b->second)),
-                                        options)});
+                                        run_samples(pooled_requests(store, b->second)), options)});
   }
   for (const auto& [key, cells] : cells_b) {
     if (cells_a.find(key) == cells_a.end()) {
       result.unmatched.push_back(key.first + " @ " + std::to_string(key.second) + " only in B");
     }
+  }
+  if (!result.rows.empty()) {
+    result.nothing_compared = why_no_metric_compared(result.rows, options);
+  } else if (cells_a.empty() || cells_b.empty()) {
+    result.nothing_compared = (cells_a.empty() ? "A (" + result.a_label : "B (" + result.b_label) +
+                              ") has no finished cells";
+  } else {
+    auto list = [](const std::map<Key, std::vector<store::CellRow>>& cells) {
+      std::vector<std::string> levels;
+      for (const auto& [key, unused] : cells) {
+        levels.push_back(key.first + " @ " + std::to_string(key.second));
+      }
+      return join(levels, ", ");
+    };
+    result.nothing_compared = "no (strategy, concurrency) level in common: A has " + list(cells_a) +
+                              "; B has " + list(cells_b);
   }
   return result;
 }
@@ -162,22 +204,24 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
 CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
                             const store::CellRow& b, const CompareOptions& options) {
   CompareResult result;
-  result.a_label = "experiment " + std::to_string(a.experiment_id) + " cell " +
-                   std::to_string(a.ordinal + 1);
-  result.b_label = "experiment " + std::to_string(b.experiment_id) + " cell " +
-                   std::to_string(b.ordinal + 1);
-  const std::string strategy = a.strategy == b.strategy ? a.strategy : a.strategy + " vs " + b.strategy;
+  result.a_label =
+      "experiment " + std::to_string(a.experiment_id) + " cell " + std::to_string(a.ordinal + 1);
+  result.b_label =
+      "experiment " + std::to_string(b.experiment_id) + " cell " + std::to_string(b.ordinal + 1);
+  const std::string strategy =
+      a.strategy == b.strategy ? a.strategy : a.strategy + " vs " + b.strategy;
   result.rows.push_back({strategy, b.concurrency,
                          compare_runs(run_samples(store.requests(a.id)),
                                       run_samples(store.requests(b.id)), options)});
+  result.nothing_compared = why_no_metric_compared(result.rows, options);
   return result;
 }
 
 std::string compare_table(const CompareResult& result, const CompareOptions& options) {
   std::string out = "compare A = " + result.a_label + "\n        B = " + result.b_label + "\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%-16s %6s  %-22s %12s %12s %9s  %-21s %s\n", "strategy",
-                "conc", "metric", "A", "B", "change",
+  std::snprintf(line, sizeof line, "%-16s %6s  %-22s %12s %12s %9s  %-21s %s\n", "strategy", "conc",
+                "metric", "A", "B", "change",
                 (format_fixed(options.bootstrap.confidence * 100, 0) + "% CI").c_str(), "verdict");
   out += line;
   std::size_t counts[4] = {0, 0, 0, 0};
@@ -199,6 +243,8 @@ std::string compare_table(const CompareResult& result, const CompareOptions& opt
     }
   }
   for (const auto& u : result.unmatched) out += "not compared: " + u + "\n";
+  if (!result.nothing_compared.empty())
+    return out + "nothing compared: " + result.nothing_compared + "\n";
   out += std::to_string(counts[static_cast<int>(Verdict::kRegression)]) + " regression(s), " +
          std::to_string(counts[static_cast<int>(Verdict::kImprovement)]) + " improvement(s), " +
          std::to_string(counts[static_cast<int>(Verdict::kNoChange)]) + " no change, " +
@@ -226,7 +272,8 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
       j["verdict"] = verdict_name(m.verdict);
       metrics.push_back(j);
     }
-    rows.push_back({{"strategy", row.strategy}, {"concurrency", row.concurrency}, {"metrics", metrics}});
+    rows.push_back(
+        {{"strategy", row.strategy}, {"concurrency", row.concurrency}, {"metrics", metrics}});
   }
   Json doc;
   doc["schema_version"] = 1;
@@ -239,6 +286,9 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
   doc["min_change"] = options.min_change;
   doc["rows"] = rows;
   doc["unmatched"] = result.unmatched;
+  doc["compared"] = result.nothing_compared.empty();
+  doc["nothing_compared"] =
+      result.nothing_compared.empty() ? Json(nullptr) : Json(result.nothing_compared);
   doc["regression"] = result.any_regression();
   return doc;
 }

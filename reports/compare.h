@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reports/bootstrap.h"
 #include "store/store.h"
@@ -15,7 +14,8 @@
 namespace kvsweep::reports {
 
 enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData };
-const char* verdict_name(Verdict v);  // "no change", "improvement", "regression", "insufficient data"
+const char* verdict_name(
+    Verdict v);  // "no change", "improvement", "regression", "insufficient data"
 
 struct CompareOptions {
   BootstrapOptions bootstrap;
@@ -30,17 +30,18 @@ struct CompareOptions {
 // One side's per-request samples (ok, measured requests only).
 struct RunSamples {
   std::vector<WeightedSample> ttft_ms;
-  std::vector<WeightedSample> tpot_ms;            // output_tokens > 1 only
-  std::vector<WeightedSample> tokens_per_e2e_s;   // x = output tokens, w = e2e seconds
+  std::vector<WeightedSample> tpot_ms;           // output_tokens > 1 only
+  std::vector<WeightedSample> tokens_per_e2e_s;  // x = output tokens, w = e2e seconds
 };
 RunSamples run_samples(const std::vector<store::RequestRow>& requests);
 
 struct MetricChange {
-  std::string metric;   // "ttft_mean_ms", "ttft_p50_ms", "ttft_p95_ms", "tpot_mean_ms", "throughput_per_stream"
+  std::string metric;  // "ttft_mean_ms", "ttft_p50_ms", "ttft_p95_ms", "tpot_mean_ms",
+                       // "throughput_per_stream"
   bool higher_is_better = false;
   std::size_t n_a = 0;
   std::size_t n_b = 0;
-  double a = 0;         // the statistic on each side
+  double a = 0;  // the statistic on each side
   double b = 0;
   std::optional<ChangeInterval> change;  // nullopt with insufficient data
   Verdict verdict = Verdict::kInsufficientData;
@@ -59,18 +60,24 @@ struct CompareRow {
 struct CompareResult {
   std::string a_label;  // "experiment 3 (tiny-sweep)", "experiment 3 cell 2"
   std::string b_label;
-  std::vector<CompareRow> rows;         // matched (strategy, concurrency), in A's order
-  std::vector<std::string> unmatched;   // "prefix-hash @ 16 only in B"
+  std::vector<CompareRow> rows;        // matched (strategy, concurrency), in A's order
+  std::vector<std::string> unmatched;  // "prefix-hash @ 16 only in B"
+  // Why no metric got a verdict (no level in common, a side without finished cells, too few
+  // samples everywhere); "" when at least one metric was compared. A gate must not read "0
+  // regressions" from a comparison that compared nothing.
+  std::string nothing_compared;
   bool any_regression() const;
 };
 
-// Matches done cells by (strategy, concurrency); repeats of a pair are pooled.
+// Matches done cells by (strategy, concurrency); repeats of a pair are pooled. Both fill
+// nothing_compared when nothing could be compared.
 CompareResult compare_experiments(const store::Store& store, std::int64_t experiment_a,
                                   std::int64_t experiment_b, const CompareOptions& options);
 CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
                             const store::CellRow& b, const CompareOptions& options);
 
-// Aligned columns for a terminal, one line per (level, metric), verdicts spelled out.
+// Aligned columns for a terminal, one line per (level, metric), verdicts spelled out; the last
+// line counts verdicts, or says "nothing compared: <why>".
 std::string compare_table(const CompareResult& result, const CompareOptions& options);
 nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOptions& options);
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # kvsweep compare on the real binary: a run against itself is "no change" (exit 0); against
-# the same scenario on a slower profile it is "regression" (exit 1). Also report --format.
+# the same scenario on a slower profile it is "regression" (exit 1); against a sweep with no
+# level in common, or with too few samples for every metric, "nothing compared" (exit 3).
+# Also report --format.
 # Usage: cli_compare_test.sh KVSWEEP FIXTURE_DIR WORK_DIR
 set -u
 kvsweep=$1 fixtures=$2 work=$3
@@ -10,6 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$kvsweep" --db "$db" run "$fixtures/compare_fast.yaml" --no-print >/dev/null 2>&1 || fail "fast run"
 "$kvsweep" --db "$db" run "$fixtures/compare_slow.yaml" --no-print >/dev/null 2>&1 || fail "slow run"
+"$kvsweep" --db "$db" run "$fixtures/compare_other.yaml" --no-print >/dev/null 2>&1 || fail "other run"
 
 out=$("$kvsweep" --db "$db" compare 1 1); status=$?
 echo "$out"
@@ -21,6 +24,20 @@ out=$("$kvsweep" --db "$db" compare 1 2); status=$?
 echo "$out"
 [ $status -eq 1 ] || fail "compare 1 2 exited $status, want 1"
 grep -Eq "ttft_mean_ms .* regression" <<<"$out" || fail "no TTFT regression reported"
+
+out=$("$kvsweep" --db "$db" compare 1 3); status=$?
+echo "$out"
+[ $status -eq 3 ] || fail "compare 1 3 (no level in common) exited $status, want 3"
+grep -q "regression(s)" <<<"$out" && fail "nothing in common still prints a verdict count"
+grep -q "^nothing compared: no (strategy, concurrency) level in common" <<<"$out" ||
+  fail "compare 1 3 does not say why nothing was compared"
+out=$("$kvsweep" --db "$db" compare 1 3 --format json 2>/dev/null); status=$?
+[ $status -eq 3 ] || fail "compare 1 3 --format json exited $status, want 3"
+grep -q '"compared": false' <<<"$out" || fail "json does not say nothing was compared"
+out=$("$kvsweep" --db "$db" compare 1 2 --min-samples 1000); status=$?
+echo "$out"
+[ $status -eq 3 ] || fail "compare 1 2 --min-samples 1000 exited $status, want 3"
+grep -q "^nothing compared: .*fewer than 1000" <<<"$out" || fail "all-insufficient reason missing"
 
 "$kvsweep" --db "$db" compare 1:1 2:1 --format json | grep -q '"regression": true' || fail "cell compare json"
 "$kvsweep" --db "$db" report 1 --format json | grep -q '"schema_version": 1' || fail "report --format json"

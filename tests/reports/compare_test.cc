@@ -5,6 +5,9 @@
 
 #include <random>
 
+#include "tests/reports/small_experiment.h"
+#include "tests/support/temp_dir.h"
+
 namespace kvsweep::reports {
 namespace {
 
@@ -62,6 +65,65 @@ TEST(Compare, FewSamplesAreInsufficientData) {
   result.rows.push_back({"random", 8, changes});
   EXPECT_FALSE(result.any_regression());
   EXPECT_NE(compare_table(result, {}).find("(n=19/60, need 20)"), std::string::npos);
+}
+
+// An experiment of one done cell at (strategy, concurrency) with n requests.
+std::int64_t one_cell_experiment(store::Store& store, const std::string& strategy, int concurrency,
+                                 int n) {
+  const auto id = store.add_experiment(kvsweep::testing::small_experiment());
+  store::CellRow cell;
+  cell.experiment_id = id;
+  cell.key = strategy + "/" + std::to_string(concurrency);
+  cell.strategy = strategy;
+  cell.concurrency = concurrency;
+  cell.status = "done";
+  cell.id = store.add_cell(cell);
+  store.add_requests(cell.id, requests(n, 100, 1));
+  return id;
+}
+
+TEST(Compare, NoLevelInCommonComparesNothingAndSaysWhy) {
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto a = one_cell_experiment(store, "random", 8, 40);
+  const auto b = one_cell_experiment(store, "round-robin", 2, 40);
+  const CompareResult result = compare_experiments(store, a, b, {});
+  EXPECT_TRUE(result.rows.empty());
+  EXPECT_EQ(result.nothing_compared,
+            "no (strategy, concurrency) level in common: A has random @ 8; B has round-robin @ 2");
+  const std::string table = compare_table(result, {});
+  EXPECT_EQ(table.find("regression(s)"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nnothing compared: no (strategy, concurrency) level in common"),
+            std::string::npos)
+      << table;
+  const auto json = compare_json(result, {});
+  EXPECT_EQ(json["compared"], false);
+  EXPECT_EQ(json["nothing_compared"], result.nothing_compared);
+}
+
+TEST(Compare, ASideWithoutFinishedCellsComparesNothing) {
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto a = one_cell_experiment(store, "random", 8, 40);
+  const auto b = store.add_experiment(kvsweep::testing::small_experiment());
+  EXPECT_EQ(compare_experiments(store, a, b, {}).nothing_compared,
+            "B (experiment 2 (small-sim)) has no finished cells");
+}
+
+TEST(Compare, TooFewSamplesForEveryMetricComparesNothing) {
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto a = one_cell_experiment(store, "random", 8, 10);
+  const auto b = one_cell_experiment(store, "random", 8, 40);
+  const CompareResult result = compare_experiments(store, a, b, {});
+  ASSERT_EQ(result.rows.size(), 1u);
+  EXPECT_EQ(result.nothing_compared,
+            "every metric of the 1 common level(s) has fewer than 20 samples on a side "
+            "(lower --min-samples or measure more requests)");
+  // One metric with enough samples is a comparison: the gate reads its verdicts.
+  const auto c = one_cell_experiment(store, "random", 8, 40);
+  EXPECT_EQ(compare_experiments(store, b, c, {}).nothing_compared, "");
+  EXPECT_EQ(compare_json(compare_experiments(store, b, c, {}), {})["compared"], true);
 }
 
 TEST(Bootstrap, SameSeedSameInterval) {
