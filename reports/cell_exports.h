@@ -1,22 +1,16 @@
-// Per-cell exports for other tools: vLLM's result JSON and an llm-d Benchmark Report v0.2
-// document (docs/reports.md lists which BR fields we fill and which stay null).
+// Per-cell export files for other tools: vLLM's result JSON and an llm-d Benchmark Report v0.2
+// document (reports/llmd_benchmark_report.h; docs/reports.md lists the fields we fill).
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reports/cell_metrics.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
-
-// An llm-d Benchmark Report v0.2 (version, run, scenario, results) for one measured cell.
-nlohmann::ordered_json llmd_benchmark_report(const store::ExperimentRow& experiment,
-                                             const store::CellRow& cell,
-                                             const CellMetrics& metrics);
 
 struct ExportFile {
   std::string name;  // "cell-03-prefix-hash-c8-r1.vllm.json"

@@ -16,6 +16,7 @@ packages=(
   libxxhash-dev             # CHWBL ring and block hashes
   libgtest-dev googletest   # tests
   chromium                  # the HTML report test opens reports in headless Chromium
+  python3-jsonschema        # tests validate the JSON exports against docs/schemas/ (/usr/bin/python3)
 )
 
 missing=()

@@ -1,0 +1,206 @@
+// A cell as an llm-d Benchmark Report v0.2 document: run, scenario (stack, load), results.
+#include "reports/llmd_benchmark_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "common/stats.h"
+
+namespace kvsweep::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// What kvsweep does not know about a model server it did not start (a cluster's engine); the
+// schema requires a value, so it says "unknown" rather than guess.
+constexpr const char* kUnknown = "unknown";
+
+// BR v0.2 Statistics over a sample: units, mean, stddev, min, p0.1 ... p99.9, max. nullopt for
+// an empty sample: the report leaves the statistic out, as mean is required.
+std::optional<Json> statistics(std::vector<double> samples, const char* units) {
+  if (samples.empty()) return std::nullopt;
+  std::sort(samples.begin(), samples.end());
+  const SampleSummary summary = summarize_sorted(samples);
+  Json s;
+  s["units"] = units;
+  s["mean"] = summary.mean;
+  s["stddev"] = summary.std;
+  s["min"] = summary.min;
+  const std::pair<const char*, double> kPercentiles[] = {
+      {"p0p1", 0.1}, {"p1", 1},   {"p5", 5},   {"p10", 10}, {"p25", 25},    {"p50", 50},
+      {"p75", 75},   {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99p9", 99.9}};
+  for (const auto& [key, p] : kPercentiles) s[key] = percentile(samples, p);
+  s["max"] = summary.max;
+  return s;
+}
+
+void put(Json& object, const char* key, std::optional<Json> value) {
+  if (value) object[key] = std::move(*value);
+}
+
+// A whole-cell rate: the report's Statistics with the one figure we have as its mean.
+Json rate(double per_s, const char* units) { return {{"units", units}, {"mean", per_s}}; }
+
+// The measured lengths as a BR SequenceLength: "fixed" when every request had the same,
+// else "other" with mean, std_dev, min and max. Value 0 when no request succeeded.
+Json sequence_length(const std::vector<double>& lengths) {
+  if (lengths.empty()) return {{"distribution", "other"}, {"value", 0}};
+  const SampleSummary s = summarize(lengths);
+  if (s.min == s.max) return {{"distribution", "fixed"}, {"value", s.min}};
+  return {{"distribution", "other"},
+          {"value", s.mean},
+          {"std_dev", s.std},
+          {"min", static_cast<std::int64_t>(s.min)},
+          {"max", static_cast<std::int64_t>(s.max)}};
+}
+
+// How the workload made its prompts (BR load.standardized.source), from the dataset kind that
+// starts every workload description ("sharegpt: 800 conversations ...") or a {"kind": ...}.
+const char* load_source(const Json& dataset) {
+  std::string kind;
+  if (dataset.is_string()) {
+    const auto text = dataset.get<std::string>();
+    kind = text.substr(0, text.find(':'));
+  } else if (dataset.is_object()) {
+    kind = dataset.value("kind", std::string());
+  }
+  // Generated from a fixed vocabulary (docs/datasets.md "Tokens and text").
+  if (kind == "synthetic-multiturn" || kind == "shared-prefix" || kind == "mooncake") {
+    return "random";
+  }
+  if (kind == "sharegpt" || kind == "chat-threads" || kind == "jsonl") return "sampled";
+  return "unknown";
+}
+
+Json metadata(const std::string& label, const std::string& cfg_id) {
+  return {{"schema_version", "0.2"}, {"label", label}, {"cfg_id", cfg_id}};
+}
+
+Json native(const Json& config) {
+  return {{"args", Json::object()}, {"envars", Json::object()}, {"config", config}};
+}
+
+}  // namespace
+
+std::string iso8601_duration(double seconds) {
+  if (!(seconds > 0)) return "PT0S";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3f", seconds);
+  std::string number = buffer;
+  number.erase(number.find_last_not_of('0') + 1);
+  if (number.back() == '.') number.pop_back();
+  return "PT" + number + "S";
+}
+
+Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
+                           const CellMetrics& m, const std::vector<store::RequestRow>& requests) {
+  Json setup = Json::parse(e.setup_json, nullptr, false);
+  if (!setup.is_object()) setup = Json::object();
+  const Json target = setup.value("target", Json::object());
+  const Json load_setup = setup.value("load", Json::object());
+  const std::string model = setup.value("model", std::string());
+  const std::string target_kind = target.value("kind", std::string(kUnknown));
+  const bool sim = target_kind == "sim";
+
+  std::vector<double> prompt_lengths;
+  std::vector<double> output_lengths;
+  std::vector<double> normalized_tpot_ms;  // e2e / output tokens, first token included
+  for (const auto& r : requests) {
+    if (r.warmup || !r.ok) continue;
+    prompt_lengths.push_back(r.prompt_tokens);
+    output_lengths.push_back(r.output_tokens);
+    if (r.output_tokens > 0 && r.first_token_s >= 0) {
+      normalized_tpot_ms.push_back(r.e2e_ms / r.output_tokens);
+    }
+  }
+
+  Json run;
+  run["uid"] = e.scenario_hash + "-" + c.key;
+  run["eid"] = std::to_string(e.id);
+  // run.cid is the cluster's id, which kvsweep does not know: left out (the cell is in uid).
+  Json time = Json::object();
+  if (!c.started_at.empty()) time["start"] = c.started_at;
+  if (!c.finished_at.empty()) time["end"] = c.finished_at;
+  time["duration"] = iso8601_duration(m.window_s);
+  run["time"] = time;
+  run["description"] = model + " [" + e.name + "]";
+  run["keywords"] = {"kvsweep", c.strategy, "concurrency=" + std::to_string(c.concurrency)};
+
+  Json engine;
+  engine["metadata"] = metadata("model-server", e.scenario_hash);
+  const int replicas = target.value("replicas", 0);
+  const std::string profile = target.value("profile", std::string());
+  engine["standardized"] = {
+      {"kind", "inference_engine"},
+      {"tool", target_kind},
+      {"tool_version", sim ? e.kvsweep_version : kUnknown},
+      {"role", "replica"},
+      // An endpoint (kvsweep load) is one server as far as the client can tell.
+      {"replicas", std::max(replicas, 1)},
+      {"model", {{"name", model}}},
+      // kvsweep is not told the hardware: count 0 and parallelism 1 (the schema's defaults)
+      // mean "not known"; the simulated fleet uses none. accelerator.model names the sim
+      // profile, which says what it stands in for.
+      {"accelerator",
+       {{"model", profile.empty() ? kUnknown : profile},
+        {"count", 0},
+        {"parallelism", {{"tp", 1}, {"dp", 1}, {"ep", 1}, {"pp", 1}}}}}};
+  engine["native"] = native(target);
+  Json stack = Json::array({engine});
+  if (target_kind != "endpoint") {  // kvsweep load has no router of its own to describe
+    Json router;
+    router["metadata"] = metadata("router", e.scenario_hash);
+    router["standardized"] = {{"kind", "generic"},
+                              {"tool", sim ? std::string("kvsweep-router") : target_kind},
+                              {"tool_version", sim ? e.kvsweep_version : kUnknown}};
+    router["native"] = native({{"strategy", c.strategy}});
+    stack.push_back(router);
+  }
+
+  Json load;
+  load["metadata"] = {{"schema_version", "0.2"}, {"cfg_id", e.scenario_hash}};
+  const Json dataset = load_setup.value("dataset", Json());
+  if (dataset.is_string()) load["metadata"]["description"] = dataset;
+  Json standardized = {{"tool", "kvsweep"}, {"tool_version", e.kvsweep_version},
+                       {"parallelism", 1},  {"source", load_source(dataset)},
+                       {"stage", 0},        {"input_seq_len", sequence_length(prompt_lengths)}};
+  const Json request_rate = load_setup.value("request_rate", Json());
+  if (request_rate.is_number() && request_rate.get<double>() > 0) {
+    standardized["rate_qps"] = request_rate;
+  }
+  if (c.concurrency >= 1) standardized["concurrency"] = c.concurrency;
+  load["standardized"] = standardized;
+  load["native"] = native(load_setup);
+
+  Json requests_json = {{"total", m.ok + m.failed}, {"failures", m.failed}};
+  put(requests_json, "input_length", statistics(prompt_lengths, "count"));
+  put(requests_json, "output_length", statistics(output_lengths, "count"));
+  Json latency = Json::object();
+  put(latency, "time_to_first_token", statistics(m.samples.ttft_ms, "ms"));
+  put(latency, "normalized_time_per_output_token", statistics(normalized_tpot_ms, "ms/token"));
+  put(latency, "time_per_output_token", statistics(m.samples.tpot_ms, "ms/token"));
+  put(latency, "inter_token_latency", statistics(m.samples.itl_ms, "ms/token"));
+  put(latency, "request_latency", statistics(m.samples.e2e_ms, "ms"));
+  Json aggregate;
+  aggregate["requests"] = requests_json;
+  aggregate["latency"] = latency;
+  if (m.window_s > 0) {
+    aggregate["throughput"] = {
+        {"input_token_rate", rate(static_cast<double>(m.prompt_tokens) / m.window_s, "tokens/s")},
+        {"output_token_rate", rate(m.output_throughput, "tokens/s")},
+        {"total_token_rate", rate(m.total_token_throughput, "tokens/s")},
+        {"request_rate", rate(m.request_throughput, "queries/s")}};
+  }
+
+  Json doc;
+  doc["version"] = "0.2";
+  doc["run"] = run;
+  doc["scenario"] = {{"stack", stack}, {"load", load}};
+  doc["results"] = {{"request_performance", {{"aggregate", aggregate}}}};
+  return doc;
+}
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,143 @@
+// Tests for reports/cell_exports.cc: every llm-d Benchmark Report v0.2 export validates against
+// docs/schemas/llmd_benchmark_report_v0.2.schema.json under python3-jsonschema, the check fails
+// on a broken export, and the fields follow the report's rules (units, ISO durations, ...).
+#include "reports/cell_exports.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/reports/small_experiment.h"
+#include "tests/support/json_schema_check.h"
+#include "tests/support/temp_dir.h"
+
+namespace kvsweep::reports {
+namespace {
+
+using kvsweep::testing::ok_request;
+using kvsweep::testing::TempDir;
+using Json = nlohmann::json;
+
+std::vector<std::string> br_schema_errors(const Json& doc) {
+  return kvsweep::testing::schema_errors(
+      std::string(KVSWEEP_SCHEMA_DIR) + "/llmd_benchmark_report_v0.2.schema.json",
+      KVSWEEP_SCHEMA_VALIDATOR, doc);
+}
+
+// A `kvsweep load` run as load_command.cc stores it: one cell, an open loop against an
+// endpoint, ShareGPT prompts, percentiles chosen on the command line.
+std::int64_t write_load_experiment(store::Store& store) {
+  store::ExperimentRow e;
+  e.name = "load-kvsweep";
+  e.scenario_path = "(kvsweep load)";
+  e.scenario_hash = "";
+  e.started_at = "2026-11-22T05:00:00Z";
+  e.status = "running";
+  e.kvsweep_version = "0.1.0";
+  e.setup_json =
+      R"({"target":{"kind":"endpoint","url":"http://127.0.0.1:8000"},"model":"llama",)"
+      R"("load":{"shape":"open loop","request_rate":4.0,"burstiness":1.0,"max_concurrency":8,)"
+      R"("dataset":"sharegpt: 3 conversations from s.json","endpoint":"chat","stream":true,)"
+      R"("max_tokens":64,"percentile_metrics":"ttft,e2el","metric_percentiles":"50,90"},)"
+      R"("baseline":""})";
+  const auto id = store.add_experiment(e);
+  store::CellRow cell;
+  cell.experiment_id = id;
+  cell.key = "load";
+  cell.strategy = "kvsweep";
+  cell.concurrency = 8;
+  cell.status = "done";
+  cell.started_at = e.started_at;
+  cell.finished_at = "2026-11-22T05:00:03Z";
+  cell.id = store.add_cell(cell);
+  store.add_requests(cell.id, {ok_request(0, 0.0, 100, 500, 40, 5, 0, {100, 100, 100, 100}),
+                               ok_request(1, 0.5, 300, 1500, 60, 3, 0, {600, 600})});
+  store.finish_experiment(id, "done", cell.finished_at);
+  return id;
+}
+
+std::vector<Json> llmd_reports(const std::vector<ExportFile>& files) {
+  std::vector<Json> docs;
+  for (const auto& f : files) {
+    if (f.name.ends_with(".llmd-br-v0.2.json")) docs.push_back(Json::parse(f.text));
+  }
+  return docs;
+}
+
+TEST(CellExports, EveryLlmdReportValidatesAgainstTheSchema) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  auto docs = llmd_reports(cell_exports(store, kvsweep::testing::write_small_experiment(store)));
+  ASSERT_EQ(docs.size(), 4u);
+  const auto load_docs = llmd_reports(cell_exports(store, write_load_experiment(store)));
+  ASSERT_EQ(load_docs.size(), 1u);
+  docs.push_back(load_docs[0]);
+  for (const auto& doc : docs) {
+    for (const auto& e : br_schema_errors(doc)) ADD_FAILURE() << doc["run"]["uid"] << ": " << e;
+  }
+}
+
+TEST(CellExports, SchemaCheckFailsOnABrokenExport) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  Json doc = llmd_reports(cell_exports(store, write_load_experiment(store)))[0];
+  ASSERT_TRUE(br_schema_errors(doc).empty());
+  doc["run"]["time"]["duration"] = 1.5;  // seconds as a number: what the export used to write
+  EXPECT_EQ(br_schema_errors(doc),
+            std::vector<std::string>{"$.run.time.duration: 1.5 is not of type 'string', 'null'"});
+}
+
+TEST(CellExports, LlmdReportFollowsTheBenchmarkReportRules) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const Json doc = llmd_reports(cell_exports(store, write_load_experiment(store)))[0];
+  const Json& run = doc["run"];
+  EXPECT_EQ(run["time"]["duration"], "PT2S");  // first send at 0.0 s to last end at 2.0 s
+  EXPECT_FALSE(run.contains("cid")) << "cid is the cluster id, which kvsweep does not know";
+  const Json& engine = doc["scenario"]["stack"][0]["standardized"];
+  EXPECT_EQ(engine["kind"], "inference_engine");
+  EXPECT_EQ(engine["replicas"], 1);
+  EXPECT_EQ(engine["accelerator"]["count"], 0);
+  EXPECT_EQ(engine["accelerator"]["parallelism"],
+            (Json{{"tp", 1}, {"dp", 1}, {"ep", 1}, {"pp", 1}}));
+  const Json& load = doc["scenario"]["load"];
+  EXPECT_FALSE(load["metadata"].contains("label"));
+  EXPECT_EQ(load["standardized"]["source"], "sampled");
+  EXPECT_EQ(load["standardized"]["input_seq_len"], (Json{{"distribution", "other"},
+                                                         {"value", 50.0},
+                                                         {"std_dev", 10.0},
+                                                         {"min", 40},
+                                                         {"max", 60}}));
+  EXPECT_EQ(load["standardized"]["rate_qps"], 4.0);
+  EXPECT_EQ(load["standardized"]["concurrency"], 8);
+  const Json& aggregate = doc["results"]["request_performance"]["aggregate"];
+  EXPECT_EQ(aggregate["requests"]["input_length"]["units"], "count");
+  EXPECT_DOUBLE_EQ(aggregate["requests"]["output_length"]["mean"].get<double>(), 4.0);
+  const Json& throughput = aggregate["throughput"];
+  EXPECT_EQ(throughput["output_token_rate"], (Json{{"units", "tokens/s"}, {"mean", 4.0}}));
+  EXPECT_EQ(throughput["request_rate"], (Json{{"units", "queries/s"}, {"mean", 1.0}}));
+  const Json& latency = aggregate["latency"];
+  EXPECT_EQ(latency["inter_token_latency"]["units"], "ms/token");
+  EXPECT_EQ(latency["time_per_output_token"]["units"], "ms/token");
+  // NTPOT per request = e2e / output tokens: 500/5 = 100 and 1500/3 = 500.
+  EXPECT_EQ(latency["normalized_time_per_output_token"]["units"], "ms/token");
+  EXPECT_DOUBLE_EQ(latency["normalized_time_per_output_token"]["mean"].get<double>(), 300.0);
+}
+
+TEST(CellExports, StatisticsWithoutSamplesAreLeftOut) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto id = store.add_experiment(kvsweep::testing::small_experiment());
+  store::CellRow cell;
+  cell.experiment_id = id;
+  cell.strategy = "random";
+  cell.concurrency = 1;
+  cell.status = "done";
+  cell.id = store.add_cell(cell);
+  store.add_requests(cell.id, {kvsweep::testing::failed_request(0, 0.0, 5, "http_status")});
+  const Json doc = llmd_reports(cell_exports(store, id))[0];
+  const Json& latency = doc["results"]["request_performance"]["aggregate"]["latency"];
+  EXPECT_TRUE(latency.empty()) << latency.dump();
+  EXPECT_TRUE(br_schema_errors(doc).empty()) << ::testing::PrintToString(br_schema_errors(doc));
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
