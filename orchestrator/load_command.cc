@@ -194,6 +194,10 @@ std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
   load["max_tokens"] = o.max_tokens;
   if (o.num_requests > 0) load["num_requests"] = o.num_requests;
   if (o.duration_s > 0) load["duration_s"] = o.duration_s;
+  // So `kvsweep export` writes the same percentile keys as this run's result file.
+  const reports::PercentileSelection selection = percentile_selection(args);
+  load["percentile_metrics"] = selection.metrics;
+  load["metric_percentiles"] = selection.percentiles;
   std::vector<std::string> header_names;
   for (const auto& [name, value] : o.headers) header_names.push_back(name);
   if (!header_names.empty()) load["header_names"] = header_names;

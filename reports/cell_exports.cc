@@ -1,6 +1,7 @@
 // Per-cell export files: a vLLM result JSON and an llm-d Benchmark Report v0.2 per done cell.
 #include "reports/cell_exports.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <stdexcept>
@@ -38,6 +39,53 @@ std::string vllm_date(const std::string& iso) {
   return digits.substr(0, 8) + "-" + digits.substr(8, 6);
 }
 
+// The percentiles the run asked for: a `kvsweep load` run keeps its --percentile-metrics and
+// --metric-percentiles in its setup; a sweep gets vLLM's default metrics plus e2el, at p99.
+PercentileSelection export_selection(const Json& load_setup) {
+  PercentileSelection selection;
+  selection.metrics = {"ttft", "tpot", "itl", "e2el"};
+  const Json metrics = load_setup.value("percentile_metrics", Json());
+  const Json percentiles = load_setup.value("metric_percentiles", Json());
+  if (metrics.is_array() &&
+      std::all_of(metrics.begin(), metrics.end(), [](const Json& m) { return m.is_string(); })) {
+    selection.metrics = metrics.get<std::vector<std::string>>();
+  }
+  if (percentiles.is_array() && std::all_of(percentiles.begin(), percentiles.end(),
+                                            [](const Json& p) { return p.is_number(); })) {
+    selection.percentiles = percentiles.get<std::vector<double>>();
+  }
+  return selection;
+}
+
+// The setup's "load" object; {} when it has none.
+Json load_setup_of(const Json& setup) {
+  const Json load = setup.value("load", Json::object());
+  return load.is_object() ? load : Json::object();
+}
+
+// vLLM's run metadata from the setup: an open-loop `kvsweep load` run stores its rate and
+// burstiness; anything else is closed loop ("inf", as vLLM writes it).
+VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell, const Json& setup,
+                     const CellMetrics& m) {
+  const Json load = load_setup_of(setup);
+  const Json endpoint = load.value("endpoint", Json());  // "completions" or "chat, streaming"
+  VllmRunInfo info;
+  info.date = vllm_date(cell.started_at.empty() ? e.started_at : cell.started_at);
+  info.endpoint_type =
+      endpoint.is_string() && endpoint.get<std::string>().starts_with("completions")
+          ? "openai"
+          : "openai-chat";
+  info.label = cell.strategy;
+  info.model_id = setup.value("model", std::string());
+  info.num_prompts = m.ok + m.failed;
+  const Json rate = load.value("request_rate", Json());
+  if (rate.is_number() && rate.get<double>() > 0) info.request_rate = rate.get<double>();
+  const Json burstiness = load.value("burstiness", Json());
+  if (burstiness.is_number()) info.burstiness = burstiness.get<double>();
+  info.max_concurrency = cell.concurrency;
+  return info;
+}
+
 }  // namespace
 
 std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t experiment_id) {
@@ -51,15 +99,10 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
     if (cell.status != "done") continue;
     const auto requests = store.requests(cell.id);
     const CellMetrics m = compute_cell_metrics(requests, store.metric_samples(cell.id));
-    VllmRunInfo info;
-    info.date = vllm_date(cell.started_at.empty() ? e->started_at : cell.started_at);
-    info.endpoint_type = "openai-chat";
-    info.label = cell.strategy;
-    info.model_id = setup.value("model", std::string());
-    info.num_prompts = m.ok + m.failed;
-    info.max_concurrency = cell.concurrency;
     const std::string stem = cell_stem(cell);
-    files.push_back({stem + ".vllm.json", vllm_result_json(m, info).dump(2) + "\n"});
+    const Json vllm =
+        vllm_result_json(m, run_info(*e, cell, setup, m), export_selection(load_setup_of(setup)));
+    files.push_back({stem + ".vllm.json", vllm.dump(2) + "\n"});
     files.push_back(
         {stem + ".llmd-br-v0.2.json", llmd_benchmark_report(*e, cell, m, requests).dump(2) + "\n"});
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "reports/peak_figures.h"
+
 namespace kvsweep::reports {
 namespace {
 
@@ -182,6 +184,9 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
     m.good_requests = good;
     m.goodput = m.window_s > 0 ? static_cast<double>(good) / m.window_s : 0.0;
   }
+  const PeakFigures peak = peak_figures(requests);
+  m.max_output_tokens_per_s = peak.max_output_tokens_per_s;
+  m.max_concurrent_requests = peak.max_concurrent_requests;
   return m;
 }
 

@@ -70,6 +70,10 @@ struct CellMetrics {
   double total_token_throughput = 0;  // (prompt + output) tok/s
   std::int64_t prompt_tokens = 0;     // Σ over ok requests
   std::int64_t output_tokens = 0;
+  // vLLM's peaks over ok requests (reports/peak_figures.h): the busiest 1 s of output tokens,
+  // and the most requests in flight at once.
+  double max_output_tokens_per_s = 0;
+  int max_concurrent_requests = 0;
 
   // Fractions in [0, 1]; nullopt when nothing was measured ("n/a" in reports).
   std::optional<double> kv_hit_rate_server;

@@ -99,8 +99,10 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
                            const CellMetrics& m, const std::vector<store::RequestRow>& requests) {
   Json setup = Json::parse(e.setup_json, nullptr, false);
   if (!setup.is_object()) setup = Json::object();
-  const Json target = setup.value("target", Json::object());
-  const Json load_setup = setup.value("load", Json::object());
+  Json target = setup.value("target", Json::object());
+  if (!target.is_object()) target = Json::object();
+  Json load_setup = setup.value("load", Json::object());
+  if (!load_setup.is_object()) load_setup = Json::object();
   const std::string model = setup.value("model", std::string());
   const std::string target_kind = target.value("kind", std::string(kUnknown));
   const bool sim = target_kind == "sim";

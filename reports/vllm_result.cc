@@ -88,6 +88,10 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
   j["request_goodput"] = m.goodput ? nlohmann::ordered_json(*m.goodput) : nullptr;
   j["output_throughput"] = m.output_throughput;
   j["total_token_throughput"] = m.total_token_throughput;
+  j["max_output_tokens_per_s"] = m.max_output_tokens_per_s;
+  j["max_concurrent_requests"] = m.max_concurrent_requests;
+  // vLLM writes it in percent, and only with speculative decoding.
+  if (m.spec_decode_acceptance) j["spec_decode_acceptance_rate"] = 100 * *m.spec_decode_acceptance;
   for (const auto& v : metric_views(m)) {
     const std::string key = v.key;
     j["mean_" + key + "_ms"] = v.summary->mean;
@@ -108,8 +112,6 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
       m.cache_hit_client ? nlohmann::ordered_json(*m.cache_hit_client) : nullptr;
   j["kv_cache_usage_max"] = m.kv_usage_max ? nlohmann::ordered_json(*m.kv_usage_max) : nullptr;
   j["num_preemptions"] = m.preemptions ? nlohmann::ordered_json(*m.preemptions) : nullptr;
-  j["spec_decode_acceptance"] =
-      m.spec_decode_acceptance ? nlohmann::ordered_json(*m.spec_decode_acceptance) : nullptr;
   nlohmann::ordered_json failures = nlohmann::ordered_json::object();
   for (const auto& [kind, count] : m.failed_by_kind) failures[kind] = count;
   j["failed_by_kind"] = failures;

@@ -33,8 +33,10 @@ struct PercentileSelection {
 // Keys: date, endpoint_type, backend, label, model_id, num_prompts, request_rate, burstiness,
 // max_concurrency, duration, completed, failed, total_input_tokens, total_output_tokens,
 // request_throughput, request_goodput (null without an SLO), output_throughput,
-// total_token_throughput, mean/median/std_{metric}_ms for every metric, p{P}_{metric}_ms for
-// the selected ones; then kvsweep's own: schedule lag, kv_cache_hit_rate, cache_hit_client.
+// total_token_throughput, max_output_tokens_per_s, max_concurrent_requests,
+// mean/median/std_{metric}_ms for every metric, p{P}_{metric}_ms for the selected ones,
+// spec_decode_acceptance_rate (percent, only with speculative decoding); then kvsweep's own:
+// schedule lag, kv_cache_hit_rate, cache_hit_client, kv_cache_usage_max, num_preemptions.
 nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
                                         const PercentileSelection& selection = {});
 

@@ -95,6 +95,38 @@ TEST_F(LoadCommand, OpenLoopRecordsTheSchedule) {
   }
 }
 
+TEST_F(LoadCommand, ExportOfALoadRunKeepsItsPercentilesRateAndPeaks) {
+  auto argv = base_argv(dir_.file("s.db"));
+  const std::vector<std::string> more = {"--request-rate",       "200",
+                                         "--max-concurrency",    "8",
+                                         "--num-prompts",        "30",
+                                         "--max-tokens",         "3",
+                                         "--percentile-metrics", "ttft,e2el",
+                                         "--metric-percentiles", "50,90",
+                                         "--result-file",        dir_.file("result.json")};
+  argv.insert(argv.end(), more.begin(), more.end());
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  const auto result = nlohmann::json::parse(read_file(dir_.file("result.json")));
+  EXPECT_GT(result["max_output_tokens_per_s"].get<double>(), 0.0);
+  EXPECT_GE(result["max_concurrent_requests"].get<int>(), 1);
+  EXPECT_LE(result["max_concurrent_requests"].get<int>(), 8);  // the cap held
+
+  const auto exported = orchestrator::run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "export", "--dir", dir_.file("export")}, 60);
+  ASSERT_TRUE(exported.ok()) << exported.err;
+  const auto j =
+      nlohmann::json::parse(read_file(dir_.file("export/cell-001-kvsweep-c8-r1.vllm.json")));
+  for (const char* key : {"p50_ttft_ms", "p90_ttft_ms", "p50_e2el_ms", "p90_e2el_ms"}) {
+    EXPECT_EQ(j[key], result[key]) << key;
+  }
+  EXPECT_FALSE(j.contains("p99_ttft_ms"));
+  EXPECT_EQ(j["request_rate"], 200.0);
+  EXPECT_EQ(j["max_concurrency"], 8);
+  EXPECT_EQ(j["max_output_tokens_per_s"], result["max_output_tokens_per_s"]);
+  EXPECT_EQ(j["max_concurrent_requests"], result["max_concurrent_requests"]);
+}
+
 TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
   auto argv = base_argv(dir_.file("s.db"));
   const std::vector<std::string> more = {"--api-key-env", "KVSWEEP_TEST_KEY", "--num-prompts",

@@ -36,7 +36,7 @@ std::int64_t write_load_experiment(store::Store& store) {
       R"({"target":{"kind":"endpoint","url":"http://127.0.0.1:8000"},"model":"llama",)"
       R"("load":{"shape":"open loop","request_rate":4.0,"burstiness":1.0,"max_concurrency":8,)"
       R"("dataset":"sharegpt: 3 conversations from s.json","endpoint":"chat","stream":true,)"
-      R"("max_tokens":64,"percentile_metrics":"ttft,e2el","metric_percentiles":"50,90"},)"
+      R"("max_tokens":64,"percentile_metrics":["ttft","e2el"],"metric_percentiles":[50,90]},)"
       R"("baseline":""})";
   const auto id = store.add_experiment(e);
   store::CellRow cell;
@@ -120,6 +120,43 @@ TEST(CellExports, LlmdReportFollowsTheBenchmarkReportRules) {
   // NTPOT per request = e2e / output tokens: 500/5 = 100 and 1500/3 = 500.
   EXPECT_EQ(latency["normalized_time_per_output_token"]["units"], "ms/token");
   EXPECT_DOUBLE_EQ(latency["normalized_time_per_output_token"]["mean"].get<double>(), 300.0);
+}
+
+Json vllm_result_of(const std::vector<ExportFile>& files) {
+  for (const auto& f : files) {
+    if (f.name.ends_with(".vllm.json")) return Json::parse(f.text);
+  }
+  return nullptr;
+}
+
+TEST(CellExports, SweepVllmResultHasE2elPercentilesAndPeaks) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const Json j =
+      vllm_result_of(cell_exports(store, kvsweep::testing::write_small_experiment(store)));
+  for (const char* key : {"p99_ttft_ms", "p99_tpot_ms", "p99_itl_ms", "p99_e2el_ms",
+                          "max_output_tokens_per_s", "max_concurrent_requests"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["request_rate"], "inf");  // a closed-loop sweep
+}
+
+TEST(CellExports, LoadVllmResultKeepsTheRunsPercentilesAndRate) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const Json j = vllm_result_of(cell_exports(store, write_load_experiment(store)));
+  // --percentile-metrics ttft,e2el --metric-percentiles 50,90, as `kvsweep load` stored them.
+  for (const char* key : {"p50_ttft_ms", "p90_ttft_ms", "p50_e2el_ms", "p90_e2el_ms"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key : {"p99_ttft_ms", "p50_tpot_ms", "p50_itl_ms"}) {
+    EXPECT_FALSE(j.contains(key)) << key;
+  }
+  EXPECT_DOUBLE_EQ(j["p90_e2el_ms"].get<double>(), 1400.0);
+  EXPECT_EQ(j["request_rate"], 4.0);
+  EXPECT_EQ(j["burstiness"], 1.0);
+  EXPECT_EQ(j["max_concurrency"], 8);
+  EXPECT_EQ(j["label"], "kvsweep");
 }
 
 TEST(CellExports, StatisticsWithoutSamplesAreLeftOut) {

@@ -50,6 +50,23 @@ TEST(VllmResult, JsonUsesVllmKeysAndInfAsAString) {
   EXPECT_EQ(j["failed_by_kind"]["timeout"], 1);
 }
 
+TEST(VllmResult, JsonHasVllmsPeakOutputTokensAndConcurrency) {
+  const auto j = vllm_result_json(small_cell(), {});
+  // Token times 0.1, 0.3, 0.5 and 0.8 s fall in the first 1 s bucket; 1.4 and 2.0 later.
+  EXPECT_DOUBLE_EQ(j["max_output_tokens_per_s"].get<double>(), 4.0);
+  // The second request is sent as the first ends: never two in flight.
+  EXPECT_EQ(j["max_concurrent_requests"], 1);
+}
+
+TEST(VllmResult, SpecDecodeAcceptanceRateIsAPercentageAsVllmWritesIt) {
+  CellMetrics m = small_cell();
+  EXPECT_FALSE(vllm_result_json(m, {}).contains("spec_decode_acceptance_rate"));
+  m.spec_decode_acceptance = 0.625;
+  const auto j = vllm_result_json(m, {});
+  EXPECT_DOUBLE_EQ(j["spec_decode_acceptance_rate"].get<double>(), 62.5);
+  EXPECT_FALSE(j.contains("spec_decode_acceptance"));  // the old fraction key is gone
+}
+
 TEST(VllmResult, ConsoleBlockMatchesVllmLayout) {
   EXPECT_EQ(serving_result_text(small_cell()),
             "============ Serving Benchmark Result ============\n"
