@@ -8,6 +8,7 @@
 #include "orchestrator/child_process.h"
 #include "sim/fleet.h"
 #include "store/store.h"
+#include "tests/support/json_schema_check.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep {
@@ -125,6 +126,13 @@ TEST_F(LoadCommand, ExportOfALoadRunKeepsItsPercentilesRateAndPeaks) {
   EXPECT_EQ(j["max_concurrency"], 8);
   EXPECT_EQ(j["max_output_tokens_per_s"], result["max_output_tokens_per_s"]);
   EXPECT_EQ(j["max_concurrent_requests"], result["max_concurrent_requests"]);
+  const auto report = nlohmann::json::parse(
+      read_file(dir_.file("export/cell-001-kvsweep-c8-r1.llmd-br-v0.2.json")));
+  EXPECT_EQ(kvsweep::testing::schema_errors(
+                std::string(KVSWEEP_SCHEMA_DIR) + "/llmd_benchmark_report_v0.2.schema.json",
+                KVSWEEP_SCHEMA_VALIDATOR, report),
+            std::vector<std::string>{});
+  EXPECT_EQ(report["scenario"]["load"]["standardized"]["rate_qps"], 200.0);
 }
 
 TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
