@@ -132,11 +132,13 @@ Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
 
 Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<CompareArgs>();
-  auto* cmd = app.add_subcommand(
-      "compare",
-      "compare run B with run A per level and metric; exit status 0: no regression, 1: a "
-      "regression (or an error), 3: nothing compared (no level in common, or too few samples "
-      "for every metric)");
+  auto* cmd = app.add_subcommand("compare",
+                                 "compare run B with run A per level and metric; exit 1 on a "
+                                 "regression, 3 when nothing was compared");
+  cmd->footer(
+      "Exit status: 0 compared, no regression; 1 a regression (or an error); 3 nothing compared "
+      "(no (strategy, concurrency) level in common, a side without finished cells, or too few "
+      "samples for every metric; the output says which).");
   cmd->add_option("a", args->a, "experiment id or name, or EXP:CELL")->required();
   cmd->add_option("b", args->b, "experiment id or name, or EXP:CELL")->required();
   cmd->add_option("-f,--format", args->format, "table or json")

@@ -38,6 +38,8 @@ out=$("$kvsweep" --db "$db" compare 1 2 --min-samples 1000); status=$?
 echo "$out"
 [ $status -eq 3 ] || fail "compare 1 2 --min-samples 1000 exited $status, want 3"
 grep -q "^nothing compared: .*fewer than 1000" <<<"$out" || fail "all-insufficient reason missing"
+"$kvsweep" compare --help | grep -q "Exit status: 0 .* 3 nothing compared" ||
+  fail "compare --help does not document the exit status"
 
 "$kvsweep" --db "$db" compare 1:1 2:1 --format json | grep -q '"regression": true' || fail "cell compare json"
 "$kvsweep" --db "$db" report 1 --format json | grep -q '"schema_version": 1' || fail "report --format json"
