@@ -59,7 +59,7 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
   const std::string levels = std::to_string(rows.size()) + " common level(s)";
   if (enough_samples_somewhere) {
     return "no metric of the " + levels +
-           " has a bootstrap interval (a side's statistic is 0 or not finite)";
+           " has a bootstrap interval (A's statistic is 0, so no relative change)";
   }
   return "every metric of the " + levels + " has fewer than " +
          std::to_string(options.min_samples) +

@@ -126,6 +126,29 @@ TEST(Compare, TooFewSamplesForEveryMetricComparesNothing) {
   EXPECT_EQ(compare_json(compare_experiments(store, b, c, {}), {})["compared"], true);
 }
 
+TEST(Compare, NoIntervalForAnyMetricComparesNothing) {
+  // Enough TTFT samples, but A's are all 0: no relative change exists; no other metric has data.
+  std::vector<store::RequestRow> zero(30);
+  for (auto& r : zero) r.ok = true;
+  CompareResult result;
+  result.rows.push_back({"random", 8, compare_runs(run_samples(zero), run_samples(zero), {})});
+  ASSERT_EQ(result.rows[0].metrics[0].n_a, 30u);
+  EXPECT_EQ(result.rows[0].metrics[0].verdict, Verdict::kInsufficientData);
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto a = store.add_experiment(kvsweep::testing::small_experiment());
+  store::CellRow cell;
+  cell.experiment_id = a;
+  cell.strategy = "random";
+  cell.concurrency = 8;
+  cell.status = "done";
+  cell.id = store.add_cell(cell);
+  store.add_requests(cell.id, zero);
+  EXPECT_EQ(compare_cells(store, cell, cell, {}).nothing_compared,
+            "no metric of the 1 common level(s) has a bootstrap interval (A's statistic is 0, so "
+            "no relative change)");
+}
+
 TEST(Bootstrap, SameSeedSameInterval) {
   const auto a = run_samples(requests(40, 100, 1)).ttft_ms;
   const auto b = run_samples(requests(40, 110, 2)).ttft_ms;
