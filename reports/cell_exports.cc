@@ -115,9 +115,12 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
   aggregate["requests"] = {{"total", m.ok + m.failed}, {"failures", m.failed},
                            {"input_length", nullptr}, {"output_length", nullptr}};
   aggregate["throughput"] = {
-      {"input_token_rate", m.window_s > 0 ? Json(double(m.prompt_tokens) / m.window_s) : Json(nullptr)},
+      {"input_token_rate", m.window_s > 0 && m.prompt_tokens
+                               ? Json(double(*m.prompt_tokens) / m.window_s)
+                               : Json(nullptr)},
       {"output_token_rate", m.output_throughput},
-      {"total_token_rate", m.total_token_throughput},
+      {"total_token_rate",
+       m.total_token_throughput ? Json(*m.total_token_throughput) : Json(nullptr)},
       {"request_rate", m.request_throughput}};
   aggregate["latency"] = {
       {"time_to_first_token", statistics(m.samples.ttft_ms, "ms")},

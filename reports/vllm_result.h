@@ -34,7 +34,10 @@ struct PercentileSelection {
 // max_concurrency, duration, completed, failed, total_input_tokens, total_output_tokens,
 // request_throughput, request_goodput (null without an SLO), output_throughput,
 // total_token_throughput, mean/median/std_{metric}_ms for every metric, p{P}_{metric}_ms for
-// the selected ones; then kvsweep's own: schedule lag, kv_cache_hit_rate, cache_hit_client.
+// the selected ones; then kvsweep's own: input_tokens_known, output_tokens_estimated,
+// schedule lag, kv_cache_hit_rate, cache_hit_client, server figures, failed_by_kind and
+// first_failure_by_kind. total_input_tokens and total_token_throughput are null when the
+// server sent no prompt counts (unknown is never 0).
 nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
                                         const PercentileSelection& selection = {});
 
