@@ -51,7 +51,7 @@ void decode_full_response(std::string_view body, double done_s, RequestRecord& r
   record.output_tokens = generated.empty() ? 0 : 1;
   record.tokens_estimated = true;
   if (const auto usage = response.find("usage"); usage != response.end() && usage->is_object()) {
-    record.prompt_tokens = int_at(*usage, "prompt_tokens", 0);
+    record.prompt_tokens = int_at(*usage, "prompt_tokens", -1);
     const int completion = int_at(*usage, "completion_tokens", -1);
     if (completion >= 0) {
       record.output_tokens = completion;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,7 +14,7 @@
 namespace kvsweep::driver {
 
 struct LoadOptions {
-  std::string base_url;  // "http://127.0.0.1:8000" (no trailing /v1)
+  std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (driver/base_url.h)
   std::string model;
   std::string api_key;   // sent as "Authorization: Bearer" when non-empty; never logged or stored
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (--header K=V)
@@ -48,6 +49,10 @@ struct LoadOptions {
   double request_timeout_s = 300;   // whole request
   bool keep_response_text = false;  // fill RequestRecord::response_text (benches, debugging)
   const std::atomic<bool>* stop = nullptr;  // set by a signal handler: end the run cleanly
+  // Called once, on the run thread, when the server first answers a measured request (its
+  // status line arrived): the measured phase is under way. A caller scrapes server gauges
+  // then, so even a phase shorter than its scrape interval is seen under load. Must not block.
+  std::function<void()> on_measured_underway;
 };
 
 struct Progress {

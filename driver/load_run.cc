@@ -11,6 +11,7 @@
 
 #include "common/stats.h"
 #include "driver/arrival_schedule.h"
+#include "driver/base_url.h"
 #include "driver/pacer.h"
 #include "driver/request_body.h"
 #include "driver/socket_loop.h"
@@ -29,10 +30,9 @@ constexpr double kProgressPeriodS = 1.0;
 // Idle keep-alive connections kept by an uncapped open loop (a capped one keeps its cap).
 constexpr long kOpenLoopCachedConnections = 4096;
 
-std::string endpoint_url(std::string base_url, LoadOptions::Endpoint endpoint) {
-  while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
-  return base_url + (endpoint == LoadOptions::Endpoint::kChat ? "/v1/chat/completions"
-                                                               : "/v1/completions");
+std::string endpoint_url(const std::string& base_url, LoadOptions::Endpoint endpoint) {
+  return normalize_base_url(base_url) +
+         (endpoint == LoadOptions::Endpoint::kChat ? "/v1/chat/completions" : "/v1/completions");
 }
 
 struct VirtualUser {
@@ -126,6 +126,7 @@ class LoadRun {
         if (in_flight_.empty()) break;  // nothing may be sent and nothing is running
       }
       if (loop_.wait_and_drive(kMaxWaitMs)) pacer_.acknowledge();
+      notice_measured_underway();
       reap_finished();
       if (on_progress_ && now_s() >= next_progress_s) {
         on_progress_(progress());
@@ -329,6 +330,19 @@ class LoadRun {
     }
   }
 
+  // Fires LoadOptions::on_measured_underway at the first status line of a measured request.
+  // Scans the in-flight requests only until it fires.
+  void notice_measured_underway() {
+    if (underway_noticed_ || !options_.on_measured_underway) return;
+    for (const auto& [easy, flight] : in_flight_) {
+      if (!result_.records[flight.record].warmup && flight.transfer->got_first_byte()) {
+        underway_noticed_ = true;
+        options_.on_measured_underway();
+        return;
+      }
+    }
+  }
+
   // Deadlines are pushed in send order with one timeout, so they are sorted: check the front.
   void expire_first_byte_deadlines() {
     if (first_byte_deadlines_.empty()) return;
@@ -342,6 +356,7 @@ class LoadRun {
         continue;
       }
       RequestRecord& record = result_.records[deadline.record];
+      it->second.transfer->keep_response_so_far(record);
       record.ok = false;
       record.error_kind = kErrorTimeout;
       record.error = "first byte timeout: no response within " +
@@ -354,6 +369,7 @@ class LoadRun {
   void complete(std::unordered_map<CURL*, InFlight>::iterator it) {
     InFlight& flight = it->second;
     RequestRecord& record = result_.records[flight.record];
+    record.ended_s = now_s();
     loop_.remove(flight.transfer->easy());
     if (flight.user >= 0) {
       VirtualUser& user = users_[static_cast<std::size_t>(flight.user)];
@@ -379,6 +395,7 @@ class LoadRun {
     while (!in_flight_.empty()) {
       const auto it = in_flight_.begin();
       RequestRecord& record = result_.records[it->second.record];
+      it->second.transfer->keep_response_so_far(record);  // the status it had received
       record.ok = false;
       record.error_kind = kErrorCancelled;
       record.error = "run stopped before the response completed";
@@ -423,6 +440,7 @@ class LoadRun {
   std::int64_t measured_done_ = 0;
   std::int64_t measured_failed_ = 0;
   double measured_start_s_ = -1;
+  bool underway_noticed_ = false;
   std::vector<double> ttfts_ms_;
 
   // Closed loop.

@@ -36,13 +36,17 @@ struct RequestRecord {
   double schedule_lag_ms = 0;  // sent - scheduled (open loop; >= 0); 0 in closed loop
   double first_token_s = -1;   // first content-bearing event; -1 if none
   double last_token_s = -1;    // last content-bearing event; -1 if none
+  // When the driver saw the request end, however it ended: its last byte, an error, a
+  // timeout or the run's cancellation. -1 only while it runs. A failure without tokens still
+  // occupied the run until then, so the cell's window reaches it (docs/metrics.md).
+  double ended_s = -1;
 
   double ttft_ms = 0;          // first_token - sent
   double e2e_ms = 0;           // last_token - sent
   double tpot_ms = 0;          // (e2e - ttft) / (output_tokens - 1); 0 when output_tokens <= 1
   std::vector<double> itl_ms;  // gaps between content-bearing events, split per token
 
-  int prompt_tokens = 0;       // usage.prompt_tokens (0 if the server sent none)
+  int prompt_tokens = -1;      // usage.prompt_tokens; -1 when the server sent none (unknown)
   int output_tokens = 0;       // usage.completion_tokens, else content events counted
   int cached_tokens = -1;      // usage.prompt_tokens_details.cached_tokens; -1 when absent
   bool tokens_estimated = false;  // true when output_tokens was counted, not reported

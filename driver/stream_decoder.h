@@ -45,7 +45,7 @@ class StreamDecoder {
   bool done_ = false;
   std::string malformed_;  // first decoding problem, "" when none
   std::string server_error_;  // first error event the server sent, "" when none
-  int prompt_tokens_ = 0;
+  int prompt_tokens_ = -1;    // last usage.prompt_tokens seen; -1 when none
   int completion_tokens_ = -1;  // last usage.completion_tokens seen; -1 when none
   int cached_tokens_ = -1;
   bool keep_text_ = false;

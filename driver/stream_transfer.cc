@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "driver/full_response.h"
@@ -11,7 +12,9 @@
 namespace kvsweep::driver {
 namespace {
 
-constexpr std::size_t kMaxErrorBody = 200;
+// Enough of an error body to parse an OpenAI error object; what `error` quotes is shorter.
+constexpr std::size_t kMaxErrorBody = 2048;
+constexpr std::size_t kMaxQuotedError = 300;
 constexpr int kRateLimitedStatus = 429;
 constexpr std::string_view kReplicaHeader = "x-kvsweep-replica";
 
@@ -32,6 +35,29 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
     text.remove_suffix(1);
   }
+  return text;
+}
+
+// The message of an error body: OpenAI's {"error":{"message":..}}, vLLM's top-level
+// {"message":..}, FastAPI's {"detail":..} or {"error":"..."}; else the body itself, cut short.
+std::string error_message(std::string_view body) {
+  const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json* message = nullptr;
+  if (parsed.is_object()) {
+    const auto error = parsed.find("error");
+    if (error != parsed.end() && error->is_object()) {
+      if (const auto m = error->find("message"); m != error->end()) message = &*m;
+    } else if (error != parsed.end() && error->is_string()) {
+      message = &*error;
+    }
+    for (const char* key : {"message", "detail"}) {
+      if (message != nullptr) break;
+      if (const auto m = parsed.find(key); m != parsed.end()) message = &*m;
+    }
+  }
+  std::string text =
+      message != nullptr && message->is_string() ? message->get<std::string>() : std::string(body);
+  if (text.size() > kMaxQuotedError) text = text.substr(0, kMaxQuotedError) + "...";
   return text;
 }
 
@@ -125,9 +151,13 @@ void StreamTransfer::classify_timeout(RequestRecord& record,
   }
 }
 
-void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
+void StreamTransfer::keep_response_so_far(RequestRecord& record) const {
   record.http_status = status_;
   record.replica = replica_;
+}
+
+void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
+  keep_response_so_far(record);
   const bool success_status = status_ >= 200 && status_ < 300;
   if (success_status) {
     if (stream_) {
@@ -147,7 +177,7 @@ void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
     record.error_kind = status_ == kRateLimitedStatus ? kErrorRateLimited : kErrorHttpStatus;
     record.error = "HTTP " + std::to_string(status_);
     const std::string_view body = trim(error_body_);
-    if (!body.empty()) record.error += ": " + std::string(body);
+    if (!body.empty()) record.error += ": " + error_message(body);
   } else if (result != CURLE_OK) {
     // No status line means the server never answered (refused, reset, DNS): a connect
     // failure. After a status line, losing the connection is a dropped stream.

@@ -42,6 +42,10 @@ class StreamTransfer {
   // fills the outcome, timings and tokens of `record`, whose sent_s is already set.
   void finish(CURLcode result, RequestRecord& record);
 
+  // For a request the run ends itself (cancelled by a stop, first-byte timeout) instead of
+  // libcurl: keeps what had arrived, the HTTP status and the replica header, in `record`.
+  void keep_response_so_far(RequestRecord& record) const;
+
   // The generated text when keep_text was set (streamed deltas joined, or the whole reply).
   const std::string& reply_text() const { return stream_ ? decoder_.text() : full_text_; }
 

@@ -182,20 +182,24 @@ int run_command(const RunArgs& args) {
 int runs_command(const RunsArgs& args) {
   const store::Store store = open_existing_store(args.db_path);
   if (args.experiment.empty()) {
-    std::printf("%-4s %-28s %-21s %-12s %-7s %s\n", "id", "name", "started", "status", "cells",
-                "requests");
+    // Measured requests and warm-up ones apart: warm-up is excluded from every figure.
+    std::printf("%-4s %-28s %-21s %-12s %-7s %-9s %s\n", "id", "name", "started", "status", "cells",
+                "requests", "warm-up");
     for (const auto& e : store.experiments()) {
       const auto cells = store.cells(e.id);
       std::size_t done = 0;
-      std::int64_t requests = 0;
+      store::RequestCounts requests;
       for (const auto& c : cells) {
         done += c.status == "done";
-        requests += store.request_count(c.id);
+        const store::RequestCounts counts = store.request_counts(c.id);
+        requests.measured += counts.measured;
+        requests.warmup += counts.warmup;
       }
       const std::string cell_text = std::to_string(done) + "/" + std::to_string(cells.size());
-      std::printf("%-4lld %-28s %-21s %-12s %-7s %lld\n", static_cast<long long>(e.id),
+      std::printf("%-4lld %-28s %-21s %-12s %-7s %-9lld %lld\n", static_cast<long long>(e.id),
                   e.name.c_str(), e.started_at.c_str(), e.status.c_str(), cell_text.c_str(),
-                  static_cast<long long>(requests));
+                  static_cast<long long>(requests.measured),
+                  static_cast<long long>(requests.warmup));
     }
     return kExitOk;
   }
@@ -208,12 +212,14 @@ int runs_command(const RunsArgs& args) {
   }
   std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
-  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %s\n", "cell", "strategy", "concurrency",
-              "repeat", "status", "requests", "error");
+  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %s\n", "cell", "strategy", "concurrency",
+              "repeat", "status", "requests", "warm-up", "error");
   for (const auto& c : cells) {
-    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %s\n", c.ordinal + 1, c.strategy.c_str(),
+    const store::RequestCounts counts = store.request_counts(c.id);
+    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %s\n", c.ordinal + 1, c.strategy.c_str(),
                 c.concurrency, c.repeat + 1, c.status.c_str(),
-                static_cast<long long>(store.request_count(c.id)), c.error.c_str());
+                static_cast<long long>(counts.measured), static_cast<long long>(counts.warmup),
+                c.error.c_str());
   }
   if (args.commands) print_cell_commands(store, cells, args.cell);
   return kExitOk;

@@ -1,7 +1,7 @@
 // `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style.
-#include "orchestrator/api_key.h"
 #include "orchestrator/load_command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/wall_clock.h"
+#include "driver/base_url.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/load_workload.h"
 #include "driver/load_run.h"
+#include "driver/test_request.h"
+#include "orchestrator/api_key.h"
 #include "orchestrator/console.h"
 #include "orchestrator/metrics_scraper.h"
 #include "orchestrator/record_rows.h"
@@ -66,6 +69,7 @@ struct LoadArgs {
   std::string percentile_metrics = "ttft,tpot,itl";
   std::string metric_percentiles = "99";
   std::vector<std::string> metrics_urls;
+  std::string metrics_interval = "5s";
   std::string label;
   std::string result_dir = ".";
   std::string result_file;
@@ -121,7 +125,7 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
 
 driver::LoadOptions load_options(const LoadArgs& args) {
   driver::LoadOptions o;
-  o.base_url = args.url;
+  o.base_url = driver::normalize_base_url(args.url);  // with or without /v1
   o.model = args.model;
   o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   for (const auto& text : args.headers) {
@@ -209,6 +213,32 @@ std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
   return setup.dump();
 }
 
+// vLLM's num_prompts: the measured requests asked for (--num-prompts), else those sent in
+// the measured phase. Warm-up requests are never counted.
+std::int64_t measured_prompts(const driver::LoadOptions& options,
+                              const std::vector<driver::RequestRecord>& records) {
+  if (options.num_requests > 0) return options.num_requests;
+  return std::count_if(records.begin(), records.end(),
+                       [](const driver::RequestRecord& r) { return !r.warmup; });
+}
+
+// One request before the run, as vLLM's client does: a wrong URL, model or key stops here
+// with the server's own answer, not after a block of zeros.
+void check_test_request(const driver::LoadOptions& options, Console& console) {
+  const driver::RequestRecord test = driver::send_test_request(options);
+  if (test.ok) {
+    console.line("test request ok (HTTP " + std::to_string(test.http_status) + ", " +
+                 reports::format_ms(test.ended_s >= 0 ? (test.ended_s - test.sent_s) * 1000 : 0) +
+                 " ms)");
+    return;
+  }
+  if (test.error_kind == driver::kErrorCancelled) return;  // stopped by a signal: say nothing
+  throw std::runtime_error("test request to " + options.base_url + " (model " + options.model +
+                           ") failed: " + test.error_kind + ": " +
+                           reports::failure_text(test.http_status, test.error) +
+                           "; nothing was measured. Check --url, --model and the API key");
+}
+
 int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   const driver::LoadOptions options = load_options(args);
   const reports::PercentileSelection selection = percentile_selection(args);
@@ -238,7 +268,19 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   SignalGuard signals;
   driver::LoadOptions run_options = options;
   run_options.stop = &signals.stop_flag();
+  check_test_request(run_options, console);
+  if (signals.stop_flag().load()) return kExitInterrupted;
+
+  const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
   const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0);
+  const double during_start_wall = unix_now_s();
+  std::optional<PeriodicScraper> during;
+  if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
+    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall);
+    // KV-cache usage means something only under load: scrape as soon as the server answers
+    // a measured request, so a run shorter than the interval is scraped during it too.
+    run_options.on_measured_underway = [&during] { during->scrape_now(); };
+  }
   const driver::LoadResult result = driver::run_load(run_options, workload, [&](const auto& p) {
     std::string text = std::to_string(p.done) +
                        (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
@@ -248,13 +290,18 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
     console.progress(text);
   });
   console.end_progress();
+  ScrapeResult middle = during ? during->take() : ScrapeResult{};
   const ScrapeResult after =
       scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s);
   for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
+  for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
   for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
 
   const auto rows = to_request_rows(result.records, 0, 0);
   std::vector<store::MetricSample> samples = before.samples;
+  // "during" was timed from its own start as seen here; shift it onto the driver's epoch.
+  for (auto& sample : middle.samples) sample.t_s += during_start_wall - result.epoch_wall_s;
+  samples.insert(samples.end(), middle.samples.begin(), middle.samples.end());
   samples.insert(samples.end(), after.samples.begin(), after.samples.end());
   const reports::CellMetrics metrics =
       reports::compute_cell_metrics(rows, samples, slo.value_or(reports::Slo{}));
@@ -302,7 +349,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
     info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
     info.label = label;
     info.model_id = options.model;
-    info.num_prompts = static_cast<std::int64_t>(rows.size());
+    info.num_prompts = measured_prompts(options, result.records);
     info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
     info.burstiness = options.burstiness;
     info.max_concurrency =
@@ -395,7 +442,8 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->footer(
       "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
       "every request is stored in --db. The API key is read from the environment only.");
-  cmd->add_option("--url", a->url, "server base URL, e.g. http://127.0.0.1:8000")->required();
+  cmd->add_option("--url", a->url, "server base URL, with or without /v1: http://127.0.0.1:8000")
+      ->required();
   cmd->add_option("--model", a->model, "model name sent in every request")->required();
   cmd->add_option("--api-key-env", a->api_key_env,
                   "name of the environment variable holding the API key");
@@ -467,7 +515,11 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--metric-percentiles", a->metric_percentiles, "e.g. 50,90,99")
       ->capture_default_str();
   cmd->add_option("--metrics-url", a->metrics_urls,
-                  "a server /metrics URL to scrape before and after (repeatable): KV hit rate");
+                  "a server /metrics URL to scrape before, during and after (repeatable): KV "
+                  "hit rate, KV-cache usage");
+  cmd->add_option("--metrics-interval", a->metrics_interval,
+                  "how often /metrics is scraped during the run (0: before and after only)")
+      ->capture_default_str();
   cmd->add_option("--label", a->label, "label of the result (file name, store)");
   cmd->add_option("--result-dir", a->result_dir, "where the result JSON goes")
       ->capture_default_str();

@@ -50,20 +50,29 @@ PeriodicScraper::PeriodicScraper(std::vector<std::string> urls, double interval_
                                  double epoch_wall_s)
     : thread_([this, urls = std::move(urls), interval_s, epoch_wall_s](std::stop_token stop) {
         const auto period = std::chrono::duration<double>(interval_s);
-        std::mutex wait_mutex;
         while (true) {
           {
-            std::unique_lock lock(wait_mutex);
-            // Sleeps one period, or less when stop is requested.
-            wake_.wait_for(lock, stop, period, [] { return false; });
+            std::unique_lock lock(mutex_);
+            // Sleeps one period, or less when a scrape is wanted now or stop is requested.
+            wake_.wait_for(lock, stop, period, [this] { return wanted_now_; });
+            wanted_now_ = false;
           }
           if (stop.stop_requested()) return;
+          // Not under the lock: a slow server must not block scrape_now().
           ScrapeResult r = scrape_metrics(urls, "during", unix_now_s() - epoch_wall_s);
           std::lock_guard lock(mutex_);
           result_.samples.insert(result_.samples.end(), r.samples.begin(), r.samples.end());
           result_.errors.insert(result_.errors.end(), r.errors.begin(), r.errors.end());
         }
       }) {}
+
+void PeriodicScraper::scrape_now() {
+  {
+    std::lock_guard lock(mutex_);
+    wanted_now_ = true;
+  }
+  wake_.notify_one();
+}
 
 PeriodicScraper::~PeriodicScraper() { stop(); }
 

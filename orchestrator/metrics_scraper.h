@@ -23,7 +23,8 @@ ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::str
 
 // Scrapes `urls` every interval_s on its own thread (phase "during", t_s relative to
 // epoch_wall_s) until take() or destruction, so a cell records KV usage peaks and preemptions
-// while it runs, not only the counters' ends.
+// while it runs, not only the counters' ends. scrape_now() adds a scrape at once: a phase
+// shorter than the interval is scraped too when its caller says it is under way.
 class PeriodicScraper {
  public:
   PeriodicScraper(std::vector<std::string> urls, double interval_s, double epoch_wall_s);
@@ -31,13 +32,17 @@ class PeriodicScraper {
   PeriodicScraper(const PeriodicScraper&) = delete;
   PeriodicScraper& operator=(const PeriodicScraper&) = delete;
 
+  // Wakes the thread for a scrape now (the period restarts after it). Never blocks: safe from
+  // the load driver's run thread (LoadOptions::on_measured_underway).
+  void scrape_now();
   ScrapeResult take();  // stops the thread and returns everything scraped
 
  private:
   void stop();
 
-  std::mutex mutex_;
+  std::mutex mutex_;  // guards result_ and wanted_now_
   ScrapeResult result_;
+  bool wanted_now_ = false;
   std::condition_variable_any wake_;
   std::jthread thread_;  // last: it starts in the constructor and uses the members above
 };

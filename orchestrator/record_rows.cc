@@ -27,6 +27,7 @@ std::vector<store::RequestRow> to_request_rows(const std::vector<driver::Request
     row.sent_s = r.sent_s + shift_s;
     row.first_token_s = shifted(r.first_token_s, shift_s);
     row.last_token_s = shifted(r.last_token_s, shift_s);
+    row.ended_s = shifted(r.ended_s, shift_s);
     row.ttft_ms = r.ttft_ms;
     row.e2e_ms = r.e2e_ms;
     row.tpot_ms = r.tpot_ms;

@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/wall_clock.h"
 #include "driver/datasets/load_workload.h"
@@ -17,6 +18,7 @@
 #include "orchestrator/plan.h"
 #include "orchestrator/record_rows.h"
 #include "reports/cell_metrics.h"
+#include "reports/report_model.h"
 #include "reports/units.h"
 
 #ifndef KVSWEEP_VERSION
@@ -110,12 +112,31 @@ std::string cell_summary(const reports::CellMetrics& m) {
   std::string text = std::to_string(m.ok) + " ok";
   if (m.failed > 0) text += ", " + std::to_string(m.failed) + " failed";
   if (m.ok > 0) {
-    text += ", mean TTFT " + reports::format_ms(m.ttft_ms.mean) + " ms, " +
-            reports::format_si(m.total_token_throughput) + " tok/s";
+    text += ", mean TTFT " + reports::format_ms(m.ttft_ms.mean) + " ms, ";
+    if (m.total_token_throughput) {
+      text += reports::format_si(*m.total_token_throughput) + " tok/s";
+    } else {  // the server sent no usage: prompt tokens unknown, output tokens counted
+      text += reports::format_si(m.output_throughput) + " output tok/s" +
+              (m.output_tokens_estimated > 0 ? " (estimated)" : "");
+    }
   }
   text += ", KV hit " + reports::format_percent(m.kv_hit_rate_server) +
           (m.kv_hit_rate_server ? "%" : "");
   return text;
+}
+
+// Under the summary, why requests failed: the first of each kind, with its status and reason.
+std::vector<std::string> first_failure_lines(const reports::CellMetrics& m) {
+  std::vector<std::string> lines;
+  for (const auto& [kind, count] : m.failed_by_kind) {
+    const auto first = m.first_failure_by_kind.find(kind);
+    std::string line = std::to_string(count) + " " + (kind.empty() ? "unknown" : kind);
+    if (first != m.first_failure_by_kind.end()) {
+      line += ", first: " + reports::failure_text(first->second.http_status, first->second.error);
+    }
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 // Failure reason of a cell none of whose measured requests succeeded, from the first failure.
@@ -261,7 +282,11 @@ class CellRunner {
     if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
       during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall);
     }
-    data.measured = drive(plan, workloads_.measured, Phase::kMeasured, label);
+    // Once the servers answer measured load, scrape at once: a cell shorter than the interval
+    // still gets a "during" scrape (KV-cache usage is only meaningful under load).
+    std::function<void()> underway;
+    if (during) underway = [&during] { during->scrape_now(); };
+    data.measured = drive(plan, workloads_.measured, Phase::kMeasured, label, underway);
     ScrapeResult middle = during ? during->take() : ScrapeResult{};
     ScrapeResult after =
         scrape_metrics(metrics_urls, "after", unix_now_s() - data.measured.epoch_wall_s);
@@ -284,7 +309,8 @@ class CellRunner {
   // The warm-up phase is always a closed loop of at most `concurrency` users sending
   // warmup_requests requests; the pre-pass and the measured phase have the cell's shape.
   driver::LoadResult drive(const CellPlan& plan, const driver::Workload& workload, Phase phase,
-                           const std::string& label) {
+                           const std::string& label,
+                           const std::function<void()>& on_measured_underway = {}) {
     const LoadSpec& l = spec_.load;
     driver::LoadOptions o;
     o.base_url = target_.base_url();
@@ -301,6 +327,7 @@ class CellRunner {
     o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
     o.request_timeout_s = l.timeout_s;
     o.stop = options_.stop;
+    o.on_measured_underway = on_measured_underway;
     const double rate = plan.load_levels.count("request_rate")
                             ? std::stod(plan.load_levels.at("request_rate"))
                             : l.request_rate;
@@ -356,12 +383,13 @@ class CellRunner {
                     " finished requests kept");
       return false;
     }
+    const reports::CellMetrics metrics = reports::compute_cell_metrics(rows, data.samples);
     if (cell.status == "failed") {
       console_.line("  " + label + ": failed: " + cell.error);
-      return true;
+    } else {
+      console_.line("  " + label + ": " + cell_summary(metrics));
     }
-    console_.line("  " + label + ": " +
-                  cell_summary(reports::compute_cell_metrics(rows, data.samples)));
+    for (const auto& line : first_failure_lines(metrics)) console_.line("    " + line);
     return true;
   }
 
@@ -481,10 +509,11 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
       ++outcome.cells_skipped;
       continue;
     }
-    std::string label = "cell " + std::to_string(cell.ordinal + 1) + "/" +
-                        std::to_string(cells.size()) + " " + p.arm +
-                        " c=" + std::to_string(p.concurrency);
-    if (spec.repeats > 1) label += " #" + std::to_string(p.repeat + 1);
+    // The arm is named as the report names its row ("prefix-hash #2"), so the two agree.
+    const std::string label = "cell " + std::to_string(cell.ordinal + 1) + "/" +
+                              std::to_string(cells.size()) + " " +
+                              reports::repeat_label(p.arm, p.repeat, spec.repeats) +
+                              " c=" + std::to_string(p.concurrency);
     if (!group_failure.empty()) {
       // The deployment this cell needs never became ready: do not wait on every gate again.
       cell.status = "failed";

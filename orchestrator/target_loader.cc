@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "driver/base_url.h"
 #include "orchestrator/mapping_reader.h"
 #include "sim/fleet.h"
 
@@ -61,13 +62,15 @@ bool is_http_url(const std::string& text) {
   return text.rfind("http://", 0) == 0 || text.rfind("https://", 0) == 0;
 }
 
-void read_url(MappingReader& reader, const std::string& key, std::string* out, ErrorSink& sink) {
+// A server's base URL, in the driver's one normal form: "http://h:8000/v1/" is "http://h:8000".
+void read_base_url(MappingReader& reader, const std::string& key, std::string* out,
+                   ErrorSink& sink) {
   reader.read_string(key, out);
   if (!out->empty() && !is_http_url(*out)) {
     sink.add(reader.node()[key].Mark(), reader.path_of(key),
              "expected an http:// or https:// URL, got \"" + *out + "\"");
   }
-  while (!out->empty() && out->back() == '/') out->pop_back();
+  *out = driver::normalize_base_url(*out);
 }
 
 void read_urls(MappingReader& reader, const std::string& key, std::vector<std::string>* out,
@@ -152,7 +155,7 @@ void read_levels(MappingReader& reader, TargetSpec& target, ErrorSink& sink,
           sink.add(l->second.Mark(), level_path + ".apply", "give at least one kubectl command");
         }
       } else {
-        read_url(fields, "base_url", &action.base_url, sink);
+        read_base_url(fields, "base_url", &action.base_url, sink);
         read_urls(fields, "metrics", &action.metrics_urls, sink);
         if (action.base_url.empty()) {
           sink.add(l->second.Mark(), level_path + ".base_url", "required key is missing");
@@ -238,7 +241,7 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
   reader.read_string("resource", &t.resource);
   reader.read_int("replicas", &t.replicas, 0);
   reader.read_string("pod_selector", &t.pod_selector);
-  read_url(reader, "base_url", &t.base_url, sink);
+  read_base_url(reader, "base_url", &t.base_url, sink);
   reader.read_string("frontend_service", &t.frontend_service);
   reader.read_string("frontend_selector", &t.frontend_selector);
   reader.read_bool("restart_workers", &t.restart_workers);

@@ -9,8 +9,10 @@
 namespace kvsweep::reports {
 namespace {
 
-// When a request ended: its last token, or for a failure without tokens, sent + e2e.
-double completion_s(const store::RequestRow& r) {
+// When a request ended: its stored end; rows from before schema 3 have none, and fall back
+// on their last token, or for a failure without tokens, sent + e2e.
+double end_s(const store::RequestRow& r) {
+  if (r.ended_s >= 0) return std::max(r.ended_s, r.last_token_s);
   return r.last_token_s >= 0 ? r.last_token_s : r.sent_s + r.e2e_ms / 1000.0;
 }
 
@@ -25,6 +27,14 @@ struct PhaseSums {
 using SourceCounters = std::map<std::string, PhaseSums>;  // metric name -> sums
 
 }  // namespace
+
+std::string failure_text(int http_status, const std::string& error) {
+  std::string text = error.empty() ? "(no reason stored)" : error;
+  if (http_status != 0 && error.rfind("HTTP ", 0) != 0) {
+    text += " (HTTP " + std::to_string(http_status) + ")";
+  }
+  return text;
+}
 
 std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples) {
   std::map<std::string, SourceCounters> sources;
@@ -77,7 +87,7 @@ std::optional<double> server_kv_usage_max(const std::vector<store::MetricSample>
   std::optional<double> peak;
   for (const auto& s : samples) {
     if (s.name != kKvCacheUsage && s.name != kGpuCacheUsage) continue;
-    if (s.phase != "during" && s.phase != "after") continue;
+    if (s.phase != "during") continue;
     peak = std::max(peak.value_or(s.value), s.value);
   }
   return peak;
@@ -122,6 +132,7 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   std::int64_t good = 0;
   double first_sent_s = std::numeric_limits<double>::infinity();
   double last_done_s = -std::numeric_limits<double>::infinity();
+  std::int64_t prompt_tokens = 0;
   std::int64_t cached = 0;
   std::int64_t cached_prompt = 0;
   bool any_cached = false;
@@ -129,12 +140,14 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   for (const auto& r : requests) {
     if (r.warmup) continue;
     first_sent_s = std::min(first_sent_s, r.sent_s);
-    last_done_s = std::max(last_done_s, completion_s(r));
+    last_done_s = std::max(last_done_s, end_s(r));
     const bool scheduled = r.scheduled_s >= 0;
     if (scheduled) lag.push_back((r.sent_s - r.scheduled_s) * 1000.0);
     if (!r.ok) {
       ++m.failed;
-      ++m.failed_by_kind[r.error_kind];
+      if (++m.failed_by_kind[r.error_kind] == 1) {
+        m.first_failure_by_kind[r.error_kind] = {r.http_status, r.error};
+      }
       continue;
     }
     ++m.ok;
@@ -148,9 +161,14 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
       if (scheduled) e2e_from_schedule.push_back(r.e2e_ms + (r.sent_s - r.scheduled_s) * 1000.0);
     }
     if (!slo.empty() && meets(r, slo)) ++good;
-    m.prompt_tokens += r.prompt_tokens;
+    if (r.prompt_tokens >= 0) {
+      prompt_tokens += r.prompt_tokens;
+    } else {
+      ++m.prompt_tokens_unknown;
+    }
     m.output_tokens += r.output_tokens;
-    if (r.cached_tokens >= 0) {
+    if (r.tokens_estimated) ++m.output_tokens_estimated;
+    if (r.cached_tokens >= 0 && r.prompt_tokens >= 0) {
       any_cached = true;
       cached += r.cached_tokens;
       cached_prompt += r.prompt_tokens;
@@ -163,11 +181,20 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   m.e2e_ms = sort_and_summarize(e2e);
   m.schedule_lag_ms = sort_and_summarize(lag);
   m.e2e_from_schedule_ms = summarize(std::move(e2e_from_schedule));
+  if (m.prompt_tokens_unknown == 0) {
+    m.prompt_tokens = prompt_tokens;
+  } else {
+    m.prompt_tokens.reset();
+    m.total_token_throughput.reset();
+  }
   if (last_done_s > first_sent_s) {
     m.window_s = last_done_s - first_sent_s;
     m.request_throughput = static_cast<double>(m.ok) / m.window_s;
     m.output_throughput = static_cast<double>(m.output_tokens) / m.window_s;
-    m.total_token_throughput = static_cast<double>(m.prompt_tokens + m.output_tokens) / m.window_s;
+    if (m.prompt_tokens) {
+      m.total_token_throughput =
+          static_cast<double>(*m.prompt_tokens + m.output_tokens) / m.window_s;
+    }
   }
   if (any_cached && cached_prompt > 0) {
     m.cache_hit_client = static_cast<double>(cached) / static_cast<double>(cached_prompt);

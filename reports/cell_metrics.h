@@ -43,11 +43,22 @@ struct SortedSamples {
   std::vector<double> schedule_lag_ms;
 };
 
+// Why requests of one kind failed: the first such measured request, in send order.
+struct FirstFailure {
+  int http_status = 0;  // 0 when no status line arrived
+  std::string error;    // "HTTP 404: The model `x` does not exist."
+};
+
+// A failure as a person reads it: the reason, and the HTTP status when the reason does not
+// start with it ("total timeout after 5 s: ... (HTTP 200)", "HTTP 404: The model ...").
+std::string failure_text(int http_status, const std::string& error);
+
 // Everything is over measured requests: warm-up requests are ignored entirely.
 struct CellMetrics {
   std::int64_t ok = 0;
   std::int64_t failed = 0;
   std::map<std::string, std::int64_t> failed_by_kind;  // error_kind ("" kept as "") -> count
+  std::map<std::string, FirstFailure> first_failure_by_kind;  // same keys as failed_by_kind
 
   // Latency over ok requests, in ms. tpot: requests with output_tokens > 1, computed as
   // (e2e - ttft) / (output_tokens - 1); itl: every gap of every ok request, pooled.
@@ -62,14 +73,20 @@ struct CellMetrics {
   SampleSummary e2e_from_schedule_ms;
   SortedSamples samples;
 
-  // First send to last completion among measured requests (ok or failed); 0 with none.
+  // First send to the last end among measured requests, ok or failed: a failure that got no
+  // token still held the run until its error, timeout or cancellation. 0 with none.
   double window_s = 0;
   // Over the window, ok requests only; 0 when the window is empty.
   double request_throughput = 0;      // req/s
-  double output_throughput = 0;       // output tok/s
-  double total_token_throughput = 0;  // (prompt + output) tok/s
-  std::int64_t prompt_tokens = 0;     // Σ over ok requests
-  std::int64_t output_tokens = 0;
+  double output_throughput = 0;       // output tok/s (estimated when output_tokens_estimated)
+  // (prompt + output) tok/s; nullopt when a prompt count is unknown ("unknown" in reports).
+  std::optional<double> total_token_throughput = 0.0;
+  // Σ over ok requests; nullopt when any of them came without usage.prompt_tokens (the server
+  // sent no usage): an unknown count is never shown as 0.
+  std::optional<std::int64_t> prompt_tokens = 0;
+  std::int64_t prompt_tokens_unknown = 0;    // ok requests without a prompt count
+  std::int64_t output_tokens = 0;            // Σ over ok requests
+  std::int64_t output_tokens_estimated = 0;  // ok requests whose count is content events
   // vLLM's peaks over ok requests (reports/peak_figures.h): the busiest 1 s of output tokens,
   // and the most requests in flight at once.
   double max_output_tokens_per_s = 0;
@@ -105,8 +122,10 @@ std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>&
 std::optional<double> server_counter_delta(const std::vector<store::MetricSample>& samples,
                                            const std::string& name);
 
-// The highest KV-cache usage any replica reported during or after the measured phase
-// (vllm:kv_cache_usage_perc, or vllm:gpu_cache_usage_perc before vLLM 0.9).
+// The highest KV-cache usage any replica reported while the measured phase ran ("during"
+// samples: vllm:kv_cache_usage_perc, or vllm:gpu_cache_usage_perc before vLLM 0.9). nullopt
+// when no scrape ran during the phase: the "after" scrape sees an idle server (vLLM counts
+// cached but unused blocks as free), so it would report a misleading 0.
 std::optional<double> server_kv_usage_max(const std::vector<store::MetricSample>& samples);
 
 }  // namespace kvsweep::reports

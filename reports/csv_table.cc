@@ -32,6 +32,8 @@ std::string notes(const StrategyRow& row) {
   }
   if (row.is_baseline) add("baseline");
   if (row.metrics.failed > 0) add(std::to_string(row.metrics.failed) + " failed");
+  // tok_s counts output tokens: say when they were counted from stream events, not reported.
+  if (row.metrics.output_tokens_estimated > 0) add("tok_s estimated (no usage from the server)");
   return text;
 }
 

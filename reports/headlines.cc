@@ -67,9 +67,17 @@ std::vector<std::string> headlines(const ReportModel& model) {
       }
       lines.push_back(sentence(row.label, "mean TTFT", m.ttft_ms.mean, b.ttft_ms.mean,
                                model.baseline, level.concurrency, " ms", 2));
-      lines.push_back(sentence(row.label, "total throughput", m.total_token_throughput,
-                               b.total_token_throughput, model.baseline, level.concurrency,
-                               " tok/s", 1));
+      if (m.total_token_throughput && b.total_token_throughput) {
+        lines.push_back(sentence(row.label, "total throughput", *m.total_token_throughput,
+                                 *b.total_token_throughput, model.baseline, level.concurrency,
+                                 " tok/s", 1));
+      } else {  // a server sent no usage: prompt tokens are unknown, output tokens counted
+        const bool estimated = m.output_tokens_estimated > 0 || b.output_tokens_estimated > 0;
+        lines.push_back(sentence(row.label,
+                                 estimated ? "output throughput (estimated)" : "output throughput",
+                                 m.output_throughput, b.output_throughput, model.baseline,
+                                 level.concurrency, " tok/s", 1));
+      }
     }
   }
   return lines;

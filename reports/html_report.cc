@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "reports/report_view.h"
 #include "reports/svg_chart.h"
@@ -35,9 +36,10 @@ std::vector<ChartSeries> per_strategy(const ReportModel& model, Value value) {
     ChartSeries s{label, {}};
     for (const auto& level : model.levels) {
       for (const auto& row : level.rows) {
-        if (row.label == label && row.measured && row.metrics.ok > 0) {
-          s.points.push_back({static_cast<double>(level.concurrency), value(row.metrics)});
-        }
+        if (row.label != label || !row.measured || row.metrics.ok == 0) continue;
+        // Unknown figures (total tok/s without prompt counts) are left out, not drawn as 0.
+        const std::optional<double> y = value(row.metrics);
+        if (y) s.points.push_back({static_cast<double>(level.concurrency), *y});
       }
     }
     series.push_back(std::move(s));

@@ -112,7 +112,7 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
   std::vector<double> normalized_tpot_ms;  // e2e / output tokens, first token included
   for (const auto& r : requests) {
     if (r.warmup || !r.ok) continue;
-    prompt_lengths.push_back(r.prompt_tokens);
+    if (r.prompt_tokens >= 0) prompt_lengths.push_back(r.prompt_tokens);
     output_lengths.push_back(r.output_tokens);
     if (r.output_tokens > 0 && r.first_token_s >= 0) {
       normalized_tpot_ms.push_back(r.e2e_ms / r.output_tokens);
@@ -190,11 +190,17 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
   aggregate["requests"] = requests_json;
   aggregate["latency"] = latency;
   if (m.window_s > 0) {
-    aggregate["throughput"] = {
-        {"input_token_rate", rate(static_cast<double>(m.prompt_tokens) / m.window_s, "tokens/s")},
-        {"output_token_rate", rate(m.output_throughput, "tokens/s")},
-        {"total_token_rate", rate(m.total_token_throughput, "tokens/s")},
-        {"request_rate", rate(m.request_throughput, "queries/s")}};
+    Json throughput = {{"output_token_rate", rate(m.output_throughput, "tokens/s")},
+                       {"request_rate", rate(m.request_throughput, "queries/s")}};
+    // Unknown prompt counts (the server sent no usage) leave the input and total rates out.
+    if (m.prompt_tokens) {
+      throughput["input_token_rate"] =
+          rate(static_cast<double>(*m.prompt_tokens) / m.window_s, "tokens/s");
+    }
+    if (m.total_token_throughput) {
+      throughput["total_token_rate"] = rate(*m.total_token_throughput, "tokens/s");
+    }
+    aggregate["throughput"] = throughput;
   }
 
   Json doc;

@@ -62,7 +62,9 @@ BaselineRatios ratios_to(const CellMetrics& row, const CellMetrics& base) {
   if (row.window_s > 0 && base.window_s > 0) {
     r.request_throughput = ratio(row.request_throughput, base.request_throughput);
     r.output_throughput = ratio(row.output_throughput, base.output_throughput);
-    r.total_token_throughput = ratio(row.total_token_throughput, base.total_token_throughput);
+    if (row.total_token_throughput && base.total_token_throughput) {  // unknown prompt counts
+      r.total_token_throughput = ratio(*row.total_token_throughput, *base.total_token_throughput);
+    }
   }
   return r;
 }
@@ -88,6 +90,10 @@ std::size_t baseline_index(const std::vector<StrategyRow>& rows, const std::stri
 }
 
 }  // namespace
+
+std::string repeat_label(const std::string& strategy, int repeat, int repeats) {
+  return repeats > 1 ? strategy + " #" + std::to_string(repeat + 1) : strategy;
+}
 
 std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
   std::vector<SetupLine> lines;
@@ -119,6 +125,8 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
   if (cells.size() != metrics.size()) {
     throw std::invalid_argument("make_report_model: one CellMetrics per cell expected");
   }
+  int repeats = 1;  // the plan runs every combination the same number of times
+  for (const store::CellRow& cell : cells) repeats = std::max(repeats, cell.repeat + 1);
   ReportModel model;
   model.experiment = experiment;
   model.setup = setup_lines(experiment);
@@ -134,8 +142,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
       level = std::prev(model.levels.end());
     }
     StrategyRow row;
-    row.label =
-        cell.repeat > 0 ? cell.strategy + " #" + std::to_string(cell.repeat) : cell.strategy;
+    row.label = repeat_label(cell.strategy, cell.repeat, repeats);
     row.cell = cell;
     row.measured = cell.status == "done";
     row.metrics = metrics[i];

@@ -31,7 +31,7 @@ struct BaselineRatios {
 };
 
 struct StrategyRow {
-  std::string label;     // "prefix-hash", or "prefix-hash #1" for repeat 1
+  std::string label;  // repeat_label(): "prefix-hash", or "prefix-hash #2" for the 2nd repeat
   store::CellRow cell;
   bool measured = false;  // the cell is done: metrics are meaningful
   CellMetrics metrics;
@@ -51,6 +51,10 @@ struct ReportModel {
   std::string baseline;                 // setup_json "baseline"; "" when none was given
   std::vector<ConcurrencyLevel> levels; // ascending concurrency
 };
+
+// How a cell's arm is named everywhere (the sweep's console, reports, `runs`): the strategy,
+// and when the experiment runs every cell more than once, " #k" for repeat k counted from 1.
+std::string repeat_label(const std::string& strategy, int repeat, int repeats);
 
 // Reads the experiment, its cells, their requests and metric samples. Throws
 // std::runtime_error when the experiment does not exist.

@@ -30,8 +30,21 @@ std::string failure_kinds(const CellMetrics& m) {
   for (const auto& [kind, count] : kinds) {
     text += (text.empty() ? "" : ", ") + std::to_string(count) + " " +
             (kind.empty() ? std::string("unknown") : kind);
+    if (const auto first = m.first_failure_by_kind.find(kind);
+        first != m.first_failure_by_kind.end()) {
+      text += " (first: " + failure_text(first->second.http_status, first->second.error) + ")";
+    }
   }
   return text;
+}
+
+// Token figures the server did not report: output counted from content events is marked
+// estimated, a total that needs unknown prompt counts says so (never 0, never output alone).
+constexpr const char* kEstimatedMark = "≈";
+constexpr const char* kUnknown = "unknown";
+
+bool has_token_caveat(const CellMetrics& m) {
+  return m.output_tokens_estimated > 0 || !m.total_token_throughput;
 }
 
 // Closed-loop runs have no schedule, hence no lag: "n/a" rather than a misleading 0.
@@ -57,8 +70,10 @@ mustache::data row_data(const StrategyRow& row, const TextFilter& text) {
   d.set("e2e_mean", format_ms(m.e2e_ms.mean));
   d.set("lag_p99", lag_p99(m));
   d.set("request_throughput", format_rate(m.request_throughput));
-  d.set("output_throughput", format_rate(m.output_throughput));
-  d.set("total_token_throughput", format_rate(m.total_token_throughput));
+  d.set("output_throughput",
+        (m.output_tokens_estimated > 0 ? kEstimatedMark : "") + format_rate(m.output_throughput));
+  d.set("total_token_throughput",
+        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kUnknown);
   d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
   d.set("cache_hit_client", format_percent(m.cache_hit_client));
   return d;
@@ -100,8 +115,10 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data failures{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
   mustache::data server{mustache::data::type::list};
+  bool token_caveat = false;
   for (const StrategyRow& row : level.rows) {
     rows.push_back(row_data(row, text));
+    token_caveat = token_caveat || (row.measured && has_token_caveat(row.metrics));
     if (row.measured && has_server_figures(row.metrics)) server.push_back(server_data(row, text));
     if (row.measured && row.metrics.failed > 0) {
       mustache::data failure;
@@ -114,6 +131,12 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data d;
   d.set("concurrency", std::to_string(level.concurrency));
   d.set("rows", rows);
+  d.set("has_token_note", token_caveat);
+  d.set("token_note",
+        text(std::string(kEstimatedMark) +
+             ": estimated, the server sent no token usage and output tokens are counted "
+             "content events; " +
+             kUnknown + ": the total needs prompt token counts the server did not send."));
   d.set("has_failures", !failures.is_empty_list());
   d.set("failures", failures);
   d.set("has_ratios", !ratios.is_empty_list());

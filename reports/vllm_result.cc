@@ -1,6 +1,7 @@
 // A cell's figures in the shape of vLLM's benchmark client: result JSON keys and console block.
 #include "reports/vllm_result.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/stats.h"
@@ -53,6 +54,20 @@ std::string centered(const std::string& title, char fill) {
   return std::string(left, fill) + title + std::string(right, fill) + "\n";
 }
 
+constexpr const char* kUnknown = "unknown";
+
+// Says why token figures above are estimated or unknown; "" when the server reported them all.
+std::string token_count_note(const CellMetrics& m) {
+  if (m.output_tokens_estimated == 0 && m.prompt_tokens_unknown == 0) return "";
+  const std::int64_t without_usage = std::max(m.output_tokens_estimated, m.prompt_tokens_unknown);
+  std::string note = "Note: the server sent no token usage for " + std::to_string(without_usage) +
+                     " of " + std::to_string(m.ok) + " requests:";
+  if (m.output_tokens_estimated > 0) note += " output tokens are counted content events;";
+  if (m.prompt_tokens_unknown > 0) note += " input tokens are unknown;";
+  note.back() = '.';
+  return note + "\n";
+}
+
 }  // namespace
 
 std::string percentile_key(double p) {
@@ -82,12 +97,14 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
   j["duration"] = m.window_s;
   j["completed"] = m.ok;
   j["failed"] = m.failed;
-  j["total_input_tokens"] = m.prompt_tokens;
+  // Unknown (the server sent no usage) is null, never 0; kvsweep's keys below say why.
+  j["total_input_tokens"] = m.prompt_tokens ? nlohmann::ordered_json(*m.prompt_tokens) : nullptr;
   j["total_output_tokens"] = m.output_tokens;
   j["request_throughput"] = m.request_throughput;
   j["request_goodput"] = m.goodput ? nlohmann::ordered_json(*m.goodput) : nullptr;
   j["output_throughput"] = m.output_throughput;
-  j["total_token_throughput"] = m.total_token_throughput;
+  j["total_token_throughput"] =
+      m.total_token_throughput ? nlohmann::ordered_json(*m.total_token_throughput) : nullptr;
   j["max_output_tokens_per_s"] = m.max_output_tokens_per_s;
   j["max_concurrent_requests"] = m.max_concurrent_requests;
   // vLLM writes it in percent, and only with speculative decoding.
@@ -103,6 +120,8 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
     }
   }
   // kvsweep's own figures, after vLLM's.
+  j["input_tokens_known"] = m.prompt_tokens.has_value();
+  j["output_tokens_estimated"] = m.output_tokens_estimated > 0;
   j["mean_schedule_lag_ms"] = m.schedule_lag_ms.mean;
   j["p99_schedule_lag_ms"] = m.schedule_lag_ms.p99;
   j["mean_e2el_from_schedule_ms"] = m.e2e_from_schedule_ms.mean;
@@ -115,6 +134,11 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
   nlohmann::ordered_json failures = nlohmann::ordered_json::object();
   for (const auto& [kind, count] : m.failed_by_kind) failures[kind] = count;
   j["failed_by_kind"] = failures;
+  nlohmann::ordered_json first_failures = nlohmann::ordered_json::object();
+  for (const auto& [kind, first] : m.first_failure_by_kind) {
+    first_failures[kind] = {{"http_status", first.http_status}, {"error", first.error}};
+  }
+  j["first_failure_by_kind"] = first_failures;
   return j;
 }
 
@@ -123,12 +147,15 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
   out += row("Successful requests:", std::to_string(m.ok));
   if (m.failed > 0) out += row("Failed requests:", std::to_string(m.failed));
   out += row("Benchmark duration (s):", number(m.window_s, 2));
-  out += row("Total input tokens:", std::to_string(m.prompt_tokens));
-  out += row("Total generated tokens:", std::to_string(m.output_tokens));
+  const std::string estimated = m.output_tokens_estimated > 0 ? " (estimated)" : "";
+  out += row("Total input tokens:", m.prompt_tokens ? std::to_string(*m.prompt_tokens) : kUnknown);
+  out += row("Total generated tokens:", std::to_string(m.output_tokens) + estimated);
   out += row("Request throughput (req/s):", number(m.request_throughput, 2));
   if (m.goodput) out += row("Request goodput (req/s):", number(*m.goodput, 2));
-  out += row("Output token throughput (tok/s):", number(m.output_throughput, 2));
-  out += row("Total Token throughput (tok/s):", number(m.total_token_throughput, 2));
+  out += row("Output token throughput (tok/s):", number(m.output_throughput, 2) + estimated);
+  out += row("Total Token throughput (tok/s):",
+             m.total_token_throughput ? number(*m.total_token_throughput, 2) : kUnknown);
+  out += token_count_note(m);
   for (const auto& v : metric_views(m)) {
     if (!selected(selection, v.key)) continue;
     out += centered(v.title, '-');
@@ -159,6 +186,10 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
     out += centered("Failures", '-');
     for (const auto& [kind, count] : m.failed_by_kind) {
       out += row(kind + ":", std::to_string(count));
+      // Why, not only how many: the first failure of the kind, status and server message.
+      const auto first = m.first_failure_by_kind.find(kind);
+      if (first == m.first_failure_by_kind.end()) continue;
+      out += "  first: " + failure_text(first->second.http_status, first->second.error) + "\n";
     }
   }
   out += std::string(50, '=') + "\n";

@@ -36,7 +36,10 @@ struct PercentileSelection {
 // total_token_throughput, max_output_tokens_per_s, max_concurrent_requests,
 // mean/median/std_{metric}_ms for every metric, p{P}_{metric}_ms for the selected ones,
 // spec_decode_acceptance_rate (percent, only with speculative decoding); then kvsweep's own:
-// schedule lag, kv_cache_hit_rate, cache_hit_client, kv_cache_usage_max, num_preemptions.
+// input_tokens_known, output_tokens_estimated, schedule lag, kv_cache_hit_rate,
+// cache_hit_client, server figures, failed_by_kind and first_failure_by_kind.
+// total_input_tokens and total_token_throughput are null when the server sent no prompt
+// counts (unknown is never 0).
 nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
                                         const PercentileSelection& selection = {});
 

@@ -54,15 +54,25 @@ struct RequestRow {
   double sent_s = 0;
   double first_token_s = -1;
   double last_token_s = -1;
+  // When the request ended, however it ended (last byte, error, timeout, cancel). -1 for
+  // rows stored before schema 3, which did not record it.
+  double ended_s = -1;
   double ttft_ms = 0;
   double e2e_ms = 0;
   double tpot_ms = 0;
   std::vector<double> itl_ms;    // stored as a JSON array
-  int prompt_tokens = 0;
+  int prompt_tokens = -1;        // -1: unknown (the server sent no usage)
   int output_tokens = 0;
   int cached_tokens = -1;
-  bool tokens_estimated = false;
+  bool tokens_estimated = false;  // output_tokens counted from stream events, not reported
   std::string replica;
+};
+
+// A cell's stored requests by phase: warm-up (and warm pre-pass) rows are flagged and
+// excluded from every statistic, so they are counted apart.
+struct RequestCounts {
+  std::int64_t measured = 0;
+  std::int64_t warmup = 0;
 };
 
 // One scraped series value. phase: "before" or "after" the measured phase (later: "during").

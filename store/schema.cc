@@ -97,6 +97,13 @@ CREATE TABLE cell_commands (
 );
 CREATE INDEX cell_commands_cell ON cell_commands(cell_id);
 )sql",
+    // 3: when each request ended, failures included (-1: an older row, end unknown); and an
+    // unknown prompt token count is -1 rather than 0. Older kvsweep stored 0 when the server
+    // sent no usage; a real prompt is never 0 tokens (the chat template alone has some).
+    R"sql(
+ALTER TABLE requests ADD COLUMN ended_s REAL NOT NULL DEFAULT -1;
+UPDATE requests SET prompt_tokens = -1 WHERE prompt_tokens = 0;
+)sql",
 };
 
 }  // namespace
@@ -107,7 +114,12 @@ int schema_version(const SqliteDb& db) {
   return static_cast<int>(statement.column_int64(0));
 }
 
-void migrate(const SqliteDb& db) {
+void migrate(const SqliteDb& db) { migrate_to(db, kSchemaVersion); }
+
+void migrate_to(const SqliteDb& db, int target) {
+  if (target < 0 || target > kSchemaVersion) {
+    throw std::invalid_argument("migrate_to: no schema version " + std::to_string(target));
+  }
   // Read the version inside the write transaction, so two processes opening a new file at
   // once cannot both create the tables.
   Transaction transaction(db);
@@ -117,10 +129,10 @@ void migrate(const SqliteDb& db) {
                              ", written by a newer kvsweep; this kvsweep reads up to version " +
                              std::to_string(kSchemaVersion) + ". Upgrade kvsweep to read it.");
   }
-  if (version == kSchemaVersion) return;  // nothing written: the rollback is a no-op
-  for (int v = version; v < kSchemaVersion; ++v) db.exec(kMigrations[static_cast<std::size_t>(v)]);
+  if (version >= target) return;  // nothing written: the rollback is a no-op
+  for (int v = version; v < target; ++v) db.exec(kMigrations[static_cast<std::size_t>(v)]);
   // PRAGMA takes no bound parameters; the value is our own integer constant.
-  db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  db.exec("PRAGMA user_version = " + std::to_string(target));
   transaction.commit();
 }
 

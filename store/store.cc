@@ -21,7 +21,7 @@ constexpr const char* kCellColumns =
 constexpr const char* kRequestColumns =
     "id, cell_id, request_index, worker, conversation, turn, warmup, ok, error_kind, error, "
     "http_status, scheduled_s, sent_s, first_token_s, last_token_s, ttft_ms, e2e_ms, tpot_ms, "
-    "itl_ms, prompt_tokens, output_tokens, cached_tokens, tokens_estimated, replica";
+    "itl_ms, prompt_tokens, output_tokens, cached_tokens, tokens_estimated, replica, ended_s";
 constexpr const char* kMetricColumns = "cell_id, phase, source, name, labels_json, value, t_s";
 
 ExperimentRow read_experiment(const SqliteStatement& s) {
@@ -97,6 +97,7 @@ RequestRow read_request(const std::string& path, const SqliteStatement& s) {
   row.cached_tokens = static_cast<int>(s.column_int64(21));
   row.tokens_estimated = s.column_int64(22) != 0;
   row.replica = s.column_text(23);
+  row.ended_s = s.column_double(24);
   return row;
 }
 
@@ -106,7 +107,8 @@ void insert_requests(const SqliteDb& db, std::int64_t cell_id, const std::vector
       "INSERT INTO requests (cell_id, request_index, worker, conversation, turn, warmup, ok, "
       "error_kind, error, http_status, scheduled_s, sent_s, first_token_s, last_token_s, "
       "ttft_ms, e2e_ms, tpot_ms, itl_ms, prompt_tokens, output_tokens, cached_tokens, "
-      "tokens_estimated, replica) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "tokens_estimated, replica, ended_s) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const RequestRow& row : rows) {
     s.bind_int64(1, cell_id);
     s.bind_int64(2, row.index);
@@ -132,6 +134,7 @@ void insert_requests(const SqliteDb& db, std::int64_t cell_id, const std::vector
     s.bind_int64(21, row.cached_tokens);
     s.bind_int64(22, row.tokens_estimated ? 1 : 0);
     s.bind_text(23, row.replica);
+    s.bind_double(24, row.ended_s);
     s.step();
     s.reset();
   }
@@ -434,6 +437,15 @@ std::int64_t Store::request_count(std::int64_t cell_id) const {
   s.bind_int64(1, cell_id);
   s.step();
   return s.column_int64(0);
+}
+
+RequestCounts Store::request_counts(std::int64_t cell_id) const {
+  SqliteStatement s = impl_->db.prepare(
+      "SELECT COALESCE(SUM(warmup = 0), 0), COALESCE(SUM(warmup != 0), 0) FROM requests "
+      "WHERE cell_id = ?");
+  s.bind_int64(1, cell_id);
+  s.step();
+  return {s.column_int64(0), s.column_int64(1)};
 }
 
 }  // namespace kvsweep::store

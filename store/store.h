@@ -54,7 +54,8 @@ class Store {
   std::vector<CellRow> cells(std::int64_t experiment_id) const; // by ordinal
   std::vector<RequestRow> requests(std::int64_t cell_id) const; // by index
   std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
-  std::int64_t request_count(std::int64_t cell_id) const;
+  std::int64_t request_count(std::int64_t cell_id) const;        // warm-up included
+  RequestCounts request_counts(std::int64_t cell_id) const;      // measured and warm-up apart
   std::vector<CommandRow> commands(std::int64_t cell_id) const;  // in the order run
 
  private:

@@ -308,7 +308,7 @@ TEST(LoadRun, RateLimitedAndTimeoutsByPhaseAreRecordsAndTheRunGoesOn) {
   ASSERT_EQ(result.records.size(), 3u);
   EXPECT_EQ(result.records[0].error_kind, kErrorRateLimited);
   EXPECT_EQ(result.records[0].http_status, 429);
-  EXPECT_EQ(result.records[0].error, R"(HTTP 429: {"error":{"message":"slow down"}})");
+  EXPECT_EQ(result.records[0].error, "HTTP 429: slow down");  // the server's message
   EXPECT_EQ(result.records[1].error_kind, kErrorTimeout);
   EXPECT_EQ(result.records[1].error.rfind("first byte timeout", 0), 0u) << result.records[1].error;
   EXPECT_TRUE(result.records[2].ok) << result.records[2].error;
@@ -394,6 +394,96 @@ TEST(OpenLoop, WarmupRequestsComeFirstAndStopFlagEndsCleanly) {
   options.stop = &stop;
   const LoadResult stopped = run_load(options, small_workload(2, 1));
   EXPECT_TRUE(stopped.interrupted);
+}
+
+TEST(LoadRun, EveryRequestRecordsWhenItEndedFailuresIncluded) {
+  // Both requests get a status line and a role chunk, then nothing: each ends at its timeout.
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>& c) {
+    test_support::stream_steps(r, {{0, test_support::sse_role()}, {10000, test_support::kSseDone}},
+                               c);
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 2;
+  options.request_timeout_s = 0.4;
+  const LoadResult result = run_load(options, small_workload(2, 1));
+  ASSERT_EQ(result.records.size(), 2u);
+  for (const RequestRecord& record : result.records) {
+    EXPECT_EQ(record.error_kind, kErrorTimeout) << record.error;
+    EXPECT_EQ(record.last_token_s, -1);  // no token: only ended_s says when it finished
+    // libcurl starts its clock after sent_s is taken, so the end is at least the timeout later.
+    EXPECT_GE(record.ended_s - record.sent_s, 0.4 - 1e-6) << record.index;
+  }
+  // One user: the second request was sent once the first had ended.
+  EXPECT_GE(result.records[1].sent_s, result.records[0].ended_s);
+
+  // A request that fails at once (nothing listening) has an end too.
+  LoadOptions refused = closed_loop("http://127.0.0.1:1", 1);
+  refused.num_requests = 1;
+  const LoadResult failed = run_load(refused, small_workload(1, 1));
+  ASSERT_EQ(failed.records.size(), 1u);
+  EXPECT_EQ(failed.records[0].error_kind, kErrorConnect);
+  EXPECT_GE(failed.records[0].ended_s, failed.records[0].sent_s);
+}
+
+TEST(LoadRun, ErrorReasonIsTheServersMessage) {
+  ScriptServer server([](int n, const Seen&, httplib::Response& r, const std::atomic<bool>&) {
+    r.status = n == 0 ? 404 : 400;
+    if (n == 0) {  // vLLM's shape: the message at the top level
+      r.set_content(R"({"object":"error","message":"The model `wrong-model` does not exist.",)"
+                    R"("type":"NotFoundError","param":null,"code":404})",
+                    "application/json");
+    } else {  // not JSON: the body itself
+      r.set_content("bad request, plain text", "text/plain");
+    }
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 2;
+  const LoadResult result = run_load(options, small_workload(2, 1));
+  ASSERT_EQ(result.records.size(), 2u);
+  EXPECT_EQ(result.records[0].error, "HTTP 404: The model `wrong-model` does not exist.");
+  EXPECT_EQ(result.records[1].error, "HTTP 400: bad request, plain text");
+}
+
+TEST(LoadRun, BaseUrlWithOrWithoutV1ReachesTheSameEndpoint) {
+  ScriptServer server(quick());
+  for (const std::string suffix : {"", "/", "/v1", "/v1/", "/v1//"}) {
+    LoadOptions options = closed_loop(server.base_url() + suffix, 1);
+    options.num_requests = 1;
+    const LoadResult result = run_load(options, small_workload(1, 1));
+    ASSERT_EQ(result.records.size(), 1u);
+    EXPECT_TRUE(result.records[0].ok) << suffix << ": " << result.records[0].error;
+  }
+  for (const Seen& seen : server.seen()) EXPECT_EQ(seen.path, "/v1/chat/completions");
+}
+
+TEST(LoadRun, MeasuredUnderwayFiresOnceAtTheFirstMeasuredAnswer) {
+  ScriptServer server(quick());
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.warmup_requests = 2;
+  options.num_requests = 3;
+  std::vector<std::size_t> seen_when_fired;
+  options.on_measured_underway = [&] { seen_when_fired.push_back(server.seen().size()); };
+  const LoadResult result = run_load(options, small_workload(2, 2));
+  ASSERT_EQ(result.records.size(), 5u);
+  // Once, and not for the warm-up: one user, so the server had seen exactly the two warm-up
+  // requests and the first measured one.
+  ASSERT_EQ(seen_when_fired.size(), 1u);
+  EXPECT_EQ(seen_when_fired[0], 3u);
+}
+
+TEST(LoadRun, NonStreamingResponseWithoutUsageHasUnknownPromptTokens) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>&) {
+    r.set_content(R"({"choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]})",
+                  "application/json");
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.stream = false;
+  options.num_requests = 1;
+  const LoadResult result = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(result.records.size(), 1u);
+  EXPECT_TRUE(result.records[0].ok) << result.records[0].error;
+  EXPECT_EQ(result.records[0].prompt_tokens, -1);  // unknown, not 0
+  EXPECT_TRUE(result.records[0].tokens_estimated);
 }
 
 TEST(LoadRun, RejectsBadOptionsNamingTheField) {

@@ -70,7 +70,7 @@ TEST(StreamDecoder, MissingUsageCountsContentEventsAndMarksEstimated) {
   EXPECT_TRUE(record.ok);
   EXPECT_EQ(record.output_tokens, 3);
   EXPECT_TRUE(record.tokens_estimated);
-  EXPECT_EQ(record.prompt_tokens, 0);
+  EXPECT_EQ(record.prompt_tokens, -1);  // unknown, not 0 (docs/metrics.md)
   EXPECT_EQ(record.cached_tokens, -1);
   ASSERT_EQ(record.itl_ms.size(), 2u);
   EXPECT_DOUBLE_EQ(record.itl_ms[0], 0.0);  // same read, same timestamp

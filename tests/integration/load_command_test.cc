@@ -1,18 +1,31 @@
 // `kvsweep load` as a user runs it: the real binary against the embedded fleet on loopback.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
+#include <chrono>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
+#include "driver/test_request.h"
 #include "orchestrator/child_process.h"
 #include "sim/fleet.h"
 #include "store/store.h"
 #include "tests/support/json_schema_check.h"
+#include "tests/driver/test_server.h"
 #include "tests/support/temp_dir.h"
+
+extern char** environ;
 
 namespace kvsweep {
 namespace {
+
+using driver::test_support::LoopbackServer;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -157,14 +170,361 @@ TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
       << missing.err;
 }
 
-TEST_F(LoadCommand, ADeadServerGivesFailedRequestsNotACrash) {
+TEST_F(LoadCommand, ADeadServerStopsAtTheTestRequestNotACrash) {
   const auto r = orchestrator::run_process(
       {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", "http://127.0.0.1:1",
        "--model", "tiny", "--num-prompts", "3", "--no-save"},
       60);
   EXPECT_TRUE(r.started);
-  EXPECT_EQ(r.exit_code, 1);  // nothing succeeded
-  EXPECT_NE(r.out.find("connect:"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("kvsweep: error: test request to http://127.0.0.1:1 (model tiny) failed: "
+                       "connect: "),
+            std::string::npos)
+      << r.out << r.err;
+}
+
+TEST_F(LoadCommand, NumPromptsLeavesWarmupOut) {
+  auto argv = base_argv(dir_.file("s.db"));
+  const std::vector<std::string> more = {"--num-prompts",     "12",
+                                         "--warmup-requests", "5",
+                                         "--max-tokens",      "2",
+                                         "--concurrency",     "2",
+                                         "--result-file",     dir_.file("result.json")};
+  argv.insert(argv.end(), more.begin(), more.end());
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  const auto result = nlohmann::json::parse(read_file(dir_.file("result.json")));
+  EXPECT_EQ(result["num_prompts"], 12);  // as asked, as vLLM writes it; not 17
+  EXPECT_EQ(result["completed"], 12);
+
+  // `runs` shows the 5 warm-up requests apart from the 12 measured ones.
+  const auto runs =
+      orchestrator::run_process({KVSWEEP_BINARY, "--db", dir_.file("s.db"), "runs"}, 30);
+  ASSERT_TRUE(runs.ok()) << runs.err;
+  EXPECT_NE(runs.out.find("requests  warm-up"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("1/1     12        5\n"), std::string::npos) << runs.out;
+  const auto cells =
+      orchestrator::run_process({KVSWEEP_BINARY, "--db", dir_.file("s.db"), "runs", "1"}, 30);
+  ASSERT_TRUE(cells.ok()) << cells.err;
+  EXPECT_NE(cells.out.find(" done         12        5 "), std::string::npos) << cells.out;
+}
+
+TEST_F(LoadCommand, UrlWithV1IsTheSameServer) {
+  const auto r = orchestrator::run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url() + "/v1/",
+       "--model", "tiny", "--num-prompts", "3", "--max-tokens", "2", "--no-save"},
+      60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                    3"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Failed requests:"), std::string::npos) << r.out;
+}
+
+// A scripted OpenAI server on loopback for the failure paths the fleet never takes. The test
+// request (its own prompt) is always answered; measured requests get `measured(n, ...)`.
+class ScriptedServer {
+ public:
+  using Script = std::function<void(int n, httplib::Response&, const std::atomic<bool>& closing)>;
+
+  explicit ScriptedServer(Script measured)
+      : measured_(std::move(measured)),
+        server_([this](httplib::Server& server, const std::atomic<bool>& closing) {
+          server.Post("/v1/chat/completions", [this, &closing](const httplib::Request& request,
+                                                               httplib::Response& response) {
+            if (request.body.find(driver::kTestRequestPrompt) != std::string::npos) {
+              response.set_content(driver::test_support::sse_content("ok") +
+                                       driver::test_support::sse_usage(12, 1, 0) +
+                                       driver::test_support::kSseDone,
+                                   "text/event-stream");
+              return;
+            }
+            int n = 0;
+            {
+              std::lock_guard<std::mutex> lock(mutex_);
+              n = measured_seen_++;
+            }
+            measured_(n, response, closing);
+          });
+          server.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+            response.set_content(metrics_text(), "text/plain");
+          });
+        }) {}
+
+  std::string base_url() const { return server_.base_url(); }
+  int measured_seen() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return measured_seen_;
+  }
+  // The KV-cache gauge /metrics serves: 0.25 per measured request in flight.
+  void add_in_flight(int delta) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_ += delta;
+  }
+  // Whether /metrics was read while a measured request was in flight.
+  bool scraped_under_load() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return scraped_under_load_;
+  }
+
+ private:
+  std::string metrics_text() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (in_flight_ > 0) scraped_under_load_ = true;
+    return "vllm:kv_cache_usage_perc{model_name=\"m\"} " + std::to_string(0.25 * in_flight_) + "\n";
+  }
+
+  Script measured_;
+  mutable std::mutex mutex_;
+  int measured_seen_ = 0;
+  int in_flight_ = 0;
+  bool scraped_under_load_ = false;
+  LoopbackServer server_;  // last: stopped before the members its handlers use go away
+};
+
+std::vector<std::string> load_argv(const std::string& db, const std::string& url) {
+  return {KVSWEEP_BINARY, "--db", db, "load", "--url", url, "--model", "m"};
+}
+
+// The number on the console block's line `label`, e.g. "Benchmark duration (s):".
+double figure(const std::string& out, const std::string& label) {
+  const auto at = out.find(label);
+  if (at == std::string::npos) return -1;
+  return std::stod(out.substr(at + label.size()));
+}
+
+// A role chunk, then nothing until the server closes: a request that never gets a token.
+void hang(httplib::Response& response, const std::atomic<bool>& closing) {
+  driver::test_support::stream_steps(
+      response, {{0, driver::test_support::sse_role()}, {60000, driver::test_support::kSseDone}},
+      closing);
+}
+
+TEST(LoadCommandFailures, DurationCountsFailedRequestsUntilTheyEnded) {
+  ScriptedServer server([](int, httplib::Response& r, const std::atomic<bool>& c) { hang(r, c); });
+  testing::TempDir dir;
+  auto argv = load_argv(dir.file("s.db"), server.base_url());
+  for (const char* arg : {"--num-prompts", "2", "--timeout", "1s", "--no-save"})
+    argv.push_back(arg);
+  const auto r = orchestrator::run_process(argv, 60);
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // nothing succeeded
+  // Two requests one after the other, each ending at its 1 s timeout: 2 s, not 1 s (the
+  // second one's send) or 0.
+  EXPECT_GE(figure(r.out, "Benchmark duration (s):"), 2.0) << r.out;
+  const auto store = store::Store::open(dir.file("s.db"));
+  const auto rows = store.requests(store.cells(store.latest_experiment()->id).at(0).id);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.error_kind, "timeout");
+    EXPECT_GE(row.ended_s - row.sent_s, 1.0 - 1e-6);
+  }
+}
+
+// kvsweep started in the background, so the test can signal it, as Kubernetes or Ctrl-C would.
+class BackgroundKvsweep {
+ public:
+  BackgroundKvsweep(const std::vector<std::string>& argv, const std::string& out_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_addopen(&actions, 2, (out_path + ".err").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0].c_str(), &actions, nullptr, args.data(), environ) != 0) {
+      pid_ = -1;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~BackgroundKvsweep() {
+    if (pid_ > 0) {  // a failed test must not leave it running
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool started() const { return pid_ > 0; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // The exit status, or -1 when it has not exited within `seconds`.
+  int wait(double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+TEST(LoadCommandFailures, SigtermKeepsTheWindowAndTheStatusOfCancelledRequests) {
+  ScriptedServer server([](int, httplib::Response& r, const std::atomic<bool>& c) { hang(r, c); });
+  testing::TempDir dir;
+  auto argv = load_argv(dir.file("s.db"), server.base_url());
+  for (const char* arg : {"--num-prompts", "2", "--concurrency", "2", "--no-save"}) {
+    argv.push_back(arg);
+  }
+  BackgroundKvsweep kvsweep(argv, dir.file("out"));
+  ASSERT_TRUE(kvsweep.started());
+  // Both measured requests are in flight (answered 200, no token yet); then a second passes.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (server.measured_seen() < 2 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(server.measured_seen(), 2) << read_file(dir.file("out.err"));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kvsweep.signal(SIGTERM);
+  EXPECT_EQ(kvsweep.wait(30), 130) << read_file(dir.file("out.err"));
+
+  const std::string out = read_file(dir.file("out"));
+  EXPECT_GE(figure(out, "Benchmark duration (s):"), 1.0) << out;  // not 0.00
+  const auto store = store::Store::open(dir.file("s.db"));
+  const auto rows = store.requests(store.cells(store.latest_experiment()->id).at(0).id);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.error_kind, "cancelled");
+    EXPECT_EQ(row.http_status, 200);  // what the server had answered before the stop
+    EXPECT_GE(row.ended_s - row.sent_s, 1.0);
+  }
+}
+
+TEST(LoadCommandFailures, WrongModelStopsAtTheTestRequestWithTheServersAnswer) {
+  std::atomic<int> answered{0};
+  LoopbackServer server([&answered](httplib::Server& s, const std::atomic<bool>&) {
+    s.Post("/v1/chat/completions", [&answered](const httplib::Request&, httplib::Response& r) {
+      ++answered;
+      r.status = 404;
+      r.set_content(R"({"object":"error","message":"The model `wrong-model` does not exist.",)"
+                    R"("type":"NotFoundError","param":null,"code":404})",
+                    "application/json");
+    });
+  });
+  testing::TempDir dir;
+  const auto r = orchestrator::run_process(
+      {KVSWEEP_BINARY, "--db", dir.file("s.db"), "load", "--url", server.base_url(), "--model",
+       "wrong-model", "--num-prompts", "50", "--result-file", dir.file("r.json")},
+      60);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("kvsweep: error: test request to " + server.base_url() +
+                       " (model wrong-model) failed: http_status: HTTP 404: The model "
+                       "`wrong-model` does not exist."),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("Serving Benchmark Result"), std::string::npos) << r.out;  // no zeros
+  EXPECT_EQ(answered, 1);  // stopped after the test request
+  EXPECT_FALSE(std::ifstream(dir.file("r.json")).good());
+}
+
+TEST(LoadCommandFailures, SummaryPrintsTheFirstReasonOfEachKind) {
+  ScriptedServer server([](int n, httplib::Response& r, const std::atomic<bool>&) {
+    if (n == 0) {
+      r.set_content(driver::test_support::sse_content("x") +
+                        driver::test_support::sse_usage(10, 1, 0) + driver::test_support::kSseDone,
+                    "text/event-stream");
+    } else if (n == 1) {
+      r.status = 429;
+      r.set_content(R"({"error":{"message":"slow down"}})", "application/json");
+    } else {
+      r.status = 503;
+      r.set_content(R"({"error":{"message":"overloaded: queue full"}})", "application/json");
+    }
+  });
+  testing::TempDir dir;
+  auto argv = load_argv(dir.file("s.db"), server.base_url());
+  for (const char* arg : {"--num-prompts", "4", "--result-file", "r.json"}) argv.push_back(arg);
+  argv.back() = dir.file("r.json");
+  const auto r = orchestrator::run_process(argv, 60);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("---------------------Failures---------------------\n"
+                       "http_status:                            2         \n"
+                       "  first: HTTP 503: overloaded: queue full\n"
+                       "rate_limited:                           1         \n"
+                       "  first: HTTP 429: slow down\n"),
+            std::string::npos)
+      << r.out;
+  const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
+  EXPECT_EQ(result["first_failure_by_kind"]["rate_limited"]["http_status"], 429);
+}
+
+TEST(LoadCommandFailures, NoUsageFromTheServerSaysUnknownAndEstimated) {
+  ScriptedServer server([](int, httplib::Response& r, const std::atomic<bool>&) {
+    r.set_content(driver::test_support::sse_content("a") + driver::test_support::sse_content("b") +
+                      driver::test_support::kSseDone,
+                  "text/event-stream");
+  });
+  testing::TempDir dir;
+  auto argv = load_argv(dir.file("s.db"), server.base_url());
+  for (const char* arg : {"--num-prompts", "3", "--result-file", "r.json"}) argv.push_back(arg);
+  argv.back() = dir.file("r.json");
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_NE(r.out.find("Total input tokens:                     unknown"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Total generated tokens:                 6 (estimated)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Total Token throughput (tok/s):         unknown"), std::string::npos)
+      << r.out;
+  const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
+  EXPECT_TRUE(result["total_input_tokens"].is_null());
+  EXPECT_TRUE(result["total_token_throughput"].is_null());
+  EXPECT_EQ(result["output_tokens_estimated"], true);
+  const auto store = store::Store::open(dir.file("s.db"));
+  for (const auto& row : store.requests(store.cells(store.latest_experiment()->id).at(0).id)) {
+    EXPECT_EQ(row.prompt_tokens, -1);  // stored as unknown, not 0
+  }
+}
+
+TEST(LoadCommandFailures, KvCacheUsageIsScrapedWhileAShortRunIsUnderLoad) {
+  // The measured request holds its KV cache (in flight) until /metrics was read under load,
+  // or 10 s: the run is far shorter than the 5 s default scrape interval only when the
+  // scrape came as soon as the server answered.
+  ScriptedServer* self = nullptr;
+  ScriptedServer server([&self](int, httplib::Response& r, const std::atomic<bool>& closing) {
+    self->add_in_flight(1);
+    r.set_chunked_content_provider("text/event-stream", [&self, &closing](std::size_t,
+                                                                          httplib::DataSink& sink) {
+      const std::string role = driver::test_support::sse_role();
+      sink.write(role.data(), role.size());
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!self->scraped_under_load() && !closing && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      self->add_in_flight(-1);
+      const std::string rest = driver::test_support::sse_content("x") +
+                               driver::test_support::sse_usage(10, 1, 0) +
+                               driver::test_support::kSseDone;
+      sink.write(rest.data(), rest.size());
+      sink.done();
+      return true;
+    });
+  });
+  self = &server;
+  testing::TempDir dir;
+  auto argv = load_argv(dir.file("s.db"), server.base_url());
+  for (const char* arg : {"--num-prompts", "1", "--metrics-url", "", "--result-file", ""}) {
+    argv.push_back(arg);
+  }
+  argv[argv.size() - 3] = server.base_url() + "/metrics";
+  argv.back() = dir.file("r.json");
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_TRUE(server.scraped_under_load());
+  const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
+  ASSERT_FALSE(result["kv_cache_usage_max"].is_null()) << result.dump();
+  EXPECT_DOUBLE_EQ(result["kv_cache_usage_max"].get<double>(), 0.25);
+
+  // Without scrapes during the run (--metrics-interval 0) the usage is unknown, not 0. (The
+  // server no longer holds the request: it was scraped under load once already.)
+  argv.push_back("--metrics-interval");
+  argv.push_back("0");
+  const auto quiet = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(quiet.ok()) << quiet.err;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir.file("r.json")))["kv_cache_usage_max"].is_null());
 }
 
 }  // namespace

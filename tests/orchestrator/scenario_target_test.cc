@@ -53,6 +53,30 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+TEST(ScenarioTarget, BaseUrlsWithOrWithoutV1AreTheSame) {
+  EXPECT_EQ(parse_ok(replaced(kKubeai, "http://kubeai/openai", "http://kubeai/openai/v1/"))
+                .target.base_url,
+            "http://kubeai/openai");
+  const ScenarioSpec endpoints = parse_ok(R"(name: e
+model: m
+target:
+  kind: endpoints
+  levels:
+    prefix_caching:
+      off: {base_url: "http://127.0.0.1:8000/v1"}
+      on: {base_url: "http://127.0.0.1:8001/"}
+factors:
+  prefix_caching: [off, on]
+  concurrency: [1]
+load:
+  num_requests: 10
+)");
+  EXPECT_EQ(endpoints.target.levels.at("prefix_caching").at("off").base_url,
+            "http://127.0.0.1:8000");
+  EXPECT_EQ(endpoints.target.levels.at("prefix_caching").at("on").base_url,
+            "http://127.0.0.1:8001");
+}
+
 TEST(ScenarioTarget, KubeaiReadsItsKeysAndTheRehearsal) {
   const ScenarioSpec spec = parse_ok(kKubeai);
   EXPECT_EQ(spec.target.kind, "kubeai");

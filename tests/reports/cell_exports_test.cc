@@ -75,6 +75,26 @@ TEST(CellExports, EveryLlmdReportValidatesAgainstTheSchema) {
   }
 }
 
+// A server that sends no usage leaves prompt counts unknown (-1): the export must still
+// validate, with no input or total token rate rather than one computed from -1s.
+TEST(CellExports, RunWithoutUsageExportsNoInputRateAndStillValidates) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto id = write_load_experiment(store);
+  const auto cells = store.cells(id);
+  ASSERT_EQ(cells.size(), 1u);
+  auto no_usage = ok_request(2, 1.0, 200, 800, 50, 4, 0, {200, 200, 200});
+  no_usage.prompt_tokens = -1;
+  no_usage.tokens_estimated = true;
+  store.add_requests(cells[0].id, {no_usage});
+  const Json doc = llmd_reports(cell_exports(store, id))[0];
+  for (const auto& e : br_schema_errors(doc)) ADD_FAILURE() << e;
+  const Json& throughput = doc["results"]["request_performance"]["aggregate"]["throughput"];
+  EXPECT_FALSE(throughput.contains("input_token_rate"));
+  EXPECT_FALSE(throughput.contains("total_token_rate"));
+  EXPECT_TRUE(throughput.contains("output_token_rate"));
+}
+
 TEST(CellExports, SchemaCheckFailsOnABrokenExport) {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));

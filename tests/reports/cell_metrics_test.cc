@@ -107,7 +107,69 @@ TEST(CellMetrics, ThroughputOverFirstSendToLastCompletion) {
   EXPECT_EQ(m.output_tokens, 33);
   EXPECT_EQ(m.prompt_tokens, 600);
   EXPECT_DOUBLE_EQ(m.output_throughput, 33 / 4.5);
-  EXPECT_DOUBLE_EQ(m.total_token_throughput, 633 / 4.5);
+  ASSERT_TRUE(m.total_token_throughput.has_value());
+  EXPECT_DOUBLE_EQ(*m.total_token_throughput, 633 / 4.5);
+}
+
+TEST(CellMetrics, WindowReachesTheEndOfFailuresWithoutTokens) {
+  // Two requests that hung until a 5 s timeout, one after the other: the run took 10 s.
+  store::RequestRow first = failed_request(0, 0.0, 0, "timeout");
+  first.ended_s = 5.0;
+  store::RequestRow second = failed_request(1, 5.0, 0, "timeout");
+  second.ended_s = 10.0;
+  const CellMetrics hung = compute_cell_metrics({first, second}, {});
+  EXPECT_DOUBLE_EQ(hung.window_s, 10.0);
+
+  // A run stopped by a signal 20 s in: cancelled requests end when the run stopped them,
+  // and a success's end (its [DONE] after the last token) counts too.
+  store::RequestRow cancelled = failed_request(2, 0.5, 0, "cancelled");
+  cancelled.ended_s = 20.0;
+  store::RequestRow ok = ok_request(3, 0.0, 100, 1000, 10, 5, -1, {});
+  ok.ended_s = 1.01;
+  const CellMetrics stopped = compute_cell_metrics({ok, cancelled}, {});
+  EXPECT_DOUBLE_EQ(stopped.window_s, 20.0);
+  EXPECT_DOUBLE_EQ(stopped.request_throughput, 1 / 20.0);
+}
+
+TEST(CellMetrics, PromptTokensAreUnknownWhenTheServerSentNoUsage) {
+  store::RequestRow reported = ok_request(0, 0.0, 100, 1000, 50, 4, -1, {});
+  store::RequestRow counted = ok_request(1, 0.0, 100, 1000, -1, 3, -1, {});
+  counted.tokens_estimated = true;
+  const CellMetrics m = compute_cell_metrics({reported, counted}, {});
+  EXPECT_FALSE(m.prompt_tokens.has_value());  // never a sum that silently leaves some out
+  EXPECT_EQ(m.prompt_tokens_unknown, 1);
+  EXPECT_FALSE(m.total_token_throughput.has_value());
+  EXPECT_EQ(m.output_tokens, 7);
+  EXPECT_EQ(m.output_tokens_estimated, 1);
+  EXPECT_DOUBLE_EQ(m.output_throughput, 7.0);
+
+  const CellMetrics known = compute_cell_metrics({reported}, {});
+  EXPECT_EQ(known.prompt_tokens, 50);
+  EXPECT_EQ(known.output_tokens_estimated, 0);
+  EXPECT_TRUE(known.total_token_throughput.has_value());
+}
+
+TEST(CellMetrics, FirstFailureOfEachKindIsKeptWithItsStatus) {
+  store::RequestRow warm = failed_request(0, 0.0, 5, "http_status");
+  warm.warmup = true;  // warm-up failures are not the cell's
+  warm.error = "HTTP 500: warm-up";
+  store::RequestRow not_found = failed_request(1, 0.1, 5, "http_status");
+  not_found.http_status = 404;
+  not_found.error = "HTTP 404: The model `m` does not exist.";
+  store::RequestRow later = failed_request(2, 0.2, 5, "http_status");
+  later.http_status = 503;
+  store::RequestRow cut = failed_request(3, 0.3, 5, "stream_dropped");
+  cut.http_status = 200;
+  const CellMetrics m = compute_cell_metrics({warm, not_found, later, cut}, {});
+  ASSERT_EQ(m.first_failure_by_kind.size(), 2u);
+  EXPECT_EQ(m.first_failure_by_kind.at("http_status").http_status, 404);
+  EXPECT_EQ(m.first_failure_by_kind.at("http_status").error,
+            "HTTP 404: The model `m` does not exist.");
+  EXPECT_EQ(m.first_failure_by_kind.at("stream_dropped").http_status, 200);
+  EXPECT_EQ(failure_text(404, "HTTP 404: gone"), "HTTP 404: gone");
+  EXPECT_EQ(failure_text(200, "stream ended before data: [DONE]"),
+            "stream ended before data: [DONE] (HTTP 200)");
+  EXPECT_EQ(failure_text(0, "connection refused"), "connection refused");
 }
 
 TEST(CellMetrics, ClientCacheHitSkipsUnknownCachedTokens) {
@@ -200,11 +262,12 @@ TEST(ServerFigures, UsageMaxPreemptionsAndSpecDecodeAcceptance) {
   const std::string a = "http://a/metrics";
   const std::string b = "http://b/metrics";
   const std::vector<store::MetricSample> samples = {
-      // Usage: the worst replica during or after the measured phase; "before" is the warm-up's.
+      // Usage: the worst replica while the measured phase ran; "before" is the warm-up's and
+      // "after" sees an idle server.
       sample("before", a, kKvCacheUsage, 0.99),
       sample("during", a, kKvCacheUsage, 0.40),
       sample("during", b, kGpuCacheUsage, 0.72),  // an older vLLM's name
-      sample("after", a, kKvCacheUsage, 0.10),
+      sample("after", a, kKvCacheUsage, 0.90),
       // Preemptions: Σ Δ over replicas; b has no "after" and is left out.
       sample("before", a, kPreemptions, 3),
       sample("after", a, kPreemptions, 10),
@@ -226,6 +289,13 @@ TEST(ServerFigures, UsageMaxPreemptionsAndSpecDecodeAcceptance) {
   EXPECT_EQ(*m.preemptions, 7);
   ASSERT_TRUE(m.spec_decode_acceptance.has_value());
   EXPECT_DOUBLE_EQ(*m.spec_decode_acceptance, 0.4);
+}
+
+TEST(ServerFigures, KvUsageIsUnknownWithoutAScrapeDuringThePhase) {
+  // A cell shorter than the scrape interval: only the scrapes around it, at idle.
+  const CellMetrics m = compute_cell_metrics(
+      {}, {sample("before", "s", kKvCacheUsage, 0.0), sample("after", "s", kKvCacheUsage, 0.0)});
+  EXPECT_FALSE(m.kv_usage_max.has_value());  // n/a, not 0.0
 }
 
 TEST(ServerFigures, NotAvailableWhenNoReplicaExposesThem) {

@@ -62,6 +62,39 @@ TEST(MarkdownReport, FailedCellShowsStatusAndEscapedError) {
   EXPECT_EQ(markdown.find("Relative to"), std::string::npos) << markdown;
 }
 
+TEST(MarkdownReport, TokenFiguresWithoutUsageAreMarkedNotZero) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto experiment_id = store.add_experiment(small_experiment());
+  store::CellRow cell;
+  cell.experiment_id = experiment_id;
+  cell.key = "k";
+  cell.strategy = "random";
+  cell.concurrency = 2;
+  cell.status = "done";
+  cell.id = store.add_cell(cell);
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 2; ++i) {  // a server that sends no usage
+    store::RequestRow r = kvsweep::testing::ok_request(i, 0.0, 100, 1000, -1, 4, -1, {300});
+    r.tokens_estimated = true;
+    rows.push_back(r);
+  }
+  store::RequestRow failed = kvsweep::testing::failed_request(2, 0.0, 5, "http_status");
+  failed.http_status = 404;
+  failed.error = "HTTP 404: The model `m` does not exist.";
+  rows.push_back(failed);
+  store.add_requests(cell.id, rows);
+  const std::string markdown = render_markdown(store, experiment_id);
+  // output tok/s estimated (8 tokens over 1 s), total tok/s unknown, and a note saying so.
+  EXPECT_NE(markdown.find("| 2.00 | ≈8.00 | unknown |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("\n≈: estimated, the server sent no token usage"), std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("- random: 1 http_status (first: HTTP 404: The model `m` does not "
+                          "exist.)"),
+            std::string::npos)
+      << markdown;
+}
+
 TEST(MarkdownReport, UnknownExperimentThrows) {
   TempDir dir;
   const store::Store store = store::Store::open(dir.file("kvsweep.db"));

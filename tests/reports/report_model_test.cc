@@ -46,10 +46,19 @@ TEST(ReportModel, LevelsAscendRowsKeepPlanOrderRepeatsAreLabelled) {
   EXPECT_EQ(model.levels[0].concurrency, 8);
   EXPECT_EQ(model.levels[1].concurrency, 16);
   ASSERT_EQ(model.levels[0].rows.size(), 3u);
-  EXPECT_EQ(model.levels[0].rows[0].label, "prefix-hash");
-  EXPECT_EQ(model.levels[0].rows[1].label, "random");
-  EXPECT_EQ(model.levels[0].rows[2].label, "random #1");
-  EXPECT_EQ(model.levels[1].rows[0].label, "prefix-hash");
+  // Two repeats: every row says which, counted from 1 as the sweep's console does.
+  EXPECT_EQ(model.levels[0].rows[0].label, "prefix-hash #1");
+  EXPECT_EQ(model.levels[0].rows[1].label, "random #1");
+  EXPECT_EQ(model.levels[0].rows[2].label, "random #2");
+  EXPECT_EQ(model.levels[1].rows[0].label, "prefix-hash #1");
+}
+
+TEST(ReportModel, RepeatLabelsMatchTheSweepsConsole) {
+  EXPECT_EQ(repeat_label("random", 0, 1), "random");  // one run per cell: no number
+  EXPECT_EQ(repeat_label("random", 0, 3), "random #1");
+  EXPECT_EQ(repeat_label("random", 1, 3), "random #2");
+  const auto single = make_report_model(experiment("{}"), {cell("random", 8)}, {metrics(1, 1)});
+  EXPECT_EQ(single.levels.at(0).rows.at(0).label, "random");
 }
 
 TEST(ReportModel, RatiosDivideByTheBaselinesFirstRepeat) {

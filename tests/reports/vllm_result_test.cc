@@ -95,7 +95,58 @@ TEST(VllmResult, ConsoleBlockMatchesVllmLayout) {
             "Cached prompt tokens, client (%):       50.00     \n"
             "---------------------Failures---------------------\n"
             "timeout:                                1         \n"
+            "  first: timeout after 1000 ms\n"
             "==================================================\n");
+}
+
+TEST(VllmResult, FailuresSayTheFirstReasonOfEachKindWithItsStatus) {
+  store::RequestRow refused = failed_request(0, 0.0, 5, "http_status");
+  refused.http_status = 404;
+  refused.error = "HTTP 404: The model `wrong-model` does not exist.";
+  store::RequestRow cut = failed_request(1, 0.1, 5, "stream_dropped");
+  cut.http_status = 200;
+  cut.error = "stream ended before data: [DONE]";
+  const CellMetrics m = compute_cell_metrics({refused, refused, cut}, {});
+  const std::string text = serving_result_text(m);
+  EXPECT_NE(text.find("http_status:                            2         \n"
+                      "  first: HTTP 404: The model `wrong-model` does not exist.\n"
+                      "stream_dropped:                         1         \n"
+                      "  first: stream ended before data: [DONE] (HTTP 200)\n"),
+            std::string::npos)
+      << text;
+  const auto j = vllm_result_json(m, VllmRunInfo{});
+  EXPECT_EQ(j["first_failure_by_kind"]["http_status"]["http_status"], 404);
+  EXPECT_EQ(j["first_failure_by_kind"]["http_status"]["error"],
+            "HTTP 404: The model `wrong-model` does not exist.");
+}
+
+TEST(VllmResult, TokenCountsWithoutUsageAreUnknownOrEstimatedNeverZero) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 3; ++i) {
+    store::RequestRow r = ok_request(i, 0.0, 100, 1000, -1, 3, -1, {450, 450});
+    r.tokens_estimated = true;
+    rows.push_back(r);
+  }
+  const CellMetrics m = compute_cell_metrics(rows, {});
+  const std::string text = serving_result_text(m);
+  EXPECT_NE(text.find("Total input tokens:                     unknown   \n"
+                      "Total generated tokens:                 9 (estimated)\n"
+                      "Request throughput (req/s):             3.00      \n"
+                      "Output token throughput (tok/s):        9.00 (estimated)\n"
+                      "Total Token throughput (tok/s):         unknown   \n"
+                      "Note: the server sent no token usage for 3 of 3 requests: output tokens "
+                      "are counted content events; input tokens are unknown.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Total input tokens:                     0"), std::string::npos);
+
+  const auto j = vllm_result_json(m, VllmRunInfo{});
+  EXPECT_TRUE(j["total_input_tokens"].is_null());
+  EXPECT_TRUE(j["total_token_throughput"].is_null());
+  EXPECT_EQ(j["total_output_tokens"], 9);
+  EXPECT_EQ(j["input_tokens_known"], false);
+  EXPECT_EQ(j["output_tokens_estimated"], true);
+  EXPECT_EQ(vllm_result_json(small_cell(), VllmRunInfo{})["output_tokens_estimated"], false);
 }
 
 TEST(VllmResult, PercentileKeysFollowVllm) {

@@ -62,6 +62,7 @@ RequestRow make_request(std::int64_t index) {
   row.sent_s = 0.1000001;
   row.first_token_s = 0.3;
   row.last_token_s = 1.7;
+  row.ended_s = 1.7000003;
   row.ttft_ms = 199.9999;
   row.e2e_ms = 1599.9999;
   row.tpot_ms = 12.345678901234567;
@@ -120,6 +121,7 @@ void expect_same(const RequestRow& a, const RequestRow& b) {
   EXPECT_EQ(a.sent_s, b.sent_s);
   EXPECT_EQ(a.first_token_s, b.first_token_s);
   EXPECT_EQ(a.last_token_s, b.last_token_s);
+  EXPECT_EQ(a.ended_s, b.ended_s);
   EXPECT_EQ(a.ttft_ms, b.ttft_ms);
   EXPECT_EQ(a.e2e_ms, b.e2e_ms);
   EXPECT_EQ(a.tpot_ms, b.tpot_ms);
@@ -415,6 +417,56 @@ TEST(Store, MovedStoreKeepsWorking) {
   Store second = std::move(first);
   second.add_experiment(make_experiment("moved"));
   EXPECT_EQ(second.experiments().size(), 1u);
+}
+
+TEST(Store, CountsMeasuredAndWarmupRequestsApart) {
+  TempDir dir;
+  Store store = Store::open(dir.file("s.db"));
+  const auto experiment_id = store.add_experiment(make_experiment("counts"));
+  const auto cell_id = store.add_cell(make_cell(experiment_id, 0));
+  std::vector<RequestRow> rows;
+  for (int i = 0; i < 7; ++i) {
+    RequestRow row = make_request(i);
+    row.warmup = i < 3;
+    rows.push_back(row);
+  }
+  store.add_requests(cell_id, rows);
+  const RequestCounts counts = store.request_counts(cell_id);
+  EXPECT_EQ(counts.measured, 4);
+  EXPECT_EQ(counts.warmup, 3);
+  EXPECT_EQ(store.request_counts(cell_id + 1).measured, 0);  // no such cell: nothing, no error
+}
+
+// A file exactly as kvsweep wrote it at schema 2 (before requests had ended_s), with rows in it.
+TEST(Store, Version2FileMigratesKeepingItsRows) {
+  TempDir dir;
+  const std::string path = dir.file("v2.db");
+  {
+    SqliteDb db = SqliteDb::open(path);
+    migrate_to(db, 2);
+    db.exec(
+        "INSERT INTO experiments (id, name, status) VALUES (1, 'old', 'done');"
+        "INSERT INTO cells (id, experiment_id, ordinal, key, status) VALUES (1, 1, 0, 'k', 'done');"
+        // A success that reported usage, a success without usage (0 meant unknown then) and a
+        // timeout sent at 5 s that got no token.
+        "INSERT INTO requests (cell_id, request_index, ok, sent_s, first_token_s, last_token_s,"
+        "  e2e_ms, prompt_tokens, output_tokens) VALUES"
+        "  (1, 0, 1, 0.0, 0.1, 0.5, 500, 1024, 8),"
+        "  (1, 1, 1, 0.5, 0.6, 0.9, 400, 0, 3),"
+        "  (1, 2, 0, 5.0, -1, -1, 0, 0, 0);");
+    EXPECT_EQ(schema_version(db), 2);
+  }
+  const Store store = Store::open(path);
+  EXPECT_EQ(schema_version(SqliteDb::open(path)), kSchemaVersion);
+  const auto rows = store.requests(1);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].prompt_tokens, 1024);
+  EXPECT_EQ(rows[1].prompt_tokens, -1);  // unknown, not 0
+  EXPECT_EQ(rows[2].prompt_tokens, -1);
+  for (const RequestRow& row : rows) EXPECT_EQ(row.ended_s, -1) << row.index;  // not recorded
+  EXPECT_EQ(rows[0].last_token_s, 0.5);
+  EXPECT_EQ(rows[2].sent_s, 5.0);
+  EXPECT_EQ(store.experiments().size(), 1u);
 }
 
 TEST(Store, NewFileGetsCurrentSchemaVersion) {
