@@ -107,11 +107,24 @@ void wait_completion(const std::string& base_url, const std::string& model, doub
   });
 }
 
+// An OpenAI-shaped error's whole message (kvsweep's router names every upstream in it, so it
+// must not be cut), else the answer as describe() shows it.
+std::string describe_refusal(const driver::HttpResponse& r) {
+  const auto parsed = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (r.error.empty() && parsed.is_object() && parsed.contains("error") &&
+      parsed["error"].is_object() && parsed["error"].contains("message") &&
+      parsed["error"]["message"].is_string()) {
+    return "HTTP " + std::to_string(r.status) + ": " +
+           parsed["error"]["message"].get<std::string>();
+  }
+  return describe(r);
+}
+
 void reset_prefix_caches(const std::vector<std::string>& replica_urls, double timeout_s) {
   for (const auto& url : replica_urls) {
     const auto r = driver::http_post_json(url + "/reset_prefix_cache", "", timeout_s);
     if (!r.error.empty() || r.status / 100 != 2) {
-      std::string why = "POST " + url + "/reset_prefix_cache: " + describe(r);
+      std::string why = "POST " + url + "/reset_prefix_cache: " + describe_refusal(r);
       if (r.status == 404) {
         why += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1; or set "
                "target.cold_method: restart, or load.cache: as-is)";

@@ -376,7 +376,18 @@ class CellRunner {
     cell.error = status == "interrupted" ? "stopped by a signal" : failure;
     if (status == "done" && !failure.empty()) cell.status = "failed";
     cell.finished_at = utc_now_iso8601();
-    store_.record_cell(cell, rows, data.samples, command_rows(target_.take_logs()));
+    const std::vector<CommandLog> logs = target_.take_logs();
+    // The router's health events (a replica taken out of routing or put back) change what the
+    // cell measured: said on the console as well as kept with the cell's commands.
+    for (const auto& log : logs) {
+      if (log.step != "health" || log.exit_code != 0) continue;
+      std::size_t start = 0;
+      for (std::size_t end; (end = log.out.find('\n', start)) != std::string::npos;
+           start = end + 1) {
+        console_.line("  " + label + ": " + log.out.substr(start, end - start));
+      }
+    }
+    store_.record_cell(cell, rows, data.samples, command_rows(logs));
 
     if (cell.status == "interrupted") {
       console_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +

@@ -27,7 +27,8 @@ namespace {
 // (KubeAI's strategy and its knobs) or only another URL (endpoints).
 FactorPhase default_phase(const std::string& factor, const std::string& kind) {
   if (is_load_factor(factor)) return FactorPhase::kRun;
-  if (kind == "endpoints") return FactorPhase::kRun;
+  // Another URL, or the router kvsweep runs in front of plain replicas switching live.
+  if (kind == "endpoints" || kind == "replicas") return FactorPhase::kRun;
   if (kind == "kubeai" && factor != "replication") return FactorPhase::kRun;
   // The sim router switches strategy and its knobs live; the engine setting and the replica
   // count are what a real fleet would redeploy for.
@@ -92,6 +93,11 @@ std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
   const std::string& kind = spec.target.kind;
   if (kind == "kubeai") return {"strategy", "mean_load_factor", "prefix_char_length", "replication"};
   if (kind == "dynamo") return {"strategy"};
+  // kvsweep's router before real servers: it cannot reconfigure the engines (prefix_caching).
+  if (kind == "replicas") {
+    return {"strategy",    "mean_load_factor",     "prefix_char_length",
+            "replication", "overlap_score_weight", "router_temperature"};
+  }
   if (kind == "kubectl" || kind == "endpoints") {
     std::vector<std::string> names;
     for (const auto& [factor, levels] : spec.target.levels) names.push_back(factor);

@@ -73,9 +73,22 @@ struct SimSpec {
   int max_tokens = 0;
 };
 
+// The router's health checks of its replicas (kinds sim and replicas): probes of /health and
+// refused connects take a replica out of routing, a probe answered puts it back.
+struct HealthSpec {
+  double interval_s = 1;  // between probes of each replica; 0 = no health checks
+  int failures = 3;       // consecutive failed probes or connects that take a replica out
+};
+
 struct TargetSpec {
-  std::string kind = "sim";  // sim | kubeai | dynamo | kubectl | endpoints
+  std::string kind = "sim";  // sim | replicas | kubeai | dynamo | kubectl | endpoints
   SimSpec sim;               // kind sim: the fleet; other kinds: the stand-in for --target sim
+  HealthSpec health;         // sim, replicas
+
+  // replicas: plain OpenAI-compatible servers behind kvsweep's own router, which the target
+  // runs on loopback. Replica i (header x-kvsweep-replica: i) is upstreams[i].
+  std::vector<std::string> upstreams;
+  double kv_ttl_s = 120;  // kv-aware without KV events: how long a routed prefix counts as cached
 
   // Every kubectl-driven kind (kubeai, dynamo, kubectl).
   std::string kubectl = "kubectl";  // the binary, looked up on PATH

@@ -7,9 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "driver/http_fetch.h"
 #include "orchestrator/readiness.h"
-#include "orchestrator/strategy_names.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -19,31 +17,9 @@ constexpr double kAdminTimeoutS = 10;
 constexpr double kMaxGateS = 60;
 constexpr double kPollS = 0.05;
 
-// Factor name -> the admin parameter it sets on the router (/admin/strategy).
-const std::vector<std::pair<std::string, std::string>>& router_knobs() {
-  static const std::vector<std::pair<std::string, std::string>> knobs = {
-      {"mean_load_factor", "meanLoadFactor"},
-      {"prefix_char_length", "prefixCharLength"},
-      {"replication", "replication"},
-      {"overlap_score_weight", "overlap_score_weight"},
-      {"router_temperature", "router_temperature"},
-  };
-  return knobs;
-}
-
 std::optional<bool> on_off(const std::string& level) {
   if (level == "on" || level == "true" || level == "enabled") return true;
   if (level == "off" || level == "false" || level == "disabled") return false;
-  return std::nullopt;
-}
-
-std::optional<double> number(const std::string& level) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(level, &used);
-    if (used == level.size() && std::isfinite(value)) return value;
-  } catch (const std::exception&) {
-  }
   return std::nullopt;
 }
 
@@ -53,6 +29,11 @@ sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
   options.profile = spec.target.sim.profile;
   options.model = spec.model;
   options.seed = spec.seed;
+  // A stand-in (--target sim) checks its replicas as the real kind's router would: the
+  // scenario's target.health when its kind has one, else the defaults.
+  options.health.probe_interval =
+      std::chrono::milliseconds(static_cast<std::int64_t>(spec.target.health.interval_s * 1000));
+  options.health.failure_threshold = spec.target.health.failures;
   return options;
 }
 
@@ -67,24 +48,15 @@ std::string known_factors() {
 SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_options(spec)) {
   for (const auto& factor : spec.factors) {
     if (is_load_factor(factor.name)) continue;
-    const bool knob = std::any_of(router_knobs().begin(), router_knobs().end(),
-                                  [&](const auto& k) { return k.first == factor.name; });
-    if (!knob && factor.name != "strategy" && factor.name != "prefix_caching") {
+    if (!is_router_knob(factor.name) && factor.name != "strategy" &&
+        factor.name != "prefix_caching") {
       throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it " +
                         "(it applies: " + known_factors() + ")");
     }
+    check_router_levels(factor, "the simulated fleet");
     for (const auto& level : factor.levels) {
-      if (factor.name == "strategy" && !canonical_strategy(level)) {
-        throw TargetError("factor strategy: the simulated fleet has no strategy \"" + level +
-                          "\" (it has: random, round-robin, least-load, prefix-hash, kv-aware, "
-                          "session, under KubeAI's and Dynamo's names too)");
-      }
       if (factor.name == "prefix_caching" && !on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
-      }
-      if (knob && !number(level)) {
-        throw TargetError("factor " + factor.name + ": level \"" + level +
-                          "\" is not a finite number");
       }
     }
   }
@@ -92,28 +64,7 @@ SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_optio
 
 SimTarget::~SimTarget() = default;
 
-// An admin request, kept as the cell's command log like a kubectl call: argv is the method,
-// URL and body; exit 0 for HTTP 200, else 1; out is the status line and the answer.
-void SimTarget::post_or_throw(const std::string& url, const std::string& body,
-                              const std::string& what) {
-  const auto started = std::chrono::steady_clock::now();
-  const auto r = driver::http_post_json(url, body, kAdminTimeoutS);
-  CommandLog log;
-  log.step = "apply";
-  log.argv = {"POST", url, body};
-  log.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  log.exit_code = r.error.empty() && r.status == 200 ? 0 : 1;
-  log.out = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body : "";
-  log.err = r.error;
-  logs_.push_back(std::move(log));
-  if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
-  if (r.status != 200) {
-    throw TargetError(what + ": " + url + ": HTTP " + std::to_string(r.status) + ": " +
-                      r.body.substr(0, 300));
-  }
-}
-
-std::vector<CommandLog> SimTarget::take_logs() { return std::exchange(logs_, {}); }
+std::vector<CommandLog> SimTarget::take_logs() { return admin_.take_logs(fleet_.router_url()); }
 
 std::string SimTarget::describe() const {
   return "sim x" + std::to_string(spec_.target.sim.replicas) + " (" + spec_.target.sim.profile +
@@ -123,24 +74,11 @@ std::string SimTarget::describe() const {
 void SimTarget::start() { fleet_.start(); }
 
 SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
-  nlohmann::json strategy = nlohmann::json::object();
   nlohmann::json engine = nlohmann::json::object();
   for (const auto& [factor, level] : t.levels) {
-    if (factor == "strategy") strategy["strategy"] = *canonical_strategy(level);
     if (factor == "prefix_caching") engine["enable_prefix_caching"] = *on_off(level);
-    for (const auto& [knob, param] : router_knobs()) {
-      if (factor != knob) continue;
-      const double value = *number(level);
-      // Whole numbers go as JSON integers (the router reads replication as one); the range
-      // check keeps the conversion defined.
-      if (std::abs(value) < 1e15 && value == std::trunc(value)) {
-        strategy[param] = static_cast<long long>(value);
-      } else {
-        strategy[param] = value;
-      }
-    }
   }
-  return {strategy.empty() ? "" : strategy.dump(), engine.empty() ? "" : engine.dump()};
+  return {strategy_body(t), engine.empty() ? "" : engine.dump()};
 }
 
 bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment& next) const {
@@ -170,14 +108,14 @@ void SimTarget::apply(const Treatment& t) {
   const Requests r = requests_for(t);
   const std::string router = fleet_.router_url();
   if (!r.engine_body.empty()) {
-    post_or_throw(router + "/admin/engine", r.engine_body, "applying " + r.engine_body);
+    admin_.post(router, "/admin/engine", r.engine_body, "applying " + r.engine_body);
   }
   if (!r.strategy_body.empty()) {
-    post_or_throw(router + "/admin/strategy", r.strategy_body, "applying " + r.strategy_body);
+    admin_.post(router, "/admin/strategy", r.strategy_body, "applying " + r.strategy_body);
   }
   // The first apply follows a fresh start: there is nothing to redeploy yet.
   if (applied_ && changes_deploy_factor(*applied_, t)) {
-    post_or_throw(router + "/admin/restart", "{}", "redeploying");
+    admin_.post(router, "/admin/restart", "{}", "redeploying");
   }
   applied_ = t;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/router_admin_client.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 #include "sim/fleet.h"
@@ -34,6 +35,7 @@ class SimTarget : public Target {
   void make_cold() override;
   std::string base_url() const override;
   std::vector<std::string> metrics_urls() const override;
+  // The admin requests, then a "health" log when the router took a replica out or put it back.
   std::vector<CommandLog> take_logs() override;
 
  private:
@@ -43,12 +45,11 @@ class SimTarget : public Target {
   };
   Requests requests_for(const Treatment& t) const;
   bool changes_deploy_factor(const Treatment& previous, const Treatment& next) const;
-  void post_or_throw(const std::string& url, const std::string& body, const std::string& what);
 
   const ScenarioSpec& spec_;
   sim::Fleet fleet_;
   std::optional<Treatment> applied_;
-  std::vector<CommandLog> logs_;  // admin requests since the last take_logs()
+  RouterAdminClient admin_;  // admin requests and health events since the last take_logs()
 };
 
 }  // namespace kvsweep::orchestrator

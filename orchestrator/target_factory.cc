@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "orchestrator/kube/kube_targets.h"
+#include "orchestrator/replicas_target.h"
 #include "orchestrator/sim_target.h"
 
 namespace kvsweep::orchestrator {
@@ -11,6 +12,7 @@ namespace kvsweep::orchestrator {
 std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim) {
   const std::string& kind = spec.target.kind;
   if (use_sim || kind == "sim") return std::make_unique<SimTarget>(spec);
+  if (kind == "replicas") return std::make_unique<ReplicasTarget>(spec);
   if (kind == "kubeai") return kube::make_kubeai_target(spec);
   if (kind == "dynamo") return kube::make_dynamo_target(spec);
   if (kind == "kubectl") return kube::make_kubectl_target(spec);

@@ -6,12 +6,14 @@
 #include "driver/base_url.h"
 #include "orchestrator/mapping_reader.h"
 #include "sim/fleet.h"
+#include "sim/http_upstream.h"
 
 namespace kvsweep::orchestrator {
 namespace {
 
 const std::vector<std::string>& kinds() {
-  static const std::vector<std::string> k = {"sim", "kubeai", "dynamo", "kubectl", "endpoints"};
+  static const std::vector<std::string> k = {"sim",    "replicas", "kubeai",
+                                             "dynamo", "kubectl",  "endpoints"};
   return k;
 }
 
@@ -20,7 +22,11 @@ const std::map<std::string, std::vector<std::string>>& key_kinds() {
   static const std::vector<std::string> kube = {"kubeai", "dynamo", "kubectl"};
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"profile", {"sim"}},
-      {"sim", {"kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"replicas", {"sim", "kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"health", {"sim", "replicas"}},
+      {"upstreams", {"replicas"}},
+      {"kv_ttl", {"replicas"}},
+      {"sim", {"replicas", "kubeai", "dynamo", "kubectl", "endpoints"}},
       {"kubectl", kube},
       {"kubeconfig", kube},
       {"context", kube},
@@ -198,6 +204,59 @@ void read_metrics(MappingReader& reader, MetricsSpec& m, ErrorSink& sink,
   fields.finish();
 }
 
+// health: {interval: 1s, failures: 3}; interval 0 turns the checks off.
+void read_health(MappingReader& reader, HealthSpec& h, ErrorSink& sink,
+                 std::map<std::string, SourceMark>& marks) {
+  YAML::Node node = reader.mapping("health");
+  if (!node.IsDefined()) return;
+  MappingReader fields(node, "target.health", sink, marks);
+  if (node["interval"].IsDefined() && node["interval"].IsScalar() &&
+      node["interval"].Scalar() == "0") {
+    fields.get("interval");
+    h.interval_s = 0;
+  } else {
+    fields.read_duration("interval", &h.interval_s);
+  }
+  fields.read_int("failures", &h.failures, 1);
+  fields.finish();
+}
+
+// upstreams: [http://host:port, ...]: the router's own URL rules (plain http), each once.
+void read_upstreams(MappingReader& reader, std::vector<std::string>* out, ErrorSink& sink) {
+  YAML::Node node = reader.get("upstreams");
+  const std::string path = reader.path_of("upstreams");
+  if (!node.IsDefined()) {
+    sink.add(reader.node().Mark(), path,
+             "required for kind replicas: the servers' base URLs, e.g. [http://127.0.0.1:8001, "
+             "http://127.0.0.1:8002]");
+    return;
+  }
+  if (!node.IsSequence() || node.size() == 0) {
+    sink.add(node.Mark(), path, "expected a list of http:// URLs, got " + describe_node(node));
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& item : node) {
+    if (!item.IsScalar()) {
+      sink.add(item.Mark(), path, "expected an http:// URL, got " + describe_node(item));
+      continue;
+    }
+    std::string url = item.Scalar();
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    sim::UpstreamAddress address;
+    std::string error;
+    if (!sim::parse_upstream_url(url, &address, &error)) {
+      sink.add(item.Mark(), path, error);
+      continue;
+    }
+    if (!seen.insert(url).second) {
+      sink.add(item.Mark(), path, "\"" + url + "\" is listed twice (each server is one replica)");
+      continue;
+    }
+    out->push_back(url);
+  }
+}
+
 }  // namespace
 
 void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
@@ -214,6 +273,7 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
   read_readiness(reader, t.readiness, sink, spec.marks);
   read_metrics(reader, t.metrics, sink, spec.marks);
 
+  if (t.kind == "sim" || t.kind == "replicas") read_health(reader, t.health, sink, spec.marks);
   if (t.kind == "sim") {
     reader.read_int("replicas", &t.sim.replicas, 1);
     read_profile(reader, &t.sim.profile, sink);
@@ -232,6 +292,14 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
     sim.read_int<std::int64_t>("num_requests", &t.sim.num_requests, 1);
     sim.read_int("max_tokens", &t.sim.max_tokens, 1);
     sim.finish();
+  }
+  if (t.kind == "replicas") {
+    read_upstreams(reader, &t.upstreams, sink);
+    reader.read_duration("kv_ttl", &t.kv_ttl_s);
+    t.replicas = static_cast<int>(t.upstreams.size());
+    if (!sim_replicas_given && t.replicas > 0) t.sim.replicas = t.replicas;
+    reader.finish();
+    return;
   }
   reader.read_string("kubectl", &t.kubectl);
   reader.read_string("kubeconfig", &t.kubeconfig);

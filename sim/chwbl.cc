@@ -38,22 +38,33 @@ ChwblRing::ChwblRing(const std::vector<std::string>& names, ChwblOptions options
   });
 }
 
-int ChwblRing::pick(std::string_view key, std::span<const int> in_flight) const {
+int ChwblRing::pick(std::string_view key, std::span<const int> in_flight,
+                    std::span<const std::uint8_t> routable) const {
   if (ring_.empty()) return 0;
+  auto in_ring = [&](int replica) {
+    return routable.empty() || routable[static_cast<std::size_t>(replica)] != 0;
+  };
   const std::uint64_t h = xxhash64(key);
   auto it = std::lower_bound(ring_.begin(), ring_.end(), h,
                              [](const Node& node, std::uint64_t v) { return node.hash < v; });
   std::size_t index = it == ring_.end() ? 0 : static_cast<std::size_t>(it - ring_.begin());
-  const std::int64_t total = std::accumulate(in_flight.begin(), in_flight.end(), std::int64_t{0});
-  const int first_seen = ring_[index].replica;
-  for (std::size_t step = 0; step < ring_.size(); ++step) {
+  std::int64_t total = 0;
+  int replicas = 0;
+  for (int r = 0; r < replicas_; ++r) {
+    if (!in_ring(r)) continue;
+    total += in_flight[static_cast<std::size_t>(r)];
+    ++replicas;
+  }
+  int first_seen = -1;
+  for (std::size_t step = 0; step < ring_.size(); ++step, index = (index + 1) % ring_.size()) {
     const int replica = ring_[index].replica;
-    if (chwbl_load_ok(in_flight[replica], total, replicas_, options_.mean_load_factor)) {
+    if (!in_ring(replica)) continue;
+    if (first_seen < 0) first_seen = replica;
+    if (chwbl_load_ok(in_flight[replica], total, replicas, options_.mean_load_factor)) {
       return replica;
     }
-    if (++index == ring_.size()) index = 0;
   }
-  return first_seen;
+  return std::max(first_seen, 0);
 }
 
 }  // namespace kvsweep::sim

@@ -37,7 +37,10 @@ class ChwblRing {
   // Walks the ring clockwise from the first node >= xxhash64(key) (wrapping) and returns the
   // first replica whose load passes chwbl_load_ok; the first replica seen if none passes.
   // `key` is used as given (cut it with first_runes first); in_flight has one entry per replica.
-  int pick(std::string_view key, std::span<const int> in_flight) const;
+  // A replica whose `routable` entry is 0 is skipped and left out of the mean load, as KubeAI
+  // drops an endpoint that is not ready from its ring; empty `routable`: every replica counts.
+  int pick(std::string_view key, std::span<const int> in_flight,
+           std::span<const std::uint8_t> routable = {}) const;
 
   const ChwblOptions& options() const { return options_; }
 

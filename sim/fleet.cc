@@ -1,12 +1,12 @@
 // The embedded simulated fleet: N vLLM-like replicas behind a router, served over loopback HTTP.
 #include "sim/fleet.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
-#include <spdlog/spdlog.h>
-
 #include <future>
 #include <optional>
 #include <stdexcept>
@@ -103,7 +103,6 @@ void Fleet::Impl::bind_all() {
     backends.push_back(replicas.back().get());
   }
   RouterOptions router_options;
-  router_options.model = options.model;
   router_options.strategy = options.strategy;
   router_options.seed = options.seed;
   router_options.chwbl = options.strategy_params.chwbl;
@@ -111,7 +110,8 @@ void Fleet::Impl::bind_all() {
   router_options.session_header = options.session_header;
   router_options.block_size = profile.block_size;
   router_options.kv_events = true;
-  router = std::make_unique<Router>(backends, router_options);
+  router_options.health = options.health;
+  router = std::make_unique<Router>(io, backends, router_options);
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     ReplicaServer& replica = *replicas[i];
     auto server = std::make_unique<HttpServer>(
@@ -142,7 +142,8 @@ void Fleet::Impl::bind_all() {
       io, [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
         r->handle(request, std::move(ex));
       });
-  router_port = router_server->listen(options.host, static_cast<std::uint16_t>(options.router_port));
+  router_port =
+      router_server->listen(options.host, static_cast<std::uint16_t>(options.router_port));
 }
 
 void Fleet::start() {

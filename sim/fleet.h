@@ -8,28 +8,30 @@
 #include <vector>
 
 #include "sim/faults.h"
+#include "sim/replica_health.h"
 #include "sim/routing_strategy.h"
 
 namespace kvsweep::sim {
 
 struct FleetOptions {
   int replicas = 4;
-  std::string profile = "demo";            // a name from profile_names()
-  std::string model = "sim-model";          // served model id (/v1/models)
-  std::string strategy = "round-robin";     // a name from strategy_names()
-  std::uint64_t seed = 1;                   // replica i is seeded with seed + i
-  std::string host = "127.0.0.1";           // loopback unless told otherwise
-  int io_threads = 1;                       // event-loop threads for the whole fleet
+  std::string profile = "demo";          // a name from profile_names()
+  std::string model = "sim-model";       // served model id (/v1/models)
+  std::string strategy = "round-robin";  // a name from strategy_names()
+  std::uint64_t seed = 1;                // replica i is seeded with seed + i
+  std::string host = "127.0.0.1";        // loopback unless told otherwise
+  int io_threads = 1;                    // event-loop threads for the whole fleet
   // Searched for `profile` before KVSWEEP_PROFILE_PATH and the profiles built into the binary.
   std::vector<std::string> profile_dirs;
-  StrategyParams strategy_params;           // prefix-hash (KubeAI) and kv-aware (Dynamo) knobs
+  StrategyParams strategy_params;               // prefix-hash (KubeAI) and kv-aware (Dynamo) knobs
   std::string session_header = "x-session-id";  // the "session" strategy's affinity key
-  std::vector<FaultOptions> faults;         // faults[i] for replica i; absent: healthy
+  std::vector<FaultOptions> faults;             // faults[i] for replica i; absent: healthy
+  HealthOptions health;                         // the router's probes; a dead replica is taken out
   // vLLM --[no-]enable-prefix-caching on every replica; unset: the profile's setting. Also
   // switchable at run time: POST /admin/engine on the router.
   std::optional<bool> enable_prefix_caching;
-  int router_port = 0;                      // 0: an ephemeral port
-  int replica_base_port = 0;                // 0: ephemeral; otherwise replica i on base + i
+  int router_port = 0;        // 0: an ephemeral port
+  int replica_base_port = 0;  // 0: ephemeral; otherwise replica i on base + i
 };
 
 // Owns the replicas, the router and the event-loop threads. Not copyable.

@@ -1,9 +1,9 @@
 // One HTTP request/response exchange as handlers see it, independent of the socket behind it.
 #include "sim/http_exchange.h"
 
-#include <boost/beast/http.hpp>
-
 #include <algorithm>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http.hpp>
 #include <cctype>
 #include <cstdio>
 #include <sstream>
@@ -36,6 +36,7 @@ void Exchange::respond(HttpResponse response) {
   message.set(http::field::server, "kvsweep-sim");
   if (!response.content_type.empty()) message.set(http::field::content_type, response.content_type);
   for (const auto& [name, value] : response.headers) message.set(name, value);
+  for (const auto& [name, value] : forced_headers_) message.set(name, value);
   message.keep_alive(keep_alive_);
   message.body() = std::move(response.body);
   message.prepare_payload();
@@ -45,14 +46,14 @@ void Exchange::respond(HttpResponse response) {
   end(false);
 }
 
-void Exchange::begin_stream(int status, std::string_view content_type,
-                            const HttpHeaders& headers) {
+void Exchange::begin_stream(int status, std::string_view content_type, const HttpHeaders& headers) {
   if (state_ != State::kIdle) return;
   http::response<http::empty_body> message{static_cast<http::status>(status), 11};
   message.set(http::field::server, "kvsweep-sim");
   message.set(http::field::content_type, std::string(content_type));
   message.set(http::field::cache_control, "no-cache");
   for (const auto& [name, value] : headers) message.set(name, value);
+  for (const auto& [name, value] : forced_headers_) message.set(name, value);
   message.keep_alive(keep_alive_);
   message.chunked(true);
   std::ostringstream os;
@@ -87,6 +88,16 @@ void Exchange::sever() {
   if (state_ == State::kEnded) return;
   if (auto sink = sink_.lock()) sink->reset();
   end(true);
+}
+
+void Exchange::set_header(std::string name, std::string value) {
+  for (auto& [existing, old] : forced_headers_) {
+    if (boost::beast::iequals(existing, name)) {
+      old = std::move(value);
+      return;
+    }
+  }
+  forced_headers_.emplace_back(std::move(name), std::move(value));
 }
 
 void Exchange::on_first_byte(std::function<void()> listener) {

@@ -66,6 +66,11 @@ class Exchange {
   // replica that dies), then the exchange ends as aborted.
   void sever();
 
+  // Sets a response header that overrides the handler's header of the same name (any case):
+  // the router names the replica it chose on every reply, whoever writes the reply. Takes
+  // effect only before the response starts.
+  void set_header(std::string name, std::string value);
+
   // Called once, just before the first body byte of the response is handed on (the first
   // streamed chunk, or a whole respond()): a router's "first token" signal.
   void on_first_byte(std::function<void()> listener);
@@ -83,6 +88,7 @@ class Exchange {
 
   std::weak_ptr<Sink> sink_;
   bool keep_alive_ = true;
+  HttpHeaders forced_headers_;  // set_header(): applied after the handler's own
   State state_ = State::kIdle;
   std::vector<std::function<void(bool)>> listeners_;
   std::vector<std::function<void()>> first_byte_listeners_;

@@ -1,4 +1,5 @@
-// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over HTTP.
+// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over
+// HTTP.
 #include "sim/http_upstream.h"
 
 #include <boost/asio/connect.hpp>
@@ -6,6 +7,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include "sim/collect_response.h"
 #include "sim/openai_api.h"
 
 namespace kvsweep::sim {
@@ -24,11 +26,19 @@ bool forwarded(const std::string& name) {
          lower != "transfer-encoding" && lower != "keep-alive";
 }
 
+using ConnectListener = std::function<void(bool ok, const std::string& why)>;
+
 // One forwarded request: connect, write, then read the header and the body piece by piece.
+// `on_connect` (may be empty) hears whether the connection could be made.
 class Forward : public std::enable_shared_from_this<Forward> {
  public:
-  Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange)
-      : resolver_(io), socket_(io), address_(address), exchange_(std::move(exchange)) {
+  Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange,
+          ConnectListener on_connect)
+      : resolver_(io),
+        socket_(io),
+        address_(address),
+        exchange_(std::move(exchange)),
+        on_connect_(std::move(on_connect)) {
     parser_.body_limit(std::uint64_t{1} << 32);  // long non-streamed replies are fine
   }
 
@@ -47,15 +57,16 @@ class Forward : public std::enable_shared_from_this<Forward> {
     exchange_->on_end([weak = weak_from_this()](bool aborted) {
       if (auto self = weak.lock(); self && aborted) self->close();
     });
-    resolver_.async_resolve(address_.host, address_.port,
-                            [self = shared_from_this()](error_code ec, tcp::resolver::results_type r) {
-                              if (ec) return self->fail("resolve: " + ec.message());
-                              net::async_connect(self->socket_, r,
-                                                 [self](error_code ec2, const tcp::endpoint&) {
-                                                   if (ec2) return self->fail(ec2.message());
-                                                   self->write();
-                                                 });
-                            });
+    resolver_.async_resolve(
+        address_.host, address_.port,
+        [self = shared_from_this()](error_code ec, tcp::resolver::results_type r) {
+          if (ec) return self->connect_failed("resolve: " + ec.message());
+          net::async_connect(self->socket_, r, [self](error_code ec2, const tcp::endpoint&) {
+            if (ec2) return self->connect_failed(ec2.message());
+            if (self->on_connect_) self->on_connect_(true, "");
+            self->write();
+          });
+        });
   }
 
  private:
@@ -87,10 +98,9 @@ class Forward : public std::enable_shared_from_this<Forward> {
   void read_some() {
     parser_.get().body().data = chunk_;
     parser_.get().body().size = sizeof chunk_;
-    http::async_read_some(socket_, buffer_, parser_,
-                          [self = shared_from_this()](error_code ec, std::size_t) {
-                            self->on_body(ec);
-                          });
+    http::async_read_some(
+        socket_, buffer_, parser_,
+        [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
   }
 
   void on_body(error_code ec) {
@@ -121,12 +131,19 @@ class Forward : public std::enable_shared_from_this<Forward> {
     read_some();
   }
 
+  void connect_failed(const std::string& why) {
+    // A client that left already aborted the exchange and closed the socket: not the server's
+    // fault.
+    if (on_connect_ && !exchange_->ended()) on_connect_(false, why);
+    fail(why);
+  }
+
   void fail(const std::string& why) {
     close();
     exchange_->respond(json_response(
-        502, error_body(ApiError{502, "BadGateway",
-                                 "upstream " + address_.host + ":" + address_.port + ": " + why,
-                                 ""})));
+        502,
+        error_body(ApiError{502, "BadGateway",
+                            "upstream " + address_.host + ":" + address_.port + ": " + why, ""})));
   }
 
   void close() {
@@ -139,6 +156,7 @@ class Forward : public std::enable_shared_from_this<Forward> {
   tcp::socket socket_;
   UpstreamAddress address_;
   std::shared_ptr<Exchange> exchange_;
+  ConnectListener on_connect_;
   http::request<http::string_body> message_;
   boost::beast::flat_buffer buffer_;
   http::response_parser<http::buffer_body> parser_;
@@ -197,7 +215,27 @@ HttpUpstream::HttpUpstream(net::io_context& io, UpstreamAddress address)
 HttpUpstream::~HttpUpstream() = default;
 
 void HttpUpstream::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
-  std::make_shared<Forward>(io_, address_, std::move(exchange))->start(request);
+  std::make_shared<Forward>(io_, address_, std::move(exchange), on_connect_)->start(request);
+}
+
+void HttpUpstream::check_health(std::chrono::milliseconds timeout,
+                                std::function<void(bool ok, std::string why)> done) {
+  // Not reported to the connect listener: the probe's own answer says it once.
+  collect_response(
+      io_, HttpRequest{"GET", "/health", "", {}}, timeout,
+      [this](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+        std::make_shared<Forward>(io_, address_, std::move(exchange), nullptr)->start(request);
+      },
+      [done = std::move(done)](const CollectedResponse& response) {
+        const bool ok = response.error.empty() && response.status == 200;
+        done(ok, ok ? "" : describe_collected(response));
+      });
+}
+
+std::string HttpUpstream::address() const {
+  const bool v6 = address_.host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + address_.host + "]" : address_.host) + ":" + address_.port +
+         address_.base_path;
 }
 
 void HttpUpstream::reset_prefix_cache() {

@@ -1,11 +1,11 @@
-// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over HTTP.
+// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over
+// HTTP.
 #pragma once
 
+#include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <boost/asio/io_context.hpp>
 
 #include "sim/backend.h"
 
@@ -32,10 +32,19 @@ class HttpUpstream final : public Backend {
   void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) override;
   // vLLM's POST /reset_prefix_cache, fire and forget (other servers may answer 404).
   void reset_prefix_cache() override;
+  // GET /health answers 200 within the timeout.
+  void check_health(std::chrono::milliseconds timeout,
+                    std::function<void(bool ok, std::string why)> done) override;
+  void set_connect_listener(
+      std::function<void(bool ok, const std::string& why)> listener) override {
+    on_connect_ = std::move(listener);
+  }
+  std::string address() const override;  // "http://host:port[/base]", without /v1
 
  private:
   boost::asio::io_context& io_;
   UpstreamAddress address_;
+  std::function<void(bool ok, const std::string& why)> on_connect_;
 };
 
 }  // namespace kvsweep::sim

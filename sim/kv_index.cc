@@ -41,6 +41,11 @@ void KvIndex::clear() {
   std::fill(sizes_.begin(), sizes_.end(), 0);
 }
 
+void KvIndex::clear(int replica) {
+  blocks_[static_cast<std::size_t>(replica)].clear();
+  sizes_[static_cast<std::size_t>(replica)] = 0;
+}
+
 void KvIndex::overlaps(std::span<const std::uint64_t> hashes, std::vector<int>* out,
                        Clock::time_point now) const {
   out->assign(blocks_.size(), 0);

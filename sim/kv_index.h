@@ -27,6 +27,7 @@ class KvIndex {
   void record(int replica, std::span<const std::uint64_t> hashes, Clock::duration ttl,
               Clock::time_point now = Clock::now());
   void clear();
+  void clear(int replica);  // that replica's cache was reset
 
   // Per replica: how many of `hashes`, from the first, it holds (stops at the first miss).
   void overlaps(std::span<const std::uint64_t> hashes, std::vector<int>* out,

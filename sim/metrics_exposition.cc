@@ -55,10 +55,9 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
   };
   counter("vllm:prefix_cache_queries_total",
           "Prefix cache queries, in terms of number of queried tokens.", m.prefix_cache_queries);
-  counter("vllm:prefix_cache_hits_total",
-          "Prefix cache hits, in terms of number of cached tokens.", m.prefix_cache_hits);
-  counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.",
-          m.prompt_tokens_total);
+  counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.",
+          m.prefix_cache_hits);
+  counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", m.prompt_tokens_total);
   counter("vllm:generation_tokens_total", "Number of generation tokens processed.",
           m.generation_tokens_total);
   counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.",
@@ -69,12 +68,10 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
      << "\",finished_reason=\"length\"} " << m.requests_finished - m.requests_stopped << '\n';
   os << "vllm:request_success_total{model_name=\"" << escape_label(model)
      << "\",finished_reason=\"stop\"} " << m.requests_stopped << '\n';
-  gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
-        m.kv_cache_usage);
+  gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", m.kv_cache_usage);
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
         m.num_running);
-  gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
-        m.num_waiting);
+  gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", m.num_waiting);
   // kvsweep's own counters: simulated time against the host CPU it cost (docs/performance.md).
   counter("kvsweep_engine_steps_total", "Engine steps completed.", m.steps_total);
   auto seconds = [&](std::string_view name, std::string_view help, double value) {
@@ -88,10 +85,10 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
           m.scheduler_cpu_seconds_total);
   if (latencies) {
     const std::string labels = "model_name=\"" + escape_label(model) + "\"";
-    histogram(os, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-              labels, latencies->ttft_s);
-    histogram(os, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-              labels, latencies->itl_s);
+    histogram(os, "vllm:time_to_first_token_seconds",
+              "Histogram of time to first token in seconds.", labels, latencies->ttft_s);
+    histogram(os, "vllm:inter_token_latency_seconds",
+              "Histogram of inter-token latency in seconds.", labels, latencies->itl_s);
     // The pre-0.11 name of the same samples, for scrapers that know only it.
     histogram(os, "vllm:time_per_output_token_seconds",
               "Histogram of time per output token in seconds (deprecated name of "
@@ -138,6 +135,25 @@ std::string router_metrics_text(const std::map<std::string, std::vector<std::uin
   family(os, "kvsweep_router_unavailable_total", "counter",
          "Requests answered 502 because the chosen replica was down.");
   os << "kvsweep_router_unavailable_total " << stats.unavailable_total << '\n';
+  if (stats.health) {
+    const std::size_t replicas = in_flight.size();
+    family(os, "kvsweep_router_healthy_replicas", "gauge",
+           "Replicas the router routes to: not taken out by its health checks.");
+    os << "kvsweep_router_healthy_replicas " << stats.health->healthy_count() << '\n';
+    family(os, "kvsweep_router_replica_healthy", "gauge",
+           "1 while the replica is routed to, 0 while its health checks keep it out.");
+    for (std::size_t r = 0; r < replicas; ++r) {
+      os << "kvsweep_router_replica_healthy{replica=\"" << r << "\"} "
+         << (stats.health->healthy(static_cast<int>(r)) ? 1 : 0) << '\n';
+    }
+    family(os, "kvsweep_router_ejections_total", "counter",
+           "Times the replica was taken out of routing after consecutive failed connects or "
+           "health probes.");
+    for (std::size_t r = 0; r < replicas; ++r) {
+      os << "kvsweep_router_ejections_total{replica=\"" << r << "\"} "
+         << stats.health->ejections(static_cast<int>(r)) << '\n';
+    }
+  }
   return os.str();
 }
 

@@ -10,6 +10,7 @@
 
 #include "sim/engine.h"
 #include "sim/latency_histogram.h"
+#include "sim/replica_health.h"
 
 namespace kvsweep::sim {
 
@@ -29,6 +30,9 @@ struct RouterStats {
   std::uint64_t unavailable_total = 0;  // requests answered 502 because the replica was down
   // kvsweep_router_decision_seconds: host time of each routing decision (router.h).
   const Histogram* decision_seconds = nullptr;
+  // kvsweep_router_healthy_replicas, kvsweep_router_replica_healthy{replica} and
+  // kvsweep_router_ejections_total{replica}: the router's health checks.
+  const ReplicaHealth* health = nullptr;
 };
 std::string router_metrics_text(const std::map<std::string, std::vector<std::uint64_t>>& decisions,
                                 std::span<const int> in_flight, const RouterStats& stats);

@@ -4,7 +4,6 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-
 #include <future>
 #include <optional>
 #include <stdexcept>
@@ -40,7 +39,6 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
     backends.push_back(impl_->upstreams.back().get());
   }
   RouterOptions router;
-  router.model = options.model;
   router.strategy = options.strategy;
   router.seed = options.seed;
   router.chwbl = options.strategy_params.chwbl;
@@ -49,7 +47,9 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   router.block_size = options.block_size;
   router.kv_events = false;
   router.approx_ttl = options.approx_ttl;
-  impl_->router = std::make_unique<Router>(backends, router);  // validates the strategy
+  router.health = options.health;
+  // Validates the strategy and the health options.
+  impl_->router = std::make_unique<Router>(impl_->io, backends, router);
   impl_->options = std::move(options);
 }
 

@@ -7,16 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "sim/replica_health.h"
 #include "sim/routing_strategy.h"
 
 namespace kvsweep::sim {
 
 struct ProxyOptions {
-  std::vector<std::string> upstreams;    // "http://host:port" each, in replica order
-  std::string strategy = "least-load";   // a name from strategy_names()
-  std::string model = "model";           // answered on the router's /v1/models
+  // "http://host:port" each, in replica order: replica i (header x-kvsweep-replica: i, label
+  // replica="i" in /metrics) is upstreams[i].
+  std::vector<std::string> upstreams;
+  std::string strategy = "least-load";  // a name from strategy_names()
   std::string host = "127.0.0.1";
-  int port = 8000;                       // 0: an ephemeral port
+  int port = 8000;  // 0: an ephemeral port
   std::uint64_t seed = 1;
   StrategyParams strategy_params;
   std::string session_header = "x-session-id";
@@ -26,6 +28,7 @@ struct ProxyOptions {
   // server's tokens that only has to be consistent with itself.
   std::chrono::seconds approx_ttl{120};
   int block_size = 16;
+  HealthOptions health;  // probes of each upstream's /health; a dead one is taken out
 };
 
 // Owns one event-loop thread, the upstream backends, the router and its listener.

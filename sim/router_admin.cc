@@ -1,7 +1,6 @@
-// The router's admin endpoints: strategy and its parameters, fault injection, engine flags
-// (restart: router.cc).
+// The router's admin endpoints: strategy and its parameters, fault injection, engine flags,
+// replica health (restart: router.cc).
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,13 +26,16 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
   for (const auto& [key, value] : body.items()) {
     if (key == "strategy") continue;
     if (key == "meanLoadFactor") {
-      if (!value.is_number() || value.get<double>() < 100) return key + ": expected a percentage >= 100";
+      if (!value.is_number() || value.get<double>() < 100)
+        return key + ": expected a percentage >= 100";
       next.chwbl.mean_load_factor = value.get<double>() / 100;
     } else if (key == "replication") {
-      if (!value.is_number_integer() || value.get<int>() < 1) return key + ": expected an integer >= 1";
+      if (!value.is_number_integer() || value.get<int>() < 1)
+        return key + ": expected an integer >= 1";
       next.chwbl.virtual_nodes = value.get<int>();
     } else if (key == "prefixCharLength") {
-      if (!value.is_number_integer() || value.get<int>() < 1) return key + ": expected an integer >= 1";
+      if (!value.is_number_integer() || value.get<int>() < 1)
+        return key + ": expected an integer >= 1";
       next.chwbl.prefix_chars = value.get<int>();
     } else if (key == "overlap_score_weight") {
       if (!value.is_number() || value.get<double>() < 0) return key + ": expected a number >= 0";
@@ -42,11 +44,13 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
       if (!value.is_number() || value.get<double>() < 0) return key + ": expected a number >= 0";
       next.kv_aware.temperature = value.get<double>();
     } else if (key == "session_header") {
-      if (!value.is_string() || value.get<std::string>().empty()) return key + ": expected a header name";
+      if (!value.is_string() || value.get<std::string>().empty())
+        return key + ": expected a header name";
       next.session_header = value.get<std::string>();
     } else {
-      return key + ": unknown parameter; known: strategy, meanLoadFactor, replication, "
-                   "prefixCharLength, overlap_score_weight, router_temperature, session_header";
+      return key +
+             ": unknown parameter; known: strategy, meanLoadFactor, replication, "
+             "prefixCharLength, overlap_score_weight, router_temperature, session_header";
     }
   }
   *options = next;
@@ -113,8 +117,7 @@ void Router::admin_faults(const HttpRequest& request, Exchange& exchange) {
     if (const auto it = body.find("replica"); it != body.end() && !it->is_null()) {
       if (!it->is_number_integer() || it->get<int>() < 0 ||
           it->get<std::size_t>() >= backends_.size()) {
-        return reply_error(exchange,
-                           "replica: expected 0.." + std::to_string(backends_.size() - 1),
+        return reply_error(exchange, "replica: expected 0.." + std::to_string(backends_.size() - 1),
                            "replica");
       }
       targets.push_back(it->get<std::size_t>());
@@ -180,6 +183,56 @@ void Router::admin_engine(const HttpRequest& request, Exchange& exchange) {
     state = *value;
   }
   exchange.respond(json_response(200, json{{"enable_prefix_caching", state}}.dump()));
+}
+
+void Router::admin_health(const HttpRequest& request, Exchange& exchange) {
+  // ?since=SEQ: only the events after SEQ (a poller's cursor).
+  std::uint64_t since = 0;
+  const std::size_t query = request.target.find('?');
+  if (query != std::string::npos) {
+    const std::string params = request.target.substr(query + 1);
+    const std::string key = "since=";
+    const std::size_t at = params.find(key);
+    if (at == std::string::npos || (at > 0 && params[at - 1] != '&')) {
+      return reply_error(exchange, "expected ?since=<event number>", "since");
+    }
+    try {
+      std::size_t used = 0;
+      const std::string value =
+          params.substr(at + key.size(), params.find('&', at) - at - key.size());
+      since = std::stoull(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      return reply_error(exchange, "since: expected an event number", "since");
+    }
+  }
+  json replicas = json::array();
+  for (std::size_t r = 0; r < backends_.size(); ++r) {
+    const int replica = static_cast<int>(r);
+    replicas.push_back({{"replica", replica},
+                        {"address", backends_[r]->address()},
+                        {"healthy", health_.healthy(replica)},
+                        {"consecutive_failures", health_.consecutive_failures(replica)},
+                        {"ejections", health_.ejections(replica)},
+                        {"last_error", health_.last_error(replica)}});
+  }
+  json events = json::array();
+  for (const HealthEvent& event : health_.events()) {
+    if (event.seq <= since) continue;
+    events.push_back({{"seq", event.seq},
+                      {"unix_s", event.unix_s},
+                      {"replica", event.replica},
+                      {"name", name_of(static_cast<std::size_t>(event.replica))},
+                      {"event", event.ejected ? "ejected" : "readmitted"},
+                      {"reason", event.reason}});
+  }
+  exchange.respond(
+      json_response(200, json{{"probe_interval_ms", options_.health.probe_interval.count()},
+                              {"failure_threshold", options_.health.failure_threshold},
+                              {"healthy", health_.healthy_count()},
+                              {"replicas", replicas},
+                              {"events", events}}
+                             .dump()));
 }
 
 }  // namespace kvsweep::sim

@@ -14,8 +14,16 @@ class RandomStrategy final : public RoutingStrategy {
  public:
   explicit RandomStrategy(std::uint64_t seed) : rng_(seed) {}
   int pick(const RouteQuery& query) override {
-    std::uniform_int_distribution<int> any(0, static_cast<int>(query.in_flight.size()) - 1);
-    return any(rng_);
+    if (query.routable.empty()) {
+      std::uniform_int_distribution<int> any(0, static_cast<int>(query.in_flight.size()) - 1);
+      return any(rng_);
+    }
+    std::vector<int> candidates;
+    for (std::size_t r = 0; r < query.in_flight.size(); ++r) {
+      if (may_route(query, r)) candidates.push_back(static_cast<int>(r));
+    }
+    std::uniform_int_distribution<std::size_t> any(0, candidates.size() - 1);
+    return candidates[any(rng_)];
   }
 
  private:
@@ -25,24 +33,33 @@ class RandomStrategy final : public RoutingStrategy {
 class RoundRobinStrategy final : public RoutingStrategy {
  public:
   int pick(const RouteQuery& query) override {
-    const int chosen = static_cast<int>(next_ % query.in_flight.size());
-    ++next_;
-    return chosen;
+    // Replicas taken out are skipped; the turn goes to the next one in line.
+    for (std::size_t tries = 0; tries < query.in_flight.size(); ++tries) {
+      const auto chosen = static_cast<std::size_t>(next_++ % query.in_flight.size());
+      if (may_route(query, chosen)) return static_cast<int>(chosen);
+    }
+    return static_cast<int>(next_ % query.in_flight.size());
   }
 
  private:
   std::uint64_t next_ = 0;
 };
 
-int least_loaded(std::span<const int> in_flight) {
-  const auto lowest = std::min_element(in_flight.begin(), in_flight.end());
-  return static_cast<int>(lowest - in_flight.begin());
+int least_loaded(const RouteQuery& query) {
+  int best = -1;
+  for (std::size_t r = 0; r < query.in_flight.size(); ++r) {
+    if (!may_route(query, r)) continue;
+    if (best < 0 || query.in_flight[r] < query.in_flight[static_cast<std::size_t>(best)]) {
+      best = static_cast<int>(r);
+    }
+  }
+  return std::max(best, 0);
 }
 
 // KubeAI breaks ties by Go map order (unspecified); the lowest index keeps runs repeatable.
 class LeastLoadStrategy final : public RoutingStrategy {
  public:
-  int pick(const RouteQuery& query) override { return least_loaded(query.in_flight); }
+  int pick(const RouteQuery& query) override { return least_loaded(query); }
 };
 
 // Dynamo KV routing, 2025 form: lowest cost wins at temperature 0 (ties: the replica with the
@@ -52,12 +69,24 @@ class KvAwareStrategy final : public RoutingStrategy {
  public:
   KvAwareStrategy(KvAwareOptions options, std::uint64_t seed) : options_(options), rng_(seed) {}
   int pick(const RouteQuery& query) override {
-    const std::vector<double> costs = kv_aware_costs(query, options_.overlap_weight);
-    const double lo = *std::min_element(costs.begin(), costs.end());
-    const double hi = *std::max_element(costs.begin(), costs.end());
+    std::vector<double> costs = kv_aware_costs(query, options_.overlap_weight);
+    // A replica taken out costs infinitely much: never the lowest, weight 0 when sampling.
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (std::size_t r = 0; r < costs.size(); ++r) {
+      if (!may_route(query, r)) {
+        costs[r] = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      lo = std::min(lo, costs[r]);
+      hi = std::max(hi, costs[r]);
+    }
     if (options_.temperature > 0 && hi > lo) {
       std::vector<double> weights;
-      for (double c : costs) weights.push_back(std::exp(-((c - lo) / (hi - lo)) / options_.temperature));
+      for (double c : costs) {
+        weights.push_back(std::isinf(c) ? 0.0
+                                        : std::exp(-((c - lo) / (hi - lo)) / options_.temperature));
+      }
       return std::discrete_distribution<int>(weights.begin(), weights.end())(rng_);
     }
     std::vector<int> best;
@@ -86,11 +115,15 @@ class KvAwareStrategy final : public RoutingStrategy {
 class SessionStrategy final : public RoutingStrategy {
  public:
   int pick(const RouteQuery& query) override {
-    if (query.session_id.empty()) return least_loaded(query.in_flight);
+    if (query.session_id.empty()) return least_loaded(query);
     const std::string key(query.session_id);
-    if (auto found = sticky_.find(key); found != sticky_.end()) return found->second;
-    const int chosen = least_loaded(query.in_flight);
-    sticky_.emplace(key, chosen);
+    const auto found = sticky_.find(key);
+    if (found != sticky_.end() && may_route(query, static_cast<std::size_t>(found->second))) {
+      return found->second;
+    }
+    // A new session, or one whose replica was taken out: it moves for good.
+    const int chosen = least_loaded(query);
+    sticky_[key] = chosen;
     return chosen;
   }
 
@@ -103,7 +136,7 @@ class PrefixHashStrategy final : public RoutingStrategy {
   PrefixHashStrategy(int replicas, ChwblOptions options) : ring_(names(replicas), options) {}
   int pick(const RouteQuery& query) override {
     return ring_.pick(first_runes(query.first_user_message, ring_.options().prefix_chars),
-                      query.in_flight);
+                      query.in_flight, query.routable);
   }
 
  private:

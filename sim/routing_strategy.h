@@ -18,17 +18,22 @@ struct RouteQuery {
   // concatenated; empty when there is none. Prefix strategies cut their own key from it.
   std::string_view first_user_message;
   std::span<const int> in_flight;  // per replica, counted by the router; size = replicas
+  // Per replica, 1 when it may be chosen (the router's health checks); empty: every replica
+  // may be. Every strategy skips the others as if they were not there.
+  std::span<const std::uint8_t> routable{};
 
   // The rest is filled only when the router keeps a KV index (needs_kv_view() strategies and
   // the predicted-overlap metric); spans are empty otherwise.
   std::string_view session_id{};          // the session header's value; empty when absent
   std::span<const int> overlap_blocks{};  // per replica: consecutive request blocks it holds,
-                                        // counted from the first block (Dynamo's overlap)
-  int prompt_tokens = 0;                // input sequence length (isl)
+                                          // counted from the first block (Dynamo's overlap)
+  int prompt_tokens = 0;                  // input sequence length (isl)
   int block_size = 16;
-  std::span<const std::int64_t> active_blocks{};   // per replica: blocks of routed, unfinished requests
-  std::span<const std::int64_t> prefill_tokens{};  // per replica: routed prompt tokens not yet prefilled
-  std::span<const std::size_t> index_sizes{};      // per replica: blocks in its KV index
+  std::span<const std::int64_t>
+      active_blocks{};  // per replica: blocks of routed, unfinished requests
+  std::span<const std::int64_t>
+      prefill_tokens{};  // per replica: routed prompt tokens not yet prefilled
+  std::span<const std::size_t> index_sizes{};  // per replica: blocks in its KV index
 };
 
 // Dynamo's KV router (2025 form, lib/kv-router/src/selector.rs) defaults.
@@ -66,6 +71,11 @@ std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int repl
                                                std::uint64_t seed, ChwblOptions chwbl = {});
 std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
                                                std::uint64_t seed, const StrategyParams& params);
+
+// Whether the query lets `replica` be chosen.
+inline bool may_route(const RouteQuery& query, std::size_t replica) {
+  return query.routable.empty() || query.routable[replica] != 0;
+}
 
 // Names the ring hashes, as KubeAI hashes pod names: "replica-0", "replica-1", ...
 std::string replica_name(int index);

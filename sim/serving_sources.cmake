@@ -13,6 +13,8 @@ add_library(kvsweep_sim STATIC
   generation.cc
   replica_server.cc
   router.cc
+  replica_health.cc
+  collect_response.cc
   router_admin.cc
   http_upstream.cc
   proxy.cc

@@ -271,6 +271,77 @@ load:
       << heads[0];
 }
 
+constexpr const char* kReplicas = R"(name: two-llama-cpp
+model: qwen
+target:
+  kind: replicas
+  upstreams: [http://127.0.0.1:8001, "http://127.0.0.1:8002/v1/"]
+  health: {interval: 500ms, failures: 2}
+  kv_ttl: 60s
+factors:
+  strategy: [round-robin, prefix-hash, kv]
+  concurrency: [4]
+load:
+  num_requests: 10
+)";
+
+TEST(ScenarioTarget, ReplicasReadsItsUpstreamsAndSwitchesLive) {
+  const ScenarioSpec spec = parse_ok(kReplicas);
+  EXPECT_EQ(spec.target.kind, "replicas");
+  EXPECT_EQ(spec.target.upstreams,
+            (std::vector<std::string>{"http://127.0.0.1:8001", "http://127.0.0.1:8002/v1"}));
+  EXPECT_EQ(spec.target.replicas, 2);
+  EXPECT_EQ(spec.target.sim.replicas, 2);  // the --target sim stand-in: one per upstream
+  EXPECT_DOUBLE_EQ(spec.target.health.interval_s, 0.5);
+  EXPECT_EQ(spec.target.health.failures, 2);
+  EXPECT_DOUBLE_EQ(spec.target.kv_ttl_s, 60);
+  EXPECT_EQ(spec.factor("strategy")->phase, FactorPhase::kRun);
+  const ScenarioSpec off = parse_ok(replaced(kReplicas, "interval: 500ms", "interval: 0"));
+  EXPECT_EQ(off.target.health.interval_s, 0);
+}
+
+TEST(ScenarioTarget, ReplicasRefusesBadUpstreamsWithTheirPlace) {
+  std::string text = replaced(kReplicas, "[http://127.0.0.1:8001, \"http://127.0.0.1:8002/v1/\"]",
+                              "[https://a:1, http://b:2, http://b:2/, 7]");
+  text = replaced(text, "  kv_ttl: 60s\n", "  kv_ttl: 60s\n  replicas: 2\n  base_url: http://x\n");
+  const auto heads = error_heads(text);
+  ASSERT_EQ(heads.size(), 5u);
+  EXPECT_EQ(heads[0].rfind("s.yaml:9:13: target.base_url: not used by target kind replicas", 0), 0u)
+      << heads[0];
+  EXPECT_EQ(heads[1],
+            "s.yaml:8:13: target.replicas: not used by target kind replicas (used by: sim, "
+            "kubeai, dynamo, kubectl, endpoints)");
+  EXPECT_EQ(heads[2],
+            "s.yaml:5:15: target.upstreams: upstream \"https://a:1\": only http:// URLs are "
+            "supported");
+  EXPECT_EQ(heads[3],
+            "s.yaml:5:40: target.upstreams: \"http://b:2\" is listed twice (each server is one "
+            "replica)");
+  EXPECT_EQ(heads[4],
+            "s.yaml:5:53: target.upstreams: upstream \"7\": only http:// URLs are supported");
+
+  const auto missing = error_heads(replaced(
+      kReplicas, "  upstreams: [http://127.0.0.1:8001, \"http://127.0.0.1:8002/v1/\"]\n", ""));
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].rfind("s.yaml:4:3: target.upstreams: required for kind replicas", 0), 0u)
+      << missing[0];
+}
+
+TEST(ScenarioTarget, ReplicasCannotApplyTheServersOwnSettings) {
+  const auto heads = error_heads(
+      replaced(kReplicas, "  concurrency: [4]\n", "  concurrency: [4]\n  prefix_caching: [off]\n"));
+  ASSERT_EQ(heads.size(), 1u);
+  EXPECT_EQ(heads[0].rfind("s.yaml:11:3: factors.prefix_caching: unknown factor for target kind "
+                           "replicas (known: strategy, mean_load_factor",
+                           0),
+            0u)
+      << heads[0];
+  const auto health = error_heads(replaced(kReplicas, "failures: 2", "failures: 0"));
+  ASSERT_EQ(health.size(), 1u);
+  EXPECT_EQ(health[0].rfind("s.yaml:6:39: target.health.failures: expected an integer >= 1", 0), 0u)
+      << health[0];
+}
+
 TEST(PlanPhases, DeployFactorsOutermostEvenWhenWrittenLast) {
   // Seed 003's shape: concurrency written first, the router mode (deploy-time on dynamo) last.
   std::string text = replaced(kKubeai, "kind: kubeai", "kind: dynamo");

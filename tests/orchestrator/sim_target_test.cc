@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "driver/http_fetch.h"
@@ -112,6 +115,52 @@ TEST(SimTarget, RefusesWhatTheFleetCannotApply) {
             0u)
       << error_with_factor("engine", {"v1", "v2"});
   EXPECT_EQ(error_with_factor("replication", {"2", "8"}), "(no error)");
+}
+
+// The first "health" log the target gives within a liveness bound (not a timing assertion).
+std::optional<CommandLog> wait_health_log(Target& target) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (const auto& log : target.take_logs()) {
+      if (log.step == "health") return log;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
+}
+
+// A replica the router takes out of routing, and puts back, is in the cell's log.
+TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
+  std::string text = kScenario;
+  text.replace(text.find("profile: demo}"), 14,
+               "profile: demo, health: {interval: 50ms, failures: 2}}");
+  const ScenarioSpec spec = parse(text);
+  EXPECT_EQ(spec.target.health.failures, 2);
+  SimTarget target(spec);
+  target.start();
+  target.apply({{{"prefix_caching", "on"}, {"strategy", "random"}}});
+  target.take_logs();
+  auto down = driver::http_post_json(target.base_url() + "/admin/faults",
+                                     R"({"replica":1,"down":true})", 10);
+  ASSERT_EQ(down.status, 200) << down.error << down.body;
+  auto out = wait_health_log(target);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->exit_code, 0);
+  EXPECT_EQ(out->argv.at(0), "GET");
+  EXPECT_NE(out->argv.at(1).find("/admin/health?since=0"), std::string::npos);
+  EXPECT_NE(out->out.find(" UTC replica 1 taken out of routing: 2 consecutive failures; last: "
+                          "/health: down\n"),
+            std::string::npos)
+      << out->out;
+  auto up = driver::http_post_json(target.base_url() + "/admin/faults",
+                                   R"({"replica":1,"down":false})", 10);
+  ASSERT_EQ(up.status, 200);
+  auto back = wait_health_log(target);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_NE(back->argv.at(1).find("/admin/health?since=1"), std::string::npos);
+  EXPECT_NE(back->out.find(" UTC replica 1 back in routing: /health answered 200\n"),
+            std::string::npos)
+      << back->out;
 }
 
 }  // namespace

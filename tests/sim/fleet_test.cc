@@ -3,9 +3,10 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -381,6 +382,54 @@ TEST(Fleet, ModelsHealthAndResetOnRouterAndReplicas) {
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200);
   }
+}
+
+// A liveness bound, not a timing assertion: true once the router reports `value` healthy.
+bool wait_healthy_replicas(const Fleet& fleet, double value) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (metric(fleet.router_url(), "kvsweep_router_healthy_replicas") == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(Fleet, AReplicaThatIsDownIsTakenOutOfRoutingAndPutBack) {
+  FleetOptions options = small_fleet("round-robin");
+  options.health.probe_interval = std::chrono::milliseconds(50);
+  Fleet fleet(options);
+  fleet.start();
+  httplib::Client client(fleet.router_url());
+  auto res = client.Post("/admin/faults", R"({"replica":1,"down":true})", "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  ASSERT_TRUE(wait_healthy_replicas(fleet, 1));
+  for (int i = 0; i < 4; ++i) {
+    res = client.Post("/v1/chat/completions", chat("hi", 2, false).dump(), "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(res->get_header_value("x-kvsweep-replica"), "0");
+  }
+  EXPECT_EQ(metric(fleet.router_url(), "kvsweep_router_unavailable_total"), 0);
+  res = client.Post("/admin/faults", R"({"replica":1,"down":false})", "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_TRUE(wait_healthy_replicas(fleet, 2));
+  std::set<std::string> served;
+  for (int i = 0; i < 4; ++i) {
+    res = client.Post("/v1/chat/completions", chat("hi", 2, false).dump(), "application/json");
+    ASSERT_TRUE(res);
+    served.insert(res->get_header_value("x-kvsweep-replica"));
+  }
+  EXPECT_EQ(served, (std::set<std::string>{"0", "1"}));
+  res = client.Get("/admin/health");
+  ASSERT_TRUE(res);
+  const json events = json::parse(res->body)["events"];
+  ASSERT_EQ(events.size(), 2u) << res->body;
+  EXPECT_EQ(events[0]["name"], "replica 1");
+  EXPECT_EQ(events[0]["event"], "ejected");
+  EXPECT_EQ(events[0]["reason"], "3 consecutive failures; last: /health: down");
+  EXPECT_EQ(events[1]["event"], "readmitted");
+  EXPECT_EQ(metric(fleet.router_url(), "kvsweep_router_ejections_total"), 1);
 }
 
 TEST(Fleet, ClientThatDisconnectsMidStreamLeavesTheFleetHealthy) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/openai_api.h"
 #include "sim/tokenizer.h"
 #include "tests/sim/fleet_client.h"
+#include "tests/support/plain_vllm_server.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -36,7 +38,6 @@ ProxyOptions proxy_over(const Fleet& fleet, std::string strategy) {
   ProxyOptions options;
   options.upstreams = fleet.replica_urls();
   options.strategy = std::move(strategy);
-  options.model = "sim-model";
   options.port = 0;
   return options;
 }
@@ -274,7 +275,10 @@ TEST(Proxy, KvAwareSendsARepeatedPrefixBackWhereItWasRouted) {
 TEST(Proxy, UpstreamDownGivesAnOpenAiShaped502AndTheProxyLives) {
   Fleet fleet(upstream_fleet());
   fleet.start();
-  Proxy proxy(proxy_over(fleet, "round-robin"));
+  // Probes off: this test is about what the client sees before the upstream is taken out.
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.health.probe_interval = std::chrono::milliseconds(0);
+  Proxy proxy(options);
   proxy.start();
   // Replica 1 closes its port: the proxy's connections to it are refused.
   httplib::Client fleet_admin(fleet.router_url());
@@ -340,6 +344,204 @@ TEST(Proxy, ClientDisconnectMidStreamEndsTheUpstreamRequest) {
   auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "still there?"}}, 3, false));
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+}
+
+// vLLM answers POST /reset_prefix_cache 404 unless VLLM_SERVER_DEV_MODE=1: the proxy must not
+// say 200 for a reset that did not happen, and must name who refused.
+TEST(Proxy, ResetPrefixCacheFailsNamingEachUpstreamThatRefused) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  kvsweep::testing::PlainVllmServer plain("sim-model");
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.upstreams = {fleet.replica_urls()[0], plain.url()};
+  Proxy proxy(options);
+  proxy.start();
+  httplib::Client client(proxy.url());
+  auto res = client.Post("/reset_prefix_cache", "", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 502) << res->body;
+  EXPECT_EQ(plain.resets(), 1);  // forwarded, and answered before the proxy answered
+  const json error = json::parse(res->body).at("error");
+  EXPECT_EQ(error["type"], "BadGateway");
+  const std::string message = error["message"];
+  EXPECT_EQ(message,
+            "reset_prefix_cache: 1 of 2 upstreams failed: upstream 0 (" + fleet.replica_urls()[0] +
+                "): HTTP 200; upstream 1 (" + plain.url() +
+                "): HTTP 404: {\"detail\":\"Not Found\"} (vLLM serves this route only with "
+                "VLLM_SERVER_DEV_MODE=1)");
+}
+
+TEST(Proxy, ResetPrefixCacheAnswers200OnlyOnceEveryUpstreamHasReset) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  Proxy proxy(proxy_over(fleet, "round-robin"));
+  proxy.start();
+  // Fill both upstreams' caches with the same long prompt.
+  const json body = chat({{"user", long_text("Cached")}}, 2, false);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(proxy.url(), "/v1/chat/completions", body));
+  for (const std::string& url : fleet.replica_urls()) {
+    EXPECT_GT(metric_sum(url, "vllm:prefix_cache_hits_total"), 0) << url;
+  }
+  httplib::Client client(proxy.url());
+  auto res = client.Post("/reset_prefix_cache", "", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  // Straight after the 200, neither upstream holds the prompt any more.
+  for (const std::string& url : fleet.replica_urls()) {
+    auto direct = post(url, "/v1/chat/completions", body);
+    ASSERT_TRUE(direct);
+    EXPECT_EQ(json::parse(direct->body)["usage"]["prompt_tokens_details"]["cached_tokens"], 0)
+        << url << " " << direct->body;
+  }
+  // An upstream that cannot be reached is named too.
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.upstreams.push_back("http://127.0.0.1:1");
+  Proxy with_dead(options);
+  with_dead.start();
+  res = httplib::Client(with_dead.url()).Post("/reset_prefix_cache", "", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 502);
+  EXPECT_NE(json::parse(res->body)["error"]["message"].get<std::string>().find(
+                "upstream 2 (http://127.0.0.1:1): HTTP 502: upstream 127.0.0.1:1: "),
+            std::string::npos)
+      << res->body;
+}
+
+// /v1/models lists what the upstreams serve, merged in upstream order, each id once.
+TEST(Proxy, ModelsAreTheUpstreamsMergedLists) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  kvsweep::testing::PlainVllmServer plain("llama-3.1-8b");
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.upstreams = {fleet.replica_urls()[0], plain.url(), fleet.replica_urls()[1]};
+  Proxy proxy(options);
+  proxy.start();
+  auto res = httplib::Client(proxy.url()).Get("/v1/models");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json models = json::parse(res->body);
+  EXPECT_EQ(models["object"], "list");
+  std::vector<std::string> ids;
+  for (const auto& entry : models["data"]) ids.push_back(entry["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"sim-model", "llama-3.1-8b"}));
+  EXPECT_EQ(models["data"][1]["owned_by"], "vllm");  // each entry as its upstream wrote it
+}
+
+// Each reply names the upstream that served it by its index in the upstream list, whatever
+// the upstream itself says (here two one-replica fleets, both of which call themselves 0).
+TEST(Proxy, EveryReplyNamesTheUpstreamThatServedIt) {
+  FleetOptions one = upstream_fleet();
+  one.replicas = 1;
+  Fleet first(one);
+  Fleet second(one);
+  first.start();
+  second.start();
+  ProxyOptions options = proxy_over(first, "round-robin");
+  options.upstreams = {first.replica_urls()[0], second.replica_urls()[0]};
+  Proxy proxy(options);
+  proxy.start();
+  std::vector<std::string> replicas;
+  for (bool stream : {false, true, false, true}) {
+    replicas.push_back(
+        replica_of(post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream))));
+  }
+  EXPECT_EQ(replicas, (std::vector<std::string>{"0", "1", "0", "1"}));
+  // A reply the proxy makes itself (the upstream is unreachable) names it as well.
+  options.upstreams = {"http://127.0.0.1:1"};
+  options.health.probe_interval = std::chrono::milliseconds(0);
+  Proxy dead(options);
+  dead.start();
+  auto res = post(dead.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 502);
+  EXPECT_EQ(replica_of(res), "0");
+}
+
+// GET /admin/health as JSON.
+json health_of(const std::string& url) {
+  auto res = httplib::Client(url).Get("/admin/health");
+  return res && res->status == 200 ? json::parse(res->body) : json();
+}
+
+// Refused connects alone take an upstream out (probes are an hour apart here), deterministically.
+TEST(Proxy, AnUpstreamThatRefusesConnectionsIsTakenOutAfterThreeFailures) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.upstreams = {fleet.replica_urls()[0], "http://127.0.0.1:1"};
+  options.health.probe_interval = std::chrono::hours(1);
+  Proxy proxy(options);
+  proxy.start();
+  std::vector<int> statuses;
+  std::vector<std::string> replicas;
+  for (int i = 0; i < 10; ++i) {
+    auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+    ASSERT_TRUE(res);
+    statuses.push_back(res->status);
+    replicas.push_back(replica_of(res));
+  }
+  // Round-robin: upstream 1 fails its 3 turns, then every request goes to upstream 0.
+  EXPECT_EQ(statuses, (std::vector<int>{200, 502, 200, 502, 200, 502, 200, 200, 200, 200}));
+  EXPECT_EQ(replicas, (std::vector<std::string>{"0", "1", "0", "1", "0", "1", "0", "0", "0", "0"}));
+  EXPECT_EQ(metric_sum(proxy.url(), "kvsweep_router_healthy_replicas"), 1);
+  const std::string metrics = testing::metrics_text(proxy.url());
+  EXPECT_NE(metrics.find("kvsweep_router_replica_healthy{replica=\"1\"} 0\n"), std::string::npos);
+  EXPECT_NE(metrics.find("kvsweep_router_ejections_total{replica=\"1\"} 1\n"), std::string::npos);
+  const json health = health_of(proxy.url());
+  ASSERT_EQ(health["events"].size(), 1u) << health.dump();
+  EXPECT_EQ(health["events"][0]["replica"], 1);
+  EXPECT_EQ(health["events"][0]["event"], "ejected");
+  EXPECT_EQ(health["events"][0]["name"], "upstream 1 (http://127.0.0.1:1)");
+  EXPECT_EQ(health["events"][0]["reason"],
+            "3 consecutive failures; last: connect: Connection refused");
+  EXPECT_EQ(health["replicas"][1]["healthy"], false);
+  EXPECT_EQ(health["replicas"][1]["address"], "http://127.0.0.1:1");
+  // ?since= is a cursor: nothing after the first event.
+  auto later = httplib::Client(proxy.url()).Get("/admin/health?since=1");
+  ASSERT_TRUE(later);
+  EXPECT_TRUE(json::parse(later->body)["events"].empty());
+}
+
+// A liveness bound, not a timing assertion: true once /metrics shows `value` healthy replicas.
+bool wait_healthy(const std::string& url, double value) {
+  return wait_metric(url, "kvsweep_router_healthy_replicas", value);
+}
+
+TEST(Proxy, ProbesTakeADeadUpstreamOutAndPutItBackWhenItAnswers) {
+  Fleet fleet(upstream_fleet());
+  fleet.start();
+  ProxyOptions options = proxy_over(fleet, "round-robin");
+  options.health.probe_interval = std::chrono::milliseconds(50);
+  Proxy proxy(options);
+  proxy.start();
+  httplib::Client fleet_admin(fleet.router_url());
+  ASSERT_TRUE(
+      fleet_admin.Post("/admin/faults", R"({"replica":1,"down":true})", "application/json"));
+  ASSERT_TRUE(wait_healthy(proxy.url(), 1));
+  for (int i = 0; i < 4; ++i) {
+    auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(replica_of(res), "0");
+  }
+  ASSERT_TRUE(
+      fleet_admin.Post("/admin/faults", R"({"replica":1,"down":false})", "application/json"));
+  ASSERT_TRUE(wait_healthy(proxy.url(), 2));
+  std::set<std::string> served;
+  for (int i = 0; i < 4; ++i) {
+    served.insert(
+        replica_of(post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false))));
+  }
+  EXPECT_EQ(served, (std::set<std::string>{"0", "1"}));
+  const json events = health_of(proxy.url())["events"];
+  ASSERT_EQ(events.size(), 2u) << events.dump();
+  EXPECT_EQ(events[0]["event"], "ejected");
+  EXPECT_NE(events[0]["reason"].get<std::string>().find("last: /health: HTTP 502: upstream "),
+            std::string::npos)
+      << events[0]["reason"];
+  EXPECT_EQ(events[1]["event"], "readmitted");
+  EXPECT_EQ(events[1]["reason"], "/health answered 200");
+  EXPECT_EQ(metric_sum(proxy.url(), "kvsweep_router_ejections_total"), 1);
 }
 
 }  // namespace

@@ -189,6 +189,8 @@ TEST(ReplicaApi, AdminSetsParametersAndRestartClearsCaches) {
 TEST(ReplicaApi, InjectedErrorsLatencyAndDeath) {
   FleetOptions options = fleet_of(2, "round-robin");
   options.faults = {FaultOptions{1.0, 503, 0, 0, 2, false}};
+  // Probes off: this test is about what a client sees from a replica that is down.
+  options.health.probe_interval = std::chrono::milliseconds(0);
   Fleet fleet(options);
   fleet.start();
   const json body{{"prompt", "fault"}, {"max_tokens", 2}};

@@ -4,6 +4,7 @@ kvsweep_add_test(sim_serving_test
   SOURCES
     chwbl_test.cc
     routing_strategy_test.cc
+    replica_health_test.cc
     kv_routing_test.cc
     openai_api_test.cc
     http_server_test.cc
