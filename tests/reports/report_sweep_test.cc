@@ -126,14 +126,15 @@ TEST(ReportSweep, ChromiumConsoleCheckCatchesABlockedLoad) {
 
 // Measures the rendered page from inside (the report itself carries no script, and its CSP
 // forbids one, so a copy without the CSP gets this appended): the viewport, anything sticking
-// out of it without a scrolling box around it, the on-screen size of every chart text, the
-// boxes of each chart's x-axis title and legend entries, and tables outside .table-wrap.
+// out of it without a scrolling box around it, the on-screen size of every chart text, how far
+// each chart's legend is below its x-axis title, and tables outside .table-wrap.
 constexpr const char* kMeasureScript = R"(<script>
 (function () {
   const vw = document.documentElement.clientWidth;
   const out = {viewport: vw, page_width: document.documentElement.scrollWidth, sticking_out: [],
                text_px: {ticks: [], axis_titles: [], legend: [], chart_titles: []},
-               overlaps: [], unwrapped_tables: 0, charts: 0};
+               overlaps: [], x_titles: 0, x_title_legend_gap: 1e9, unwrapped_tables: 0,
+               charts: 0};
   const scrolls = (el) => {
     for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
       const s = getComputedStyle(a);
@@ -159,9 +160,13 @@ constexpr const char* kMeasureScript = R"(<script>
     for (const t of svg.querySelectorAll('.chart-title')) out.text_px.chart_titles.push(px(t));
     const title = svg.querySelector('.x-title');
     if (!title) continue;
+    out.x_titles++;
     const box = title.getBoundingClientRect();
-    for (const e of svg.querySelectorAll('g.legend > *')) {
-      if (hit(box, e.getBoundingClientRect())) out.overlaps.push(svg.getAttribute('aria-label') + ': ' + e.textContent);
+    const legend = svg.querySelector('g.legend');
+    if (legend) {
+      const l = legend.getBoundingClientRect();
+      out.x_title_legend_gap = Math.min(out.x_title_legend_gap, l.top - box.bottom);
+      if (hit(box, l)) out.overlaps.push(svg.getAttribute('aria-label'));
     }
   }
   for (const t of document.querySelectorAll('table')) {
@@ -292,8 +297,10 @@ TEST(ReportSweep, HtmlReportOpensInHeadlessChromiumWithEveryChart) {
     if (width == 1400) {
       EXPECT_LE(largest(m["text_px"]["ticks"]), 14.0) << m["text_px"];
     }
-    // The x-axis title and the legend do not touch.
+    // The x-axis title and the legend do not touch (every chart has both).
+    EXPECT_EQ(m["x_titles"].get<std::size_t>(), charts);
     EXPECT_TRUE(m["overlaps"].empty()) << m["overlaps"];
+    EXPECT_GE(m["x_title_legend_gap"].get<double>(), 2.0) << "px between x-axis title and legend";
   }
 }
 
