@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/chart_ticks.h"
+
 namespace kvsweep::reports {
 
 struct ChartPoint {
@@ -70,16 +72,5 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data);
 
 // &, <, >, " and ' as entities: safe in element text and in quoted attributes of HTML and SVG.
 std::string xml_escape(const std::string& text);
-
-// Labels of one axis's ticks, scaled by thousands as format_si, each with as many decimals as
-// it needs to read exactly (0.25 -> "0.25", 1.25e6 -> "1.25M", 3e6 -> "3M"), and more when two
-// would otherwise read the same.
-std::vector<std::string> tick_labels(const std::vector<double>& ticks);
-
-// Up to ~target_count round tick values (1, 2, 2.5, 5 x 10^k) covering [low, high].
-std::vector<double> nice_ticks(double low, double high, int target_count = 5);
-// Ticks of a value axis from 0: nice_ticks, plus one more step when the largest value would
-// stand above the last tick.
-std::vector<double> value_axis_ticks(double max);
 
 }  // namespace kvsweep::reports
