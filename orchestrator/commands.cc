@@ -15,6 +15,7 @@
 #include "orchestrator/target_factory.h"
 #include "orchestrator/store_lookup.h"
 #include "reports/markdown_report.h"
+#include "reports/verdicts.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -160,7 +161,8 @@ int run_command(const RunArgs& args) {
   options.api_key = api_key;
   const SweepOutcome outcome = run_sweep(*spec, *target, store, console, options);
 
-  const std::string report = reports::render_markdown(store, outcome.experiment_id);
+  const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);
+  const std::string report = reports::render_markdown(model);
   const std::string report_path = args.reports_dir + "/" + file_stem(spec->name) + ".md";
   write_file(report_path, report);
   if (args.print_report) std::fprintf(stdout, "%s", report.c_str());
@@ -171,6 +173,11 @@ int run_command(const RunArgs& args) {
     summary += ", " + std::to_string(outcome.cells_skipped) + " already done before resuming";
   }
   console.line(summary + "; store " + store.path() + ", report " + report_path);
+  // The answer again where the terminal ends up, after a report that may have scrolled it away
+  // (and the only answer shown with --no-print).
+  for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {
+    console.line("  " + verdict.text);
+  }
   if (outcome.status == "interrupted") {
     console.line("to continue: kvsweep --db " + store.path() + " run --resume " +
                  args.scenario_path + (args.target_override.empty() ? "" : " --target sim"));

@@ -1,9 +1,8 @@
 // The report model of one experiment: levels, a row per strategy, ratios to the baseline.
 #include "reports/report_model.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/join.h"
@@ -119,24 +118,46 @@ std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
   return lines;
 }
 
+std::string figures_source(const store::ExperimentRow& experiment) {
+  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
+  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) return "";
+  const Json& target = setup["target"];
+  if (!target.contains("kind") || json_text(target["kind"]) != "sim") return "";
+  std::string text = "Simulated: these figures come from kvsweep's embedded fleet (target kind sim";
+  if (target.contains("profile") && !json_text(target["profile"]).empty()) {
+    text += ", profile " + json_text(target["profile"]);
+  }
+  if (target.contains("replicas")) text += ", " + json_text(target["replicas"]) + " replicas";
+  text += ")";
+  if (target.contains("stands_in_for")) {
+    text += ", standing in for the " + json_text(target["stands_in_for"]) + " target";
+  }
+  return text + ", not from real servers.";
+}
+
 ReportModel make_report_model(const store::ExperimentRow& experiment,
                               const std::vector<store::CellRow>& cells,
-                              const std::vector<CellMetrics>& metrics) {
+                              const std::vector<CellMetrics>& metrics,
+                              const std::vector<ReplicaBreakdown>& replicas) {
   if (cells.size() != metrics.size()) {
     throw std::invalid_argument("make_report_model: one CellMetrics per cell expected");
   }
   int repeats = 1;  // the plan runs every combination the same number of times
   for (const store::CellRow& cell : cells) repeats = std::max(repeats, cell.repeat + 1);
+  if (!replicas.empty() && replicas.size() != cells.size()) {
+    throw std::invalid_argument("make_report_model: one ReplicaBreakdown per cell expected");
+  }
   ReportModel model;
   model.experiment = experiment;
   model.setup = setup_lines(experiment);
+  model.figures_source = figures_source(experiment);
   model.baseline = baseline_of(experiment);
 
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const store::CellRow& cell = cells[i];
-    auto level = std::find_if(
-        model.levels.begin(), model.levels.end(),
-        [&](const ConcurrencyLevel& l) { return l.concurrency == cell.concurrency; });
+    auto level =
+        std::find_if(model.levels.begin(), model.levels.end(),
+                     [&](const ConcurrencyLevel& l) { return l.concurrency == cell.concurrency; });
     if (level == model.levels.end()) {
       model.levels.push_back({cell.concurrency, {}, false});
       level = std::prev(model.levels.end());
@@ -146,6 +167,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
     row.cell = cell;
     row.measured = cell.status == "done";
     row.metrics = metrics[i];
+    if (!replicas.empty()) row.replicas = replicas[i];
     level->rows.push_back(std::move(row));
   }
   // Stable: rows keep plan order, levels only move relative to each other.
@@ -176,11 +198,16 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   }
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
   std::vector<CellMetrics> metrics;
+  std::vector<ReplicaBreakdown> replicas;
   metrics.reserve(cells.size());
+  replicas.reserve(cells.size());
   for (const auto& cell : cells) {
-    metrics.push_back(compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id)));
+    const std::vector<store::RequestRow> requests = store.requests(cell.id);
+    const std::vector<store::MetricSample> samples = store.metric_samples(cell.id);
+    metrics.push_back(compute_cell_metrics(requests, samples));
+    replicas.push_back(replica_breakdown(requests, samples));
   }
-  return make_report_model(*experiment, cells, metrics);
+  return make_report_model(*experiment, cells, metrics, replicas);
 }
 
 }  // namespace kvsweep::reports

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/cell_metrics.h"
+#include "reports/replica_breakdown.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
@@ -35,8 +36,9 @@ struct StrategyRow {
   store::CellRow cell;
   bool measured = false;  // the cell is done: metrics are meaningful
   CellMetrics metrics;
-  bool is_baseline = false;  // the row the others are divided by
+  bool is_baseline = false;                   // the row the others are divided by
   std::optional<BaselineRatios> vs_baseline;  // set on measured rows other than the baseline
+  ReplicaBreakdown replicas;  // which replicas served the cell; empty when not computed
 };
 
 struct ConcurrencyLevel {
@@ -48,8 +50,9 @@ struct ConcurrencyLevel {
 struct ReportModel {
   store::ExperimentRow experiment;
   std::vector<SetupLine> setup;
-  std::string baseline;                 // setup_json "baseline"; "" when none was given
-  std::vector<ConcurrencyLevel> levels; // ascending concurrency
+  std::string figures_source;            // figures_source() of the experiment
+  std::string baseline;                  // setup_json "baseline"; "" when none was given
+  std::vector<ConcurrencyLevel> levels;  // ascending concurrency
 };
 
 // How a cell's arm is named everywhere (the sweep's console, reports, `runs`): the strategy,
@@ -61,10 +64,16 @@ std::string repeat_label(const std::string& strategy, int repeat, int repeats);
 ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id);
 
 // The pure part of build_report_model, for tests and renderers that already hold the rows:
-// metrics[i] belongs to cells[i].
+// metrics[i] and replicas[i] belong to cells[i]; replicas may be empty (none computed).
 ReportModel make_report_model(const store::ExperimentRow& experiment,
                               const std::vector<store::CellRow>& cells,
-                              const std::vector<CellMetrics>& metrics);
+                              const std::vector<CellMetrics>& metrics,
+                              const std::vector<ReplicaBreakdown>& replicas = {});
+
+// A sentence for the top of a report when its figures did not come from real servers: the
+// embedded fleet (target kind sim) and its profile, and the target it stood in for when a
+// cluster scenario was rehearsed with --target sim. "" for every other target.
+std::string figures_source(const store::ExperimentRow& experiment);
 
 // The setup lines of an experiment, from its row and its setup_json (a malformed setup_json
 // becomes one line saying so, never an exception: a report must render from any store).

@@ -8,6 +8,7 @@
 #include "reports/headlines.h"
 #include "reports/templates_embedded.h"
 #include "reports/units.h"
+#include "reports/verdicts.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -109,8 +110,55 @@ mustache::data server_data(const StrategyRow& row, const TextFilter& text) {
   return d;
 }
 
+// One row of the compact table under the verdicts: the figures the verdict weighs.
+mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& row,
+                            const LevelVerdict& verdict, const TextFilter& text) {
+  const CellMetrics& m = row.metrics;
+  mustache::data d;
+  d.set("concurrency", std::to_string(level.concurrency));
+  d.set("label", text(row.label));
+  d.set("measured", row.measured);
+  d.set("status", text(status_text(row.cell)));
+  d.set("is_winner", verdict.outcome == VerdictOutcome::kWins && row.label == verdict.winner);
+  d.set("ok", std::to_string(m.ok));
+  d.set("failed", std::to_string(m.failed));
+  d.set("ttft_p50", format_ms(m.ttft_ms.median));
+  d.set("ttft_p95", format_ms(m.ttft_ms.p95));
+  d.set("total_token_throughput",
+        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kUnknown);
+  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
+  d.set("cache_hit_client", format_percent(m.cache_hit_client));
+  return d;
+}
+
+// Per-replica and per-source rows of every measured row at a level, strategy by strategy.
+void replica_data(const StrategyRow& row, const TextFilter& text, mustache::data* replicas,
+                  mustache::data* sources) {
+  for (const ReplicaFigures& f : row.replicas.replicas) {
+    mustache::data d;
+    d.set("label", text(row.label));
+    d.set("replica", text(f.replica));
+    d.set("requests", std::to_string(f.requests));
+    d.set("share", format_percent(f.share));
+    d.set("failed", std::to_string(f.failed));
+    d.set("cache_hit_client", format_percent(f.cache_hit_client));
+    replicas->push_back(d);
+  }
+  for (const SourceFigures& f : row.replicas.sources) {
+    mustache::data d;
+    d.set("label", text(row.label));
+    d.set("source", text(f.source));
+    d.set("queries", format_fixed(f.queries, 0));
+    d.set("share", format_percent(f.share));
+    d.set("kv_hit_server", format_percent(f.kv_hit_server));
+    sources->push_back(d);
+  }
+}
+
 mustache::data level_data(const ConcurrencyLevel& level, const std::string& baseline,
                           const TextFilter& text) {
+  mustache::data replicas{mustache::data::type::list};
+  mustache::data sources{mustache::data::type::list};
   mustache::data rows{mustache::data::type::list};
   mustache::data failures{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
@@ -127,6 +175,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
       failures.push_back(failure);
     }
     if (row.vs_baseline) ratios.push_back(ratio_data(row, text));
+    if (row.measured) replica_data(row, text, &replicas, &sources);
   }
   mustache::data d;
   d.set("concurrency", std::to_string(level.concurrency));
@@ -144,6 +193,10 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   d.set("ratios", ratios);
   d.set("has_server", !server.is_empty_list());
   d.set("server", server);
+  d.set("has_replicas", !replicas.is_empty_list());
+  d.set("replicas", replicas);
+  d.set("has_sources", !sources.is_empty_list());
+  d.set("sources", sources);
   return d;
 }
 
@@ -158,8 +211,18 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
     setup.push_back(d);
   }
   mustache::data levels{mustache::data::type::list};
-  for (const ConcurrencyLevel& level : model.levels) {
+  mustache::data verdicts{mustache::data::type::list};
+  mustache::data summary{mustache::data::type::list};
+  const std::vector<LevelVerdict> level_verdict = level_verdicts(model);
+  for (std::size_t i = 0; i < model.levels.size(); ++i) {
+    const ConcurrencyLevel& level = model.levels[i];
     levels.push_back(level_data(level, model.baseline, text));
+    mustache::data v;
+    v.set("text", text(level_verdict[i].text));
+    verdicts.push_back(v);
+    for (const StrategyRow& row : level.rows) {
+      summary.push_back(summary_data(level, row, level_verdict[i], text));
+    }
   }
   mustache::data lines{mustache::data::type::list};
   for (const std::string& sentence : headlines(model)) {
@@ -169,6 +232,11 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
   }
   mustache::data d;
   d.set("name", text(model.experiment.name));
+  d.set("has_figures_source", !model.figures_source.empty());
+  d.set("figures_source", text(model.figures_source));
+  d.set("has_verdicts", !verdicts.is_empty_list());
+  d.set("verdicts", verdicts);
+  d.set("summary", summary);
   d.set("baseline", text(model.baseline));
   d.set("setup", setup);
   d.set("has_headlines", !lines.is_empty_list());

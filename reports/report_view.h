@@ -3,9 +3,8 @@
 #pragma once
 
 #include <functional>
-#include <string>
-
 #include <kainjow/mustache.hpp>
+#include <string>
 
 #include "reports/report_model.h"
 
@@ -15,16 +14,21 @@ namespace kvsweep::reports {
 // markdown escapes table pipes; HTML leaves it to the template's HTML escaping.
 using TextFilter = std::function<std::string(const std::string&)>;
 
-// Keys: name, setup[label,value], headlines[text], has_headlines, csv, baseline, levels[
-// concurrency, rows[label, measured, status, ok, failed, ttft_*, tpot_mean, itl_mean,
-// e2e_mean, lag_p99, request/output/total_token_throughput, kv_hit_server, cache_hit_client,
-// is_baseline], has_failures, failures[label,kinds], has_ratios, baseline, ratios[...]].
+// Keys: name, figures_source (has_figures_source), verdicts[text] (has_verdicts), summary[
+// concurrency, label, measured, status, is_winner, ok, failed, ttft_p50, ttft_p95,
+// total_token_throughput, kv_hit_server, cache_hit_client], setup[label,value],
+// headlines[text], has_headlines, csv, baseline, levels[concurrency, rows[label, measured,
+// status, ok, failed, ttft_*, tpot_mean, itl_mean, e2e_mean, lag_p99,
+// request/output/total_token_throughput, kv_hit_server, cache_hit_client, is_baseline],
+// has_failures, failures[label,kinds], has_ratios, baseline, ratios[...], has_server,
+// server[label, kv_usage_max, preemptions, spec_decode_acceptance], has_replicas,
+// replicas[label, replica, requests, share, failed, cache_hit_client], has_sources,
+// sources[label, source, queries, share, kv_hit_server]].
 kainjow::mustache::data report_view(const ReportModel& model, const TextFilter& text);
 
 // Renders a template compiled into the binary (templates_embedded.h). escape is the template's
 // {{value}} escaping; nullptr keeps values as they are.
-std::string render_embedded(const std::string& template_name,
-                            const kainjow::mustache::data& data,
+std::string render_embedded(const std::string& template_name, const kainjow::mustache::data& data,
                             const std::function<std::string(const std::string&)>& escape);
 
 }  // namespace kvsweep::reports

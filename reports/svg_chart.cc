@@ -16,117 +16,161 @@ constexpr std::size_t kMaxCdfSteps = 200;
 // Colour-blind-safe (Okabe-Ito), so strategies stay apart on a phone and in print.
 constexpr std::array<const char*, 8> kColours = {"#0072b2", "#d55e00", "#009e73", "#cc79a7",
                                                  "#e69f00", "#56b4e9", "#f0e442", "#000000"};
-constexpr int kMarginLeft = 64;
-constexpr int kMarginRight = 16;
-constexpr int kMarginTop = 34;
-constexpr int kMarginBottom = 48;
-constexpr int kLegendRow = 18;
+// Font sizes in viewBox units; ChartFrame's width makes one unit about one CSS pixel.
+constexpr int kTickFont = 12;
+constexpr int kAxisTitleFont = 13;
+constexpr int kLegendFont = 12;
+// Text boxes are estimated, not measured (no script in the page): 0.62 em per character is
+// wider than DejaVu Sans and system-ui fonts average, so estimated boxes contain real ones.
+constexpr double kEmPerChar = 0.62;
+constexpr double kAscent = 0.95;     // of the font size, above the baseline
+constexpr double kDescent = 0.3;     // below it
+constexpr double kMarginLeft = 72;   // y tick labels and the rotated y title
+constexpr double kMarginRight = 24;  // half of a last x tick label
+constexpr double kPlotTop = 40;      // below the chart title
+constexpr double kBottomPad = 6;
+constexpr double kBandGap = 6;  // air between tick labels, x title and legend
+constexpr double kTickLength = 4;
+constexpr double kLegendRow = 20;
+constexpr double kLegendSwatch = 12;
+constexpr double kLegendEntryGap = 18;
 
 const char* colour(std::size_t i) { return kColours[i % kColours.size()]; }
 
 std::string num(double v) { return format_fixed(v, 1); }
+
+// Characters, not bytes: a UTF-8 strategy name is as wide as it reads.
+std::size_t glyphs(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+double text_width(const std::string& text, double font) {
+  return static_cast<double>(glyphs(text)) * kEmPerChar * font;
+}
+
+// The longest prefix of text (whole UTF-8 characters) that fits max_width, with "..." when cut:
+// a legend entry never runs past the chart's edge.
+std::string fit_text(const std::string& text, double max_width, double font) {
+  if (text_width(text, font) <= max_width) return text;
+  const auto keep = static_cast<std::size_t>(std::max(0.0, max_width / (kEmPerChar * font) - 3));
+  std::size_t chars = 0;
+  std::size_t end = 0;
+  for (; end < text.size(); ++end) {
+    if ((static_cast<unsigned char>(text[end]) & 0xC0) != 0x80 && chars++ == keep) break;
+  }
+  return text.substr(0, end) + "...";
+}
+
+double baseline_of(const Box& text_box, double font) { return text_box.y + kAscent * font; }
 
 struct Range {
   double low = 0;
   double high = 1;
 };
 
-// Maps data to pixels inside the plot area (below the title, above the legend).
+// Maps data to viewBox units inside the layout's plot area.
 class Plot {
  public:
-  Plot(const ChartFrame& frame, Range x, Range y, int legend_rows)
-      : frame_(frame), x_(x), y_(y) {
-    left_ = kMarginLeft;
-    right_ = frame.width - kMarginRight;
-    top_ = kMarginTop;
-    bottom_ = frame.height - kMarginBottom - legend_rows * kLegendRow;
+  Plot(const ChartFrame& frame, const ChartLayout& layout, Range x, Range y)
+      : frame_(frame), layout_(layout), x_(x), y_(y) {
     if (x_.high <= x_.low) x_.high = x_.low + 1;
     if (y_.high <= y_.low) y_.high = y_.low + 1;
   }
-  double px(double x) const { return left_ + (x - x_.low) / (x_.high - x_.low) * (right_ - left_); }
-  double py(double y) const { return bottom_ - (y - y_.low) / (y_.high - y_.low) * (bottom_ - top_); }
-  double left() const { return left_; }
-  double right() const { return right_; }
-  double top() const { return top_; }
-  double bottom() const { return bottom_; }
+  double px(double x) const {
+    return left() + (x - x_.low) / (x_.high - x_.low) * (right() - left());
+  }
+  double py(double y) const {
+    return bottom() - (y - y_.low) / (y_.high - y_.low) * (bottom() - top());
+  }
+  double left() const { return layout_.plot.x; }
+  double right() const { return layout_.plot.x + layout_.plot.width; }
+  double top() const { return layout_.plot.y; }
+  double bottom() const { return layout_.plot.y + layout_.plot.height; }
   const ChartFrame& frame() const { return frame_; }
+  const ChartLayout& layout() const { return layout_; }
 
  private:
   const ChartFrame& frame_;
+  const ChartLayout& layout_;
   Range x_;
   Range y_;
-  double left_, right_, top_, bottom_;
 };
 
 std::string open_svg(const ChartFrame& frame) {
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" viewBox=\"0 0 " +
-                  std::to_string(frame.width) + " " + std::to_string(frame.height) +
-                  "\" aria-label=\"" + xml_escape(frame.title) + "\">\n";
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" viewBox=\"0 0 " +
+      std::to_string(frame.width) + " " + std::to_string(frame.height) + "\" aria-label=\"" +
+      xml_escape(frame.title) + "\">\n";
   s += "<title>" + xml_escape(frame.title) + "</title>\n";
   s += "<text x=\"" + std::to_string(frame.width / 2) +
-       "\" y=\"20\" text-anchor=\"middle\" class=\"chart-title\">" + xml_escape(frame.title) +
+       "\" y=\"22\" text-anchor=\"middle\" class=\"chart-title\">" + xml_escape(frame.title) +
        "</text>\n";
   return s;
 }
 
-// Grid lines, tick labels and axis titles. x_labels, when given, replaces numeric x ticks.
+// Grid lines, tick labels and axis titles; x_ticks are (position, label).
 std::string axes(const Plot& plot, const std::vector<double>& y_ticks,
                  const std::vector<std::pair<double, std::string>>& x_ticks) {
-  std::string s = "<g class=\"axes\" font-size=\"11\">\n";
-  for (double t : y_ticks) {
-    const std::string y = num(plot.py(t));
+  const ChartLayout& layout = plot.layout();
+  std::string s = "<g class=\"axes\" font-size=\"" + std::to_string(kTickFont) + "\">\n";
+  const std::vector<std::string> y_labels = tick_labels(y_ticks);
+  for (std::size_t i = 0; i < y_ticks.size(); ++i) {
+    const std::string y = num(plot.py(y_ticks[i]));
     s += "<line x1=\"" + num(plot.left()) + "\" x2=\"" + num(plot.right()) + "\" y1=\"" + y +
          "\" y2=\"" + y + "\" stroke=\"#ddd\"/>";
-    s += "<text x=\"" + num(plot.left() - 6) + "\" y=\"" + y +
-         "\" text-anchor=\"end\" dominant-baseline=\"middle\">" + xml_escape(format_si(t)) +
+    s += "<text x=\"" + num(plot.left() - 8) + "\" y=\"" + y +
+         "\" text-anchor=\"end\" dominant-baseline=\"middle\">" + xml_escape(y_labels[i]) +
          "</text>\n";
   }
+  const std::string tick_baseline = num(baseline_of(layout.x_tick_labels, kTickFont));
   for (const auto& [x, label] : x_ticks) {
     const std::string xs = num(plot.px(x));
     s += "<line x1=\"" + xs + "\" x2=\"" + xs + "\" y1=\"" + num(plot.bottom()) + "\" y2=\"" +
-         num(plot.bottom() + 4) + "\" stroke=\"#444\"/>";
-    s += "<text x=\"" + xs + "\" y=\"" + num(plot.bottom() + 16) + "\" text-anchor=\"middle\">" +
+         num(plot.bottom() + kTickLength) + "\" stroke=\"#444\"/>";
+    s += "<text x=\"" + xs + "\" y=\"" + tick_baseline + "\" text-anchor=\"middle\">" +
          xml_escape(label) + "</text>\n";
   }
   s += "<line x1=\"" + num(plot.left()) + "\" x2=\"" + num(plot.left()) + "\" y1=\"" +
        num(plot.top()) + "\" y2=\"" + num(plot.bottom()) + "\" stroke=\"#444\"/>";
   s += "<line x1=\"" + num(plot.left()) + "\" x2=\"" + num(plot.right()) + "\" y1=\"" +
        num(plot.bottom()) + "\" y2=\"" + num(plot.bottom()) + "\" stroke=\"#444\"/>\n";
-  s += "<text x=\"" + num((plot.left() + plot.right()) / 2) + "\" y=\"" +
-       num(plot.bottom() + 34) + "\" text-anchor=\"middle\">" +
+  s += "<text class=\"x-title\" font-size=\"" + std::to_string(kAxisTitleFont) + "\" x=\"" +
+       num(layout.x_title.x + layout.x_title.width / 2) + "\" y=\"" +
+       num(baseline_of(layout.x_title, kAxisTitleFont)) + "\" text-anchor=\"middle\">" +
        xml_escape(plot.frame().x_label) + "</text>\n";
   const std::string mid_y = num((plot.top() + plot.bottom()) / 2);
-  s += "<text x=\"14\" y=\"" + mid_y + "\" text-anchor=\"middle\" transform=\"rotate(-90 14 " +
-       mid_y + ")\">" + xml_escape(plot.frame().y_label) + "</text>\n";
+  s += "<text class=\"y-title\" font-size=\"" + std::to_string(kAxisTitleFont) +
+       "\" x=\"18\" y=\"" + mid_y + "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + mid_y +
+       ")\">" + xml_escape(plot.frame().y_label) + "</text>\n";
   return s + "</g>\n";
 }
 
-// Legend rows under the plot: as many entries per row as fit the width.
-int legend_rows(const ChartFrame& frame, std::size_t entries) {
-  const int per_row = std::max(1, (frame.width - kMarginLeft) / 150);
-  return static_cast<int>((entries + per_row - 1) / per_row);
+// The widest a legend entry may be: one row of the plot's width.
+double legend_row_width(const ChartFrame& frame) {
+  return frame.width - kMarginLeft - kMarginRight;
 }
 
-std::string legend(const ChartFrame& frame, const std::vector<std::string>& names) {
-  const int per_row = std::max(1, (frame.width - kMarginLeft) / 150);
-  const int rows = legend_rows(frame, names.size());
-  std::string s = "<g class=\"legend\" font-size=\"12\">\n";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const int row = static_cast<int>(i) / per_row;
-    const int col = static_cast<int>(i) % per_row;
-    const int x = kMarginLeft + col * 150;
-    const int y = frame.height - (rows - row) * kLegendRow - 2;
-    s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y - 9) +
+std::string legend_text(const ChartFrame& frame, const std::string& name) {
+  return fit_text(name, legend_row_width(frame) - kLegendSwatch - 4, kLegendFont);
+}
+
+std::string legend(const ChartFrame& frame, const ChartLayout& layout,
+                   const std::vector<std::string>& names) {
+  std::string s = "<g class=\"legend\" font-size=\"" + std::to_string(kLegendFont) + "\">\n";
+  for (std::size_t i = 0; i < names.size() && i < layout.legend.size(); ++i) {
+    const Box& entry = layout.legend[i];
+    const double baseline = baseline_of(entry, kLegendFont);
+    s += "<rect x=\"" + num(entry.x) + "\" y=\"" + num(baseline - 10) +
          "\" width=\"12\" height=\"10\" fill=\"" + colour(i) + "\"/>";
-    s += "<text x=\"" + std::to_string(x + 16) + "\" y=\"" + std::to_string(y) + "\">" +
-         xml_escape(names[i]) + "</text>\n";
+    s += "<text x=\"" + num(entry.x + kLegendSwatch + 4) + "\" y=\"" + num(baseline) + "\">" +
+         xml_escape(legend_text(frame, names[i])) + "</text>\n";
   }
   return s + "</g>\n";
 }
 
-Range y_range_from_zero(double max_value) {
-  return {0, max_value > 0 ? max_value : 1};
-}
+Range y_range_from_zero(double max_value) { return {0, max_value > 0 ? max_value : 1}; }
 
 std::vector<std::string> names_of(const std::vector<ChartSeries>& series) {
   std::vector<std::string> names;
@@ -165,40 +209,71 @@ std::string xml_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
-std::vector<double> nice_ticks(double low, double high, int target_count) {
-  if (!(high > low) || target_count < 1) return {low};
-  const double raw = (high - low) / target_count;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
-  }
-  std::vector<double> ticks;
-  // Half a step of slack so a top value like 99.99999 still gets its 100 tick.
-  for (double t = std::ceil(low / step) * step; t <= high + step * 1e-9; t += step) {
-    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  }
-  return ticks;
+bool boxes_overlap(const Box& a, const Box& b, double gap) {
+  return a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap &&
+         b.y < a.y + a.height + gap;
 }
 
-// Ticks from 0 up to and including the first tick at or above `max`, so the highest bar or
-// point is never drawn above the top tick (a 62.9% bar under a top tick of 60 looks clipped).
-std::vector<double> value_axis_ticks(double max) {
-  std::vector<double> ticks = nice_ticks(0, max > 0 ? max : 1);
-  if (ticks.size() >= 2 && ticks.back() < max) ticks.push_back(ticks.back() + ticks[1] - ticks[0]);
-  return ticks;
+ChartLayout chart_layout(const ChartFrame& frame, const std::vector<std::string>& legend_names) {
+  ChartLayout layout;
+  const double left = kMarginLeft;
+  const double right = frame.width - kMarginRight;
+  const double entry_height = (kAscent + kDescent) * kLegendFont;
+
+  // Legend entries flow left to right under the plot, a new row when the next would pass the
+  // plot's right edge; rows are placed once their number is known.
+  std::vector<int> rows;
+  double x = left;
+  int row = 0;
+  for (const std::string& name : legend_names) {
+    const double width = kLegendSwatch + 4 + text_width(legend_text(frame, name), kLegendFont);
+    if (x > left && x + width > right) {
+      ++row;
+      x = left;
+    }
+    layout.legend.push_back({x, 0, width, entry_height});
+    rows.push_back(row);
+    x += width + kLegendEntryGap;
+  }
+  const int row_count = legend_names.empty() ? 0 : row + 1;
+  const double legend_top = frame.height - kBottomPad - row_count * kLegendRow;
+  for (std::size_t i = 0; i < layout.legend.size(); ++i) {
+    layout.legend[i].y = legend_top + rows[i] * kLegendRow + (kLegendRow - entry_height) / 2;
+  }
+
+  // From the legend up: the x title, then the tick labels, then the plot.
+  const double title_height = (kAscent + kDescent) * kAxisTitleFont;
+  const double title_width = text_width(frame.x_label, kAxisTitleFont);
+  layout.x_title = {(left + right - title_width) / 2, legend_top - kBandGap - title_height,
+                    title_width, title_height};
+  const double ticks_height = (kAscent + kDescent) * kTickFont;
+  layout.x_tick_labels = {left - kMarginRight, layout.x_title.y - kBandGap / 3 - ticks_height,
+                          right - left + 2 * kMarginRight, ticks_height};
+  const double plot_bottom = layout.x_tick_labels.y - kTickLength - 2;
+  layout.plot = {left, kPlotTop, right - left, std::max(1.0, plot_bottom - kPlotTop)};
+  return layout;
 }
 
 std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSeries>& series,
@@ -225,14 +300,14 @@ std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSerie
     x_range = {x_range.low - 1, x_range.high + 1};
   }
   const std::vector<double> y_ticks = value_axis_ticks(y_max);
-  const Plot plot(frame, x_range, y_range_from_zero(std::max(y_ticks.back(), y_max)),
-                  legend_rows(frame, series.size()));
+  const ChartLayout layout = chart_layout(frame, names_of(series));
+  const Plot plot(frame, layout, x_range, y_range_from_zero(std::max(y_ticks.back(), y_max)));
 
   std::vector<std::pair<double, std::string>> x_ticks;
-  if (categorical_x) {
-    for (double x : xs) x_ticks.emplace_back(slot.at(x), format_si(x));
-  } else {
-    for (double t : nice_ticks(x_range.low, x_range.high)) x_ticks.emplace_back(t, format_si(t));
+  const std::vector<double> x_values = categorical_x ? xs : nice_ticks(x_range.low, x_range.high);
+  const std::vector<std::string> x_labels = tick_labels(x_values);
+  for (std::size_t i = 0; i < x_values.size(); ++i) {
+    x_ticks.emplace_back(categorical_x ? slot.at(x_values[i]) : x_values[i], x_labels[i]);
   }
   std::string s = open_svg(frame) + axes(plot, y_ticks, x_ticks);
   for (std::size_t i = 0; i < series.size(); ++i) {
@@ -240,7 +315,7 @@ std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSerie
     for (const auto& p : series[i].points) placed.push_back({place(p.x), p.y});
     s += polyline(plot, placed, i, /*markers=*/true);
   }
-  return s + legend(frame, names_of(series)) + "</svg>\n";
+  return s + legend(frame, layout, names_of(series)) + "</svg>\n";
 }
 
 std::string svg_cdf_chart(const ChartFrame& frame, const std::vector<ChartSeries>& samples) {
@@ -254,11 +329,13 @@ std::string svg_cdf_chart(const ChartFrame& frame, const std::vector<ChartSeries
   }
   if (!any) return no_data(frame);
   const std::vector<double> x_ticks_raw = nice_ticks(0, x_max > 0 ? x_max : 1);
-  const Plot plot(frame, {0, std::max(x_max, x_ticks_raw.back())}, {0, 1},
-                  legend_rows(frame, samples.size()));
+  const ChartLayout layout = chart_layout(frame, names_of(samples));
+  const Plot plot(frame, layout, {0, std::max(x_max, x_ticks_raw.back())}, {0, 1});
   std::vector<std::pair<double, std::string>> x_ticks;
-  for (double t : x_ticks_raw) x_ticks.emplace_back(t, format_si(t));
-  // The y axis is a fraction; format_si would print 0.2 as "0.2", which is what we want.
+  const std::vector<std::string> x_labels = tick_labels(x_ticks_raw);
+  for (std::size_t i = 0; i < x_ticks_raw.size(); ++i) {
+    x_ticks.emplace_back(x_ticks_raw[i], x_labels[i]);
+  }
   std::string s = open_svg(frame) + axes(plot, {0, 0.25, 0.5, 0.75, 1.0}, x_ticks);
   for (std::size_t i = 0; i < samples.size(); ++i) {
     std::vector<double> sorted;
@@ -277,7 +354,7 @@ std::string svg_cdf_chart(const ChartFrame& frame, const std::vector<ChartSeries
     steps.push_back({sorted.back(), 1.0});
     s += polyline(plot, steps, i, /*markers=*/false);
   }
-  return s + legend(frame, names_of(samples)) + "</svg>\n";
+  return s + legend(frame, layout, names_of(samples)) + "</svg>\n";
 }
 
 std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data) {
@@ -293,8 +370,9 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data) {
   if (!any || data.categories.empty()) return no_data(frame);
   const std::vector<double> y_ticks = value_axis_ticks(y_max);
   const double n_categories = static_cast<double>(data.categories.size());
-  const Plot plot(frame, {0, n_categories}, y_range_from_zero(std::max(y_ticks.back(), y_max)),
-                  legend_rows(frame, data.series.size()));
+  const ChartLayout layout = chart_layout(frame, data.series);
+  const Plot plot(frame, layout, {0, n_categories},
+                  y_range_from_zero(std::max(y_ticks.back(), y_max)));
   std::vector<std::pair<double, std::string>> x_ticks;
   for (std::size_t c = 0; c < data.categories.size(); ++c) {
     x_ticks.emplace_back(static_cast<double>(c) + 0.5, data.categories[c]);
@@ -310,12 +388,12 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data) {
       const double y = plot.py(v);
       s += "<rect class=\"bar\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
            num(std::max(1.0, bar - 1)) + "\" height=\"" + num(plot.bottom() - y) + "\" fill=\"" +
-           colour(si) + "\"><title>" + xml_escape(data.series[si] + " @ " + data.categories[c] +
-                                                  ": " + format_fixed(v, 2)) +
+           colour(si) + "\"><title>" +
+           xml_escape(data.series[si] + " @ " + data.categories[c] + ": " + format_fixed(v, 2)) +
            "</title></rect>\n";
     }
   }
-  return s + legend(frame, data.series) + "</svg>\n";
+  return s + legend(frame, layout, data.series) + "</svg>\n";
 }
 
 }  // namespace kvsweep::reports

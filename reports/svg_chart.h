@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/chart_ticks.h"
+
 namespace kvsweep::reports {
 
 struct ChartPoint {
@@ -22,9 +24,32 @@ struct ChartFrame {
   std::string title;
   std::string x_label;
   std::string y_label;
-  int width = 640;   // the viewBox; the SVG scales to its container
-  int height = 360;
+  // The viewBox. The SVG scales to its container, text with it: the width is about what a
+  // chart is shown at (two per row on a 1400 px page), so 12-unit text reads at ~12 px.
+  int width = 560;
+  int height = 340;
 };
+
+// A rectangle in viewBox units, y downwards.
+struct Box {
+  double x = 0;
+  double y = 0;
+  double width = 0;
+  double height = 0;
+};
+
+// True when a and b come closer than gap (0: when they intersect).
+bool boxes_overlap(const Box& a, const Box& b, double gap = 0);
+
+// Where the parts of a chart go. Each text box is an estimate that errs wide (0.62 em per
+// character, ascent and descent included), so parts placed apart here stay apart on screen.
+struct ChartLayout {
+  Box plot;                 // the data area
+  Box x_tick_labels;        // the band of x tick labels under the plot
+  Box x_title;              // the x-axis title
+  std::vector<Box> legend;  // one box per entry (swatch and name), in the given order
+};
+ChartLayout chart_layout(const ChartFrame& frame, const std::vector<std::string>& legend_names);
 
 // A line chart on linear axes with "nice" ticks, one colour and marker per series, a legend.
 // With categorical_x, the x values are placed evenly in ascending order (concurrency levels
@@ -47,11 +72,5 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data);
 
 // &, <, >, " and ' as entities: safe in element text and in quoted attributes of HTML and SVG.
 std::string xml_escape(const std::string& text);
-
-// Up to ~target_count round tick values (1, 2, 2.5, 5 x 10^k) covering [low, high].
-std::vector<double> nice_ticks(double low, double high, int target_count = 5);
-// Ticks of a value axis from 0: nice_ticks, plus one more step when the largest value would
-// stand above the last tick.
-std::vector<double> value_axis_ticks(double max);
 
 }  // namespace kvsweep::reports

@@ -45,4 +45,18 @@ std::string format_si(double value) {
   return format_fixed(scaled, 1) + kSuffixes[i];
 }
 
+std::string format_si3(double value) {
+  constexpr std::array<const char*, 5> kSuffixes = {"", "k", "M", "G", "T"};
+  double scaled = value;
+  std::size_t i = 0;
+  // Promote on the rounded value: 999.6 reads "1.00k", not "1000".
+  while (i + 1 < kSuffixes.size() && std::fabs(scaled) >= 999.5) {
+    scaled /= 1000;
+    ++i;
+  }
+  const double magnitude = std::fabs(scaled);
+  const int decimals = magnitude >= 99.95 ? 0 : magnitude >= 9.995 ? 1 : 2;
+  return format_fixed(scaled, decimals) + kSuffixes[i];
+}
+
 }  // namespace kvsweep::reports

@@ -21,5 +21,8 @@ std::string format_percent(std::optional<double> fraction);
 std::string format_ratio(std::optional<double> ratio);
 // Compact magnitude for labels and axes: 950 -> "950", 1234 -> "1.2k", 2.5e6 -> "2.5M".
 std::string format_si(double value);
+// The same scaling with three significant digits, for figures set side by side in a sentence:
+// 1243.74 -> "1.24k", 409363 -> "409k", 2694123 -> "2.69M", 63.55 -> "63.5", 7 -> "7.00".
+std::string format_si3(double value);
 
 }  // namespace kvsweep::reports

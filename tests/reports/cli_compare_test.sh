@@ -2,7 +2,7 @@
 # kvsweep compare on the real binary: a run against itself is "no change" (exit 0); against
 # the same scenario on a slower profile it is "regression" (exit 1); against a sweep with no
 # level in common, or with too few samples for every metric, "nothing compared" (exit 3).
-# Also report --format.
+# Also report --format, and the answer first in what `report` and `run` print.
 # Usage: cli_compare_test.sh KVSWEEP FIXTURE_DIR WORK_DIR
 set -u
 kvsweep=$1 fixtures=$2 work=$3
@@ -48,4 +48,20 @@ grep -q "^nothing compared: .*fewer than 1000" <<<"$out" || fail "all-insufficie
 "$kvsweep" --db "$db" history compare-cli --metric ttft_mean_ms | grep -q "prefix-hash" || fail "history"
 "$kvsweep" --db "$db" export 1 --dir "$work/export" 2>/dev/null || fail "export"
 ls "$work/export" | grep -q "llmd-br-v0.2.json" || fail "export files"
+# The answer first in the terminal: where the figures come from, then the verdict per level,
+# before the setup and the details; `run` ends its console output with the verdict again.
+check_answer_first() {  # $1: what was printed, $2: which command printed it
+  sed -n 1p <<<"$1" | grep -qx "# kvsweep report: compare-cli" || fail "$2: first line"
+  sed -n 3p <<<"$1" | grep -q "^Simulated: these figures come from kvsweep's embedded fleet (target kind sim, profile demo, 2 replicas)" \
+    || fail "$2: line 3 does not say the figures are simulated"
+  sed -n 5p <<<"$1" | grep -qx "## Verdict" || fail "$2: the verdict is not first"
+  sed -n 7p <<<"$1" | grep -q "^- Concurrency 1: " || fail "$2: no verdict line"
+  [ "$(grep -n -m1 '^| concurrency | strategy |' <<<"$1" | cut -d: -f1)" -lt \
+    "$(grep -n -m1 '^## Setup' <<<"$1" | cut -d: -f1)" ] || fail "$2: the compact table is not before the setup"
+}
+check_answer_first "$("$kvsweep" --db "$db" report 1 --out -)" "report"
+out=$("$kvsweep" --db "$work/run.db" run "$fixtures/compare_fast.yaml" --reports-dir "$work/reports" 2>"$work/run.err") \
+  || fail "printing run"
+check_answer_first "$out" "run"
+tail -1 "$work/run.err" | grep -q "^  Concurrency 1: " || fail "run: the console does not end with the verdict"
 echo "PASS"

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/cell_metrics.h"
+#include "tests/reports/request_builders.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
 
@@ -24,6 +26,11 @@ TEST(HtmlReport, IsSelfContainedWithEveryChartAndTable) {
   // 3 line charts + hit-rate bars + one TTFT CDF per level (2).
   EXPECT_EQ(count(html, "<svg "), 6u);
   EXPECT_EQ(count(html, "<table>"), 4u);  // a metrics and a ratio table per level
+  EXPECT_EQ(count(html, "<table class=\"summary\">"), 1u);
+  EXPECT_EQ(count(html, "<table class=\"replicas\">"), 2u);  // one per level
+  EXPECT_EQ(count(html, "<table class=\"sources\">"), 2u);
+  // Every table scrolls sideways inside its own box rather than being cut off.
+  EXPECT_EQ(count(html, "<div class=\"table-wrap\"><table"), count(html, "<table"));
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
@@ -31,6 +38,47 @@ TEST(HtmlReport, IsSelfContainedWithEveryChartAndTable) {
   EXPECT_NE(html.find("@media print"), std::string::npos);
   EXPECT_NE(html.find("name=\"viewport\""), std::string::npos);
   EXPECT_NE(html.find("prefix-hash: mean TTFT 2.5x lower than random at 8 concurrent"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, PutsTheAnswerFirst) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const std::string html = render_html(store, kvsweep::testing::write_small_experiment(store));
+  std::size_t at = 0;
+  for (const std::string marker :
+       {"<h1>kvsweep report: small-sim</h1>",
+        "<p class=\"source\">Simulated: these figures come from kvsweep&#39;s embedded fleet "
+        "(target kind sim, profile tiny, 2 replicas), not from real servers.</p>",
+        "<h2>Verdict</h2>", "<li>Concurrency 8: prefix-hash wins over random: TTFT p50 2.5x lower",
+        "<li>Concurrency 16: prefix-hash wins over random:", "<table class=\"summary\">",
+        "<td>8</td><td class=\"winner\">prefix-hash</td><td>4</td><td>0</td><td>52.00</td>",
+        "<h2>Setup</h2>", "<h2>Against the baseline</h2>", "<h2>Charts</h2>",
+        "<h2>Concurrency 8</h2>"}) {
+    const std::size_t found = html.find(marker, at);
+    ASSERT_NE(found, std::string::npos) << marker;
+    at = found + marker.size();
+  }
+}
+
+// The markdown report's server-metrics table and per-replica tables are in the HTML too.
+TEST(HtmlReport, HasTheServerMetricsAndPerReplicaTables) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto id = kvsweep::testing::write_small_experiment(store);
+  const store::CellRow first = store.cells(id).at(0);  // random at 8
+  store.add_metric_samples(
+      first.id,
+      {kvsweep::testing::sample("during", "http://127.0.0.1:9001/metrics", kKvCacheUsage, 0.42)});
+  const std::string html = render_html(store, id);
+  EXPECT_NE(html.find("<h3>From the servers' /metrics</h3>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>random</td><td>42.0</td><td>n/a</td><td>n/a</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>random</td><td>unknown</td><td>3</td><td>42.9</td><td>3</td>"
+                      "<td>n/a</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>prefix-hash</td><td>0</td><td>3</td><td>75.0</td><td>0</td>"
+                      "<td>75.0</td></tr>"),
             std::string::npos);
 }
 

@@ -23,8 +23,8 @@ namespace {
 
 using kvsweep::testing::read_file;
 using kvsweep::testing::small_experiment;
-using kvsweep::testing::write_small_experiment;
 using kvsweep::testing::TempDir;
+using kvsweep::testing::write_small_experiment;
 
 TEST(MarkdownReport, MatchesGoldenFile) {
   TempDir dir;
@@ -39,6 +39,55 @@ TEST(MarkdownReport, MatchesGoldenFile) {
   EXPECT_EQ(markdown, read_file(golden_path))
       << "the report changed; if intended, regenerate with KVSWEEP_UPDATE_GOLDEN=1 (see the "
          "top of this file)";
+}
+
+// Each marker must appear, each after the one before it.
+void expect_in_order(const std::string& text, const std::vector<std::string>& markers) {
+  std::size_t at = 0;
+  for (const std::string& marker : markers) {
+    const std::size_t found = text.find(marker, at);
+    ASSERT_NE(found, std::string::npos) << "missing after offset " << at << ": " << marker << "\n"
+                                        << text;
+    at = found + marker.size();
+  }
+}
+
+// The answer first (what `kvsweep run` and `kvsweep report` print): where the figures come
+// from, one verdict line per level, the compact table, and only then the setup and details.
+TEST(MarkdownReport, PutsTheAnswerFirst) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const std::string markdown = render_markdown(store, write_small_experiment(store));
+  expect_in_order(
+      markdown,
+      {"# kvsweep report: small-sim\n\n",
+       "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
+       "profile tiny, 2 replicas), not from real servers.\n\n## Verdict\n\n",
+       "- Concurrency 8: prefix-hash wins over random: TTFT p50 2.5x lower",
+       "- Concurrency 16: prefix-hash wins over random:", "; failed requests: random 3\n",
+       "| concurrency | strategy | ok | failed | TTFT p50 (ms) | TTFT p95 (ms) | total "
+       "tok/s |",
+       "| 8 | **prefix-hash** | 4 | 0 | 52.00 | 62.80 | 1243.74 | 70.3 | 75.0 |", "## Setup\n",
+       "## Against the baseline\n", "## Concurrency 8\n", "## Concurrency 16\n"});
+}
+
+// Which replica served each request: prefix-hash's 3-to-1 skew shows, and requests that no
+// replica answered are counted as unknown, not dropped.
+TEST(MarkdownReport, ShowsRequestShareAndHitRatePerReplica) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const std::string markdown = render_markdown(store, write_small_experiment(store));
+  const std::size_t level16 = markdown.find("## Concurrency 16");
+  ASSERT_NE(level16, std::string::npos);
+  expect_in_order(
+      markdown.substr(level16),
+      {"| strategy | replica | requests | share (%) | failed | cache hit client (%) |",
+       "| random | 0 | 2 | 28.6 | 0 | 12.5 |", "| random | 1 | 2 | 28.6 | 0 | 12.5 |",
+       "| random | unknown | 3 | 42.9 | 3 | n/a |", "| prefix-hash | 0 | 3 | 75.0 | 0 | 75.0 |",
+       "| prefix-hash | 1 | 1 | 25.0 | 0 | 75.0 |",
+       "| strategy | source | queries (tokens) | share (%) | KV hit server (%) |",
+       "| prefix-hash | http://127.0.0.1:9001/metrics | 512 | 50.0 | 78.1 |",
+       "| prefix-hash | http://127.0.0.1:9002/metrics | 512 | 50.0 | 62.5 |"});
 }
 
 TEST(MarkdownReport, FailedCellShowsStatusAndEscapedError) {

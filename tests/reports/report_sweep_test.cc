@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/console.h"
 #include "orchestrator/runner.h"
@@ -40,7 +41,8 @@ report:
 )";
 }
 
-std::int64_t run_tiny_sweep(store::Store& store, const std::string& name, const std::string& profile) {
+std::int64_t run_tiny_sweep(store::Store& store, const std::string& name,
+                            const std::string& profile) {
   std::vector<orchestrator::ScenarioError> errors;
   auto spec = orchestrator::parse_scenario(scenario(name, profile), "tiny.yaml", &errors);
   if (!spec) {
@@ -90,7 +92,8 @@ std::string run_chromium(const std::string& args, const std::string& stderr_path
   std::string out;
   if (std::FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[4096];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      out.append(buffer, n);
     EXPECT_EQ(pclose(pipe), 0) << command << "\n" << testing::read_file(stderr_path);
   }
   return out;
@@ -121,6 +124,107 @@ TEST(ReportSweep, ChromiumConsoleCheckCatchesABlockedLoad) {
   EXPECT_NE(testing::read_file(dir.file("err")).find(kConsoleMarker), std::string::npos);
 }
 
+// Measures the rendered page from inside (the report itself carries no script, and its CSP
+// forbids one, so a copy without the CSP gets this appended): the viewport, anything sticking
+// out of it without a scrolling box around it, the on-screen size of every chart text, how far
+// each chart's legend is below its x-axis title, and tables outside .table-wrap.
+constexpr const char* kMeasureScript = R"(<script>
+(function () {
+  const vw = document.documentElement.clientWidth;
+  const out = {viewport: vw, page_width: document.documentElement.scrollWidth, sticking_out: [],
+               text_px: {ticks: [], axis_titles: [], legend: [], chart_titles: []},
+               overlaps: [], x_titles: 0, x_title_legend_gap: 1e9, unwrapped_tables: 0,
+               charts: 0};
+  const scrolls = (el) => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if ((s.overflowX === 'auto' || s.overflowX === 'scroll') &&
+          a.getBoundingClientRect().right <= vw + 0.5) return true;
+    }
+    return false;
+  };
+  for (const el of document.body.querySelectorAll('*')) {
+    if (el.getBoundingClientRect().right > vw + 0.5 && !scrolls(el)) {
+      out.sticking_out.push(el.tagName + (el.className && el.className.baseVal === undefined ? '.' + el.className : ''));
+    }
+  }
+  const px = (t) => { const m = t.getScreenCTM(); return Math.hypot(m.a, m.b) * parseFloat(getComputedStyle(t).fontSize); };
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    out.charts++;
+    for (const t of svg.querySelectorAll('g.axes > text')) {
+      const kind = t.classList.contains('x-title') || t.classList.contains('y-title') ? 'axis_titles' : 'ticks';
+      out.text_px[kind].push(px(t));
+    }
+    for (const t of svg.querySelectorAll('g.legend text')) out.text_px.legend.push(px(t));
+    for (const t of svg.querySelectorAll('.chart-title')) out.text_px.chart_titles.push(px(t));
+    const title = svg.querySelector('.x-title');
+    if (!title) continue;
+    out.x_titles++;
+    const box = title.getBoundingClientRect();
+    const legend = svg.querySelector('g.legend');
+    if (legend) {
+      const l = legend.getBoundingClientRect();
+      out.x_title_legend_gap = Math.min(out.x_title_legend_gap, l.top - box.bottom);
+      if (hit(box, l)) out.overlaps.push(svg.getAttribute('aria-label'));
+    }
+  }
+  for (const t of document.querySelectorAll('table')) {
+    if (!t.parentElement.classList.contains('table-wrap')) out.unwrapped_tables++;
+  }
+  const pre = document.createElement('pre');
+  pre.id = 'kvsweep-measure';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>)";
+
+nlohmann::json measure_page(const std::string& html, int width, testing::TempDir& dir) {
+  std::string page = html;
+  const std::size_t csp = page.find("<meta http-equiv=\"Content-Security-Policy\"");
+  if (csp == std::string::npos) {
+    ADD_FAILURE() << "no CSP meta tag to take out";
+    return {};
+  }
+  page.erase(csp, page.find('>', csp) + 1 - csp);
+  page.insert(page.rfind("</body>"), kMeasureScript);
+  const std::string tag = std::to_string(width);
+  const std::string path = dir.file("measure-" + tag + ".html");
+  { std::ofstream(path, std::ios::binary) << page; }
+  const std::string dom =
+      run_chromium(" --user-data-dir=" + dir.file("chromium-measure-" + tag) +
+                       " --window-size=" + tag + ",2000 --dump-dom file://" + path,
+                   dir.file("measure-" + tag + ".err"));
+  const std::string marker = "<pre id=\"kvsweep-measure\">";
+  const std::size_t at = dom.find(marker);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "the measuring script left no result at " << width << " px";
+    return {};
+  }
+  const std::size_t start = at + marker.size();
+  std::string text = dom.substr(start, dom.find("</pre>", start) - start);
+  // The DOM dump escapes & < > in text; the JSON holds no other entity.
+  for (const auto& [entity, c] :
+       {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (std::size_t p = text.find(entity); p != std::string::npos; p = text.find(entity, p + 1)) {
+      text.replace(p, std::string(entity).size(), c);
+    }
+  }
+  return nlohmann::json::parse(text);
+}
+
+double smallest(const nlohmann::json& values) {
+  double low = 1e9;
+  for (const auto& v : values) low = std::min(low, v.get<double>());
+  return low;
+}
+
+double largest(const nlohmann::json& values) {
+  double high = 0;
+  for (const auto& v : values) high = std::max(high, v.get<double>());
+  return high;
+}
+
 TEST(ReportSweep, HtmlReportOpensInHeadlessChromiumWithEveryChart) {
   ASSERT_TRUE(std::filesystem::exists(kChromium))
       << kChromium << " is missing: run scripts/install-deps.sh (it installs Debian's chromium)";
@@ -134,18 +238,27 @@ TEST(ReportSweep, HtmlReportOpensInHeadlessChromiumWithEveryChart) {
   const std::string html_path = dir.file("report.html");
   { std::ofstream(html_path, std::ios::binary) << html; }
 
+  // Screenshots at a laptop's and a narrow window's width, kept for a person to look at.
   std::filesystem::create_directories(KVSWEEP_ARTIFACT_DIR);
-  const std::string screenshot = std::string(KVSWEEP_ARTIFACT_DIR) + "/tiny_report.png";
-  std::filesystem::remove(screenshot);
-  { std::ofstream(std::string(KVSWEEP_ARTIFACT_DIR) + "/tiny_report.html", std::ios::binary) << html; }
+  {
+    std::ofstream(std::string(KVSWEEP_ARTIFACT_DIR) + "/tiny_report.html", std::ios::binary)
+        << html;
+  }
   const std::string profile = " --user-data-dir=" + dir.file("chromium-profile");
-  run_chromium(profile + " --screenshot=" + screenshot + " --window-size=1200,2000 file://" + html_path,
-               dir.file("screenshot.err"));
-  expect_no_console_messages(dir.file("screenshot.err"));
-  EXPECT_TRUE(std::filesystem::exists(screenshot));
-  EXPECT_GT(std::filesystem::file_size(screenshot), 10000u);
+  for (int width : {1400, 800}) {
+    const std::string screenshot =
+        std::string(KVSWEEP_ARTIFACT_DIR) + "/tiny_report_" + std::to_string(width) + ".png";
+    std::filesystem::remove(screenshot);
+    run_chromium(profile + " --screenshot=" + screenshot +
+                     " --window-size=" + std::to_string(width) + ",2000 file://" + html_path,
+                 dir.file("screenshot.err"));
+    expect_no_console_messages(dir.file("screenshot.err"));
+    EXPECT_TRUE(std::filesystem::exists(screenshot));
+    EXPECT_GT(std::filesystem::file_size(screenshot), 10000u);
+  }
 
-  const std::string dom = run_chromium(profile + " --dump-dom file://" + html_path, dir.file("dom.err"));
+  const std::string dom =
+      run_chromium(profile + " --dump-dom file://" + html_path, dir.file("dom.err"));
   expect_no_console_messages(dir.file("dom.err"));
   std::size_t svgs = 0;
   for (auto at = dom.find("<svg"); at != std::string::npos; at = dom.find("<svg", at + 1)) ++svgs;
@@ -157,6 +270,38 @@ TEST(ReportSweep, HtmlReportOpensInHeadlessChromiumWithEveryChart) {
   EXPECT_NE(dom.find("<h1>kvsweep report: &lt;script&gt;alert(1)&lt;/script&gt; tiny</h1>"),
             std::string::npos)
       << dom.substr(0, 2000);
+  // What the markdown report has, the page has: the answer first, and the servers' /metrics
+  // table (the embedded fleet exposes KV-cache usage and preemptions).
+  EXPECT_NE(dom.find("<h2>Verdict</h2>"), std::string::npos);
+  EXPECT_LT(dom.find("<h2>Verdict</h2>"), dom.find("<h2>Setup</h2>"));
+  EXPECT_NE(dom.find("<h3>From the servers' /metrics</h3>"), std::string::npos);
+  EXPECT_NE(dom.find("<table class=\"replicas\">"), std::string::npos);
+
+  for (int width : {1400, 800}) {
+    SCOPED_TRACE(std::to_string(width) + " px");
+    const nlohmann::json m = measure_page(html, width, dir);
+    if (m.is_null()) continue;
+    // The window size took (less a vertical scroll bar, if any).
+    EXPECT_LE(m["viewport"].get<int>(), width) << m;
+    EXPECT_GT(m["viewport"].get<int>(), width - 20) << m;
+    EXPECT_EQ(m["charts"].get<std::size_t>(), charts);
+    // Nothing wider than the window except inside a box that scrolls (the wide tables).
+    EXPECT_LE(m["page_width"].get<int>(), m["viewport"].get<int>()) << m;
+    EXPECT_TRUE(m["sticking_out"].empty()) << m["sticking_out"];
+    EXPECT_EQ(m["unwrapped_tables"].get<int>(), 0);
+    // Readable chart text: about 12 px for tick labels on a 1400 px window (was ~6.5 px), and
+    // no smaller on a narrow one, where charts go one per row.
+    EXPECT_GE(smallest(m["text_px"]["ticks"]), 11.0) << m["text_px"];
+    EXPECT_GE(smallest(m["text_px"]["legend"]), 11.0) << m["text_px"];
+    EXPECT_GE(smallest(m["text_px"]["axis_titles"]), 12.0) << m["text_px"];
+    if (width == 1400) {
+      EXPECT_LE(largest(m["text_px"]["ticks"]), 14.0) << m["text_px"];
+    }
+    // The x-axis title and the legend do not touch (every chart has both).
+    EXPECT_EQ(m["x_titles"].get<std::size_t>(), charts);
+    EXPECT_TRUE(m["overlaps"].empty()) << m["overlaps"];
+    EXPECT_GE(m["x_title_legend_gap"].get<double>(), 2.0) << "px between x-axis title and legend";
+  }
 }
 
 }  // namespace

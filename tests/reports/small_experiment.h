@@ -30,15 +30,14 @@ inline store::ExperimentRow small_experiment() {
   e.status = "running";
   e.kvsweep_version = "0.1.0";
   e.host = "ci-runner";
-  e.setup_json =
-      R"({"target":{"kind":"sim","replicas":2,"profile":"tiny"},"model":"tiny-llama",)"
-      R"("load":{"dataset":{"kind":"synthetic"},"max_concurrency":"${concurrency}",)"
-      R"("num_prompts":4},"baseline":"random"})";
+  e.setup_json = R"({"target":{"kind":"sim","replicas":2,"profile":"tiny"},"model":"tiny-llama",)"
+                 R"("load":{"dataset":{"kind":"synthetic"},"max_concurrency":"${concurrency}",)"
+                 R"("num_prompts":4},"baseline":"random"})";
   return e;
 }
 
 // Four measured requests and one warm-up; `speed` divides every latency, so a faster
-// strategy shows as a ratio below 1x.
+// strategy shows as a ratio below 1x. The warm-up has no replica recorded and must not count.
 inline std::vector<store::RequestRow> cell_requests(double speed, int concurrency) {
   store::RequestRow warm = ok_request(0, 0.0, 500, 900, 64, 8, 0, {50});
   warm.warmup = true;
@@ -48,6 +47,8 @@ inline std::vector<store::RequestRow> cell_requests(double speed, int concurrenc
     const double e2e = ttft + 16 * 10.0 / speed;
     rows.push_back(ok_request(i, 1.0 + 0.25 * i, ttft, e2e, 256, 17, speed > 1 ? 192 : 32,
                               std::vector<double>(16, 10.0 / speed)));
+    // The faster strategy keeps 3 of 4 requests on replica 0: its skew must show.
+    rows.back().replica = speed > 1 ? (i < 4 ? "0" : "1") : (i % 2 == 1 ? "0" : "1");
   }
   return rows;
 }

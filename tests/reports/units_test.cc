@@ -34,5 +34,15 @@ TEST(Units, SiScalesByThousands) {
   EXPECT_EQ(format_si(-47609.83), "-47.6k");
 }
 
+TEST(Units, SiWithThreeSignificantDigits) {
+  EXPECT_EQ(format_si3(1243.74), "1.24k");
+  EXPECT_EQ(format_si3(409363.2), "409k");
+  EXPECT_EQ(format_si3(2694123), "2.69M");
+  EXPECT_EQ(format_si3(63.55), "63.5");  // round-half-even on the binary value, as printf
+  EXPECT_EQ(format_si3(7), "7.00");
+  EXPECT_EQ(format_si3(999.6), "1.00k");
+  EXPECT_EQ(format_si3(0), "0.00");
+}
+
 }  // namespace
 }  // namespace kvsweep::reports
