@@ -218,10 +218,10 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   try {
     workload = driver::load_workload(dataset_options(args));
   } catch (const driver::DatasetError& e) {
-    throw std::runtime_error(std::string("dataset: ") + e.what());
+    throw std::invalid_argument(std::string("dataset: ") + e.what());
   }
 
-  Console console(stderr, Console::PlainProgress::kQuiet);
+  Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
   const std::string shape =
       options.request_rate > 0
           ? (std::isinf(options.request_rate) ? std::string("all at once")
@@ -234,7 +234,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   SignalGuard signals;
   driver::LoadOptions run_options = options;
   run_options.stop = &signals.stop_flag();
-  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0);
+  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *global.log);
   const driver::LoadResult result = driver::run_load(run_options, workload, [&](const auto& p) {
     std::string text = std::to_string(p.done) +
                        (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
@@ -245,7 +245,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   });
   console.end_progress();
   const ScrapeResult after =
-      scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s);
+      scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s, *global.log);
   for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
   for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
 
@@ -467,7 +467,8 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--label", a->label, "label of the result (file name, store)");
   cmd->add_option("--result-dir", a->result_dir, "where the result JSON goes")
       ->capture_default_str();
-  cmd->add_option("--result-file", a->result_file, "result JSON path (overrides --result-dir)");
+  cmd->add_option("-o,--output,--result-file", a->result_file,
+                  "result JSON file (overrides --result-dir; old name --result-file)");
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
   return {cmd, [a, &global] { return run_load_command(*a, global); }};
 }

@@ -152,7 +152,7 @@ Workloads load_workloads(const ScenarioSpec& spec) {
                          : w.measured;
     w.warmup.arrival_s.clear();
   } catch (const driver::DatasetError& e) {
-    throw std::runtime_error(std::string("load.dataset: ") + e.what());
+    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
   }
   return w;
 }
@@ -255,16 +255,17 @@ class CellRunner {
     } catch (const TargetError& e) {
       data.scrape_errors.push_back(e.what());
     }
-    ScrapeResult before = scrape_metrics(metrics_urls, "before", 0);
+    ScrapeResult before = scrape_metrics(metrics_urls, "before", 0, *options_.log);
     const double measured_start_wall = unix_now_s();
     std::optional<PeriodicScraper> during;
     if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
-      during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall);
+      during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall,
+                     options_.log);
     }
     data.measured = drive(plan, workloads_.measured, Phase::kMeasured, label);
     ScrapeResult middle = during ? during->take() : ScrapeResult{};
-    ScrapeResult after =
-        scrape_metrics(metrics_urls, "after", unix_now_s() - data.measured.epoch_wall_s);
+    ScrapeResult after = scrape_metrics(metrics_urls, "after",
+                                        unix_now_s() - data.measured.epoch_wall_s, *options_.log);
     // "before" and "during" were timed from the measured phase's start as seen here; shift
     // them onto the driver's epoch.
     const double shift = measured_start_wall - data.measured.epoch_wall_s;

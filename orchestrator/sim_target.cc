@@ -64,7 +64,8 @@ std::string known_factors() {
 
 }  // namespace
 
-SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_options(spec)) {
+SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
+    : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)) {
   for (const auto& factor : spec.factors) {
     if (is_load_factor(factor.name)) continue;
     const bool knob = std::any_of(router_knobs().begin(), router_knobs().end(),
@@ -96,6 +97,7 @@ SimTarget::~SimTarget() = default;
 // URL and body; exit 0 for HTTP 200, else 1; out is the status line and the answer.
 void SimTarget::post_or_throw(const std::string& url, const std::string& body,
                               const std::string& what) {
+  log_->debug("POST {} {}", url, body);
   const auto started = std::chrono::steady_clock::now();
   const auto r = driver::http_post_json(url, body, kAdminTimeoutS);
   CommandLog log;
@@ -105,6 +107,8 @@ void SimTarget::post_or_throw(const std::string& url, const std::string& body,
   log.exit_code = r.error.empty() && r.status == 200 ? 0 : 1;
   log.out = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body : "";
   log.err = r.error;
+  log_->debug("POST {}: {} in {:.3f} s", url,
+              r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error, log.seconds);
   logs_.push_back(std::move(log));
   if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
   if (r.status != 200) {
@@ -186,12 +190,14 @@ void SimTarget::wait_ready() {
   const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> urls = fleet_.replica_urls();
   urls.insert(urls.begin(), fleet_.router_url());
-  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS);
-  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS);
-  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS);
+  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS, *log_);
+  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS,
+                    *log_);
+  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS,
+                  *log_);
 }
 
-void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS); }
+void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_); }
 
 std::string SimTarget::base_url() const { return fleet_.router_url(); }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/log.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 #include "sim/fleet.h"
@@ -17,8 +18,9 @@ namespace kvsweep::orchestrator {
 // prefix_char_length, replication, overlap_score_weight, router_temperature.
 class SimTarget : public Target {
  public:
-  // Throws TargetError for a factor or level the fleet cannot apply.
-  explicit SimTarget(const ScenarioSpec& spec);
+  // Throws TargetError for a factor or level the fleet cannot apply. Admin requests and gate
+  // polls are logged at debug level on `log`.
+  explicit SimTarget(const ScenarioSpec& spec, Log log = silent_log());
   ~SimTarget() override;
 
   std::string describe() const override;
@@ -46,6 +48,7 @@ class SimTarget : public Target {
   void post_or_throw(const std::string& url, const std::string& body, const std::string& what);
 
   const ScenarioSpec& spec_;
+  Log log_;
   sim::Fleet fleet_;
   std::optional<Treatment> applied_;
   std::vector<CommandLog> logs_;  // admin requests since the last take_logs()
