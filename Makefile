@@ -1,4 +1,5 @@
-# Thin wrappers over CMake. `make quickstart` and `make test` each install what they need first.
+# Thin wrappers over CMake. `make quickstart` and `make test` each install what they need first:
+# quickstart only what building the kvsweep binary takes, test also GoogleTest, Chromium, ...
 BUILD_DIR ?= build
 JOBS ?= 2
 KVSWEEP := $(BUILD_DIR)/orchestrator/kvsweep
@@ -7,22 +8,28 @@ DB ?= kvsweep.db
 # to the checkout so two worktrees share one cache.
 CCACHE := $(shell command -v ccache 2>/dev/null)
 export CCACHE_BASEDIR := $(CURDIR)
+CMAKE_CONFIGURE := cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
 .PHONY: all deps configure build quickstart test bench clean
 
 all: build
 
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
+	@$(CMAKE_CONFIGURE) -DKVSWEEP_BUILD_TESTS=ON >/dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-quickstart: build
+# A fresh checkout configures without tests and benchmarks (no GoogleTest needed); a build
+# directory already configured keeps its setting. Either way only the kvsweep binary is built.
+quickstart:
+	@scripts/install-deps.sh build
+	@[ -f $(BUILD_DIR)/CMakeCache.txt ] || $(CMAKE_CONFIGURE) -DKVSWEEP_BUILD_TESTS=OFF >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target kvsweep
 	$(KVSWEEP) --db $(DB) run scenarios/quickstart.yaml
 
 test: build

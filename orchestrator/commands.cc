@@ -10,6 +10,7 @@
 #include "orchestrator/plan.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/scenario_loader.h"
+#include "orchestrator/scenario_lookup.h"
 #include "orchestrator/signal_guard.h"
 #include "orchestrator/child_process.h"
 #include "orchestrator/target_factory.h"
@@ -24,7 +25,7 @@ namespace {
 struct RunArgs {
   std::string db_path;
   std::string scenario_path;
-  std::string reports_dir = "reports";
+  std::string reports_dir = "reports";  // --output
   bool print_report = true;
   bool resume = false;
   std::string target_override;  // "" or "sim"
@@ -73,17 +74,6 @@ void print_cell_commands(const store::Store& store, const std::vector<store::Cel
   }
 }
 
-std::optional<ScenarioSpec> load_or_print_errors(const std::string& path) {
-  std::vector<ScenarioError> errors;
-  auto spec = load_scenario_file(path, &errors);
-  for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.text.c_str());
-  if (!spec) {
-    std::fprintf(stderr, "kvsweep: error: %zu problem%s in %s; nothing was run\n", errors.size(),
-                 errors.size() == 1 ? "" : "s", path.c_str());
-  }
-  return spec;
-}
-
 std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
                           const std::string& target) {
   std::string shape;
@@ -126,27 +116,27 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
 }
 
 // Builds the target; a scenario the target cannot apply is an error before anything runs.
-std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind) {
+std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind,
+                                     const Log& log) {
   try {
-    return make_target(spec, override_kind == "sim");
+    return make_target(spec, override_kind == "sim", log);
   } catch (const TargetError& e) {
-    throw std::runtime_error(spec.path + ": " + e.what());
+    throw std::invalid_argument(spec.path + ": " + e.what());
   }
 }
 
-int run_command(const RunArgs& args) {
-  auto spec = load_or_print_errors(args.scenario_path);
-  if (!spec) return kExitFailed;
-  if (args.target_override == "sim") spec = rehearsal_of(*spec);
+int run_command(const RunArgs& args, const GlobalOptions& global) {
+  ScenarioSpec spec = load_scenario_or_throw(args.scenario_path);
+  if (args.target_override == "sim") spec = rehearsal_of(spec);
   const std::string api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   if (const auto dir = std::filesystem::path(args.db_path).parent_path(); !dir.empty()) {
     std::filesystem::create_directories(dir);
   }
   store::Store store = store::Store::open(args.db_path);
-  Console console(stderr);
-  std::unique_ptr<Target> target = build_target(*spec, args.target_override);
-  console.line(plan_headline(*spec, expand_plan(*spec, args.target_override), target->describe()));
-  console.line(cell_shape(*spec, args.target_override == "sim"));
+  Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
+  std::unique_ptr<Target> target = build_target(spec, args.target_override, global.log);
+  console.line(plan_headline(spec, expand_plan(spec, args.target_override), target->describe()));
+  console.line(cell_shape(spec, args.target_override == "sim"));
   try {
     target->start();
   } catch (const TargetError& e) {
@@ -159,11 +149,12 @@ int run_command(const RunArgs& args) {
   options.resume = args.resume;
   options.target_override = args.target_override;
   options.api_key = api_key;
-  const SweepOutcome outcome = run_sweep(*spec, *target, store, console, options);
+  options.log = global.log;
+  const SweepOutcome outcome = run_sweep(spec, *target, store, console, options);
 
   const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);
   const std::string report = reports::render_markdown(model);
-  const std::string report_path = args.reports_dir + "/" + file_stem(spec->name) + ".md";
+  const std::string report_path = args.reports_dir + "/" + file_stem(spec.name) + ".md";
   write_file(report_path, report);
   if (args.print_report) std::fprintf(stdout, "%s", report.c_str());
   std::string summary = "experiment " + std::to_string(outcome.experiment_id) + " " +
@@ -213,9 +204,9 @@ int runs_command(const RunsArgs& args) {
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
   const auto cells = store.cells(experiment.id);
   if (args.cell > static_cast<int>(cells.size())) {
-    throw std::runtime_error("--cell " + std::to_string(args.cell) + ": experiment " +
-                             std::to_string(experiment.id) + " has " +
-                             std::to_string(cells.size()) + " cells");
+    throw std::invalid_argument("--cell " + std::to_string(args.cell) + ": experiment " +
+                                std::to_string(experiment.id) + " has " +
+                                std::to_string(cells.size()) + " cells");
   }
   std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
@@ -235,13 +226,12 @@ int runs_command(const RunsArgs& args) {
 // `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
 // runner would run. Builds the target (to validate and describe) but never starts it.
 int plan_command(const std::string& scenario_path, const std::string& override_kind) {
-  auto spec = load_or_print_errors(scenario_path);
-  if (!spec) return kExitFailed;
-  if (override_kind == "sim") spec = rehearsal_of(*spec);
-  const auto cells = expand_plan(*spec, override_kind);
-  std::unique_ptr<Target> target = build_target(*spec, override_kind);
-  std::printf("%s\n%s\n", plan_headline(*spec, cells, target->describe()).c_str(),
-              cell_shape(*spec, override_kind == "sim").c_str());
+  ScenarioSpec spec = load_scenario_or_throw(scenario_path);
+  if (override_kind == "sim") spec = rehearsal_of(spec);
+  const auto cells = expand_plan(spec, override_kind);
+  std::unique_ptr<Target> target = build_target(spec, override_kind, silent_log());
+  std::printf("%s\n%s\n", plan_headline(spec, cells, target->describe()).c_str(),
+              cell_shape(spec, override_kind == "sim").c_str());
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
     if (!applied || !(*applied == c.treatment)) {
@@ -268,6 +258,12 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
   return kExitOk;
 }
 
+// A CLI11 check for a scenario file argument: a mistyped path gets "did you mean".
+CLI::Validator scenario_file() {
+  return CLI::Validator([](std::string& path) { return missing_scenario_file(path).value_or(""); },
+                        "FILE");
+}
+
 }  // namespace
 
 Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
@@ -275,8 +271,9 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
   auto* cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
   cmd->add_option("scenario", args->scenario_path, "scenario YAML file")
       ->required()
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--reports-dir", args->reports_dir, "where the markdown report goes")
+      ->check(scenario_file());
+  cmd->add_option("-o,--output,--reports-dir", args->reports_dir,
+                  "directory the markdown report <name>.md goes to (old name --reports-dir)")
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,
                 "continue the latest unfinished experiment of this scenario: finished cells are "
@@ -293,7 +290,7 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
   return {cmd, [args, no_print, &global] {
             args->db_path = global.db_path;
             args->print_report = !*no_print;
-            return run_command(*args);
+            return run_command(*args, global);
           }};
 }
 
@@ -310,7 +307,7 @@ Subcommand register_runs(CLI::App& app, const GlobalOptions& global) {
       ->needs(commands);
   return {cmd, [args, &global] {
             if (args->commands && args->experiment.empty()) {
-              throw std::runtime_error("--commands: give the experiment whose cells to show");
+              throw std::invalid_argument("--commands: give the experiment whose cells to show");
             }
             args->db_path = global.db_path;
             return runs_command(*args);
@@ -322,9 +319,7 @@ Subcommand register_plan(CLI::App& app, const GlobalOptions&) {
   auto override_kind = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand(
       "plan", "print a scenario's cells in order and the exact commands, run nothing");
-  cmd->add_option("scenario", *scenario, "scenario YAML file")
-      ->required()
-      ->check(CLI::ExistingFile);
+  cmd->add_option("scenario", *scenario, "scenario YAML file")->required()->check(scenario_file());
   cmd->add_option("--target", *override_kind, "plan for another target: sim")
       ->check(CLI::IsMember({"sim"}));
   return {cmd, [scenario, override_kind] { return plan_command(*scenario, *override_kind); }};

@@ -252,10 +252,10 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   try {
     workload = driver::load_workload(dataset_options(args));
   } catch (const driver::DatasetError& e) {
-    throw std::runtime_error(std::string("dataset: ") + e.what());
+    throw std::invalid_argument(std::string("dataset: ") + e.what());
   }
 
-  Console console(stderr, Console::PlainProgress::kQuiet);
+  Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
   const std::string shape =
       options.request_rate > 0
           ? (std::isinf(options.request_rate) ? std::string("all at once")
@@ -272,11 +272,11 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   if (signals.stop_flag().load()) return kExitInterrupted;
 
   const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
-  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0);
+  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *global.log);
   const double during_start_wall = unix_now_s();
   std::optional<PeriodicScraper> during;
   if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
-    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall);
+    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall, global.log);
     // KV-cache usage means something only under load: scrape as soon as the server answers
     // a measured request, so a run shorter than the interval is scraped during it too.
     run_options.on_measured_underway = [&during] { during->scrape_now(); };
@@ -292,7 +292,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   console.end_progress();
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   const ScrapeResult after =
-      scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s);
+      scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s, *global.log);
   for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
   for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
   for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
@@ -523,7 +523,8 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--label", a->label, "label of the result (file name, store)");
   cmd->add_option("--result-dir", a->result_dir, "where the result JSON goes")
       ->capture_default_str();
-  cmd->add_option("--result-file", a->result_file, "result JSON path (overrides --result-dir)");
+  cmd->add_option("-o,--output,--result-file", a->result_file,
+                  "result JSON file (overrides --result-dir; old name --result-file)");
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
   return {cmd, [a, &global] { return run_load_command(*a, global); }};
 }

@@ -22,15 +22,17 @@ bool keep(const std::string& name) {
 }  // namespace
 
 ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::string& phase,
-                            double t_s) {
+                            double t_s, spdlog::logger& log) {
   ScrapeResult result;
   for (const auto& url : urls) {
     const auto r = driver::http_get(url, kScrapeTimeoutS);
     if (!r.error.empty() || r.status != 200) {
-      result.errors.push_back(url + ": " +
-                              (r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error));
+      const std::string why = r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error;
+      log.debug("scrape {} {}: {}", phase, url, why);
+      result.errors.push_back(url + ": " + why);
       continue;
     }
+    const std::size_t kept_before = result.samples.size();
     for (auto& sample : parse_prometheus_text(r.body)) {
       if (!keep(sample.name)) continue;
       store::MetricSample row;
@@ -42,13 +44,16 @@ ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::str
       row.t_s = t_s;
       result.samples.push_back(std::move(row));
     }
+    log.debug("scrape {} {}: HTTP 200, {} samples kept", phase, url,
+              result.samples.size() - kept_before);
   }
   return result;
 }
 
 PeriodicScraper::PeriodicScraper(std::vector<std::string> urls, double interval_s,
-                                 double epoch_wall_s)
-    : thread_([this, urls = std::move(urls), interval_s, epoch_wall_s](std::stop_token stop) {
+                                 double epoch_wall_s, Log log)
+    : log_(std::move(log)),
+      thread_([this, urls = std::move(urls), interval_s, epoch_wall_s](std::stop_token stop) {
         const auto period = std::chrono::duration<double>(interval_s);
         while (true) {
           {
@@ -59,7 +64,7 @@ PeriodicScraper::PeriodicScraper(std::vector<std::string> urls, double interval_
           }
           if (stop.stop_requested()) return;
           // Not under the lock: a slow server must not block scrape_now().
-          ScrapeResult r = scrape_metrics(urls, "during", unix_now_s() - epoch_wall_s);
+          ScrapeResult r = scrape_metrics(urls, "during", unix_now_s() - epoch_wall_s, *log_);
           std::lock_guard lock(mutex_);
           result_.samples.insert(result_.samples.end(), r.samples.begin(), r.samples.end());
           result_.errors.insert(result_.errors.end(), r.errors.begin(), r.errors.end());

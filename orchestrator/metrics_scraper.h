@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "orchestrator/log.h"
 #include "store/rows.h"
 
 namespace kvsweep::orchestrator {
@@ -17,9 +18,10 @@ struct ScrapeResult {
   std::vector<std::string> errors;           // one line per url that could not be scraped
 };
 
-// GETs each url in turn. t_s is stored with every sample (seconds since the cell's epoch).
+// GETs each url in turn, logging each at debug level. t_s is stored with every sample (seconds
+// since the cell's epoch).
 ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::string& phase,
-                            double t_s);
+                            double t_s, spdlog::logger& log);
 
 // Scrapes `urls` every interval_s on its own thread (phase "during", t_s relative to
 // epoch_wall_s) until take() or destruction, so a cell records KV usage peaks and preemptions
@@ -27,7 +29,7 @@ ScrapeResult scrape_metrics(const std::vector<std::string>& urls, const std::str
 // shorter than the interval is scraped too when its caller says it is under way.
 class PeriodicScraper {
  public:
-  PeriodicScraper(std::vector<std::string> urls, double interval_s, double epoch_wall_s);
+  PeriodicScraper(std::vector<std::string> urls, double interval_s, double epoch_wall_s, Log log);
   ~PeriodicScraper();
   PeriodicScraper(const PeriodicScraper&) = delete;
   PeriodicScraper& operator=(const PeriodicScraper&) = delete;
@@ -43,6 +45,7 @@ class PeriodicScraper {
   std::mutex mutex_;  // guards result_ and wanted_now_
   ScrapeResult result_;
   bool wanted_now_ = false;
+  Log log_;
   std::condition_variable_any wake_;
   std::jthread thread_;  // last: it starts in the constructor and uses the members above
 };

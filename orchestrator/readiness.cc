@@ -34,7 +34,7 @@ constexpr double kMaxCallSeconds = 10;
 }  // namespace
 
 void wait_for_gate(const std::string& gate, double timeout_s, double poll_s,
-                   const std::function<std::optional<std::string>()>& check) {
+                   const std::function<std::optional<std::string>()>& check, spdlog::logger& log) {
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s));
@@ -44,11 +44,17 @@ void wait_for_gate(const std::string& gate, double timeout_s, double poll_s,
     try {
       reason = check();
     } catch (const TargetError& e) {
+      log.debug("readiness gate {}: failed: {}", gate, e.what());
       throw TargetError("readiness gate " + gate + ": " + e.what());
     }
-    if (!reason) return;
-    last_reason = *reason;
     const auto now = Clock::now();
+    if (!reason) {
+      log.debug("readiness gate {}: open after {} s", gate,
+                seconds_text(std::chrono::duration<double>(now - start).count()));
+      return;
+    }
+    log.debug("readiness gate {}: closed: {}", gate, *reason);
+    last_reason = *reason;
     if (now >= deadline) {
       throw TargetError("readiness gate " + gate + ": not open after " +
                         seconds_text(std::chrono::duration<double>(now - start).count()) +
@@ -61,19 +67,23 @@ void wait_for_gate(const std::string& gate, double timeout_s, double poll_s,
   }
 }
 
-void wait_healthy(const std::vector<std::string>& urls, double timeout_s, double poll_s) {
+void wait_healthy(const std::vector<std::string>& urls, double timeout_s, double poll_s,
+                  spdlog::logger& log) {
   for (const auto& url : urls) {
-    wait_for_gate("health", timeout_s, poll_s, [&]() -> std::optional<std::string> {
-      const auto r = driver::http_get(url + "/health", std::min(timeout_s, kMaxCallSeconds));
-      if (r.error.empty() && r.status == 200) return std::nullopt;
-      return url + "/health: " + describe(r);
-    });
+    wait_for_gate(
+        "health", timeout_s, poll_s,
+        [&]() -> std::optional<std::string> {
+          const auto r = driver::http_get(url + "/health", std::min(timeout_s, kMaxCallSeconds));
+          if (r.error.empty() && r.status == 200) return std::nullopt;
+          return url + "/health: " + describe(r);
+        },
+        log);
   }
 }
 
 void wait_model_listed(const std::string& base_url, const std::string& model, double timeout_s,
-                       double poll_s) {
-  wait_for_gate("models", timeout_s, poll_s, [&]() -> std::optional<std::string> {
+                       double poll_s, spdlog::logger& log) {
+  const auto check = [&]() -> std::optional<std::string> {
     const auto r = driver::http_get(base_url + "/v1/models", std::min(timeout_s, kMaxCallSeconds));
     if (!r.error.empty() || r.status != 200) return base_url + "/v1/models: " + describe(r);
     const auto parsed = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
@@ -88,23 +98,25 @@ void wait_model_listed(const std::string& base_url, const std::string& model, do
     }
     return base_url + "/v1/models does not list \"" + model + "\" (it lists: " +
            (ids.empty() ? "nothing" : ids) + ")";
-  });
+  };
+  wait_for_gate("models", timeout_s, poll_s, check, log);
 }
 
 void wait_completion(const std::string& base_url, const std::string& model, double timeout_s,
-                     double poll_s) {
+                     double poll_s, spdlog::logger& log) {
   const nlohmann::json probe{
       {"model", model},
       {"messages", {{{"role", "user"}, {"content", "kvsweep readiness probe"}}}},
       {"max_tokens", 1},
       {"stream", false}};
   const std::string body = probe.dump();
-  wait_for_gate("completion", timeout_s, poll_s, [&]() -> std::optional<std::string> {
+  const auto check = [&]() -> std::optional<std::string> {
     const auto r = driver::http_post_json(base_url + "/v1/chat/completions", body,
                                           std::min(timeout_s, kMaxCallSeconds * 3));
     if (r.error.empty() && r.status == 200) return std::nullopt;
     return "a 1-token chat completion at " + base_url + ": " + describe(r);
-  });
+  };
+  wait_for_gate("completion", timeout_s, poll_s, check, log);
 }
 
 // An OpenAI-shaped error's whole message (kvsweep's router names every upstream in it, so it
@@ -120,9 +132,12 @@ std::string describe_refusal(const driver::HttpResponse& r) {
   return describe(r);
 }
 
-void reset_prefix_caches(const std::vector<std::string>& replica_urls, double timeout_s) {
+void reset_prefix_caches(const std::vector<std::string>& replica_urls, double timeout_s,
+                         spdlog::logger& log) {
   for (const auto& url : replica_urls) {
+    log.debug("POST {}/reset_prefix_cache", url);
     const auto r = driver::http_post_json(url + "/reset_prefix_cache", "", timeout_s);
+    log.debug("POST {}/reset_prefix_cache: {}", url, describe(r));
     if (!r.error.empty() || r.status / 100 != 2) {
       std::string why = "POST " + url + "/reset_prefix_cache: " + describe_refusal(r);
       if (r.status == 404) {

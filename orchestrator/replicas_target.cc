@@ -61,8 +61,8 @@ std::string server_root(std::string url) {
 
 }  // namespace
 
-ReplicasTarget::ReplicasTarget(const ScenarioSpec& spec)
-    : spec_(spec), router_(make_router(spec)) {}
+ReplicasTarget::ReplicasTarget(const ScenarioSpec& spec, Log log)
+    : spec_(spec), log_(std::move(log)), router_(make_router(spec)), admin_(log_) {}
 
 ReplicasTarget::~ReplicasTarget() = default;
 
@@ -98,12 +98,13 @@ void ReplicasTarget::wait_ready() {
   const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> roots;
   for (const auto& url : spec_.target.upstreams) roots.push_back(server_root(url));
-  wait_healthy(roots, r.pods_s, r.poll_s);
-  wait_model_listed(router_.url(), spec_.model, r.models_s, r.poll_s);
-  wait_completion(router_.url(), spec_.model, r.completion_s, r.poll_s);
+  wait_healthy(roots, r.pods_s, r.poll_s, *log_);
+  wait_model_listed(router_.url(), spec_.model, r.models_s, r.poll_s, *log_);
+  wait_completion(router_.url(), spec_.model, r.completion_s, r.poll_s, *log_);
 }
 
-void ReplicasTarget::make_cold() { reset_prefix_caches({router_.url()}, kResetTimeoutS); }
+void ReplicasTarget::make_cold() { reset_prefix_caches({router_.url()}, kResetTimeoutS, *log_);
+}
 
 std::string ReplicasTarget::base_url() const { return router_.url(); }
 

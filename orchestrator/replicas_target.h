@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/log.h"
 #include "orchestrator/router_admin_client.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
@@ -18,7 +19,7 @@ namespace kvsweep::orchestrator {
 class ReplicasTarget : public Target {
  public:
   // Throws TargetError for a factor or level the router cannot apply, or a bad upstream URL.
-  explicit ReplicasTarget(const ScenarioSpec& spec);
+  ReplicasTarget(const ScenarioSpec& spec, Log log);
   ~ReplicasTarget() override;
 
   // "replicas x2 behind kvsweep's router (0=http://..., 1=http://...)"
@@ -40,6 +41,7 @@ class ReplicasTarget : public Target {
 
  private:
   const ScenarioSpec& spec_;
+  Log log_;
   sim::Proxy router_;
   RouterAdminClient admin_;
 };

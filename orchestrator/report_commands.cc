@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "orchestrator/console.h"
+#include "orchestrator/scenario_lookup.h"
 #include "orchestrator/store_lookup.h"
 #include "reports/cell_exports.h"
 #include "reports/compare.h"
@@ -19,7 +21,8 @@ namespace {
 struct ReportArgs {
   std::string experiment;    // id or name; "" = the latest
   std::string format = "md";
-  std::string out_path;      // md: "" = reports/<name>.md; others: "" = stdout; "-" = stdout only
+  std::string out_path;      // --output: a file, nothing on stdout; "-" = stdout only; "" =
+                             // md to reports/<name>.md and stdout, others to stdout
 };
 
 struct CompareArgs {
@@ -33,14 +36,14 @@ struct CompareArgs {
 };
 
 struct HistoryArgs {
-  std::string scenario;
+  std::string scenario;  // a scenario file or a stored scenario name
   std::string metric = "ttft_mean_ms";
   int window = 5;
   std::string format = "table";
 };
 
-int report_command(const std::string& db_path, const ReportArgs& args) {
-  const store::Store store = open_existing_store(db_path);
+int report_command(const GlobalOptions& global, const ReportArgs& args) {
+  const store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
   const reports::ReportModel model = reports::build_report_model(store, experiment.id);
   std::string text;
@@ -53,14 +56,17 @@ int report_command(const std::string& db_path, const ReportArgs& args) {
   } else {
     text = reports::render_csv(model);
   }
-  // Markdown keeps its habit of landing in reports/<name>.md and on stdout; the other
-  // formats go where --out says, or to stdout alone.
-  std::string path = args.out_path;
-  if (path.empty() && args.format == "md") path = "reports/" + file_stem(experiment.name) + ".md";
-  if (!path.empty() && path != "-") {
+  // A file named by --output gets the report alone. Without --output, markdown keeps its habit
+  // of landing in reports/<name>.md and on stdout; the other formats go to stdout alone.
+  const bool to_named_file = !args.out_path.empty() && args.out_path != "-";
+  const bool to_default_file = args.out_path.empty() && args.format == "md";
+  if (to_named_file || to_default_file) {
+    const std::string path =
+        to_named_file ? args.out_path : "reports/" + file_stem(experiment.name) + ".md";
     write_file(path, text);
-    std::fprintf(stderr, "report written to %s\n", path.c_str());
-    if (args.format != "md") return kExitOk;
+    Console(stderr, Console::PlainProgress::kQuiet, global.verbosity)
+        .line("report written to " + path);
+    if (to_named_file) return kExitOk;
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
@@ -96,22 +102,25 @@ int compare_command(const std::string& db_path, const CompareArgs& args) {
 
 int history_command(const std::string& db_path, const HistoryArgs& args) {
   const store::Store store = open_existing_store(db_path);
-  const auto series = reports::metric_history(store, args.scenario, args.metric, args.window);
+  const std::string name = scenario_name_of(store, args.scenario);
+  const auto series = reports::metric_history(store, name, args.metric, args.window);
   const std::string text =
       args.format == "json"
-          ? reports::history_json(series, args.scenario, args.metric, args.window).dump(2) + "\n"
+          ? reports::history_json(series, name, args.metric, args.window).dump(2) + "\n"
           : reports::history_table(series, args.metric);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
 
-int export_command(const std::string& db_path, const std::string& which, const std::string& dir) {
-  const store::Store store = open_existing_store(db_path);
+int export_command(const GlobalOptions& global, const std::string& which, const std::string& dir) {
+  const store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, which);
-  const std::string out_dir = dir.empty() ? "reports/" + file_stem(experiment.name) + "-export" : dir;
+  const std::string out_dir =
+      dir.empty() ? "reports/" + file_stem(experiment.name) + "-export" : dir;
   const auto files = reports::cell_exports(store, experiment.id);
   for (const auto& f : files) write_file(out_dir + "/" + f.name, f.text);
-  std::fprintf(stderr, "%zu files written to %s\n", files.size(), out_dir.c_str());
+  Console(stderr, Console::PlainProgress::kQuiet, global.verbosity)
+      .line(std::to_string(files.size()) + " files written to " + out_dir);
   return kExitOk;
 }
 
@@ -125,9 +134,10 @@ Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
                   "md (default), html (one self-contained file), json (dashboard baseline), "
                   "csv (results table)")
       ->check(CLI::IsMember({"md", "html", "json", "csv"}));
-  cmd->add_option("-o,--out", args->out_path,
-                  "output file (md default: reports/<experiment>.md; others: stdout; '-': stdout)");
-  return {cmd, [args, &global] { return report_command(global.db_path, *args); }};
+  cmd->add_option("-o,--output,--out", args->out_path,
+                  "file the report goes to, and nothing on stdout; '-': stdout only (default: md "
+                  "to reports/<experiment>.md and stdout, others to stdout; old name --out)");
+  return {cmd, [args, &global] { return report_command(global, *args); }};
 }
 
 Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
@@ -158,7 +168,9 @@ Subcommand register_history(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<HistoryArgs>();
   auto* cmd = app.add_subcommand(
       "history", "a metric over every stored run of a scenario, against a rolling median");
-  cmd->add_option("scenario", args->scenario, "scenario name")->required();
+  cmd->add_option("scenario", args->scenario,
+                  "scenario file, or the name its runs are stored under")
+      ->required();
   cmd->add_option("--metric", args->metric, "e.g. ttft_mean_ms, ttft_p95_ms, total_token_throughput")
       ->capture_default_str();
   cmd->add_option("--window", args->window, "previous runs in the rolling baseline")
@@ -175,8 +187,10 @@ Subcommand register_export(CLI::App& app, const GlobalOptions& global) {
   auto* cmd = app.add_subcommand(
       "export", "per cell: vLLM result JSON and llm-d Benchmark Report v0.2 JSON");
   cmd->add_option("experiment", *which, "experiment id or name (default: the latest)");
-  cmd->add_option("-d,--dir", *dir, "output directory (default: reports/<experiment>-export)");
-  return {cmd, [which, dir, &global] { return export_command(global.db_path, *which, *dir); }};
+  cmd->add_option("-o,--output,-d,--dir", *dir,
+                  "directory the files go to (default: reports/<experiment>-export; old names "
+                  "-d, --dir)");
+  return {cmd, [which, dir, &global] { return export_command(global, *which, *dir); }};
 }
 
 }  // namespace kvsweep::orchestrator

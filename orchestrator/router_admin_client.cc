@@ -95,6 +95,7 @@ std::string strategy_body(const Treatment& t) {
 void RouterAdminClient::post(const std::string& router_url, const std::string& path,
                              const std::string& body, const std::string& what) {
   const std::string url = router_url + path;
+  log_->debug("POST {} {}", url, body);
   const auto started = std::chrono::steady_clock::now();
   const auto r = driver::http_post_json(url, body, kAdminTimeoutS);
   CommandLog log;
@@ -104,6 +105,8 @@ void RouterAdminClient::post(const std::string& router_url, const std::string& p
   log.exit_code = r.error.empty() && r.status == 200 ? 0 : 1;
   log.out = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body : "";
   log.err = r.error;
+  log_->debug("POST {}: {} in {:.3f} s", url,
+              r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error, log.seconds);
   logs_.push_back(std::move(log));
   if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
   if (r.status != 200) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/log.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 
@@ -33,6 +34,9 @@ std::string strategy_body(const Treatment& t);
 // Thread contract: the runner's thread only.
 class RouterAdminClient {
  public:
+  // Every request is also logged at debug level on `log` (--verbose).
+  explicit RouterAdminClient(Log log = silent_log()) : log_(std::move(log)) {}
+
   // POSTs `body` to router_url + path, logs it as a command of step "apply" (argv: method, URL,
   // body; exit 0 for HTTP 200), and throws TargetError "<what>: <url>: <why>" unless 200.
   void post(const std::string& router_url, const std::string& path, const std::string& body,
@@ -44,6 +48,7 @@ class RouterAdminClient {
   std::vector<CommandLog> take_logs(const std::string& router_url);
 
  private:
+  Log log_;
   std::vector<CommandLog> logs_;
   std::uint64_t health_seen_ = 0;  // the last health event already logged
 };

@@ -173,7 +173,7 @@ Workloads load_workloads(const ScenarioSpec& spec) {
                          : w.measured;
     w.warmup.arrival_s.clear();
   } catch (const driver::DatasetError& e) {
-    throw std::runtime_error(std::string("load.dataset: ") + e.what());
+    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
   }
   return w;
 }
@@ -276,11 +276,12 @@ class CellRunner {
     } catch (const TargetError& e) {
       data.scrape_errors.push_back(e.what());
     }
-    ScrapeResult before = scrape_metrics(metrics_urls, "before", 0);
+    ScrapeResult before = scrape_metrics(metrics_urls, "before", 0, *options_.log);
     const double measured_start_wall = unix_now_s();
     std::optional<PeriodicScraper> during;
     if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
-      during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall);
+      during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall,
+                     options_.log);
     }
     // Once the servers answer measured load, scrape at once: a cell shorter than the interval
     // still gets a "during" scrape (KV-cache usage is only meaningful under load).
@@ -288,8 +289,8 @@ class CellRunner {
     if (during) underway = [&during] { during->scrape_now(); };
     data.measured = drive(plan, workloads_.measured, Phase::kMeasured, label, underway);
     ScrapeResult middle = during ? during->take() : ScrapeResult{};
-    ScrapeResult after =
-        scrape_metrics(metrics_urls, "after", unix_now_s() - data.measured.epoch_wall_s);
+    ScrapeResult after = scrape_metrics(metrics_urls, "after",
+                                        unix_now_s() - data.measured.epoch_wall_s, *options_.log);
     // "before" and "during" were timed from the measured phase's start as seen here; shift
     // them onto the driver's epoch.
     const double shift = measured_start_wall - data.measured.epoch_wall_s;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "orchestrator/console.h"
+#include "orchestrator/log.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 #include "store/store.h"
@@ -19,6 +20,7 @@ struct RunnerOptions {
   bool resume = false;
   std::string target_override;              // "" or "sim" (--target sim)
   std::string api_key;  // sent as a Bearer token; from the environment, never stored
+  Log log = silent_log();       // /metrics scrapes at debug level
 };
 
 struct SweepOutcome {

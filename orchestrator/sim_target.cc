@@ -45,7 +45,8 @@ std::string known_factors() {
 
 }  // namespace
 
-SimTarget::SimTarget(const ScenarioSpec& spec) : spec_(spec), fleet_(fleet_options(spec)) {
+SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
+    : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
   for (const auto& factor : spec.factors) {
     if (is_load_factor(factor.name)) continue;
     if (!is_router_knob(factor.name) && factor.name != "strategy" &&
@@ -124,12 +125,14 @@ void SimTarget::wait_ready() {
   const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> urls = fleet_.replica_urls();
   urls.insert(urls.begin(), fleet_.router_url());
-  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS);
-  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS);
-  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS);
+  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS, *log_);
+  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS,
+                    *log_);
+  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS,
+                  *log_);
 }
 
-void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS); }
+void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_); }
 
 std::string SimTarget::base_url() const { return fleet_.router_url(); }
 

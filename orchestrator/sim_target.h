@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/log.h"
 #include "orchestrator/router_admin_client.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
@@ -18,8 +19,9 @@ namespace kvsweep::orchestrator {
 // prefix_char_length, replication, overlap_score_weight, router_temperature.
 class SimTarget : public Target {
  public:
-  // Throws TargetError for a factor or level the fleet cannot apply.
-  explicit SimTarget(const ScenarioSpec& spec);
+  // Throws TargetError for a factor or level the fleet cannot apply. Admin requests and gate
+  // polls are logged at debug level on `log`.
+  explicit SimTarget(const ScenarioSpec& spec, Log log = silent_log());
   ~SimTarget() override;
 
   std::string describe() const override;
@@ -47,6 +49,7 @@ class SimTarget : public Target {
   bool changes_deploy_factor(const Treatment& previous, const Treatment& next) const;
 
   const ScenarioSpec& spec_;
+  Log log_;
   sim::Fleet fleet_;
   std::optional<Treatment> applied_;
   RouterAdminClient admin_;  // admin requests and health events since the last take_logs()

@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
+
+#include "common/spellcheck.h"
 
 namespace kvsweep::orchestrator {
 
 store::Store open_existing_store(const std::string& path) {
   if (!std::filesystem::exists(path)) {
-    throw std::runtime_error("no store at " + path + " (run a scenario first, or --db)");
+    throw std::invalid_argument("no store at " + path + " (run a scenario first, or --db)");
   }
   return store::Store::open(path);
 }
@@ -19,7 +22,9 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
   std::optional<store::ExperimentRow> found;
   if (which.empty()) {
     found = store.latest_experiment();
-    if (!found) throw std::runtime_error(store.path() + " holds no experiment yet; run one first");
+    if (!found) {
+      throw std::invalid_argument(store.path() + " holds no experiment yet; run one first");
+    }
     return *found;
   }
   if (which.find_first_not_of("0123456789") == std::string::npos) {
@@ -27,8 +32,15 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
   }
   if (!found) found = store.experiment_by_name(which);
   if (!found) {
-    throw std::runtime_error("no experiment \"" + which + "\" in " + store.path() +
-                             " (see: kvsweep runs)");
+    std::vector<std::string> names;
+    for (const auto& e : store.experiments()) names.push_back(e.name);
+    std::string message = "no experiment \"" + which + "\" in " + store.path();
+    if (const auto near = closest_word(which, names)) {
+      message += "; did you mean '" + *near + "'?";
+    } else {
+      message += " (see: kvsweep runs)";
+    }
+    throw std::invalid_argument(message);
   }
   return *found;
 }
@@ -37,7 +49,7 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
   const auto colon = which.rfind(':');
   const std::string cell_text = colon == std::string::npos ? "" : which.substr(colon + 1);
   if (cell_text.empty() || cell_text.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::runtime_error("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
+    throw std::invalid_argument("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
   }
   const store::ExperimentRow experiment = resolve_experiment(store, which.substr(0, colon));
   // More digits than any cell count: no such cell (and no stoi overflow).
@@ -45,9 +57,9 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
   for (const auto& cell : store.cells(experiment.id)) {
     if (cell.ordinal + 1 == position) return cell;
   }
-  throw std::runtime_error("experiment " + std::to_string(experiment.id) + " has no cell " +
-                           cell_text + " (see: kvsweep runs " + std::to_string(experiment.id) +
-                           ")");
+  throw std::invalid_argument("experiment " + std::to_string(experiment.id) + " has no cell " +
+                              cell_text + " (see: kvsweep runs " + std::to_string(experiment.id) +
+                              ")");
 }
 
 std::string file_stem(const std::string& name) {

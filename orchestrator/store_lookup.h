@@ -8,15 +8,16 @@
 
 namespace kvsweep::orchestrator {
 
-// Opens the store at path; throws when there is no file there (a report never creates one).
+// Opens the store at path; throws std::invalid_argument when there is no file there (a report
+// never creates one).
 store::Store open_existing_store(const std::string& path);
 
 // "" = the latest experiment; digits = by id, else by name (the latest of that name).
-// Throws std::runtime_error naming the store and pointing at `kvsweep runs`.
+// Throws std::invalid_argument naming the store, with "did you mean" for a mistyped name.
 store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which);
 
 // "EXP:CELL": an experiment as above and a cell by its 1-based position, as `kvsweep runs
-// EXP` lists it.
+// EXP` lists it. Throws std::invalid_argument.
 store::CellRow resolve_cell(const store::Store& store, const std::string& which);
 
 // A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.

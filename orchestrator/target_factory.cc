@@ -9,14 +9,14 @@
 
 namespace kvsweep::orchestrator {
 
-std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim) {
+std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim, Log log) {
   const std::string& kind = spec.target.kind;
-  if (use_sim || kind == "sim") return std::make_unique<SimTarget>(spec);
-  if (kind == "replicas") return std::make_unique<ReplicasTarget>(spec);
-  if (kind == "kubeai") return kube::make_kubeai_target(spec);
-  if (kind == "dynamo") return kube::make_dynamo_target(spec);
-  if (kind == "kubectl") return kube::make_kubectl_target(spec);
-  if (kind == "endpoints") return kube::make_endpoints_target(spec);
+  if (use_sim || kind == "sim") return std::make_unique<SimTarget>(spec, std::move(log));
+  if (kind == "replicas") return std::make_unique<ReplicasTarget>(spec, std::move(log));
+  if (kind == "kubeai") return kube::make_kubeai_target(spec, std::move(log));
+  if (kind == "dynamo") return kube::make_dynamo_target(spec, std::move(log));
+  if (kind == "kubectl") return kube::make_kubectl_target(spec, std::move(log));
+  if (kind == "endpoints") return kube::make_endpoints_target(spec, std::move(log));
   throw TargetError("target.kind: unknown kind \"" + kind + "\"");
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "orchestrator/log.h"
 #include "orchestrator/scenario_spec.h"
 #include "orchestrator/target.h"
 
@@ -10,8 +11,9 @@ namespace kvsweep::orchestrator {
 
 // `use_sim`: ignore target.kind and run on the embedded fleet sized by target.sim (the
 // `--target sim` rehearsal of a cluster scenario). Throws TargetError when the scenario has a
-// factor the chosen target cannot apply.
-std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim);
+// factor the chosen target cannot apply. The target logs what it runs (kubectl argv, admin
+// requests, gate polls) at debug level on `log`.
+std::unique_ptr<Target> make_target(const ScenarioSpec& spec, bool use_sim, Log log = silent_log());
 
 // The scenario as `--target sim` runs it: the load cut to target.sim's rehearsal limits
 // (duration, num_requests, max_tokens), everything else unchanged.

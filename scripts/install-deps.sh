@@ -1,31 +1,60 @@
 #!/usr/bin/env bash
-# Installs the Debian packages kvsweep needs to build and test; quick when all are present.
+# Installs the Debian packages kvsweep needs; quick when all are present.
+#   scripts/install-deps.sh build   what building the kvsweep binary and the quickstart need
+#   scripts/install-deps.sh test    that, plus what the tests and benchmarks need (the default)
+#   ... --list                      print the set's packages, one a line; install nothing
 set -euo pipefail
 
-packages=(
+set_name=${1:-test}
+list=${2:-}
+case $set_name in
+  build | test) ;;
+  *)
+    echo "install-deps: unknown set '$set_name' (build or test)" >&2
+    exit 2
+    ;;
+esac
+
+# The kvsweep binary: `make quickstart` installs only these.
+build_packages=(
   build-essential cmake ninja-build pkg-config
   libcurl4-openssl-dev      # load driver transport (multi interface)
   libyaml-cpp-dev           # scenario files
-  libsqlite3-dev sqlite3    # the store
+  libsqlite3-dev            # the store
   nlohmann-json3-dev        # request bodies, results
-  libcpp-httplib-dev        # small test servers
   libspdlog-dev             # logging
   libcli11-dev              # command line
   libboost-dev              # Beast/Asio for the simulated fleet
   libkainjow-mustache-dev   # report templates
   libxxhash-dev             # CHWBL ring and block hashes
+)
+
+# The tests and benchmarks: `make test` (and `make build`) add these.
+test_packages=(
   libgtest-dev googletest   # tests
+  libcpp-httplib-dev        # small test servers (fake API server, scripted upstreams), benches
+  sqlite3                   # CLI tests read the store with the sqlite3 shell
   chromium                  # the HTML report test opens reports in headless Chromium
   python3-jsonschema        # tests validate the JSON exports against docs/schemas/ (/usr/bin/python3)
 )
+
+packages=("${build_packages[@]}")
+[ "$set_name" = test ] && packages+=("${test_packages[@]}")
+if [ "$list" = --list ]; then
+  printf '%s\n' "${packages[@]}"
+  [ "$set_name" = test ] && echo kubectl
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# The kube targets and their tests run the real kubectl. Keep one already on PATH (from
-# Kubernetes' or Google's packages, which conflict with Debian's); else take Debian's.
-command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+# The kube targets' tests run the real kubectl. Keep one already on PATH (from Kubernetes' or
+# Google's packages, which conflict with Debian's); else take Debian's.
+if [ "$set_name" = test ]; then
+  command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

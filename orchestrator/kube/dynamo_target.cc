@@ -2,6 +2,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/kube/factor_levels.h"
@@ -80,7 +81,7 @@ std::string string_at(const json& object, const char* key) {
 
 class DynamoTarget : public KubeTarget {
  public:
-  explicit DynamoTarget(const ScenarioSpec& spec) : KubeTarget(spec, "dynamo") {
+  DynamoTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "dynamo", std::move(log)) {
     require_field(target().resource, "target.resource", kind(), "the DynamoGraphDeployment's name");
     require_field(target().frontend_service, "target.frontend_service", kind(),
                   "the spec.services key of the frontend");
@@ -134,21 +135,23 @@ class DynamoTarget : public KubeTarget {
 
   void wait_ready() override {
     const ReadinessSpec& r = target().readiness;
-    wait_for_gate("resource", r.resource_s, r.poll_s, [&]() -> std::optional<std::string> {
+    const auto resource_ready = [&]() -> std::optional<std::string> {
       std::string failure;
       const auto dgd = poll_json("gate resource", {"get", kResource, target().resource}, failure);
       if (!dgd) return failure;
       return not_ready_reason(*dgd);
-    });
+    };
+    wait_for_gate("resource", r.resource_s, r.poll_s, resource_ready, log());
     wait_pods(worker_selector());
     if (mode_) {
-      wait_for_gate("router-mode", r.pods_s, r.poll_s, [&]() -> std::optional<std::string> {
+      const auto mode_rolled_out = [&]() -> std::optional<std::string> {
         std::string failure;
         const auto pods =
             poll_json("gate router-mode", {"get", "pods", "-l", frontend_selector()}, failure);
         if (!pods) return failure;
         return router_mode_reason(*pods);
-      });
+      };
+      wait_for_gate("router-mode", r.pods_s, r.poll_s, mode_rolled_out, log());
     }
     wait_serving();
     discover_replicas(worker_selector());
@@ -251,8 +254,8 @@ class DynamoTarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_dynamo_target(const ScenarioSpec& spec) {
-  return std::make_unique<DynamoTarget>(spec);
+std::unique_ptr<Target> make_dynamo_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<DynamoTarget>(spec, std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -1,6 +1,7 @@
 // Plain endpoints: no kubectl; one factor's level picks the URL the load goes to.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/kube/factor_levels.h"
@@ -12,7 +13,7 @@ namespace {
 
 class EndpointsTarget : public Target {
  public:
-  explicit EndpointsTarget(const ScenarioSpec& spec) : spec_(spec) {
+  EndpointsTarget(const ScenarioSpec& spec, Log log) : spec_(spec), log_(std::move(log)) {
     const TargetSpec& target = spec_.target;
     check_cold_method(spec_, "endpoints", {"reset", "restart"});
     if (target.cold_method == "restart" && scenario_needs_cold(spec_)) {
@@ -69,8 +70,8 @@ class EndpointsTarget : public Target {
 
   void wait_ready() override {
     const ReadinessSpec& r = spec_.target.readiness;
-    wait_model_listed(url_, spec_.model, r.models_s, r.poll_s);
-    wait_completion(url_, spec_.model, r.completion_s, r.poll_s);
+    wait_model_listed(url_, spec_.model, r.models_s, r.poll_s, *log_);
+    wait_completion(url_, spec_.model, r.completion_s, r.poll_s, *log_);
   }
 
   void make_cold() override {
@@ -79,7 +80,7 @@ class EndpointsTarget : public Target {
           "cold: kind endpoints cannot restart plain endpoints; use cold_method "
           "reset");
     }
-    reset_prefix_caches({url_}, spec_.target.command_timeout_s);
+    reset_prefix_caches({url_}, spec_.target.command_timeout_s, *log_);
   }
 
   std::string base_url() const override { return url_; }
@@ -129,6 +130,7 @@ class EndpointsTarget : public Target {
   }
 
   ScenarioSpec spec_;
+  Log log_;
   std::string factor_;                // the factor that picks the URL; "" = target.base_url
   std::string url_;                   // where the load goes now
   std::vector<std::string> metrics_;  // that URL's /metrics
@@ -136,8 +138,8 @@ class EndpointsTarget : public Target {
 
 }  // namespace
 
-std::unique_ptr<Target> make_endpoints_target(const ScenarioSpec& spec) {
-  return std::make_unique<EndpointsTarget>(spec);
+std::unique_ptr<Target> make_endpoints_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<EndpointsTarget>(spec, std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -19,8 +19,8 @@ KubectlConfig kubectl_config(const TargetSpec& target) {
   return config;
 }
 
-KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind)
-    : spec_(spec), kind_(std::move(kind)), kubectl_(kubectl_config(spec.target)) {
+KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
+    : spec_(spec), kind_(std::move(kind)), kubectl_(kubectl_config(spec.target), std::move(log)) {
   require_field(spec.target.base_url, "target.base_url", kind_,
                 "where the load goes, e.g. the gateway's http://host:port");
   require_field(spec.target.namespace_name, "target.namespace", kind_, "the resources' namespace");
@@ -50,7 +50,7 @@ void KubeTarget::make_cold() {
         "cold: no replica URL is known to POST /reset_prefix_cache to (set "
         "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
   }
-  reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s);
+  reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
 }
 
 std::vector<CommandLog> KubeTarget::take_logs() {
@@ -80,7 +80,7 @@ std::string KubeTarget::run_ok_with_timeout(const std::string& step,
   absorb(kubectl_.take_logs());
   KubectlConfig config = kubectl_.config();
   config.timeout_s = timeout_s;
-  Kubectl once(config);
+  Kubectl once(config, kubectl_.log());
   try {
     std::string out = once.run_ok(step, args, what);
     absorb(once.take_logs());
@@ -93,24 +93,26 @@ std::string KubeTarget::run_ok_with_timeout(const std::string& step,
 
 void KubeTarget::wait_pods(const std::string& selector) {
   const ReadinessSpec& r = spec_.target.readiness;
-  wait_for_gate("pods", r.pods_s, r.poll_s, [&]() -> std::optional<std::string> {
+  const auto check = [&]() -> std::optional<std::string> {
     std::string failure;
     const auto list = poll_json("gate pods", {"get", "pods", "-l", selector}, failure);
     if (!list) return failure;
-    return pods_gate_reason(parse_pods_or_fail(*list, "pods -l " + selector), spec_.target.replicas);
-  });
+    return pods_gate_reason(parse_pods_or_fail(*list, "pods -l " + selector),
+                            spec_.target.replicas);
+  };
+  wait_for_gate("pods", r.pods_s, r.poll_s, check, log());
 }
 
 void KubeTarget::wait_serving() {
   const ReadinessSpec& r = spec_.target.readiness;
-  wait_model_listed(spec_.target.base_url, spec_.model, r.models_s, r.poll_s);
-  wait_completion(spec_.target.base_url, spec_.model, r.completion_s, r.poll_s);
+  wait_model_listed(spec_.target.base_url, spec_.model, r.models_s, r.poll_s, log());
+  wait_completion(spec_.target.base_url, spec_.model, r.completion_s, r.poll_s, log());
 }
 
 void KubeTarget::discover_replicas(const std::string& selector) {
   const std::string what = "discovering replicas (pods -l " + selector + ")";
-  const auto pods =
-      parse_pods_or_fail(kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what), what);
+  const auto pods = parse_pods_or_fail(
+      kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what), what);
   std::vector<std::string> urls;
   try {
     urls = replica_base_urls(pods, spec_.target.metrics.port);

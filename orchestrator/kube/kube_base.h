@@ -24,13 +24,15 @@ class KubeTarget : public Target {
   std::vector<CommandLog> take_logs() override;
 
  protected:
-  // Checks what every kubectl kind needs (target.base_url, target.cold_method).
-  KubeTarget(const ScenarioSpec& spec, std::string kind);
+  // Checks what every kubectl kind needs (target.base_url, target.cold_method). kubectl calls
+  // and gate polls are logged at debug level on `log`.
+  KubeTarget(const ScenarioSpec& spec, std::string kind, Log log);
 
   const ScenarioSpec& spec() const { return spec_; }
   const TargetSpec& target() const { return spec_.target; }
   const std::string& kind() const { return kind_; }
   Kubectl& kubectl() { return kubectl_; }
+  spdlog::logger& log() const { return *kubectl_.log(); }
   // The full argv of a kubectl call, for planned_commands().
   std::vector<std::string> kubectl_argv(const std::vector<std::string>& args) const {
     return kubectl_.argv(args);

@@ -2,6 +2,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/kube/factor_levels.h"
@@ -89,8 +90,9 @@ json recreated_model(const json& current, const json& load_balancing) {
 
 class KubeAITarget : public KubeTarget {
  public:
-  explicit KubeAITarget(const ScenarioSpec& spec)
-      : KubeTarget(spec, "kubeai"), recreate_(spec.factor("replication") != nullptr) {
+  KubeAITarget(const ScenarioSpec& spec, Log log)
+      : KubeTarget(spec, "kubeai", std::move(log)),
+        recreate_(spec.factor("replication") != nullptr) {
     require_field(target().resource, "target.resource", kind(), "the KubeAI Model's name");
     if (target().replicas <= 0) {
       throw TargetError(
@@ -154,12 +156,13 @@ class KubeAITarget : public KubeTarget {
 
   void wait_ready() override {
     const ReadinessSpec& r = target().readiness;
-    wait_for_gate("resource", r.resource_s, r.poll_s, [&]() -> std::optional<std::string> {
+    const auto replicas_ready = [&]() -> std::optional<std::string> {
       std::string failure;
       const auto model = poll_json("gate resource", get_args(), failure);
       if (!model) return failure;
       return ready_replicas_reason(*model);
-    });
+    };
+    wait_for_gate("resource", r.resource_s, r.poll_s, replicas_ready, log());
     wait_pods(pod_selector());
     wait_serving();
     discover_replicas(pod_selector());
@@ -203,8 +206,8 @@ class KubeAITarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_kubeai_target(const ScenarioSpec& spec) {
-  return std::make_unique<KubeAITarget>(spec);
+std::unique_ptr<Target> make_kubeai_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<KubeAITarget>(spec, std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -42,7 +42,8 @@ std::string how_it_ended(const ProcessResult& r, double timeout_s) {
 
 }  // namespace
 
-Kubectl::Kubectl(KubectlConfig config) : config_(std::move(config)) {}
+Kubectl::Kubectl(KubectlConfig config, Log log)
+    : config_(std::move(config)), log_(std::move(log)) {}
 
 std::vector<std::string> Kubectl::argv(const std::vector<std::string>& args) const {
   std::vector<std::string> out{config_.binary};
@@ -55,6 +56,7 @@ std::vector<std::string> Kubectl::argv(const std::vector<std::string>& args) con
 
 ProcessResult Kubectl::run(const std::string& step, const std::vector<std::string>& args) {
   const std::vector<std::string> full = argv(args);
+  log_->debug("$ {}", describe_argv(full));
   const auto started = std::chrono::steady_clock::now();
   ProcessResult result = run_process(full, config_.timeout_s);
   CommandLog log;
@@ -64,6 +66,7 @@ ProcessResult Kubectl::run(const std::string& step, const std::vector<std::strin
   log.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log.out = cut(result.out, kLogCut);
   log.err = cut(result.err, kLogCut);
+  log_->debug("kubectl {} in {:.3f} s", how_it_ended(result, config_.timeout_s), log.seconds);
   logs_.push_back(std::move(log));
   return result;
 }

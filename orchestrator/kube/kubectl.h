@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/child_process.h"
+#include "orchestrator/log.h"
 #include "orchestrator/target.h"
 
 namespace kvsweep::orchestrator::kube {
@@ -19,10 +20,11 @@ struct KubectlConfig {
   double timeout_s = 120;  // per call
 };
 
-// Thread contract: one thread. Never builds a shell string: argv only.
+// Thread contract: one thread. Never builds a shell string: argv only. Every call's argv and
+// how it ended are logged at debug level on `log`.
 class Kubectl {
  public:
-  explicit Kubectl(KubectlConfig config);
+  explicit Kubectl(KubectlConfig config, Log log = silent_log());
 
   // {binary, [--kubeconfig K], [--context C], --namespace NS, args...}
   std::vector<std::string> argv(const std::vector<std::string>& args) const;
@@ -41,9 +43,11 @@ class Kubectl {
 
   std::vector<CommandLog> take_logs();
   const KubectlConfig& config() const { return config_; }
+  const Log& log() const { return log_; }
 
  private:
   KubectlConfig config_;
+  Log log_;
   std::vector<CommandLog> logs_;
 };
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/kube/factor_levels.h"
@@ -47,7 +48,7 @@ std::vector<std::string> replicas_from_metrics(const MetricsSpec& metrics) {
 
 class KubectlTarget : public KubeTarget {
  public:
-  explicit KubectlTarget(const ScenarioSpec& spec) : KubeTarget(spec, "kubectl") {
+  KubectlTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "kubectl", std::move(log)) {
     for (const FactorSpec* factor : target_factors(spec)) {
       const auto entry = target().levels.find(factor->name);
       std::vector<std::string> known;
@@ -153,8 +154,8 @@ class KubectlTarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_kubectl_target(const ScenarioSpec& spec) {
-  return std::make_unique<KubectlTarget>(spec);
+std::unique_ptr<Target> make_kubectl_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<KubectlTarget>(spec, std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

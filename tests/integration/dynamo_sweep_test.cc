@@ -124,7 +124,7 @@ class DynamoSweepTest : public ::testing::Test {
   }
 
   SweepOutcome sweep() {
-    auto target = make_target(spec_, /*use_sim=*/false);
+    auto target = make_target(spec_, /*use_sim=*/false, silent_log());
     target->start();
     std::FILE* log = std::tmpfile();
     Console console(log);
@@ -248,7 +248,7 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
   const auto beyond = run_process(
       {KVSWEEP_BINARY, "--db", dir_.file("kvsweep.db"), "runs", id, "--commands", "--cell", "11"},
       30);
-  EXPECT_EQ(beyond.exit_code, 1);
+  EXPECT_EQ(beyond.exit_code, 2);  // bad input
   EXPECT_CONTAINS(beyond.err, "--cell 11: experiment " + id + " has 10 cells");
 }
 

@@ -163,7 +163,7 @@ TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
       {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url(),
        "--model", "tiny", "--api-key-env", "KVSWEEP_UNSET_VARIABLE", "--num-prompts", "1"},
       60);
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);  // bad input
   EXPECT_NE(missing.err.find("--api-key-env: environment variable KVSWEEP_UNSET_VARIABLE is not "
                              "set or empty"),
             std::string::npos)
