@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/duration.h"
 #include "common/wall_clock.h"
 #include "driver/base_url.h"
 #include "driver/datasets/dataset_error.h"

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "common/spellcheck.h"
-#include "orchestrator/mapping_reader.h"
 #include "driver/datasets/load_workload.h"
+#include "orchestrator/mapping_reader.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/strategy_names.h"
 
@@ -91,7 +91,8 @@ std::string check_level(const std::string& factor, const std::string& level) {
 // defines.
 std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
   const std::string& kind = spec.target.kind;
-  if (kind == "kubeai") return {"strategy", "mean_load_factor", "prefix_char_length", "replication"};
+  if (kind == "kubeai")
+    return {"strategy", "mean_load_factor", "prefix_char_length", "replication"};
   if (kind == "dynamo") return {"strategy"};
   // kvsweep's router before real servers: it cannot reconfigure the engines (prefix_caching).
   if (kind == "replicas") {
@@ -103,16 +104,16 @@ std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
     for (const auto& [factor, levels] : spec.target.levels) names.push_back(factor);
     return names;
   }
-  return {"strategy", "prefix_caching", "mean_load_factor", "prefix_char_length", "replication",
-          "overlap_score_weight", "router_temperature"};
+  return {"strategy",    "prefix_caching",       "mean_load_factor",  "prefix_char_length",
+          "replication", "overlap_score_weight", "router_temperature"};
 }
 
 // The `{levels: [...], phase: deploy|run}` form of a factor: sets the phase and returns the
 // levels node (undefined when missing, which is reported).
 YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
                               const std::string& path, FactorSpec& factor, ScenarioSpec& spec,
-                              ErrorSink& sink) {
-  MappingReader detail(value, path, sink, spec.marks);
+                              YamlErrors& sink) {
+  YamlMapReader detail(value, path, sink, &spec.marks);
   const YAML::Node levels = detail.get("levels");
   std::string phase;
   detail.read_choice("phase", &phase, {"deploy", "run"});
@@ -129,7 +130,7 @@ YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
 
 // factors: each key a factor, its value a list of levels (or one level), or
 // {levels: [...], phase: deploy | run}; plus `repeats`.
-void read_factors(MappingReader& factors, ScenarioSpec& spec, ErrorSink& sink) {
+void read_factors(YamlMapReader& factors, ScenarioSpec& spec, YamlErrors& sink) {
   factors.require("concurrency");
   factors.read_int("repeats", &spec.repeats, 1);
   for (auto it = factors.node().begin(); it != factors.node().end(); ++it) {
@@ -206,7 +207,7 @@ const std::map<std::string, std::vector<std::string>>& dataset_key_kinds() {
   return kinds;
 }
 
-void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
+void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) {
   driver::DatasetOptions& d = spec.load.dataset;
   dataset.read_choice("kind", &d.kind, driver::dataset_kinds());
   for (const auto& [key, kinds] : dataset_key_kinds()) {
@@ -225,12 +226,12 @@ void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
     }
     d.path = file.lexically_normal().string();
     if (!std::filesystem::exists(file)) {
-      sink.add(dataset.node()["path"].Mark(), "load.dataset.path",
-               "no such file: " + d.path);
+      sink.add(dataset.node()["path"].Mark(), "load.dataset.path", "no such file: " + d.path);
     }
   }
   const auto& kinds = dataset_key_kinds();
-  if (std::find(kinds.at("path").begin(), kinds.at("path").end(), d.kind) != kinds.at("path").end() &&
+  if (std::find(kinds.at("path").begin(), kinds.at("path").end(), d.kind) !=
+          kinds.at("path").end() &&
       d.path.empty() && !dataset.node()["path"].IsDefined()) {
     sink.add(dataset.node().Mark(), "load.dataset.path",
              "dataset kind " + d.kind + " reads a file: give its path");
@@ -238,11 +239,11 @@ void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
   dataset.read_int("min_messages", &d.min_messages, 0);
   dataset.read_int("max_conversations", &d.max_conversations, 0);
   dataset.read_int("conversations", &d.conversations, 1);
-  dataset.read_length("turns", &d.turns, 1);
-  dataset.read_length("system_prompt_words", &d.system_prompt_words, 0);
-  dataset.read_length("user_words", &d.user_words, 1);
-  dataset.read_length("assistant_words", &d.assistant_words, 1);
-  dataset.read_length("output_tokens", &d.output_tokens, 1);
+  read_length(dataset, "turns", &d.turns, 1);
+  read_length(dataset, "system_prompt_words", &d.system_prompt_words, 0);
+  read_length(dataset, "user_words", &d.user_words, 1);
+  read_length(dataset, "assistant_words", &d.assistant_words, 1);
+  read_length(dataset, "output_tokens", &d.output_tokens, 1);
   dataset.read_int("prefix_tokens", &d.prefix_tokens, 0);
   dataset.read_int("num_prefixes", &d.num_prefixes, 1);
   dataset.read_int("prompts_per_prefix", &d.prompts_per_prefix, 1);
@@ -258,11 +259,11 @@ void read_dataset(MappingReader& dataset, ScenarioSpec& spec, ErrorSink& sink) {
   dataset.finish();
 }
 
-void read_load(MappingReader& load, ScenarioSpec& spec, ErrorSink& sink,
+void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink,
                std::map<std::string, SourceMark>& marks) {
   LoadSpec& l = spec.load;
   if (YAML::Node node = load.mapping("dataset"); node.IsDefined()) {
-    MappingReader dataset(node, "load.dataset", sink, marks);
+    YamlMapReader dataset(node, "load.dataset", sink, &marks);
     read_dataset(dataset, spec, sink);
   }
   load.read_choice("endpoint", &l.endpoint, {"chat", "completions"});
@@ -283,7 +284,7 @@ void read_load(MappingReader& load, ScenarioSpec& spec, ErrorSink& sink,
   load.read_duration("timeout", &l.timeout_s);
   load.read_choice("cache", &l.cache, {"cold", "warm", "as-is"});
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
-    MappingReader warmup(node, "load.warmup", sink, marks);
+    YamlMapReader warmup(node, "load.warmup", sink, &marks);
     warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0);
     warmup.finish();
   }
@@ -292,33 +293,43 @@ void read_load(MappingReader& load, ScenarioSpec& spec, ErrorSink& sink,
 
 }  // namespace
 
-std::optional<double> parse_duration_s(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
+void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDistribution* out,
+                 int min_value) {
+  const YAML::Node value = reader.get(key);
+  if (!value.IsDefined()) return;
+  const std::string path = reader.path_of(key);
+  if (value.IsScalar()) {
+    if (auto n = reader.to_int<int>(value, key, min_value)) {
+      *out = driver::LengthDistribution{static_cast<double>(*n)};
+    }
+    return;
   }
-  const std::string unit = text.substr(used);
-  if (!std::isfinite(value)) return std::nullopt;
-  if (unit.empty() || unit == "s") return value;
-  if (unit == "ms") return value / 1000.0;
-  if (unit == "m") return value * 60.0;
-  if (unit == "h") return value * 3600.0;
-  return std::nullopt;
+  if (!value.IsMap()) {
+    reader.errors().add(
+        value.Mark(), path,
+        "expected a number or {mean, stddev, min, max}, got " + describe_node(value));
+    return;
+  }
+  YamlMapReader fields(value, path, reader.errors(), reader.marks());
+  driver::LengthDistribution d;
+  fields.read_double("mean", &d.mean, 0, true, "a number >= 0");
+  fields.read_double("stddev", &d.stddev, 0, true, "a number >= 0");
+  fields.read_int("min", &d.min, 0);
+  fields.read_int("max", &d.max, 0);
+  fields.finish();
+  if (d.max > 0 && d.max < d.min) {
+    reader.errors().add(value.Mark(), path, "max is below min");
+    return;
+  }
+  *out = d;
 }
 
 std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::string& path,
                                            std::vector<ScenarioError>* errors) {
-  ErrorSink sink(path, text, errors);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    sink.add(e.mark, "", "invalid YAML: " + e.msg);
-    return std::nullopt;
-  }
+  YamlErrors sink(path, text, errors);
+  const std::optional<YAML::Node> document = load_yaml_document(text, sink);
+  if (!document) return std::nullopt;
+  const YAML::Node& root = *document;
   if (!root.IsMap()) {
     sink.add(root.Mark(), "", "a scenario must be a YAML mapping (name:, target:, factors:, ...)");
     return std::nullopt;
@@ -327,7 +338,7 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   ScenarioSpec spec;
   spec.path = path;
   spec.text = text;
-  MappingReader top(root, "", sink, spec.marks);
+  YamlMapReader top(root, "", sink, &spec.marks);
   top.require("name");
   top.require("factors");
   top.read_string("name", &spec.name);
@@ -335,27 +346,27 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   top.read_string("model", &spec.model);
   top.read_int<std::uint64_t>("seed", &spec.seed, 0);
   if (YAML::Node node = top.mapping("target"); node.IsDefined()) {
-    MappingReader target(node, "target", sink, spec.marks);
+    YamlMapReader target(node, "target", sink, &spec.marks);
     read_target(target, spec, sink);
   }
   if (YAML::Node node = top.mapping("factors"); node.IsDefined()) {
-    MappingReader factors(node, "factors", sink, spec.marks);
+    YamlMapReader factors(node, "factors", sink, &spec.marks);
     read_factors(factors, spec, sink);
   }
   if (YAML::Node node = top.mapping("load"); node.IsDefined()) {
-    MappingReader load(node, "load", sink, spec.marks);
+    YamlMapReader load(node, "load", sink, &spec.marks);
     read_load(load, spec, sink, spec.marks);
   }
   if (YAML::Node node = top.mapping("report"); node.IsDefined()) {
-    MappingReader report(node, "report", sink, spec.marks);
+    YamlMapReader report(node, "report", sink, &spec.marks);
     report.read_string("baseline", &spec.baseline);
     report.finish();
   }
   top.finish();
 
   if (spec.load.num_requests == 0 && spec.load.duration_s == 0 &&
-      spec.load.dataset.kind != "mooncake" &&
-      !spec.marks.count("load.num_requests") && !spec.marks.count("load.duration")) {
+      spec.load.dataset.kind != "mooncake" && !spec.marks.count("load.num_requests") &&
+      !spec.marks.count("load.duration")) {
     YAML::Node load = root["load"];
     sink.add(load.IsDefined() ? load.Mark() : root.Mark(), "load",
              "give num_requests, duration or both: a cell needs an end");

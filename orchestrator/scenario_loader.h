@@ -5,17 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/yaml_reader.h"
 #include "orchestrator/scenario_spec.h"
 
 namespace kvsweep::orchestrator {
 
-struct ScenarioError {
-  int line = 0;        // 1-based, 0 when the error has no position (file unreadable)
-  int column = 0;
-  std::string field;   // dotted path, "load.max_tokens"
-  std::string message; // "expected an integer >= 1, got \"many\""
-  std::string text;    // the whole formatted error: location, message, source line, caret
-};
+// One located problem of a scenario file (common/yaml_reader.h formats it).
+using ScenarioError = YamlError;
 
 // Parses scenario text. Collects every error rather than stopping at the first, so a user
 // fixes a file in one pass. Returns nullopt when there was any error.
@@ -25,8 +21,5 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
 // Reads the file, then parse_scenario.
 std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
                                                std::vector<ScenarioError>* errors);
-
-// Parses "90s", "5m", "1h", "250ms" or a plain number of seconds. nullopt when malformed.
-std::optional<double> parse_duration_s(const std::string& text);
 
 }  // namespace kvsweep::orchestrator

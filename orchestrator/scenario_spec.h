@@ -7,14 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "common/source_mark.h"
 #include "driver/datasets/dataset_options.h"
 
 namespace kvsweep::orchestrator {
-
-struct SourceMark {
-  int line = 0;    // 1-based; 0 when the value was defaulted
-  int column = 0;  // 1-based
-};
 
 // When a factor's level may change. Deploy-time factors change the serving stack (a redeploy,
 // a restart, another Model): the planner puts them outermost so they change as few times as
@@ -25,8 +21,7 @@ enum class FactorPhase { kDeploy, kRun };
 // Factors the load driver applies itself; every other factor is applied to the target.
 // "cache" is the per-cell cache policy: cold | warm | as-is.
 inline bool is_load_factor(const std::string& name) {
-  return name == "concurrency" || name == "request_rate" || name == "max_tokens" ||
-         name == "cache";
+  return name == "concurrency" || name == "request_rate" || name == "max_tokens" || name == "cache";
 }
 
 struct FactorSpec {
@@ -38,18 +33,18 @@ struct FactorSpec {
 
 // Per-gate time limits of the layered readiness check after every apply.
 struct ReadinessSpec {
-  double resource_s = 1800;    // the custom resource's status (Model ready replicas, DGD Ready)
-  double pods_s = 1800;        // Ready pod count = expected; terminal pod states fail at once
-  double models_s = 600;       // GET /v1/models lists the model
-  double completion_s = 120;   // a 1-token completion answers 200
-  double poll_s = 2;           // between polls of kubectl and HTTP gates
+  double resource_s = 1800;   // the custom resource's status (Model ready replicas, DGD Ready)
+  double pods_s = 1800;       // Ready pod count = expected; terminal pod states fail at once
+  double models_s = 600;      // GET /v1/models lists the model
+  double completion_s = 120;  // a 1-token completion answers 200
+  double poll_s = 2;          // between polls of kubectl and HTTP gates
 };
 
 struct MetricsSpec {
   std::vector<std::string> urls;  // explicit /metrics URLs; when empty, found from the pods
   int port = 0;                   // pod port for discovery; 0 = the pod's first containerPort
   std::string path = "/metrics";
-  double interval_s = 5;          // scrape period during the measured phase; 0 = before/after only
+  double interval_s = 5;  // scrape period during the measured phase; 0 = before/after only
 };
 
 // What one level of a factor does on the `kubectl` and `endpoints` targets.
@@ -64,7 +59,7 @@ struct LevelAction {
 // The embedded fleet, as the target or standing in for a cluster (`--target sim`).
 struct SimSpec {
   int replicas = 4;
-  std::string profile = "demo";   // sim timing profile (sim/profile.h)
+  std::string profile = "demo";  // sim timing profile (sim/profile.h)
   // A rehearsal is for the flow, not the figures: with --target sim, each cell's measured
   // phase is cut to these (0 = as the load section says), so a sweep written for 5-minute
   // cells on a cluster finishes on a laptop in minutes.
@@ -95,11 +90,11 @@ struct TargetSpec {
   std::string kubeconfig;           // "" = kubectl's default (KUBECONFIG, ~/.kube/config)
   std::string context;              // "" = the kubeconfig's current context
   std::string namespace_name = "default";
-  double command_timeout_s = 120;   // per kubectl call
-  std::string resource;             // kubeai: the Model's name; dynamo: the DGD's name
-  int replicas = 0;                 // expected Ready replicas/workers; 0 = not checked (kubectl)
-  std::string pod_selector;         // pods counted by the pods gate; "" = the kind's default
-  std::string base_url;             // where the load driver sends requests (all kinds but sim)
+  double command_timeout_s = 120;  // per kubectl call
+  std::string resource;            // kubeai: the Model's name; dynamo: the DGD's name
+  int replicas = 0;                // expected Ready replicas/workers; 0 = not checked (kubectl)
+  std::string pod_selector;        // pods counted by the pods gate; "" = the kind's default
+  std::string base_url;            // where the load driver sends requests (all kinds but sim)
 
   // dynamo
   std::string frontend_service = "Frontend";  // spec.services key that carries DYN_ROUTER_MODE
@@ -122,8 +117,8 @@ struct LoadSpec {
   driver::DatasetOptions dataset = default_dataset();
   std::string endpoint = "chat";  // "chat" | "completions"
   bool stream = true;
-  int max_tokens = 64;            // unless the dataset sets a turn's own
-  int max_tokens_cap = 0;         // set by a rehearsal (target.sim.max_tokens), never by the file
+  int max_tokens = 64;     // unless the dataset sets a turn's own
+  int max_tokens_cap = 0;  // set by a rehearsal (target.sim.max_tokens), never by the file
   bool ignore_eos = true;
   std::optional<double> temperature;
   // Shape: closed loop (each concurrency level is that many users) unless request_rate > 0;
@@ -134,7 +129,7 @@ struct LoadSpec {
   std::int64_t num_requests = 0;  // measured requests per cell; 0 = bounded by duration only
   double duration_s = 0;          // measured phase per cell; 0 = bounded by num_requests only
   std::int64_t warmup_requests = 0;
-  double timeout_s = 300;         // per request
+  double timeout_s = 300;  // per request
   // Cache state each cell starts from: "cold" (the target's cold_method), "warm" (a pre-pass
   // of the measured workload first, as seed 001 ran everything twice) or "as-is".
   std::string cache = "cold";
@@ -147,8 +142,8 @@ struct LoadSpec {
 };
 
 struct ScenarioSpec {
-  std::string path;               // as given on the command line, used in messages
-  std::string text;               // the file as read
+  std::string path;  // as given on the command line, used in messages
+  std::string text;  // the file as read
   std::string name;
   std::string description;
   TargetSpec target;
@@ -157,7 +152,7 @@ struct ScenarioSpec {
   std::vector<FactorSpec> factors;  // as written; "concurrency" is always there
   int repeats = 1;
   LoadSpec load;
-  std::string baseline;             // report.baseline: an arm label; defaults to the first arm
+  std::string baseline;  // report.baseline: an arm label; defaults to the first arm
   std::map<std::string, SourceMark> marks;  // dotted field path -> where it was written
 
   const FactorSpec* factor(const std::string& name) const {

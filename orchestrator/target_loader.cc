@@ -44,7 +44,7 @@ const std::map<std::string, std::vector<std::string>>& key_kinds() {
   return keys;
 }
 
-void read_profile(MappingReader& reader, std::string* out, ErrorSink& sink) {
+void read_profile(YamlMapReader& reader, std::string* out, YamlErrors& sink) {
   YAML::Node profile = reader.get("profile");
   if (!profile.IsDefined()) return;
   const auto known = sim::profile_names();
@@ -69,8 +69,8 @@ bool is_http_url(const std::string& text) {
 }
 
 // A server's base URL, in the driver's one normal form: "http://h:8000/v1/" is "http://h:8000".
-void read_base_url(MappingReader& reader, const std::string& key, std::string* out,
-                   ErrorSink& sink) {
+void read_base_url(YamlMapReader& reader, const std::string& key, std::string* out,
+                   YamlErrors& sink) {
   reader.read_string(key, out);
   if (!out->empty() && !is_http_url(*out)) {
     sink.add(reader.node()[key].Mark(), reader.path_of(key),
@@ -79,8 +79,8 @@ void read_base_url(MappingReader& reader, const std::string& key, std::string* o
   *out = driver::normalize_base_url(*out);
 }
 
-void read_urls(MappingReader& reader, const std::string& key, std::vector<std::string>* out,
-               ErrorSink& sink) {
+void read_urls(YamlMapReader& reader, const std::string& key, std::vector<std::string>* out,
+               YamlErrors& sink) {
   YAML::Node node = reader.get(key);
   if (!node.IsDefined()) return;
   for (const auto& item : scalars_of(node)) {
@@ -94,8 +94,8 @@ void read_urls(MappingReader& reader, const std::string& key, std::vector<std::s
 }
 
 // [[patch, deployment/x, --type=merge, -p, '{...}'], [rollout, status, deployment/x]]
-void read_argv_lists(MappingReader& reader, const std::string& key,
-                     std::vector<std::vector<std::string>>* out, ErrorSink& sink) {
+void read_argv_lists(YamlMapReader& reader, const std::string& key,
+                     std::vector<std::vector<std::string>>* out, YamlErrors& sink) {
   YAML::Node node = reader.get(key);
   if (!node.IsDefined()) return;
   const std::string path = reader.path_of(key);
@@ -129,7 +129,7 @@ void read_argv_lists(MappingReader& reader, const std::string& key,
   }
 }
 
-void read_levels(MappingReader& reader, TargetSpec& target, ErrorSink& sink,
+void read_levels(YamlMapReader& reader, TargetSpec& target, YamlErrors& sink,
                  std::map<std::string, SourceMark>& marks) {
   YAML::Node node = reader.mapping("levels");
   if (!node.IsDefined()) return;
@@ -137,19 +137,20 @@ void read_levels(MappingReader& reader, TargetSpec& target, ErrorSink& sink,
     const std::string factor = f->first.Scalar();
     const std::string factor_path = "target.levels." + factor;
     if (!f->second.IsMap()) {
-      sink.add(f->second.Mark(), factor_path,
-               "expected a mapping from each level to what it does, got " +
-                   describe_node(f->second));
+      sink.add(
+          f->second.Mark(), factor_path,
+          "expected a mapping from each level to what it does, got " + describe_node(f->second));
       continue;
     }
     for (auto l = f->second.begin(); l != f->second.end(); ++l) {
       const std::string level = l->first.Scalar();
       const std::string level_path = factor_path + "." + level;
       if (!l->second.IsMap()) {
-        sink.add(l->second.Mark(), level_path, "expected a mapping, got " + describe_node(l->second));
+        sink.add(l->second.Mark(), level_path,
+                 "expected a mapping, got " + describe_node(l->second));
         continue;
       }
-      MappingReader fields(l->second, level_path, sink, marks);
+      YamlMapReader fields(l->second, level_path, sink, &marks);
       LevelAction action;
       action.mark = SourceMark{l->first.Mark().line + 1, l->first.Mark().column + 1};
       if (target.kind == "kubectl") {
@@ -173,11 +174,11 @@ void read_levels(MappingReader& reader, TargetSpec& target, ErrorSink& sink,
   }
 }
 
-void read_readiness(MappingReader& reader, ReadinessSpec& r, ErrorSink& sink,
+void read_readiness(YamlMapReader& reader, ReadinessSpec& r, YamlErrors& sink,
                     std::map<std::string, SourceMark>& marks) {
   YAML::Node node = reader.mapping("readiness");
   if (!node.IsDefined()) return;
-  MappingReader fields(node, "target.readiness", sink, marks);
+  YamlMapReader fields(node, "target.readiness", sink, &marks);
   fields.read_duration("resource", &r.resource_s);
   fields.read_duration("pods", &r.pods_s);
   fields.read_duration("models", &r.models_s);
@@ -186,11 +187,11 @@ void read_readiness(MappingReader& reader, ReadinessSpec& r, ErrorSink& sink,
   fields.finish();
 }
 
-void read_metrics(MappingReader& reader, MetricsSpec& m, ErrorSink& sink,
+void read_metrics(YamlMapReader& reader, MetricsSpec& m, YamlErrors& sink,
                   std::map<std::string, SourceMark>& marks) {
   YAML::Node node = reader.mapping("metrics");
   if (!node.IsDefined()) return;
-  MappingReader fields(node, "target.metrics", sink, marks);
+  YamlMapReader fields(node, "target.metrics", sink, &marks);
   read_urls(fields, "urls", &m.urls, sink);
   fields.read_int("port", &m.port, 1);
   fields.read_string("path", &m.path);
@@ -205,11 +206,11 @@ void read_metrics(MappingReader& reader, MetricsSpec& m, ErrorSink& sink,
 }
 
 // health: {interval: 1s, failures: 3}; interval 0 turns the checks off.
-void read_health(MappingReader& reader, HealthSpec& h, ErrorSink& sink,
+void read_health(YamlMapReader& reader, HealthSpec& h, YamlErrors& sink,
                  std::map<std::string, SourceMark>& marks) {
   YAML::Node node = reader.mapping("health");
   if (!node.IsDefined()) return;
-  MappingReader fields(node, "target.health", sink, marks);
+  YamlMapReader fields(node, "target.health", sink, &marks);
   if (node["interval"].IsDefined() && node["interval"].IsScalar() &&
       node["interval"].Scalar() == "0") {
     fields.get("interval");
@@ -222,7 +223,7 @@ void read_health(MappingReader& reader, HealthSpec& h, ErrorSink& sink,
 }
 
 // upstreams: [http://host:port, ...]: the router's own URL rules (plain http), each once.
-void read_upstreams(MappingReader& reader, std::vector<std::string>* out, ErrorSink& sink) {
+void read_upstreams(YamlMapReader& reader, std::vector<std::string>* out, YamlErrors& sink) {
   YAML::Node node = reader.get("upstreams");
   const std::string path = reader.path_of("upstreams");
   if (!node.IsDefined()) {
@@ -259,7 +260,7 @@ void read_upstreams(MappingReader& reader, std::vector<std::string>* out, ErrorS
 
 }  // namespace
 
-void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
+void read_target(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& sink) {
   TargetSpec& t = spec.target;
   reader.read_choice("kind", &t.kind, kinds());
   for (const auto& [key, used_by] : key_kinds()) {
@@ -284,7 +285,7 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
   // What --target sim runs instead: by default as many replicas as the real target expects.
   bool sim_replicas_given = false;
   if (YAML::Node node = reader.mapping("sim"); node.IsDefined()) {
-    MappingReader sim(node, "target.sim", sink, spec.marks);
+    YamlMapReader sim(node, "target.sim", sink, &spec.marks);
     sim_replicas_given = node["replicas"].IsDefined();
     sim.read_int("replicas", &t.sim.replicas, 1);
     read_profile(sim, &t.sim.profile, sink);
@@ -327,8 +328,9 @@ void read_target(MappingReader& reader, ScenarioSpec& spec, ErrorSink& sink) {
   if ((t.kind == "kubeai" || t.kind == "dynamo") && t.replicas == 0 &&
       !reader.node()["replicas"].IsDefined()) {
     sink.add(where, "target.replicas",
-             "required for kind " + t.kind + ": how many replicas must be Ready (both arms of "
-             "a comparison need the same number)");
+             "required for kind " + t.kind +
+                 ": how many replicas must be Ready (both arms of "
+                 "a comparison need the same number)");
   }
   if (t.kind != "endpoints" && t.base_url.empty() && !reader.node()["base_url"].IsDefined()) {
     sink.add(where, "target.base_url",

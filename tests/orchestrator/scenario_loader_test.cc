@@ -161,8 +161,9 @@ std::string with_load(const std::string& load_block) {
 }
 
 TEST(ScenarioLoader, DatasetKindTypoSuggestsTheKnownKind) {
-  const auto errors = error_texts(with_load("  dataset: {kind: sharegtp, path: x.json}\n"
-                                            "  num_requests: 5\n"));
+  const auto errors =
+      error_texts(with_load("  dataset: {kind: sharegtp, path: x.json}\n"
+                            "  num_requests: 5\n"));
   ASSERT_GE(errors.size(), 1u);
   EXPECT_NE(errors[0].find("s.yaml:4:19: load.dataset.kind: expected one of synthetic-multiturn"),
             std::string::npos)
@@ -171,8 +172,9 @@ TEST(ScenarioLoader, DatasetKindTypoSuggestsTheKnownKind) {
 }
 
 TEST(ScenarioLoader, DatasetKeyOfAnotherKindIsAnError) {
-  const auto errors = error_texts(with_load("  dataset: {kind: synthetic-multiturn, block_size: 512}\n"
-                                            "  num_requests: 5\n"));
+  const auto errors =
+      error_texts(with_load("  dataset: {kind: synthetic-multiturn, block_size: 512}\n"
+                            "  num_requests: 5\n"));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("load.dataset.block_size: not used by dataset kind "
                            "synthetic-multiturn (used by: mooncake)"),
@@ -182,8 +184,9 @@ TEST(ScenarioLoader, DatasetKeyOfAnotherKindIsAnError) {
 
 TEST(ScenarioLoader, FileDatasetsNeedAnExistingPathRelativeToTheScenario) {
   std::vector<ScenarioError> errors;
-  const std::string text = with_load("  dataset: {kind: jsonl, path: missing.jsonl}\n"
-                                     "  num_requests: 5\n");
+  const std::string text = with_load(
+      "  dataset: {kind: jsonl, path: missing.jsonl}\n"
+      "  num_requests: 5\n");
   EXPECT_FALSE(parse_scenario(text, "scenarios/s.yaml", &errors).has_value());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "load.dataset.path");
@@ -200,16 +203,16 @@ TEST(ScenarioLoader, MooncakeNeedsAnExplicitBlockSize) {
 
 TEST(ScenarioLoader, OpenLoopAndLengthDistributions) {
   std::vector<ScenarioError> errors;
-  const auto spec = parse_scenario(
-      with_load("  dataset:\n"
-                "    kind: synthetic-multiturn\n"
-                "    user_words: {mean: 50, stddev: 10, min: 10, max: 90}\n"
-                "  request_rate: 800\n"
-                "  burstiness: 0.5\n"
-                "  endpoint: completions\n"
-                "  stream: false\n"
-                "  num_requests: 5\n"),
-      "s.yaml", &errors);
+  const auto spec =
+      parse_scenario(with_load("  dataset:\n"
+                               "    kind: synthetic-multiturn\n"
+                               "    user_words: {mean: 50, stddev: 10, min: 10, max: 90}\n"
+                               "  request_rate: 800\n"
+                               "  burstiness: 0.5\n"
+                               "  endpoint: completions\n"
+                               "  stream: false\n"
+                               "  num_requests: 5\n"),
+                     "s.yaml", &errors);
   ASSERT_TRUE(spec.has_value()) << errors.at(0).text;
   EXPECT_DOUBLE_EQ(spec->load.request_rate, 800);
   EXPECT_DOUBLE_EQ(spec->load.burstiness, 0.5);
@@ -229,14 +232,37 @@ TEST(ScenarioLoader, RateMustBePositive) {
             "                ^");
 }
 
-TEST(Duration, AcceptsUnits) {
-  EXPECT_DOUBLE_EQ(*parse_duration_s("90s"), 90);
-  EXPECT_DOUBLE_EQ(*parse_duration_s("5m"), 300);
-  EXPECT_DOUBLE_EQ(*parse_duration_s("250ms"), 0.25);
-  EXPECT_DOUBLE_EQ(*parse_duration_s("2h"), 7200);
-  EXPECT_DOUBLE_EQ(*parse_duration_s("12.5"), 12.5);
-  EXPECT_FALSE(parse_duration_s("5 minutes").has_value());
-  EXPECT_FALSE(parse_duration_s("").has_value());
+// Issue 15 item 5: a key written twice silently measured only the first list.
+TEST(ScenarioLoader, DuplicateKeyIsAnErrorNamingBothPlaces) {
+  std::string text = kValid;
+  text.replace(text.find("  concurrency: [2, 8]"), 21,
+               "  concurrency: [2, 8]\n  strategy: [least-load]");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:12:3: factors.strategy: key written twice in one mapping (first at line 10, "
+            "column 3); only one of them would be used: remove the other\n"
+            "  strategy: [least-load]\n"
+            "  ^");
+}
+
+TEST(ScenarioLoader, SecondDocumentIsAnError) {
+  const auto errors = error_texts(std::string(kValid) + "---\nname: other\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0],
+            "s.yaml:28:1: a second YAML document (after ---): the file must hold one; merge it "
+            "into the first or remove it\n"
+            "name: other\n"
+            "^");
+}
+
+TEST(ScenarioLoader, InfiniteRateIsRefused) {
+  std::string text = kValid;
+  text.replace(text.find("  max_tokens: 4"), 15, "  max_tokens: 4\n  request_rate: .inf");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].substr(0, errors[0].find('\n')),
+            "s.yaml:21:17: load.request_rate: expected a rate in requests/s > 0, got \".inf\"");
 }
 
 TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
@@ -248,11 +274,10 @@ TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
   ASSERT_EQ(cells.size(), 8u);
   std::vector<std::string> order;
   for (const auto& c : cells) {
-    order.push_back(c.arm + "/" + std::to_string(c.concurrency) + "/" +
-                    std::to_string(c.repeat));
+    order.push_back(c.arm + "/" + std::to_string(c.concurrency) + "/" + std::to_string(c.repeat));
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"random/2/0", "random/2/1", "random/8/0",
-                                             "random/8/1", "prefix-hash/2/0", "prefix-hash/2/1",
+  EXPECT_EQ(order, (std::vector<std::string>{"random/2/0", "random/2/1", "random/8/0", "random/8/1",
+                                             "prefix-hash/2/0", "prefix-hash/2/1",
                                              "prefix-hash/8/0", "prefix-hash/8/1"}));
   EXPECT_EQ(cells[2].factors_json, R"({"concurrency":8,"strategy":"random"})");
   // Same scenario text, same keys; every key distinct.

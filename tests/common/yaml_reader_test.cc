@@ -1,0 +1,211 @@
+// Tests for common/yaml_reader.cc: located errors, typed reads, unknown, duplicate and missing
+// keys, one document per file. Each test pins the whole error text a user would read.
+#include "common/yaml_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kvsweep {
+namespace {
+
+// A file read through the reader, its errors kept for the test to look at.
+struct Read {
+  std::vector<YamlError> errors;
+  std::vector<std::string> texts() const {
+    std::vector<std::string> out;
+    for (const auto& e : errors) out.push_back(e.text);
+    return out;
+  }
+};
+
+TEST(YamlReader, ReadsTypedValuesAndRecordsWhereEachWasWritten) {
+  const std::string text =
+      "name: demo\n"
+      "count: 3\n"
+      "rate: 2.5\n"
+      "on: yes\n"
+      "kind: b\n"
+      "wait: 250ms\n"
+      "inner: {x: 1}\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  const auto root = load_yaml_document(text, errors);
+  ASSERT_TRUE(root.has_value());
+  std::map<std::string, SourceMark> marks;
+  YamlMapReader reader(*root, "", errors, &marks);
+  std::string name;
+  int count = 0;
+  double rate = 0;
+  bool on = false;
+  std::string kind;
+  double wait_s = 0;
+  reader.read_string("name", &name);
+  reader.read_int("count", &count, 1);
+  reader.read_double("rate", &rate, 0, false, "a number > 0");
+  reader.read_bool("on", &on);
+  reader.read_choice("kind", &kind, {"a", "b"});
+  reader.read_duration("wait", &wait_s);
+  const YAML::Node inner = reader.mapping("inner");
+  reader.finish();
+  EXPECT_TRUE(r.errors.empty()) << r.texts()[0];
+  EXPECT_EQ(name, "demo");
+  EXPECT_EQ(count, 3);
+  EXPECT_DOUBLE_EQ(rate, 2.5);
+  EXPECT_TRUE(on);
+  EXPECT_EQ(kind, "b");
+  EXPECT_DOUBLE_EQ(wait_s, 0.25);
+  EXPECT_TRUE(inner.IsMap());
+  EXPECT_EQ(marks.at("rate").line, 3);
+  EXPECT_EQ(marks.at("rate").column, 7);
+}
+
+TEST(YamlReader, EveryBadValueIsReportedWithItsLineAndCaret) {
+  const std::string text =
+      "count: 0\n"
+      "rate: .nan\n"
+      "limit: .inf\n"
+      "on: maybe\n"
+      "kind: bb\n"
+      "wait: soon\n"
+      "inner: [1]\n"
+      "small: 11\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  const auto root = load_yaml_document(text, errors);
+  ASSERT_TRUE(root.has_value());
+  YamlMapReader reader(*root, "top", errors);
+  int count = 7;
+  double rate = 1;
+  double limit = 1;
+  bool on = false;
+  std::string kind = "a";
+  double wait_s = 1;
+  int small = 0;
+  reader.read_int("count", &count, 1);
+  reader.read_double("rate", &rate, 0, false, "a number > 0");
+  reader.read_double("limit", &limit, 0, false, "a number > 0");
+  reader.read_bool("on", &on);
+  reader.read_choice("kind", &kind, {"a", "b"});
+  reader.read_duration("wait", &wait_s);
+  reader.mapping("inner");
+  reader.read_int("small", &small, 1, 10);
+  reader.finish();
+  EXPECT_EQ(r.texts(),
+            (std::vector<std::string>{
+                "f.yaml:1:8: top.count: expected an integer >= 1, got \"0\"\ncount: 0\n       ^",
+                "f.yaml:2:7: top.rate: expected a number > 0, got \".nan\"\nrate: .nan\n      ^",
+                "f.yaml:3:8: top.limit: expected a number > 0, got \".inf\"\nlimit: .inf\n       ^",
+                "f.yaml:4:5: top.on: expected true or false, got \"maybe\"\non: maybe\n    ^",
+                "f.yaml:5:7: top.kind: expected one of a, b, got \"bb\"; did you mean 'b'?\n"
+                "kind: bb\n      ^",
+                "f.yaml:6:7: top.wait: expected a duration > 0 such as 90s, 5m, 250ms or 30, got "
+                "\"soon\"\nwait: soon\n      ^",
+                "f.yaml:7:8: top.inner: expected a mapping, got a list\ninner: [1]\n       ^",
+                "f.yaml:8:8: top.small: expected an integer from 1 to 10, got \"11\"\nsmall: 11\n"
+                "       ^",
+            }));
+  // A refused value leaves the default in place.
+  EXPECT_EQ(count, 7);
+  EXPECT_DOUBLE_EQ(rate, 1);
+  EXPECT_DOUBLE_EQ(limit, 1);
+  EXPECT_EQ(kind, "a");
+}
+
+TEST(YamlReader, UnknownKeySuggestsTheNearestKnownOne) {
+  const std::string text = "name: x\nnam: y\nzzz: 1\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  YamlMapReader reader(*load_yaml_document(text, errors), "", errors);
+  reader.require("name");
+  reader.get("other");
+  reader.finish();
+  EXPECT_EQ(r.texts(), (std::vector<std::string>{
+                           "f.yaml:2:1: nam: unknown key; did you mean 'name'?\nnam: y\n^",
+                           "f.yaml:3:1: zzz: unknown key (expected one of: name, other)\n"
+                           "zzz: 1\n^",
+                       }));
+}
+
+TEST(YamlReader, MissingRequiredKeyPointsAtItsMapping) {
+  const std::string text = "a: 1\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  YamlMapReader reader(*load_yaml_document(text, errors), "top", errors);
+  reader.get("a");
+  reader.require("b");
+  reader.finish();
+  EXPECT_EQ(r.texts(),
+            (std::vector<std::string>{"f.yaml:1:1: top.b: required key is missing\na: 1\n^"}));
+}
+
+TEST(YamlReader, DuplicateKeysAreReportedAtAnyDepthWithBothPlaces) {
+  const std::string text =
+      "a: 1\n"
+      "b:\n"
+      "  - {x: 1, x: 2}\n"
+      "a: 3\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  const auto root = load_yaml_document(text, errors);
+  ASSERT_TRUE(root.has_value());  // still returned: the caller reports the rest in one pass
+  EXPECT_EQ(r.texts(),
+            (std::vector<std::string>{
+                "f.yaml:3:12: b[0].x: key written twice in one mapping (first at line 3, column "
+                "6); only one of them would be used: remove the other\n  - {x: 1, x: 2}\n"
+                "           ^",
+                "f.yaml:4:1: a: key written twice in one mapping (first at line 1, column 1); "
+                "only one of them would be used: remove the other\na: 3\n^",
+            }));
+}
+
+TEST(YamlReader, ASecondDocumentIsAnErrorButATrailingSeparatorIsNot) {
+  {
+    const std::string text = "a: 1\n---\nb: 2\n";
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    const auto root = load_yaml_document(text, errors);
+    ASSERT_TRUE(root.has_value());
+    EXPECT_EQ((*root)["a"].Scalar(), "1");
+    EXPECT_EQ(r.texts(), (std::vector<std::string>{
+                             "f.yaml:3:1: a second YAML document (after ---): the file must hold "
+                             "one; merge it into the first or remove it\nb: 2\n^"}));
+  }
+  {
+    const std::string text = "---\na: 1\n---\n";
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    ASSERT_TRUE(load_yaml_document(text, errors).has_value());
+    EXPECT_TRUE(r.errors.empty()) << r.texts()[0];
+  }
+}
+
+TEST(YamlReader, SyntaxErrorIsLocatedAndGivesNoDocument) {
+  const std::string text = "a: [1, 2\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  EXPECT_FALSE(load_yaml_document(text, errors).has_value());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].text.rfind("f.yaml:", 0), 0u);
+  EXPECT_NE(r.errors[0].message.find("invalid YAML: "), std::string::npos);
+}
+
+TEST(YamlReader, AnErrorWithoutPositionNamesTheFileOnly) {
+  Read r;
+  YamlErrors errors("f.yaml", "", &r.errors);
+  errors.add(YAML::Mark::null_mark(), "", "cannot read the file");
+  EXPECT_EQ(r.texts(), (std::vector<std::string>{"f.yaml: cannot read the file"}));
+  EXPECT_EQ(r.errors[0].line, 0);
+}
+
+TEST(YamlReader, EmptyTextIsANullDocument) {
+  Read r;
+  YamlErrors errors("f.yaml", "", &r.errors);
+  const auto root = load_yaml_document("", errors);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_TRUE(root->IsNull());
+  EXPECT_TRUE(r.errors.empty());
+}
+
+}  // namespace
+}  // namespace kvsweep
