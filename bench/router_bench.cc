@@ -17,7 +17,7 @@
 #include "common/prometheus_text.h"
 #include "common/stats.h"
 #include "sim/fleet.h"
-#include "sim/routing_strategy.h"
+#include "sim/router/routing_strategy.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <ctime>
 #include <string>
 
-#include "sim/profile.h"
-#include "sim/scheduler.h"
+#include "sim/engine/profile.h"
+#include "sim/engine/scheduler.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 namespace kvsweep::driver {
 
 struct LoadOptions {
-  std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (driver/base_url.h)
+  std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)
   std::string model;
   std::string api_key;   // sent as "Authorization: Bearer" when non-empty; never logged or stored
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (--header K=V)

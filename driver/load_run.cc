@@ -9,9 +9,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "common/base_url.h"
 #include "common/stats.h"
 #include "driver/arrival_schedule.h"
-#include "driver/base_url.h"
 #include "driver/pacer.h"
 #include "driver/request_body.h"
 #include "driver/socket_loop.h"

@@ -10,9 +10,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/base_url.h"
 #include "common/duration.h"
 #include "common/wall_clock.h"
-#include "driver/base_url.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/load_workload.h"
 #include "driver/load_run.h"
@@ -126,7 +126,7 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
 
 driver::LoadOptions load_options(const LoadArgs& args) {
   driver::LoadOptions o;
-  o.base_url = driver::normalize_base_url(args.url);  // with or without /v1
+  o.base_url = normalize_base_url(args.url);  // with or without /v1
   o.model = args.model;
   o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   for (const auto& text : args.headers) {

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <set>
 
-#include "driver/base_url.h"
+#include "common/base_url.h"
 #include "orchestrator/mapping_reader.h"
 #include "sim/fleet.h"
-#include "sim/http_upstream.h"
+#include "sim/http/http_upstream.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -76,7 +76,7 @@ void read_base_url(YamlMapReader& reader, const std::string& key, std::string* o
     sink.add(reader.node()[key].Mark(), reader.path_of(key),
              "expected an http:// or https:// URL, got \"" + *out + "\"");
   }
-  *out = driver::normalize_base_url(*out);
+  *out = normalize_base_url(*out);
 }
 
 void read_urls(YamlMapReader& reader, const std::string& key, std::vector<std::string>* out,

@@ -13,11 +13,11 @@
 #include <thread>
 
 #include "common/join.h"
-#include "sim/http_server.h"
-#include "sim/profile.h"
-#include "sim/replica_server.h"
-#include "sim/router.h"
-#include "sim/routing_strategy.h"
+#include "sim/engine/profile.h"
+#include "sim/http/http_server.h"
+#include "sim/http/replica_server.h"
+#include "sim/router/router.h"
+#include "sim/router/routing_strategy.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -95,12 +95,12 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
 Fleet::~Fleet() { stop(); }
 
 void Fleet::Impl::bind_all() {
-  std::vector<Backend*> backends;
+  std::vector<RoutedReplica> routed;
   for (int i = 0; i < options.replicas; ++i) {
     replicas.push_back(std::make_unique<ReplicaServer>(
         io, profile,
         ReplicaOptions{i, options.model, options.seed + static_cast<std::uint64_t>(i)}));
-    backends.push_back(replicas.back().get());
+    routed.push_back(RoutedReplica{replicas.back().get(), replicas.back().get(), ""});
   }
   RouterOptions router_options;
   router_options.strategy = options.strategy;
@@ -111,7 +111,7 @@ void Fleet::Impl::bind_all() {
   router_options.block_size = profile.block_size;
   router_options.kv_events = true;
   router_options.health = options.health;
-  router = std::make_unique<Router>(io, backends, router_options);
+  router = std::make_unique<Router>(io, std::move(routed), router_options);
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     ReplicaServer& replica = *replicas[i];
     auto server = std::make_unique<HttpServer>(
@@ -136,7 +136,7 @@ void Fleet::Impl::bind_all() {
         spdlog::warn("sim fleet: replica {} could not come back: {}", i, e.what());
       }
     });
-    if (i < options.faults.size()) replica.set_faults(options.faults[i]);
+    if (i < options.faults.size()) replica.apply(ReplicaSettings{std::nullopt, options.faults[i]});
   }
   router_server = std::make_unique<HttpServer>(
       io, [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {

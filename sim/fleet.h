@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/faults.h"
-#include "sim/replica_health.h"
-#include "sim/routing_strategy.h"
+#include "sim/http/faults.h"
+#include "sim/router/replica_health.h"
+#include "sim/router/routing_strategy.h"
 
 namespace kvsweep::sim {
 

@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sim/http_server.h"
-#include "sim/http_upstream.h"
-#include "sim/router.h"
+#include "sim/http/http_server.h"
+#include "sim/http/http_upstream.h"
+#include "sim/router/router.h"
 
 namespace kvsweep::sim {
 
@@ -30,13 +30,14 @@ struct Proxy::Impl {
 
 Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.upstreams.empty()) throw std::invalid_argument("upstream: give at least one URL");
-  std::vector<Backend*> backends;
+  std::vector<RoutedReplica> routed;
   for (const std::string& url : options.upstreams) {
     UpstreamAddress address;
     std::string error;
     if (!parse_upstream_url(url, &address, &error)) throw std::invalid_argument(error);
     impl_->upstreams.push_back(std::make_unique<HttpUpstream>(impl_->io, address));
-    backends.push_back(impl_->upstreams.back().get());
+    HttpUpstream* upstream = impl_->upstreams.back().get();
+    routed.push_back(RoutedReplica{upstream, upstream, upstream->address()});
   }
   RouterOptions router;
   router.strategy = options.strategy;
@@ -49,7 +50,14 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   router.approx_ttl = options.approx_ttl;
   router.health = options.health;
   // Validates the strategy and the health options.
-  impl_->router = std::make_unique<Router>(impl_->io, backends, router);
+  impl_->router = std::make_unique<Router>(impl_->io, std::move(routed), router);
+  // A refused connect of a routed request counts towards taking its upstream out.
+  for (std::size_t i = 0; i < impl_->upstreams.size(); ++i) {
+    impl_->upstreams[i]->set_connect_listener(
+        [r = impl_->router.get(), i](bool ok, const std::string& why) {
+          r->on_connect(static_cast<int>(i), ok, why);
+        });
+  }
   impl_->options = std::move(options);
 }
 

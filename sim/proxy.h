@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/replica_health.h"
-#include "sim/routing_strategy.h"
+#include "sim/router/replica_health.h"
+#include "sim/router/routing_strategy.h"
 
 namespace kvsweep::sim {
 

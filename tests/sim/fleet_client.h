@@ -2,8 +2,8 @@
 #pragma once
 
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>

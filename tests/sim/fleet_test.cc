@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "common/prometheus_text.h"
-#include "sim/openai_api.h"
-#include "sim/tokenizer.h"
+#include "sim/engine/tokenizer.h"
+#include "sim/http/openai_api.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -135,10 +135,9 @@ TEST(Fleet, StreamsThroughTheRouterInVllmShape) {
     EXPECT_FALSE(piece.empty());
     EXPECT_EQ(events[1 + i], sse_content_chunk(id, piece, i == 4 ? "length" : "")) << i;
   }
-  const int prompt_tokens =
-      static_cast<int>(tokenize(render_prompt({{"system", "You are terse."},
-                                               {"user", "Tell me about caches."}}))
-                           .size());
+  const int prompt_tokens = static_cast<int>(
+      tokenize(render_prompt({{"system", "You are terse."}, {"user", "Tell me about caches."}}))
+          .size());
   EXPECT_EQ(events[6], sse_usage_chunk(id, Usage{prompt_tokens, 5, 0}));
   EXPECT_EQ(events[7], "data: [DONE]\n\n");
 
@@ -297,8 +296,8 @@ TEST(Fleet, AdminEngineRejectsBadBodiesAndChangesNothing) {
     EXPECT_EQ(res->status, 400) << body;
   }
   // A mix of a good and a bad key applies neither.
-  res = client.Post("/admin/engine", R"({"enable_prefix_caching":false,"x":1})",
-                    "application/json");
+  res =
+      client.Post("/admin/engine", R"({"enable_prefix_caching":false,"x":1})", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(json::parse(client.Get("/admin/engine")->body)["enable_prefix_caching"], true);
@@ -347,8 +346,8 @@ TEST(Fleet, BadRequestsGetOpenAiErrors) {
     EXPECT_EQ(res->status, 404);
     EXPECT_EQ(json::parse(res->body)["error"]["message"], "The model `gpt-9` does not exist.");
 
-    res = client->Post("/v1/chat/completions", chat("hi", 100000, false).dump(),
-                       "application/json");
+    res =
+        client->Post("/v1/chat/completions", chat("hi", 100000, false).dump(), "application/json");
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 400);
     EXPECT_NE(res->body.find("maximum context length is 16384 tokens"), std::string::npos);
@@ -382,6 +381,40 @@ TEST(Fleet, ModelsHealthAndResetOnRouterAndReplicas) {
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200);
   }
+}
+
+// The router and a replica answer the shared paths through one implementation
+// (sim/http/server_routes.cc): the same bytes where the answer is the same.
+TEST(Fleet, RouterAndReplicaShareOneHttpSurface) {
+  Fleet fleet(small_fleet());
+  fleet.start();
+  httplib::Client router(fleet.router_url());
+  httplib::Client replica(fleet.replica_urls().at(0));
+  // The fleet's model list is replica 0's entry as replica 0 wrote it.
+  auto from_router = router.Get("/v1/models");
+  auto from_replica = replica.Get("/v1/models");
+  ASSERT_TRUE(from_router && from_replica);
+  EXPECT_EQ(from_router->status, 200);
+  EXPECT_EQ(from_router->body, from_replica->body);
+  EXPECT_EQ(from_router->get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(from_replica->get_header_value("Content-Type"), "application/json");
+  for (const char* path : {"/v2/nothing", "/admin"}) {
+    from_router = router.Get(path);
+    from_replica = replica.Get(path);
+    ASSERT_TRUE(from_router && from_replica);
+    EXPECT_EQ(from_router->status, 404);
+    EXPECT_EQ(from_replica->status, 404);
+    EXPECT_EQ(from_router->body, from_replica->body);
+    EXPECT_EQ(from_router->body, std::string(R"({"error":{"message":"Not Found: GET )") + path +
+                                     R"(","type":"NotFoundError","param":null,"code":404}})");
+  }
+  from_router = router.Get("/metrics");
+  from_replica = replica.Get("/metrics");
+  ASSERT_TRUE(from_router && from_replica);
+  EXPECT_EQ(from_router->get_header_value("Content-Type"),
+            "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(from_router->get_header_value("Content-Type"),
+            from_replica->get_header_value("Content-Type"));
 }
 
 // A liveness bound, not a timing assertion: true once the router reports `value` healthy.
@@ -443,8 +476,7 @@ TEST(Fleet, ClientThatDisconnectsMidStreamLeavesTheFleetHealthy) {
     request.body = chat("stream a lot please", 5000, true).dump();
     request.set_header("Content-Type", "application/json");
     std::string received;
-    request.content_receiver = [&](const char* data, std::size_t n, std::uint64_t,
-                                   std::uint64_t) {
+    request.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
       received.append(data, n);
       return received.find("\"content\":\" ") == std::string::npos;  // stop at the first token
     };
@@ -472,8 +504,8 @@ TEST(Fleet, StopEndsOpenStreams) {
   fleet.start();
   std::thread streamer([url = fleet.router_url()] {
     httplib::Client client(url);
-    auto res = client.Post("/v1/chat/completions", chat("long", 16000, true).dump(),
-                           "application/json");
+    auto res =
+        client.Post("/v1/chat/completions", chat("long", 16000, true).dump(), "application/json");
     EXPECT_TRUE(!res || res->body.find("[DONE]") == std::string::npos);
   });
   // Wait (bounded) until the stream is open, then stop under it.

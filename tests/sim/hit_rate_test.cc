@@ -3,11 +3,11 @@
 // the replicas' /metrics counters over loopback HTTP.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "sim/fleet.h"
@@ -41,8 +41,8 @@ max_model_len: 4096
 std::string prefix_of(int conversation) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(conversation) + 1000);
   std::string text = "conversation " + std::to_string(conversation) + ": ";
-  static constexpr const char* kWords[] = {"alpha ", "beta ", "gamma ", "delta ", "kappa ",
-                                           "omega ", "sigma ", "theta "};
+  static constexpr const char* kWords[] = {"alpha ", "beta ",  "gamma ", "delta ",
+                                           "kappa ", "omega ", "sigma ", "theta "};
   while (text.size() < kPrefixChars) text += kWords[rng() % 8];
   return text.substr(0, kPrefixChars);
 }
@@ -72,9 +72,9 @@ double hit_rate(const std::string& strategy, const std::string& profile_dir) {
       open.pop_back();
     }
     const json body{
-        {"messages", json::array({json{{"role", "user"},
-                                       {"content", prefix_of(c) + " question " +
-                                                       std::to_string(turn)}}})},
+        {"messages",
+         json::array({json{{"role", "user"},
+                           {"content", prefix_of(c) + " question " + std::to_string(turn)}}})},
         {"max_tokens", 1},
         {"ignore_eos", true}};
     auto res = client.Post("/v1/chat/completions", body.dump(), "application/json");

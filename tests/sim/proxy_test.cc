@@ -1,4 +1,5 @@
-// Tests for sim/proxy.cc and sim/http_upstream.cc: the router before a Fleet's replicas over HTTP.
+// Tests for sim/proxy.cc and sim/http/http_upstream.cc: the router before a Fleet's replicas over
+// HTTP.
 #include "sim/proxy.h"
 
 #include <gtest/gtest.h>
@@ -12,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "sim/engine/tokenizer.h"
 #include "sim/fleet.h"
-#include "sim/openai_api.h"
-#include "sim/tokenizer.h"
+#include "sim/http/openai_api.h"
 #include "tests/sim/fleet_client.h"
 #include "tests/support/plain_vllm_server.h"
 

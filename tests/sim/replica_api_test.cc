@@ -1,10 +1,11 @@
-// Tests the fleet's HTTP API beyond the basics (sim/replica_server.cc, sim/generation.cc,
-// sim/router.cc, sim/router_admin.cc): completions, usage options, histograms, errors, admin.
+// Tests the fleet's HTTP API beyond the basics (sim/http/replica_server.cc, sim/http/generation.cc,
+// sim/router/router.cc, sim/router/router_admin.cc): completions, usage options, histograms,
+// errors, admin.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "sim/fleet.h"
@@ -115,8 +116,9 @@ TEST(ReplicaApi, MetricsCarryVllmLatencyHistograms) {
   EXPECT_GT(metric_sum(replica, "vllm:e2e_request_latency_seconds_sum"), 0);
   const std::string text = metrics_text(replica);
   EXPECT_NE(text.find("# TYPE vllm:time_to_first_token_seconds histogram"), std::string::npos);
-  EXPECT_NE(text.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"sim-model\",le=\"+Inf\"} 3"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"sim-model\",le=\"+Inf\"} 3"),
+      std::string::npos);
 }
 
 TEST(ReplicaApi, CompletionErrorsHaveOpenAiShape) {
@@ -133,9 +135,9 @@ TEST(ReplicaApi, CompletionErrorsHaveOpenAiShape) {
   res = post(fleet.replica_urls()[0], "/v1/completions",
              json{{"prompt", std::string(70000, 'x')}, {"max_tokens", 3}});
   EXPECT_EQ(res->status, 400);
-  EXPECT_NE(json::parse(res->body)["error"]["message"].get<std::string>().find(
-                "maximum context length"),
-            std::string::npos);
+  EXPECT_NE(
+      json::parse(res->body)["error"]["message"].get<std::string>().find("maximum context length"),
+      std::string::npos);
 }
 
 TEST(ReplicaApi, SessionStrategyKeepsASessionOnOneReplica) {
@@ -205,7 +207,7 @@ TEST(ReplicaApi, InjectedErrorsLatencyAndDeath) {
   ASSERT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(json::parse(res->body)["replicas"][1]["down"], true);
   httplib::Client dead(fleet.replica_urls()[1]);
-  EXPECT_FALSE(dead.Get("/health"));  // connection refused
+  EXPECT_FALSE(dead.Get("/health"));                        // connection refused
   res = post(fleet.router_url(), "/v1/completions", body);  // round-robin: 0 then 1
   res = post(fleet.router_url(), "/v1/completions", body);
   EXPECT_EQ(res->status, 502);
@@ -229,9 +231,9 @@ TEST(ReplicaApi, CutStreamEndsMidWay) {
   fleet.start();
   httplib::Client client(fleet.router_url());
   std::string received;
-  auto res = client.Post(
-      "/v1/completions", json{{"prompt", "cut"}, {"max_tokens", 10}, {"stream", true}}.dump(),
-      "application/json");
+  auto res = client.Post("/v1/completions",
+                         json{{"prompt", "cut"}, {"max_tokens", 10}, {"stream", true}}.dump(),
+                         "application/json");
   // The body is truncated: either an error, or a body without [DONE].
   if (res) {
     EXPECT_EQ(res->body.find("[DONE]"), std::string::npos);

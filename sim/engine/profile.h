@@ -1,0 +1,54 @@
+// Timing and capacity profiles of a simulated replica (one GPU/model pair each), read from YAML.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvsweep::sim {
+
+// Step time = base_us + per_prefill_token_us * P + per_decode_token_us * D
+//           + per_kv_usage_us * kv_usage, where P is the number of prompt tokens computed in the
+// step (cache misses only), D the number of decode tokens (one per running sequence past its
+// prefill) and kv_usage the fraction of KV blocks held (0..1). The BLIS regression form, plus an
+// optional KV-pressure term (Dynamo's mocker makes decode time grow with KV usage).
+struct TimingProfile {
+  std::string name;
+  std::string source;  // where the numbers come from, one line
+  double base_us = 0;
+  double per_prefill_token_us = 0;
+  double per_decode_token_us = 0;
+  double per_kv_usage_us = 0;         // 0: no KV-usage term
+  int max_num_seqs = 256;             // vLLM --max-num-seqs
+  int max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens (chunked prefill budget)
+  int num_gpu_blocks = 16384;         // KV capacity in blocks
+  int block_size = 16;                // tokens per KV block
+  int max_model_len = 16384;          // longest prompt + output accepted
+  int default_max_tokens = 64;        // when a request gives no max_tokens
+  // vLLM --[no-]enable-prefix-caching. Off: no hits, nothing registered as cached, and the
+  // prefix-cache query/hit counters stay 0 (vLLM does not count them then).
+  bool enable_prefix_caching = true;
+};
+
+// Reads one profile file. `origin` names it in errors, which look like
+// "profiles/x.yaml:4:17: base_us: expected a number >= 0, got "fast"" (every error, one a line).
+std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std::string& origin,
+                                           std::string* error);
+
+// Directories named by KVSWEEP_PROFILE_PATH (colon-separated), in order.
+std::vector<std::string> profile_path_from_env();
+
+// Looks `name` up in `dirs` (every *.yaml / *.yml file there), then in the directories of
+// KVSWEEP_PROFILE_PATH, then among the profiles shipped in the binary: a user file shadows a
+// shipped profile of the same name. nullopt if not found, or if the file that defines it is
+// invalid (then *error says why; error may be null).
+std::optional<TimingProfile> find_profile(const std::string& name,
+                                          const std::vector<std::string>& dirs, std::string* error);
+std::optional<TimingProfile> find_profile(const std::string& name);  // shipped + env only
+
+// Every loadable profile name, shipped ones first, then user ones not already listed.
+std::vector<std::string> profile_names(const std::vector<std::string>& dirs);
+std::vector<std::string> profile_names();
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,124 @@
+// The continuous-batching scheduler of one replica: plans a step, then applies its results.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/engine/block_pool.h"
+#include "sim/engine/profile.h"
+#include "sim/engine/tokenizer.h"
+
+namespace kvsweep::sim {
+
+// The step-time model of profile.h for P prefill (cache-miss) and D decode tokens, with the KV
+// pool `kv_usage` (0..1) full.
+double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens,
+                        double kv_usage = 0);
+
+// Output length a request "would" stop at on its own when it does not set ignore_eos: a fixed
+// function of the prompt tokens (not of the replica), kNaturalMinTokens..kNaturalMaxTokens, so
+// the same prompt ends at the same length wherever it is routed.
+inline constexpr int kNaturalMinTokens = 16;
+inline constexpr int kNaturalMaxTokens = 512;
+int natural_output_tokens(const std::vector<TokenId>& prompt);
+
+struct ScheduledSeq {
+  std::uint64_t id = 0;
+  int num_tokens = 0;   // tokens computed for this sequence in the step
+  bool decode = false;  // a decode token (D) rather than prompt/recompute tokens (P)
+};
+
+struct StepPlan {
+  std::vector<ScheduledSeq> seqs;
+  int prefill_tokens = 0;
+  int decode_tokens = 0;
+  double duration_us = 0;
+  bool empty() const { return seqs.empty(); }
+};
+
+// One sequence's outcome of an applied step; mirrors TokenUpdate.
+struct SeqResult {
+  std::uint64_t id = 0;
+  int new_tokens = 0;
+  int output_tokens = 0;
+  int prompt_tokens = 0;
+  int cached_tokens = 0;
+  bool finished = false;
+  bool stopped = false;  // finished by "EOS" (natural length) rather than max_tokens
+};
+
+struct SchedulerStats {
+  std::uint64_t prefix_cache_queries = 0;
+  std::uint64_t prefix_cache_hits = 0;
+  std::uint64_t num_preemptions = 0;
+};
+
+// vLLM v1 scheduling with no clock: plan() decides the next step (admissions, chunked
+// prefill, block allocation, preemption) and apply() advances the sequences as if the step ran.
+// The caller owns time. Between plan() and apply() the caller may add() or abort() requests:
+// apply() ignores planned sequences that were aborted. Single-threaded.
+class Scheduler {
+ public:
+  Scheduler(const TimingProfile& profile, std::uint64_t seed);
+
+  // Queues a request at the back of the waiting queue. `id` must be unused.
+  // ignore_eos false: the request stops at min(max_tokens, natural_output_tokens(prompt)).
+  void add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens, bool ignore_eos = true);
+  // Forgets a request in any state and frees its blocks. Returns false if unknown.
+  bool abort(std::uint64_t id);
+
+  StepPlan plan();
+  std::vector<SeqResult> apply(const StepPlan& plan);
+
+  bool reset_prefix_cache() { return pool_.reset_cache(); }
+  // vLLM --[no-]enable-prefix-caching (starts as the profile says). Off: admissions find no
+  // hits, computed blocks are not registered and prefix-cache queries/hits are not counted, as
+  // vLLM's KVCacheManager does with caching disabled. Does not reset the cache by itself.
+  void set_prefix_caching(bool enabled);
+  bool prefix_caching() const { return pool_.caching(); }
+  // Aborts every request and forgets every cached block (each one reported removed).
+  void clear();
+  void set_kv_event_listener(KvEventListener listener) {
+    pool_.set_event_listener(std::move(listener));
+  }
+
+  const SchedulerStats& stats() const { return stats_; }
+  int num_running() const { return static_cast<int>(running_.size()); }
+  int num_waiting() const { return static_cast<int>(waiting_.size()); }
+  double kv_cache_usage() const;
+  const BlockPool& pool() const { return pool_; }
+  const TimingProfile& profile() const { return profile_; }
+
+ private:
+  struct Seq {
+    std::vector<TokenId> tokens;              // prompt, then generated tokens
+    std::vector<std::uint64_t> block_hashes;  // of every full block of `tokens`
+    std::vector<BlockId> blocks;
+    int num_prompt_tokens = 0;
+    int max_tokens = 0;
+    int natural_tokens = 0;  // stops with "EOS" here when below max_tokens; 0: never
+    int num_output_tokens = 0;
+    int num_computed_tokens = 0;
+    int num_registered_blocks = 0;  // leading blocks whose hash is in the pool's cache
+    int num_cached_tokens = -1;     // set at first admission, as vLLM's num_cached_tokens
+    std::uint64_t output_seed = 0;
+  };
+
+  bool allocate_for(Seq& seq, int num_tokens_after);
+  void preempt(std::uint64_t id);
+  void release(Seq& seq);
+  TokenId next_output_token(const Seq& seq) const;
+
+  TimingProfile profile_;
+  std::uint64_t seed_;
+  BlockPool pool_;
+  std::unordered_map<std::uint64_t, Seq> seqs_;
+  std::deque<std::uint64_t> waiting_;   // FCFS; preempted requests go back to the front
+  std::vector<std::uint64_t> running_;  // admission order; the back is preempted first
+  SchedulerStats stats_;
+};
+
+}  // namespace kvsweep::sim

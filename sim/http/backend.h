@@ -1,0 +1,53 @@
+// The seams between the router and a replica: serving requests, and controlling the replica.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sim/http/faults.h"
+#include "sim/http/http_exchange.h"
+
+namespace kvsweep::sim {
+
+// A replica as the router sends it requests: a simulated one in process (ReplicaServer) or a
+// real OpenAI-compatible server over HTTP (HttpUpstream, for kvsweep proxy).
+// Thread contract: both calls happen on the io thread, and their answers (the exchange, done)
+// are given on it too, now or later. The backend must outlive every request it was handed.
+class ServingBackend {
+ public:
+  virtual ~ServingBackend() = default;
+  // Answers the request through the exchange (now or later), as if it had arrived directly.
+  virtual void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) = 0;
+  // A health probe (what GET /health tells): done(ok, why not) exactly once, within `timeout`.
+  virtual void check_health(std::chrono::milliseconds timeout,
+                            std::function<void(bool ok, std::string why)> done) = 0;
+};
+
+// What can be switched on a replica at run time. nullopt: this replica cannot be switched
+// from here (a real server is configured by its own command line).
+struct ReplicaSettings {
+  // vLLM --[no-]enable-prefix-caching (engine.h; a change resets the prefix cache).
+  std::optional<bool> prefix_caching;
+  std::optional<FaultOptions> faults;  // fault injection (faults.h)
+};
+
+// A replica as the router's admin and its routing act on it.
+// Thread contract: the io thread only; each call takes effect before it returns.
+class ReplicaControl {
+ public:
+  virtual ~ReplicaControl() = default;
+  // false while the replica is known to be down: the router answers 502 instead of routing.
+  virtual bool available() const = 0;
+  // A redeploy: drops every request in flight and all cached state. A real server, which
+  // cannot be restarted from here, only resets its prefix cache.
+  virtual void restart() = 0;
+  virtual ReplicaSettings settings() const = 0;
+  // Applies the fields of `next` that are set. false, and no change at all, when one of them
+  // cannot be switched on this replica (settings() has it nullopt).
+  virtual bool apply(const ReplicaSettings& next) = 0;
+};
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,256 @@
+// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over
+// HTTP.
+#include "sim/http/http_upstream.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include "common/base_url.h"
+#include "sim/http/collect_response.h"
+#include "sim/http/openai_api.h"
+
+namespace kvsweep::sim {
+namespace {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+using tcp = net::ip::tcp;
+using boost::system::error_code;
+
+// Headers a client sends that the upstream should see; hop-by-hop ones are the proxy's own.
+bool forwarded(const std::string& name) {
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower != "host" && lower != "connection" && lower != "content-length" &&
+         lower != "transfer-encoding" && lower != "keep-alive";
+}
+
+using ConnectListener = std::function<void(bool ok, const std::string& why)>;
+
+// One forwarded request: connect, write, then read the header and the body piece by piece.
+// `on_connect` (may be empty) hears whether the connection could be made.
+class Forward : public std::enable_shared_from_this<Forward> {
+ public:
+  Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange,
+          ConnectListener on_connect)
+      : resolver_(io),
+        socket_(io),
+        address_(address),
+        exchange_(std::move(exchange)),
+        on_connect_(std::move(on_connect)) {
+    parser_.body_limit(std::uint64_t{1} << 32);  // long non-streamed replies are fine
+  }
+
+  void start(const HttpRequest& request) {
+    message_.method_string(request.method);
+    message_.target(address_.base_path + request.target);
+    message_.version(11);
+    for (const auto& [name, value] : request.headers) {
+      if (forwarded(name)) message_.set(name, value);
+    }
+    message_.set(http::field::host, address_.host + ":" + address_.port);
+    message_.keep_alive(false);
+    message_.body() = request.body;
+    message_.prepare_payload();
+    // The client going away cancels the upstream request too.
+    exchange_->on_end([weak = weak_from_this()](bool aborted) {
+      if (auto self = weak.lock(); self && aborted) self->close();
+    });
+    resolver_.async_resolve(
+        address_.host, address_.port,
+        [self = shared_from_this()](error_code ec, tcp::resolver::results_type r) {
+          if (ec) return self->connect_failed("resolve: " + ec.message());
+          net::async_connect(self->socket_, r, [self](error_code ec2, const tcp::endpoint&) {
+            if (ec2) return self->connect_failed(ec2.message());
+            if (self->on_connect_) self->on_connect_(true, "");
+            self->write();
+          });
+        });
+  }
+
+ private:
+  void write() {
+    http::async_write(socket_, message_, [self = shared_from_this()](error_code ec, std::size_t) {
+      if (ec) return self->fail("write: " + ec.message());
+      http::async_read_header(self->socket_, self->buffer_, self->parser_,
+                              [self](error_code ec2, std::size_t) { self->on_header(ec2); });
+    });
+  }
+
+  void on_header(error_code ec) {
+    if (ec) return fail("read: " + ec.message());
+    const auto& head = parser_.get();
+    status_ = static_cast<int>(head.result_int());
+    content_type_ = std::string(head[http::field::content_type]);
+    streaming_ = parser_.chunked();
+    // End-to-end headers (x-kvsweep-replica, x-request-id...) reach the client either way.
+    for (const auto& field : head) {
+      const std::string name(field.name_string());
+      if (forwarded(name) && field.name() != http::field::content_type) {
+        headers_.emplace_back(name, std::string(field.value()));
+      }
+    }
+    if (streaming_) exchange_->begin_stream(status_, content_type_, headers_);
+    read_some();
+  }
+
+  void read_some() {
+    parser_.get().body().data = chunk_;
+    parser_.get().body().size = sizeof chunk_;
+    http::async_read_some(
+        socket_, buffer_, parser_,
+        [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+  }
+
+  void on_body(error_code ec) {
+    if (ec == http::error::need_buffer) ec = {};
+    const std::size_t got = sizeof chunk_ - parser_.get().body().size;
+    if (ec) {
+      // A cut mid-stream is passed on as a cut: the client sees the stream end abruptly.
+      if (streaming_) return exchange_->sever();
+      return fail("read: " + ec.message());
+    }
+    if (got > 0) {
+      if (streaming_) {
+        exchange_->write_chunk(std::string_view(chunk_, got));
+      } else {
+        body_.append(chunk_, got);
+      }
+    }
+    if (parser_.is_done()) {
+      if (streaming_) {
+        exchange_->finish();
+      } else {
+        exchange_->respond(
+            HttpResponse{status_, content_type_, std::move(body_), std::move(headers_)});
+      }
+      close();
+      return;
+    }
+    read_some();
+  }
+
+  void connect_failed(const std::string& why) {
+    // A client that left already aborted the exchange and closed the socket: not the server's
+    // fault.
+    if (on_connect_ && !exchange_->ended()) on_connect_(false, why);
+    fail(why);
+  }
+
+  void fail(const std::string& why) {
+    close();
+    exchange_->respond(json_response(
+        502,
+        error_body(ApiError{502, "BadGateway",
+                            "upstream " + address_.host + ":" + address_.port + ": " + why, ""})));
+  }
+
+  void close() {
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+  tcp::resolver resolver_;
+  tcp::socket socket_;
+  UpstreamAddress address_;
+  std::shared_ptr<Exchange> exchange_;
+  ConnectListener on_connect_;
+  http::request<http::string_body> message_;
+  boost::beast::flat_buffer buffer_;
+  http::response_parser<http::buffer_body> parser_;
+  char chunk_[16384];
+  std::string body_;
+  HttpHeaders headers_;
+  std::string content_type_;
+  int status_ = 0;
+  bool streaming_ = false;
+};
+
+}  // namespace
+
+bool parse_upstream_url(const std::string& url, UpstreamAddress* out, std::string* error) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0) {
+    *error = "upstream \"" + url + "\": only http:// URLs are supported";
+    return false;
+  }
+  const std::string rest = normalize_base_url(url).substr(scheme.size());
+  const std::size_t slash = rest.find('/');
+  const std::string authority = rest.substr(0, slash);
+  const std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+  UpstreamAddress address;
+  address.port = "80";
+  if (!authority.empty() && authority.front() == '[') {  // [v6]:port
+    const std::size_t close = authority.find(']');
+    if (close == std::string::npos) {
+      *error = "upstream \"" + url + "\": unterminated [";
+      return false;
+    }
+    address.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':') {
+      address.port = authority.substr(close + 2);
+    }
+  } else if (const std::size_t colon = authority.rfind(':'); colon != std::string::npos) {
+    address.host = authority.substr(0, colon);
+    address.port = authority.substr(colon + 1);
+  } else {
+    address.host = authority;
+  }
+  if (address.host.empty() || address.port.empty()) {
+    *error = "upstream \"" + url + "\": expected http://host[:port]";
+    return false;
+  }
+  address.base_path = path;
+  *out = address;
+  return true;
+}
+
+HttpUpstream::HttpUpstream(net::io_context& io, UpstreamAddress address)
+    : io_(io), address_(std::move(address)) {}
+
+HttpUpstream::~HttpUpstream() = default;
+
+void HttpUpstream::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+  std::make_shared<Forward>(io_, address_, std::move(exchange), on_connect_)->start(request);
+}
+
+void HttpUpstream::check_health(std::chrono::milliseconds timeout,
+                                std::function<void(bool ok, std::string why)> done) {
+  // Not reported to the connect listener: the probe's own answer says it once.
+  collect_response(
+      io_, HttpRequest{"GET", "/health", "", {}}, timeout,
+      [this](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+        std::make_shared<Forward>(io_, address_, std::move(exchange), nullptr)->start(request);
+      },
+      [done = std::move(done)](const CollectedResponse& response) {
+        const bool ok = response.error.empty() && response.status == 200;
+        done(ok, ok ? "" : describe_collected(response));
+      });
+}
+
+std::string HttpUpstream::address() const {
+  const bool v6 = address_.host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + address_.host + "]" : address_.host) + ":" + address_.port +
+         address_.base_path;
+}
+
+bool HttpUpstream::apply(const ReplicaSettings& next) {
+  return !next.prefix_caching && !next.faults;
+}
+
+void HttpUpstream::restart() {
+  // Nobody waits for the answer: a sink that drops the bytes.
+  struct Discard final : Exchange::Sink {
+    void send(std::string) override {}
+    void complete(bool) override {}
+  };
+  auto sink = std::make_shared<Discard>();
+  auto exchange = std::make_shared<Exchange>(sink, false);
+  exchange->on_end([sink](bool) {});  // keeps the sink alive until the exchange ends
+  handle(HttpRequest{"POST", "/reset_prefix_cache", "", {}}, std::move(exchange));
+}
+
+}  // namespace kvsweep::sim

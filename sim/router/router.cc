@@ -1,0 +1,285 @@
+// The fleet's router: picks a replica per request by the current strategy, counts in-flight.
+#include "sim/router/router.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "sim/engine/tokenizer.h"
+#include "sim/http/openai_api.h"
+#include "sim/router/router_metrics.h"
+
+namespace kvsweep::sim {
+namespace {
+
+// What the router reads from a completion request: the routing key and, when the decision
+// needs tokens, the prompt text it hashes into blocks (the replica renders and tokenizes the
+// same way).
+struct Parsed {
+  std::string key;     // KubeAI: first user message (chat) or first prompt (completions)
+  std::string prompt;  // the text the replica will tokenize (first prompt for completions)
+};
+
+std::optional<ApiError> parse_for_routing(ApiKind kind, const std::string& body, bool want_prompt,
+                                          Parsed* out) {
+  if (kind == ApiKind::kChat) {
+    ChatRequest chat;
+    if (auto error = parse_chat_request(body, &chat)) return error;
+    out->key = std::string(first_user_message(chat));
+    if (want_prompt) out->prompt = render_prompt(chat.messages);
+  } else {
+    CompletionRequest completion;
+    if (auto error = parse_completion_request(body, &completion)) return error;
+    out->key = std::move(completion.prompts.front());
+    if (want_prompt) out->prompt = out->key;
+  }
+  return std::nullopt;
+}
+
+// Bounds up to 2^14 blocks (262k tokens of 16), doubling.
+std::vector<double> overlap_bounds() {
+  std::vector<double> bounds{0};
+  for (double b = 1; b <= 16384; b *= 2) bounds.push_back(b);
+  return bounds;
+}
+
+// 1-2-5 steps from 100 ns to 1 s: fine enough to read a p99 within a factor of 2.5.
+std::vector<double> decision_bounds() {
+  std::vector<double> bounds;
+  for (int exponent = -7; exponent < 0; ++exponent) {
+    for (double step : {1.0, 2.0, 5.0}) bounds.push_back(step * std::pow(10.0, exponent));
+  }
+  bounds.push_back(1.0);
+  return bounds;
+}
+
+RouteDeciderOptions decider_options(const RouterOptions& options) {
+  return RouteDeciderOptions{
+      options.strategy,   options.seed,      StrategyParams{options.chwbl, options.kv_aware},
+      options.block_size, options.kv_events, options.approx_ttl};
+}
+
+}  // namespace
+
+Router::Router(boost::asio::io_context& io, std::vector<RoutedReplica> replicas,
+               RouterOptions options)
+    : io_(io),
+      replicas_(std::move(replicas)),
+      options_(std::move(options)),
+      decider_(static_cast<int>(replicas_.size()), decider_options(options_)),
+      routes_(make_routes()),
+      predicted_overlap_(overlap_bounds()),
+      decision_seconds_(decision_bounds()),
+      health_(static_cast<int>(replicas_.size()),
+              options_.health.probe_interval.count() > 0 ? options_.health.failure_threshold : 0),
+      probe_timer_(io),
+      probing_(replicas_.size(), 0) {
+  if (options_.health.probe_interval.count() < 0 || options_.health.failure_threshold < 1) {
+    throw std::invalid_argument(
+        "health: the probe interval must be >= 0 and the failure threshold >= 1");
+  }
+  if (options_.health.probe_interval.count() > 0) schedule_probes();
+}
+
+RouteTable Router::make_routes() {
+  RouteTable table = vllm_routes(VllmSurface{
+      [this](ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+        route(kind, request, std::move(exchange));
+      },
+      [this](std::shared_ptr<Exchange> exchange) { models(std::move(exchange)); },
+      [this] { return metrics_text(); },
+      [this](std::shared_ptr<Exchange> exchange) { reset_prefix_cache(std::move(exchange)); }});
+  const auto admin = [this](void (Router::*handler)(const HttpRequest&, Exchange&)) {
+    return [this, handler](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+      (this->*handler)(request, *exchange);
+    };
+  };
+  for (const char* method : {"GET", "POST"}) {
+    table.add(method, "/admin/strategy", admin(&Router::admin_strategy));
+    table.add(method, "/admin/faults", admin(&Router::admin_faults));
+    table.add(method, "/admin/engine", admin(&Router::admin_engine));
+  }
+  table.add("GET", "/admin/health", admin(&Router::admin_health));
+  table.add("POST", "/admin/restart", [this](const HttpRequest&, std::shared_ptr<Exchange> ex) {
+    restart();
+    ex->respond(json_response(200, "{\"restarted\":" + std::to_string(replicas_.size()) + "}"));
+  });
+  return table;
+}
+
+void Router::on_connect(int replica, bool ok, const std::string& why) {
+  if (ok) return health_.on_success(replica, "a connection succeeded");
+  health_.on_failure(replica, "connect: " + why);
+}
+
+std::string Router::name_of(std::size_t replica) const {
+  const std::string& address = replicas_[replica].address;
+  if (address.empty()) return "replica " + std::to_string(replica);
+  return "upstream " + std::to_string(replica) + " (" + address + ")";
+}
+
+void Router::schedule_probes() {
+  probe_timer_.expires_after(options_.health.probe_interval);
+  probe_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    probe_all();
+    schedule_probes();
+  });
+}
+
+void Router::probe_all() {
+  using std::chrono::milliseconds;
+  const milliseconds timeout = options_.health.probe_timeout.count() > 0
+                                   ? options_.health.probe_timeout
+                                   : std::min(options_.health.probe_interval, milliseconds(2000));
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    if (probing_[r]) continue;  // the last probe has not answered yet: it will fail by itself
+    probing_[r] = 1;
+    replicas_[r].serving->check_health(timeout, [this, r](bool ok, const std::string& why) {
+      probing_[r] = 0;
+      const int replica = static_cast<int>(r);
+      if (ok) return health_.on_success(replica, "/health answered 200");
+      health_.on_failure(replica, "/health: " + why);
+    });
+  }
+}
+
+bool Router::set_strategy(const std::string& name) { return decider_.set_strategy(name, params()); }
+
+void Router::restart() {
+  for (const RoutedReplica& replica : replicas_) replica.control->restart();
+  decider_.restart();  // forgets the index and session stickiness too
+}
+
+void Router::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+  routes_.dispatch(request, std::move(exchange));
+}
+
+std::string Router::metrics_text() const {
+  return router_metrics_text(
+      decider_.decisions(), decider_.in_flight(),
+      RouterStats{&predicted_overlap_, unavailable_total_, &decision_seconds_, &health_});
+}
+
+void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+  // Parsed here for the routing key (and the blocks, when the decision reads them); the replica
+  // parses again and owns the validation, except that a body that is not a request at all is
+  // answered without routing.
+  const auto decision_start = std::chrono::steady_clock::now();
+  const bool needs_tokens = decider_.needs_tokens();
+  Parsed parsed;
+  if (auto error = parse_for_routing(kind, request.body, needs_tokens, &parsed)) {
+    return reply_error(*exchange, *error);
+  }
+  std::vector<TokenId> tokens;
+  if (needs_tokens) tokens = tokenize(parsed.prompt);
+  const RouteRequest route_request{parsed.key, request.header(options_.session_header), tokens};
+  auto decision = std::make_shared<RouteDecision>(decider_.pick(route_request, health_.routable()));
+  decision_seconds_.observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
+  if (decision->hashed) predicted_overlap_.observe(decision->overlap_blocks);
+
+  // Whoever writes the reply (the replica, an upstream, this router), it names the replica.
+  const int chosen = decision->replica;
+  exchange->set_header("x-kvsweep-replica", std::to_string(chosen));
+  const RoutedReplica& replica = replicas_[static_cast<std::size_t>(chosen)];
+  if (!replica.control->available()) {
+    ++unavailable_total_;
+    health_.on_failure(chosen, "connect: connection refused");
+    return reply_error(
+        *exchange,
+        ApiError{502, "BadGateway",
+                 "replica " + std::to_string(chosen) + " is unavailable: connection refused", ""});
+  }
+  decider_.on_routed(*decision);
+  // Prefill load lasts until the first byte of the answer (Dynamo frees it at the first token).
+  exchange->on_first_byte([this, decision] { decider_.on_first_token(*decision); });
+  exchange->on_end([this, decision](bool) { decider_.on_finished(*decision); });
+  replica.serving->handle(request, std::move(exchange));
+}
+
+void Router::fan_out(const HttpRequest& request,
+                     std::function<void(std::vector<CollectedResponse>)> done) {
+  struct Gather {
+    std::vector<CollectedResponse> answers;
+    std::size_t missing = 0;
+    std::function<void(std::vector<CollectedResponse>)> done;
+  };
+  auto gather = std::make_shared<Gather>();
+  gather->answers.resize(replicas_.size());
+  gather->missing = replicas_.size();
+  gather->done = std::move(done);
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    ServingBackend* serving = replicas_[r].serving;
+    collect_response(
+        io_, request, options_.fan_out_timeout,
+        [serving](const HttpRequest& req, std::shared_ptr<Exchange> exchange) {
+          serving->handle(req, std::move(exchange));
+        },
+        [gather, r](CollectedResponse answer) {
+          gather->answers[r] = std::move(answer);
+          if (--gather->missing == 0) gather->done(std::move(gather->answers));
+        });
+  }
+}
+
+void Router::models(std::shared_ptr<Exchange> exchange) {
+  fan_out(HttpRequest{"GET", "/v1/models", "", {}}, [this, exchange](
+                                                        std::vector<CollectedResponse> answers) {
+    // Each model once, as the first replica that serves it describes it (its fields in its
+    // order), in replica order; a replica that does not answer leaves out only its own models.
+    std::vector<std::string> entries;
+    std::set<std::string> seen;
+    std::string failures;
+    bool any = false;
+    for (std::size_t r = 0; r < answers.size(); ++r) {
+      const CollectedResponse& a = answers[r];
+      const auto parsed = nlohmann::ordered_json::parse(a.body, nullptr, false);
+      if (!a.error.empty() || a.status != 200 || !parsed.is_object() || !parsed.contains("data") ||
+          !parsed["data"].is_array()) {
+        failures += (failures.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
+        continue;
+      }
+      any = true;
+      for (const auto& entry : parsed["data"]) {
+        if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string()) continue;
+        if (seen.insert(entry["id"].get<std::string>()).second) entries.push_back(entry.dump());
+      }
+    }
+    if (!any) {
+      return reply_error(*exchange, ApiError{502, "BadGateway", "/v1/models: " + failures, ""});
+    }
+    reply_models(*exchange, entries);
+  });
+}
+
+void Router::reset_prefix_cache(std::shared_ptr<Exchange> exchange) {
+  fan_out(HttpRequest{"POST", "/reset_prefix_cache", "", {}},
+          [this, exchange](std::vector<CollectedResponse> answers) {
+            std::size_t failed = 0;
+            std::string each;
+            for (std::size_t r = 0; r < answers.size(); ++r) {
+              const CollectedResponse& a = answers[r];
+              const bool ok = a.error.empty() && a.status / 100 == 2;
+              if (ok) decider_.on_prefix_cache_reset(static_cast<int>(r));
+              failed += ok ? 0 : 1;
+              each += (each.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
+              if (a.error.empty() && a.status == 404) {
+                each += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1)";
+              }
+            }
+            if (failed == 0) return reply_empty(*exchange);
+            const bool remote = !replicas_.front().address.empty();
+            reply_error(*exchange,
+                        ApiError{502, "BadGateway",
+                                 "reset_prefix_cache: " + std::to_string(failed) + " of " +
+                                     std::to_string(answers.size()) +
+                                     (remote ? " upstreams" : " replicas") + " failed: " + each,
+                                 ""});
+          });
+}
+
+}  // namespace kvsweep::sim

@@ -1,0 +1,128 @@
+// The fleet's router: picks a replica per request by the current strategy, counts in-flight.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/engine/block_pool.h"
+#include "sim/http/backend.h"
+#include "sim/http/collect_response.h"
+#include "sim/http/http_exchange.h"
+#include "sim/http/latency_histogram.h"
+#include "sim/http/server_routes.h"
+#include "sim/router/chwbl.h"
+#include "sim/router/replica_health.h"
+#include "sim/router/route_decider.h"
+#include "sim/router/routing_strategy.h"
+
+namespace kvsweep::sim {
+
+struct RouterOptions {
+  std::string strategy = "round-robin";         // a name from strategy_names()
+  std::uint64_t seed = 1;                       // seeds "random" and kv-aware sampling
+  ChwblOptions chwbl;                           // "prefix-hash" parameters
+  KvAwareOptions kv_aware;                      // "kv-aware" parameters
+  std::string session_header = "x-session-id";  // "session" affinity key (any case)
+  int block_size = 16;                          // request block hashes use the replicas' block size
+  // true: the KV index is fed by on_kv_event (the sim's replicas). false: no events exist (real
+  // upstreams); every routed request's blocks count as cached on its replica for approx_ttl.
+  bool kv_events = true;
+  std::chrono::seconds approx_ttl{120};  // Dynamo's approximate-mode TTL
+  HealthOptions health;                  // taking dead replicas out of routing
+  // How long /v1/models and /reset_prefix_cache wait for every backend's answer.
+  std::chrono::milliseconds fan_out_timeout{30000};
+};
+
+// One replica as the router knows it. Neither seam is owned; both must outlive the router.
+struct RoutedReplica {
+  ServingBackend* serving = nullptr;
+  ReplicaControl* control = nullptr;
+  // "http://host:port" for a server over the network, "" in process: names it in messages.
+  std::string address;
+};
+
+// Serves /v1/chat/completions and /v1/completions by handing each request to the chosen replica
+// (in process for the sim, over HTTP for the proxy) and naming it on the reply (header
+// x-kvsweep-replica: its index in the replica list), plus /health, /metrics and, asked of every
+// replica and answered once all have: /v1/models (their lists merged) and /reset_prefix_cache
+// (200 only if every replica reset, else 502 naming each and its answer), through the route
+// table a replica uses too (server_routes.h); and the admin endpoints:
+//   GET|POST /admin/strategy  {"strategy": name, params...}: switch at run time (kubectl patch)
+//   POST /admin/restart       every replica drops its requests and caches (a redeploy)
+//   GET|POST /admin/faults    {"replica": i, fault fields...}: fault injection (faults.h)
+//   GET|POST /admin/engine    {"enable_prefix_caching": bool}: every replica's engine flags
+//   GET /admin/health[?since=SEQ]  each replica's health and the events (taken out, put back)
+// Health (HealthOptions): a replica is probed every interval and taken out of routing after
+// `failure_threshold` consecutive failed probes or refused connects; it is put back when it
+// answers again. With every replica out, requests go to all of them as if none were.
+// The decision itself, and the loads it reads, are the RouteDecider's (route_decider.h): a
+// request is tokenized and hashed only when it asks for that. In-flight per replica rises when
+// a request is routed and falls when its response ends, however it ends (finished, error,
+// client gone): KubeAI's counters.
+// Thread contract: the io thread only (probes start when `io` runs). The replicas' seams must
+// outlive the router; the router must outlive the io_context's run.
+class Router {
+ public:
+  // Throws std::invalid_argument for an unknown strategy or no replicas.
+  Router(boost::asio::io_context& io, std::vector<RoutedReplica> replicas, RouterOptions options);
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange);
+
+  // false (and no change) for an unknown name. The strategy is rebuilt with the current
+  // parameters (its state, e.g. session stickiness, starts empty).
+  bool set_strategy(const std::string& name);
+  const std::string& strategy() const { return decider_.strategy(); }
+  const std::vector<int>& in_flight() const { return decider_.in_flight(); }
+  const ReplicaHealth& health() const { return health_; }
+  // A KV stored/removed event of replica `replica`'s engine.
+  void on_kv_event(int replica, const KvEvent& event) { decider_.on_kv_event(replica, event); }
+  // Whether a connection to replica `replica` succeeded (HttpUpstream's connect listener): a
+  // refused connect counts as a failure towards taking it out.
+  void on_connect(int replica, bool ok, const std::string& why);
+  // POST /admin/restart.
+  void restart();
+
+ private:
+  RouteTable make_routes();
+  void route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange);
+  std::string metrics_text() const;
+  void admin_strategy(const HttpRequest& request, Exchange& exchange);
+  void admin_faults(const HttpRequest& request, Exchange& exchange);
+  void admin_engine(const HttpRequest& request, Exchange& exchange);
+  void admin_health(const HttpRequest& request, Exchange& exchange);
+  std::string strategy_json() const;
+  // Sends `request` to every backend and calls `done` with their answers, in backend order.
+  void fan_out(const HttpRequest& request,
+               std::function<void(std::vector<CollectedResponse>)> done);
+  void models(std::shared_ptr<Exchange> exchange);
+  void reset_prefix_cache(std::shared_ptr<Exchange> exchange);
+  void schedule_probes();
+  void probe_all();
+  std::string name_of(std::size_t replica) const;  // "upstream 1 (http://...)" or "replica 1"
+  StrategyParams params() const { return StrategyParams{options_.chwbl, options_.kv_aware}; }
+
+  boost::asio::io_context& io_;
+  std::vector<RoutedReplica> replicas_;
+  RouterOptions options_;
+  RouteDecider decider_;
+  RouteTable routes_;
+  Histogram predicted_overlap_;
+  // Host time of each routed request's decision, parse to pick: what routing costs per request
+  // on the io thread, which the replicas' streams wait behind (bench/fleet_scale_bench.cc).
+  Histogram decision_seconds_;
+  std::uint64_t unavailable_total_ = 0;
+  ReplicaHealth health_;
+  boost::asio::steady_timer probe_timer_;
+  std::vector<std::uint8_t> probing_;  // per replica: a probe is out
+};
+
+}  // namespace kvsweep::sim

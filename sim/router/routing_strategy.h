@@ -1,0 +1,90 @@
+// Router strategies behind one interface: pick a replica from a request's key and the loads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/router/chwbl.h"
+
+namespace kvsweep::sim {
+
+// What a strategy may see of a request: no HTTP, only what KubeAI's balancer sees.
+struct RouteQuery {
+  // Text of the first message with role "user" (system prompt ignored), text parts
+  // concatenated; empty when there is none. Prefix strategies cut their own key from it.
+  std::string_view first_user_message;
+  std::span<const int> in_flight;  // per replica, counted by the router; size = replicas
+  // Per replica, 1 when it may be chosen (the router's health checks); empty: every replica
+  // may be. Every strategy skips the others as if they were not there.
+  std::span<const std::uint8_t> routable{};
+
+  // The rest is filled only for strategies that read the KV view (needs_blocks()), or when the
+  // approximate KV index learns from every request (route_decider.h); empty or 0 otherwise.
+  std::string_view session_id{};          // the session header's value; empty when absent
+  std::span<const int> overlap_blocks{};  // per replica: consecutive request blocks it holds,
+                                          // counted from the first block (Dynamo's overlap)
+  int prompt_tokens = 0;                  // input sequence length (isl)
+  int block_size = 16;
+  std::span<const std::int64_t>
+      active_blocks{};  // per replica: blocks of routed, unfinished requests
+  std::span<const std::int64_t>
+      prefill_tokens{};  // per replica: routed prompt tokens not yet prefilled
+  std::span<const std::size_t> index_sizes{};  // per replica: blocks in its KV index
+};
+
+// Dynamo's KV router (2025 form, lib/kv-router/src/selector.rs) defaults.
+struct KvAwareOptions {
+  double overlap_weight = 1.0;  // overlap_score_weight
+  double temperature = 0.0;     // router_temperature: 0 = argmin, > 0 = softmax sampling
+};
+
+// Every strategy's parameters; each strategy reads its own.
+struct StrategyParams {
+  ChwblOptions chwbl;
+  KvAwareOptions kv_aware;
+};
+
+// Called on one thread only (the router's io thread); a strategy may keep state (round-robin
+// cursor, RNG).
+class RoutingStrategy {
+ public:
+  virtual ~RoutingStrategy() = default;
+  virtual int pick(const RouteQuery& query) = 0;  // index into query.in_flight
+  // Whether pick() reads the request's blocks (overlap_blocks, prompt_tokens and the loads in
+  // blocks): only then is the request tokenized and hashed, which costs more than the pick.
+  virtual bool needs_blocks() const { return false; }
+};
+
+// "random" (what a Kubernetes Service does), "round-robin", "least-load", "prefix-hash",
+// "kv-aware" (Dynamo), "session" (affinity on a session header, else least-load).
+std::vector<std::string> strategy_names();
+
+// "unknown strategy "prefix_hash"; did you mean "prefix-hash"?; valid: ..."
+std::string unknown_strategy_message(const std::string& name);
+
+// Dynamo's cost of sending a request to each replica: overlap_weight * prefill_blocks +
+// decode_blocks, with prefill_blocks = (replica's pending prefill tokens + prompt tokens not
+// cached there) / block_size and decode_blocks = replica's active blocks + the blocks this
+// request adds there (its blocks minus the overlap). Lower is better.
+std::vector<double> kv_aware_costs(const RouteQuery& query, double overlap_weight);
+
+// The strategy called `name` for `replicas` replicas, or nullptr if the name is unknown.
+// `seed` seeds "random"; `chwbl` configures "prefix-hash".
+std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
+                                               std::uint64_t seed, ChwblOptions chwbl = {});
+std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
+                                               std::uint64_t seed, const StrategyParams& params);
+
+// Whether the query lets `replica` be chosen.
+inline bool may_route(const RouteQuery& query, std::size_t replica) {
+  return query.routable.empty() || query.routable[replica] != 0;
+}
+
+// Names the ring hashes, as KubeAI hashes pod names: "replica-0", "replica-1", ...
+std::string replica_name(int index);
+
+}  // namespace kvsweep::sim
