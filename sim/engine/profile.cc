@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/spellcheck.h"
+#include "common/yaml_reader.h"
 #include "sim/engine/profiles_embedded.h"
 
 namespace kvsweep::sim {
@@ -17,113 +17,61 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string>& known_keys() {
-  static const std::vector<std::string> kKeys = {"name",
-                                                 "source",
-                                                 "base_us",
-                                                 "per_prefill_token_us",
-                                                 "per_decode_token_us",
-                                                 "per_kv_usage_us",
-                                                 "max_num_seqs",
-                                                 "max_num_batched_tokens",
-                                                 "num_gpu_blocks",
-                                                 "block_size",
-                                                 "max_model_len",
-                                                 "default_max_tokens",
-                                                 "enable_prefix_caching"};
-  return kKeys;
-}
-
-std::string where(const std::string& origin, const YAML::Mark& mark) {
-  return origin + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
-
-// Collects every error of one file, each located, as the scenario loader does.
-class ProfileReader {
- public:
-  ProfileReader(const YAML::Node& root, std::string origin)
-      : root_(root), origin_(std::move(origin)) {}
-
-  void number(const char* key, double* out, bool required) {
-    const YAML::Node node = root_[key];
-    if (!node) return missing(key, required);
-    try {
-      const double value = node.as<double>();
-      if (value < 0) throw YAML::Exception(node.Mark(), "negative");
-      *out = value;
-    } catch (const YAML::Exception&) {
-      fail(node.Mark(), key, "expected a number >= 0, got \"" + scalar(node) + "\"");
-    }
-  }
-
-  void integer(const char* key, int* out, int minimum) {
-    const YAML::Node node = root_[key];
-    if (!node) return;
-    try {
-      const int value = node.as<int>();
-      if (value < minimum) throw YAML::Exception(node.Mark(), "small");
-      *out = value;
-    } catch (const YAML::Exception&) {
-      fail(node.Mark(), key,
-           "expected an integer >= " + std::to_string(minimum) + ", got \"" + scalar(node) + "\"");
-    }
-  }
-
-  void boolean(const char* key, bool* out) {
-    const YAML::Node node = root_[key];
-    if (!node) return;
-    // yaml-cpp reads YAML 1.1 spellings (true/false, yes/no, on/off) as bool; nothing else.
-    try {
-      if (!node.IsScalar()) throw YAML::Exception(node.Mark(), "not a scalar");
-      *out = node.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(node.Mark(), key, "expected true or false, got \"" + scalar(node) + "\"");
-    }
-  }
-
-  void text(const char* key, std::string* out, bool required) {
-    const YAML::Node node = root_[key];
-    if (!node) return missing(key, required);
-    if (!node.IsScalar()) return fail(node.Mark(), key, "expected a string");
-    *out = node.as<std::string>();
-  }
-
-  void unknown_keys() {
-    for (const auto& entry : root_) {
-      const std::string key = entry.first.as<std::string>();
-      if (std::find(known_keys().begin(), known_keys().end(), key) != known_keys().end()) continue;
-      std::string message = "unknown key";
-      if (auto near = closest_word(key, known_keys())) message += "; did you mean '" + *near + "'?";
-      fail(entry.first.Mark(), key, message);
-    }
-  }
-
-  const std::string& errors() const { return errors_; }
-
- private:
-  static std::string scalar(const YAML::Node& node) {
-    return node.IsScalar() ? node.Scalar() : std::string("<not a scalar>");
-  }
-  void missing(const char* key, bool required) {
-    if (required) fail(root_.Mark(), key, "required");
-  }
-  void fail(const YAML::Mark& mark, const std::string& key, const std::string& message) {
-    // Appended piece by piece: GCC 12 at -O3 (Release) flags `const char* + std::string&&` with
-    // a false -Wrestrict (GCC bug 105329), which -Werror turns into a failed build.
-    if (!errors_.empty()) errors_ += '\n';
-    errors_ += where(origin_, mark);
-    errors_ += ": " + key + ": " + message;
-  }
-
-  const YAML::Node& root_;
-  std::string origin_;
-  std::string errors_;
-};
-
 struct ProfileFile {
   std::string origin;  // path, or "<embedded>/demo.yaml"
   std::string text;
 };
+
+// One profile file, parsed once: the name it declares and the profile or why it is invalid.
+struct LoadedProfile {
+  std::string name;  // `name:`, or the file's stem when the file does not say (or is unreadable)
+  std::optional<TimingProfile> profile;
+  std::string error;  // every located error of the file, one after the other
+};
+
+void read_fields(YamlMapReader& reader, TimingProfile* profile) {
+  reader.require("name");
+  reader.read_string("name", &profile->name);
+  reader.read_string("source", &profile->source);
+  const std::string non_negative = "a number >= 0";
+  for (const char* key : {"base_us", "per_prefill_token_us", "per_decode_token_us"}) {
+    reader.require(key);
+  }
+  reader.read_double("base_us", &profile->base_us, 0, true, non_negative);
+  reader.read_double("per_prefill_token_us", &profile->per_prefill_token_us, 0, true, non_negative);
+  reader.read_double("per_decode_token_us", &profile->per_decode_token_us, 0, true, non_negative);
+  reader.read_double("per_kv_usage_us", &profile->per_kv_usage_us, 0, true, non_negative);
+  reader.read_int("max_num_seqs", &profile->max_num_seqs, 1);
+  reader.read_int("max_num_batched_tokens", &profile->max_num_batched_tokens, 1);
+  reader.read_int("num_gpu_blocks", &profile->num_gpu_blocks, 1);
+  reader.read_int("block_size", &profile->block_size, 1);
+  reader.read_int("max_model_len", &profile->max_model_len, 2);
+  reader.read_int("default_max_tokens", &profile->default_max_tokens, 1);
+  reader.read_bool("enable_prefix_caching", &profile->enable_prefix_caching);
+  reader.finish();
+}
+
+LoadedProfile load(std::string_view yaml_text, const std::string& origin) {
+  LoadedProfile loaded;
+  loaded.name = fs::path(origin).stem().string();
+  const std::string text(yaml_text);
+  std::vector<YamlError> errors;
+  YamlErrors sink(origin, text, &errors);
+  const std::optional<YAML::Node> root = load_yaml_document(text, sink);
+  if (root && root->IsMap() && (*root)["name"].IsScalar()) loaded.name = (*root)["name"].Scalar();
+  if (root && !root->IsMap()) {
+    sink.add(root->Mark(), "",
+             "a profile is a mapping of keys to values, got " + describe_node(*root));
+  }
+  TimingProfile profile;
+  if (root && root->IsMap()) {
+    YamlMapReader reader(*root, "", sink);
+    read_fields(reader, &profile);
+  }
+  for (const YamlError& e : errors) loaded.error += (loaded.error.empty() ? "" : "\n") + e.text;
+  if (errors.empty()) loaded.profile = std::move(profile);
+  return loaded;
+}
 
 std::vector<ProfileFile> files_in(const std::vector<std::string>& dirs) {
   std::vector<ProfileFile> files;
@@ -155,54 +103,13 @@ std::vector<std::string> with_env(std::vector<std::string> dirs) {
   return dirs;
 }
 
-// The profile name a file declares, without validating the rest; empty if unreadable.
-std::string declared_name(const ProfileFile& file) {
-  try {
-    const YAML::Node root = YAML::Load(file.text);
-    if (root.IsMap() && root["name"] && root["name"].IsScalar()) {
-      return root["name"].as<std::string>();
-    }
-  } catch (const YAML::Exception&) {
-  }
-  return fs::path(file.origin).stem().string();
-}
-
 }  // namespace
 
 std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std::string& origin,
                                            std::string* error) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    if (error) *error = where(origin, e.mark) + ": " + e.msg;
-    return std::nullopt;
-  }
-  if (!root.IsMap()) {
-    if (error) *error = origin + ":1:1: a profile is a mapping of keys to values";
-    return std::nullopt;
-  }
-  TimingProfile profile;
-  ProfileReader reader(root, origin);
-  reader.text("name", &profile.name, true);
-  reader.text("source", &profile.source, false);
-  reader.number("base_us", &profile.base_us, true);
-  reader.number("per_prefill_token_us", &profile.per_prefill_token_us, true);
-  reader.number("per_decode_token_us", &profile.per_decode_token_us, true);
-  reader.number("per_kv_usage_us", &profile.per_kv_usage_us, false);
-  reader.integer("max_num_seqs", &profile.max_num_seqs, 1);
-  reader.integer("max_num_batched_tokens", &profile.max_num_batched_tokens, 1);
-  reader.integer("num_gpu_blocks", &profile.num_gpu_blocks, 1);
-  reader.integer("block_size", &profile.block_size, 1);
-  reader.integer("max_model_len", &profile.max_model_len, 2);
-  reader.integer("default_max_tokens", &profile.default_max_tokens, 1);
-  reader.boolean("enable_prefix_caching", &profile.enable_prefix_caching);
-  reader.unknown_keys();
-  if (!reader.errors().empty()) {
-    if (error) *error = reader.errors();
-    return std::nullopt;
-  }
-  return profile;
+  LoadedProfile loaded = load(yaml_text, origin);
+  if (error) *error = loaded.error;
+  return std::move(loaded.profile);
 }
 
 std::vector<std::string> profile_path_from_env() {
@@ -223,9 +130,12 @@ std::vector<std::string> profile_path_from_env() {
 std::optional<TimingProfile> find_profile(const std::string& name,
                                           const std::vector<std::string>& dirs,
                                           std::string* error) {
+  // Each file is parsed once, whether it only tells its name or is the one asked for.
   for (const ProfileFile& file : files_in(with_env(dirs))) {
-    if (declared_name(file) != name) continue;
-    return parse_profile(file.text, file.origin, error);
+    LoadedProfile loaded = load(file.text, file.origin);
+    if (loaded.name != name) continue;
+    if (error) *error = loaded.error;
+    return std::move(loaded.profile);
   }
   return std::nullopt;
 }
@@ -238,7 +148,7 @@ std::vector<std::string> profile_names(const std::vector<std::string>& dirs) {
   std::vector<std::string> shipped;
   std::vector<std::string> user;
   for (const ProfileFile& file : files_in(with_env(dirs))) {
-    const std::string name = declared_name(file);
+    const std::string name = load(file.text, file.origin).name;
     if (name.empty()) continue;
     const bool embedded = file.origin.rfind("<embedded>/", 0) == 0;
     auto& list = embedded ? shipped : user;

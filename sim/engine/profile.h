@@ -31,8 +31,9 @@ struct TimingProfile {
   bool enable_prefix_caching = true;
 };
 
-// Reads one profile file. `origin` names it in errors, which look like
-// "profiles/x.yaml:4:17: base_us: expected a number >= 0, got "fast"" (every error, one a line).
+// Reads one profile file through common/yaml_reader.h. `origin` names it in errors: every error
+// of the file, each "profiles/x.yaml:4:17: base_us: expected a number >= 0, got "fast"" then
+// the source line and a caret under the column. NaN, infinities and unknown keys are errors.
 std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std::string& origin,
                                            std::string* error);
 

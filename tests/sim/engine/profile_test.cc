@@ -84,9 +84,44 @@ TEST(Profile, ParseErrorsAreLocatedAndSuggestTheKey) {
       "per_decode_token_us: 2\nmax_num_seq: 4\n",
       "mine.yaml", &error);
   EXPECT_FALSE(p.has_value());
+  // Every error of the file, each with its line and a caret, as the scenario loader's.
   EXPECT_EQ(error,
             "mine.yaml:2:10: base_us: expected a number >= 0, got \"fast\"\n"
-            "mine.yaml:5:1: max_num_seq: unknown key; did you mean 'max_num_seqs'?");
+            "base_us: fast\n"
+            "         ^\n"
+            "mine.yaml:5:1: max_num_seq: unknown key; did you mean 'max_num_seqs'?\n"
+            "max_num_seq: 4\n"
+            "^");
+}
+
+TEST(Profile, NanAndInfinityAreNotNumbers) {
+  const std::string rest = "per_prefill_token_us: 1\nper_decode_token_us: 1\n";
+  for (const std::string value : {".nan", ".inf", "-.inf", ".NaN"}) {
+    std::string error;
+    EXPECT_FALSE(parse_profile("name: x\nbase_us: " + value + "\n" + rest, "x.yaml", &error))
+        << value;
+    EXPECT_EQ(error, "x.yaml:2:10: base_us: expected a number >= 0, got \"" + value +
+                         "\"\nbase_us: " + value + "\n         ^");
+  }
+}
+
+TEST(Profile, MissingKeysAKeyWrittenTwiceAndANonMappingAreLocated) {
+  std::string error;
+  EXPECT_FALSE(
+      parse_profile("name: x\nbase_us: 1\nbase_us: 2\nper_decode_token_us: 1\n", "x.yaml", &error));
+  EXPECT_EQ(error,
+            "x.yaml:3:1: base_us: key written twice in one mapping (first at line 2, column 1); "
+            "only one of them would be used: remove the other\n"
+            "base_us: 2\n"
+            "^\n"
+            "x.yaml:1:1: per_prefill_token_us: required key is missing\n"
+            "name: x\n"
+            "^");
+  EXPECT_FALSE(parse_profile("- name: x\n", "x.yaml", &error));
+  EXPECT_EQ(error,
+            "x.yaml:1:1: a profile is a mapping of keys to values, got a list\n- name: x\n^");
+  EXPECT_FALSE(parse_profile("name: [x\n", "x.yaml", &error));
+  EXPECT_EQ(error.rfind("x.yaml:2:1: invalid YAML: ", 0), 0u) << error;
 }
 
 TEST(Profile, PrefixCachingIsOnUnlessTurnedOff) {
@@ -99,10 +134,15 @@ TEST(Profile, PrefixCachingIsOnUnlessTurnedOff) {
   EXPECT_FALSE(off->enable_prefix_caching);
   std::string error;
   EXPECT_FALSE(parse_profile(base + "enable_prefix_caching: maybe\n", "x.yaml", &error));
-  EXPECT_EQ(error, "x.yaml:5:24: enable_prefix_caching: expected true or false, got \"maybe\"");
+  EXPECT_EQ(error,
+            "x.yaml:5:24: enable_prefix_caching: expected true or false, got \"maybe\"\n"
+            "enable_prefix_caching: maybe\n"
+            "                       ^");
   EXPECT_FALSE(parse_profile(base + "enable_prefix_caching: [1]\n", "x.yaml", &error));
   EXPECT_EQ(error,
-            "x.yaml:5:24: enable_prefix_caching: expected true or false, got \"<not a scalar>\"");
+            "x.yaml:5:24: enable_prefix_caching: expected true or false, got a list\n"
+            "enable_prefix_caching: [1]\n"
+            "                       ^");
 }
 
 class ProfileDir : public ::testing::Test {
@@ -143,7 +183,10 @@ TEST_F(ProfileDir, EnvironmentPathIsSearchedAndBadFilesReportWhy) {
   std::string error;
   EXPECT_FALSE(find_profile("broken", {}, &error).has_value());
   unsetenv("KVSWEEP_PROFILE_PATH");
-  EXPECT_EQ(error, dir_ + "/broken.yaml:2:10: base_us: expected a number >= 0, got \"-1\"");
+  EXPECT_EQ(error, dir_ +
+                       "/broken.yaml:2:10: base_us: expected a number >= 0, got \"-1\"\n"
+                       "base_us: -1\n"
+                       "         ^");
 }
 
 }  // namespace
