@@ -18,7 +18,7 @@ struct CollectedResponse {
   std::string error;  // "connection reset", "timed out after 2.0 s"; "" when a response arrived
 };
 
-// Something that answers a request through an exchange: a Backend's handle().
+// Something that answers a request through an exchange: a ServingBackend's handle().
 using SendRequest = std::function<void(const HttpRequest&, std::shared_ptr<Exchange>)>;
 
 // Sends `request` through `send` with an exchange that keeps the response, and calls `done`

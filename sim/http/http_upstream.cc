@@ -1,4 +1,4 @@
-// A real OpenAI-compatible server (vLLM, llama.cpp) as a router Backend: requests forwarded over
+// A real OpenAI-compatible server (vLLM, llama.cpp) as a router replica: requests forwarded over
 // HTTP.
 #include "sim/http/http_upstream.h"
 

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,11 +62,11 @@ struct RoutedReplica {
 // `failure_threshold` consecutive failed probes or refused connects; it is put back when it
 // answers again. With every replica out, requests go to all of them as if none were.
 // The decision itself, and the loads it reads, are the RouteDecider's (route_decider.h): a
-// request is tokenized and hashed only when it asks for that. In-flight per replica rises when
-// a request is routed and falls when its response ends, however it ends (finished, error,
-// client gone): KubeAI's counters.
-// Thread contract: the io thread only (probes start when `io` runs). The replicas' seams must
-// outlive the router; the router must outlive the io_context's run.
+// request is tokenized and hashed only when the decider asks for its tokens (needs_tokens()).
+// In-flight per replica rises when a request is routed and falls when its response ends, however it
+// ends (finished, error, client gone): KubeAI's counters. Thread contract: the io thread only
+// (probes start when `io` runs). The replicas' seams must outlive the router; the router must
+// outlive the io_context's run.
 class Router {
  public:
   // Throws std::invalid_argument for an unknown strategy or no replicas.
@@ -100,7 +99,7 @@ class Router {
   void admin_engine(const HttpRequest& request, Exchange& exchange);
   void admin_health(const HttpRequest& request, Exchange& exchange);
   std::string strategy_json() const;
-  // Sends `request` to every backend and calls `done` with their answers, in backend order.
+  // Sends `request` to every replica and calls `done` with their answers, in replica order.
   void fan_out(const HttpRequest& request,
                std::function<void(std::vector<CollectedResponse>)> done);
   void models(std::shared_ptr<Exchange> exchange);
