@@ -7,13 +7,13 @@
 #include <cstdio>
 #include <mutex>
 
-#include "orchestrator/child_process.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/targets/child_process.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_factory.h"
 #include "reports/cell_metrics.h"
 #include "store/store.h"
-#include "tests/orchestrator/kube/kube_test_env.h"
+#include "tests/orchestrator/targets/kube/kube_test_env.h"
 
 namespace kvsweep::orchestrator::kube::test {
 namespace {

@@ -7,10 +7,10 @@
 #include <mutex>
 #include <thread>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_factory.h"
 #include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"

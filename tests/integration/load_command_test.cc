@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "driver/test_request.h"
-#include "orchestrator/child_process.h"
+#include "orchestrator/targets/child_process.h"
 #include "sim/fleet.h"
 #include "store/store.h"
 #include "tests/support/json_schema_check.h"

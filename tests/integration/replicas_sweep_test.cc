@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "orchestrator/console.h"
-#include "orchestrator/kube/kube_targets.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_factory.h"
 #include "reports/cell_metrics.h"
 #include "sim/fleet.h"
 #include "sim/proxy.h"

@@ -1,10 +1,10 @@
 // A whole sweep over loopback HTTP: scenario -> embedded fleet -> load driver -> SQLite -> report.
 #include <gtest/gtest.h>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/sim_target.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/sim_target.h"
 #include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"

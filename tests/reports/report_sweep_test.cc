@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/sim_target.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/sim_target.h"
 #include "reports/compare.h"
 #include "reports/html_report.h"
 #include "tests/reports/small_experiment.h"

@@ -1,0 +1,25 @@
+// Reads and validates a scenario YAML file; every problem is reported with file:line:column.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/yaml_reader.h"
+#include "orchestrator/scenario/scenario_spec.h"
+
+namespace kvsweep::orchestrator {
+
+// One located problem of a scenario file (common/yaml_reader.h formats it).
+using ScenarioError = YamlError;
+
+// Parses scenario text. Collects every error rather than stopping at the first, so a user
+// fixes a file in one pass. Returns nullopt when there was any error.
+std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::string& path,
+                                           std::vector<ScenarioError>* errors);
+
+// Reads the file, then parse_scenario.
+std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
+                                               std::vector<ScenarioError>* errors);
+
+}  // namespace kvsweep::orchestrator
