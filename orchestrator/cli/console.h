@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "orchestrator/sweep/sweep_output.h"
+
 namespace kvsweep::orchestrator {
 
 // --quiet: results only (stdout), no progress or status lines; --verbose: also debug logs.
@@ -15,14 +17,14 @@ enum class Verbosity { kQuiet, kNormal, kVerbose };
 // is either dropped (quiet) or printed as a plain line at most every kPlainProgressEvery, so
 // logs stay short: a sweep of many minutes says it is alive, a single load run stays quiet.
 // Under --verbose progress is never rewritten in place: debug lines would land inside it.
-class Console {
+class Console : public SweepOutput {
  public:
   enum class PlainProgress { kQuiet, kPeriodic };
   explicit Console(std::FILE* out, PlainProgress plain = PlainProgress::kPeriodic,
                    Verbosity verbosity = Verbosity::kNormal);
-  void line(const std::string& text);      // a permanent line; none under --quiet
-  void progress(const std::string& text);  // transient status; none under --quiet
-  void end_progress();                     // clear any progress line
+  void line(const std::string& text) override;      // a permanent line; none under --quiet
+  void progress(const std::string& text) override;  // transient status; none under --quiet
+  void end_progress() override;                     // clear any progress line
 
  private:
   static constexpr std::chrono::seconds kPlainProgressEvery{10};

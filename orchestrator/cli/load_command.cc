@@ -1,178 +1,32 @@
-// `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style.
-#include "orchestrator/cli/load_command.h"
-
+// `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style,
+// recorded in the store through the same cell recorder as a sweep's cells.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
-#include "common/duration.h"
 #include "common/wall_clock.h"
-#include "driver/base_url.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/load_workload.h"
 #include "driver/load_run.h"
 #include "driver/test_request.h"
-#include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/console.h"
+#include "orchestrator/cli/load_args.h"
+#include "orchestrator/cli/signal_guard.h"
+#include "orchestrator/cli/subcommand.h"
+#include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/record_rows.h"
-#include "orchestrator/scenario/scenario_loader.h"
-#include "orchestrator/cli/signal_guard.h"
 #include "reports/units.h"
 #include "reports/vllm_result.h"
 #include "store/store.h"
 
-#ifndef KVSWEEP_VERSION
-#define KVSWEEP_VERSION "unknown"
-#endif
-
 namespace kvsweep::orchestrator {
 namespace {
-
-struct LoadArgs {
-  std::string url;
-  std::string model;
-  std::string api_key_env;
-  std::vector<std::string> headers;
-  std::string endpoint = "chat";
-  bool no_stream = false;
-  int max_tokens = 128;
-  bool ignore_eos = false;
-  std::optional<double> temperature;
-  std::string extra_body;
-
-  int concurrency = 0;
-  double request_rate = 0;
-  double burstiness = 1.0;
-  int max_concurrency = 0;
-  std::int64_t num_prompts = 0;
-  std::string duration;
-  std::int64_t warmup_requests = 0;
-  int warmup_conversations = 0;
-  std::string warmup;
-  std::uint64_t seed = 1;
-  std::string timeout = "300s";
-  std::string connect_timeout = "10s";
-  std::string first_byte_timeout;
-
-  driver::DatasetOptions dataset;
-  int turns = 6;
-  int system_prompt_words = 600;
-  int user_words = 40;
-  int assistant_words = 40;
-
-  std::vector<std::string> goodput;
-  std::string percentile_metrics = "ttft,tpot,itl";
-  std::string metric_percentiles = "99";
-  std::vector<std::string> metrics_urls;
-  std::string metrics_interval = "5s";
-  std::string label;
-  std::string result_dir = ".";
-  std::string result_file;
-  bool no_save = false;
-};
-
-double duration_or_throw(const std::string& text, const std::string& option) {
-  if (text.empty()) return 0;
-  const auto seconds = parse_duration_s(text);
-  if (!seconds || *seconds < 0) {
-    throw std::invalid_argument(option + ": expected a duration such as 90s, 5m or 250ms, got \"" +
-                                text + "\"");
-  }
-  return *seconds;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (char c : text) {
-    if (c == separator) {
-      if (!part.empty()) parts.push_back(part);
-      part.clear();
-    } else if (c != ' ') {
-      part += c;
-    }
-  }
-  if (!part.empty()) parts.push_back(part);
-  return parts;
-}
-
-reports::PercentileSelection percentile_selection(const LoadArgs& args) {
-  reports::PercentileSelection selection;
-  selection.metrics = split(args.percentile_metrics, ',');
-  for (const auto& m : selection.metrics) {
-    if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el") {
-      throw std::invalid_argument("--percentile-metrics: unknown metric \"" + m +
-                                  "\" (expected ttft, tpot, itl, e2el)");
-    }
-  }
-  selection.percentiles.clear();
-  for (const auto& p : split(args.metric_percentiles, ',')) {
-    char* end = nullptr;
-    const double value = std::strtod(p.c_str(), &end);
-    if (end != p.c_str() + p.size() || value < 0 || value > 100) {
-      throw std::invalid_argument("--metric-percentiles: expected numbers in [0, 100], got \"" +
-                                  p + "\"");
-    }
-    selection.percentiles.push_back(value);
-  }
-  return selection;
-}
-
-driver::LoadOptions load_options(const LoadArgs& args) {
-  driver::LoadOptions o;
-  o.base_url = driver::normalize_base_url(args.url);  // with or without /v1
-  o.model = args.model;
-  o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
-  for (const auto& text : args.headers) {
-    auto header = parse_header(text);
-    if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");
-    o.headers.push_back(*header);
-  }
-  if (args.endpoint == "chat") {
-    o.endpoint = driver::LoadOptions::Endpoint::kChat;
-  } else if (args.endpoint == "completions") {
-    o.endpoint = driver::LoadOptions::Endpoint::kCompletions;
-  } else {
-    throw std::invalid_argument("--endpoint: expected chat or completions, got \"" +
-                                args.endpoint + "\"");
-  }
-  o.stream = !args.no_stream;
-  o.max_tokens = args.max_tokens;
-  o.ignore_eos = args.ignore_eos;
-  o.temperature = args.temperature;
-  o.extra_body_json = args.extra_body;
-  o.concurrency = args.request_rate > 0 ? 0 : args.concurrency;
-  o.request_rate = args.request_rate;
-  o.burstiness = args.burstiness;
-  o.max_concurrency = args.max_concurrency;
-  o.seed = args.seed;
-  o.num_requests = args.num_prompts;
-  o.duration_s = duration_or_throw(args.duration, "--duration");
-  o.warmup_requests = args.warmup_requests;
-  o.warmup_conversations = args.warmup_conversations;
-  o.warmup_s = duration_or_throw(args.warmup, "--warmup");
-  o.request_timeout_s = duration_or_throw(args.timeout, "--timeout");
-  o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
-  o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
-  if (o.request_rate == 0 && o.concurrency == 0) o.concurrency = 1;
-  return o;
-}
-
-driver::DatasetOptions dataset_options(const LoadArgs& args) {
-  driver::DatasetOptions d = args.dataset;
-  d.seed = args.seed;
-  d.turns = driver::LengthDistribution{static_cast<double>(args.turns)};
-  d.system_prompt_words = driver::LengthDistribution{static_cast<double>(args.system_prompt_words)};
-  d.user_words = driver::LengthDistribution{static_cast<double>(args.user_words)};
-  d.assistant_words = driver::LengthDistribution{static_cast<double>(args.assistant_words)};
-  return d;
-}
 
 std::string date_stamp() {
   const std::string iso = utc_now_iso8601();  // 2026-11-22T04:30:00Z
@@ -240,6 +94,111 @@ void check_test_request(const driver::LoadOptions& options, Console& console) {
                            "; nothing was measured. Check --url, --model and the API key");
 }
 
+// Runs the load between /metrics scrapes of every --metrics-url: before, during (every
+// --metrics-interval, and once the server answers a measured request) and after. The samples
+// land on the driver's epoch.
+CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
+                        const driver::Workload& workload, Console& console, const Log& log) {
+  const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
+  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *log);
+  const double during_start_wall = unix_now_s();
+  std::optional<PeriodicScraper> during;
+  if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
+    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall, log);
+    // KV-cache usage means something only under load: scrape as soon as the server answers
+    // a measured request, so a run shorter than the interval is scraped during it too.
+    run_options.on_measured_underway = [&during] { during->scrape_now(); };
+  }
+  CellMeasurement m;
+  m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
+    std::string text = std::to_string(p.done) +
+                       (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
+                       " requests, " + reports::format_rate(p.requests_per_s) +
+                       " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
+    if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
+    console.progress(text);
+  });
+  console.end_progress();
+  ScrapeResult middle = during ? during->take() : ScrapeResult{};
+  const ScrapeResult after =
+      scrape_metrics(args.metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *log);
+  for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
+  for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
+  for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
+  m.samples = before.samples;
+  // "during" was timed from its own start as seen here; shift it onto the driver's epoch.
+  for (auto& sample : middle.samples) sample.t_s += during_start_wall - m.measured.epoch_wall_s;
+  m.samples.insert(m.samples.end(), middle.samples.begin(), middle.samples.end());
+  m.samples.insert(m.samples.end(), after.samples.begin(), after.samples.end());
+  return m;
+}
+
+// The run as an experiment of one cell, stored as `kvsweep run` stores each of its cells.
+// Returns the request rows stored.
+std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::LoadOptions& options,
+                                         const driver::Workload& workload, const CellMeasurement& m,
+                                         const std::string& label, const std::string& db_path,
+                                         Console& console) {
+  if (const auto dir = std::filesystem::path(db_path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  auto store = store::Store::open(db_path);
+  const std::string setup = setup_json(args, options, workload);
+  store::ExperimentRow experiment =
+      new_experiment_row("load-" + label, "(kvsweep load)", setup, "", setup);
+  experiment.started_at = utc_iso8601(m.measured.epoch_wall_s);
+  const auto experiment_id = store.add_experiment(experiment);
+  store::CellRow cell;
+  cell.experiment_id = experiment_id;
+  cell.key = "load";
+  cell.strategy = label;
+  cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+  cell.factors_json = "{}";
+  cell.status = "running";
+  cell.started_at = experiment.started_at;
+  cell.id = store.add_cell(cell);
+  cell.status = m.measured.interrupted ? "interrupted" : "done";
+  cell.finished_at = utc_now_iso8601();
+  auto rows = record_cell(store, cell, m);
+  store.finish_experiment(experiment_id, cell.status, cell.finished_at);
+  console.line("stored as experiment " + std::to_string(experiment_id) + " in " + db_path);
+  return rows;
+}
+
+// The result JSON with vLLM's benchmark keys, at --result-file or in --result-dir.
+void write_result(const LoadArgs& args, const driver::LoadOptions& options,
+                  const driver::LoadResult& result, const reports::CellMetrics& metrics,
+                  const std::string& label, Console& console) {
+  reports::VllmRunInfo info;
+  info.date = date_stamp();
+  info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
+  info.label = label;
+  info.model_id = options.model;
+  info.num_prompts = measured_prompts(options, result.records);
+  info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
+  info.burstiness = options.burstiness;
+  info.max_concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+  const std::string path = args.result_file.empty()
+                               ? (std::filesystem::path(args.result_dir) /
+                                  result_file_name(label, options.request_rate,
+                                                   info.max_concurrency, options.model, info.date))
+                                     .string()
+                               : args.result_file;
+  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+  console.line("result written to " + path);
+}
+
+std::string shape_text(const driver::LoadOptions& options) {
+  if (options.request_rate <= 0) return std::to_string(options.concurrency) + " concurrent users";
+  if (std::isinf(options.request_rate)) return "all at once";
+  return reports::format_rate(options.request_rate) + " req/s open loop";
+}
+
 int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   const driver::LoadOptions options = load_options(args);
   const reports::PercentileSelection selection = percentile_selection(args);
@@ -255,194 +214,32 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   } catch (const driver::DatasetError& e) {
     throw std::invalid_argument(std::string("dataset: ") + e.what());
   }
-
   Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
-  const std::string shape =
-      options.request_rate > 0
-          ? (std::isinf(options.request_rate) ? std::string("all at once")
-                                              : reports::format_rate(options.request_rate) +
-                                                    " req/s open loop")
-          : std::to_string(options.concurrency) + " concurrent users";
-  console.line("load " + options.base_url + " model " + options.model + ": " + shape + ", " +
-               workload.description);
+  console.line("load " + options.base_url + " model " + options.model + ": " + shape_text(options) +
+               ", " + workload.description);
 
   SignalGuard signals;
   driver::LoadOptions run_options = options;
   run_options.stop = &signals.stop_flag();
   check_test_request(run_options, console);
   if (signals.stop_flag().load()) return kExitInterrupted;
-
-  const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
-  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *global.log);
-  const double during_start_wall = unix_now_s();
-  std::optional<PeriodicScraper> during;
-  if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
-    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall, global.log);
-    // KV-cache usage means something only under load: scrape as soon as the server answers
-    // a measured request, so a run shorter than the interval is scraped during it too.
-    run_options.on_measured_underway = [&during] { during->scrape_now(); };
-  }
-  const driver::LoadResult result = driver::run_load(run_options, workload, [&](const auto& p) {
-    std::string text = std::to_string(p.done) +
-                       (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
-                       " requests, " + reports::format_rate(p.requests_per_s) +
-                       " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
-    if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
-    console.progress(text);
-  });
-  console.end_progress();
-  ScrapeResult middle = during ? during->take() : ScrapeResult{};
-  const ScrapeResult after =
-      scrape_metrics(args.metrics_urls, "after", unix_now_s() - result.epoch_wall_s, *global.log);
-  for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
-  for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
-  for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
-
-  const auto rows = to_request_rows(result.records, 0, 0);
-  std::vector<store::MetricSample> samples = before.samples;
-  // "during" was timed from its own start as seen here; shift it onto the driver's epoch.
-  for (auto& sample : middle.samples) sample.t_s += during_start_wall - result.epoch_wall_s;
-  samples.insert(samples.end(), middle.samples.begin(), middle.samples.end());
-  samples.insert(samples.end(), after.samples.begin(), after.samples.end());
-  const reports::CellMetrics metrics =
-      reports::compute_cell_metrics(rows, samples, slo.value_or(reports::Slo{}));
+  const CellMeasurement m = measure(args, run_options, workload, console, global.log);
 
   const std::string label = args.label.empty() ? "kvsweep" : args.label;
-  const std::string status = result.interrupted ? "interrupted" : "done";
-  if (!global.db_path.empty()) {
-    if (const auto dir = std::filesystem::path(global.db_path).parent_path(); !dir.empty()) {
-      std::filesystem::create_directories(dir);
-    }
-    auto store = store::Store::open(global.db_path);
-    store::ExperimentRow experiment;
-    experiment.name = "load-" + label;
-    experiment.scenario_path = "(kvsweep load)";
-    experiment.started_at = utc_iso8601(result.epoch_wall_s);
-    experiment.status = "running";
-    experiment.kvsweep_version = KVSWEEP_VERSION;
-    experiment.setup_json = setup_json(args, options, workload);
-    experiment.scenario_text = experiment.setup_json;
-    const auto experiment_id = store.add_experiment(experiment);
-    store::CellRow cell;
-    cell.experiment_id = experiment_id;
-    cell.key = "load";
-    cell.strategy = label;
-    cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
-    cell.factors_json = "{}";
-    cell.status = "running";
-    cell.started_at = experiment.started_at;
-    cell.id = store.add_cell(cell);
-    store.add_requests(cell.id, rows);
-    store.add_metric_samples(cell.id, samples);
-    cell.status = status;
-    cell.epoch_wall_s = result.epoch_wall_s;
-    cell.finished_at = utc_now_iso8601();
-    store.update_cell(cell);
-    store.finish_experiment(experiment_id, status, cell.finished_at);
-    console.line("stored as experiment " + std::to_string(experiment_id) + " in " +
-                 global.db_path);
-  }
-
+  const std::vector<store::RequestRow> rows =
+      global.db_path.empty()
+          ? to_request_rows(m.measured.records, 0, 0)
+          : store_run(args, options, workload, m, label, global.db_path, console);
+  const reports::CellMetrics metrics =
+      reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}));
   std::fputs(reports::serving_result_text(metrics, selection).c_str(), stdout);
-  if (!args.no_save) {
-    reports::VllmRunInfo info;
-    info.date = date_stamp();
-    info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
-    info.label = label;
-    info.model_id = options.model;
-    info.num_prompts = measured_prompts(options, result.records);
-    info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
-    info.burstiness = options.burstiness;
-    info.max_concurrency =
-        options.request_rate > 0 ? options.max_concurrency : options.concurrency;
-    const std::string path =
-        args.result_file.empty()
-            ? (std::filesystem::path(args.result_dir) /
-               result_file_name(label, options.request_rate, info.max_concurrency,
-                                options.model, info.date))
-                  .string()
-            : args.result_file;
-    if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
-      std::filesystem::create_directories(dir);
-    }
-    std::ofstream out(path, std::ios::trunc);
-    out << reports::vllm_result_json(metrics, info, selection).dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + path);
-    console.line("result written to " + path);
-  }
-  if (result.interrupted) return kExitInterrupted;
+  if (!args.no_save) write_result(args, options, m.measured, metrics, label, console);
+  if (m.measured.interrupted) return kExitInterrupted;
   return metrics.ok > 0 ? kExitOk : kExitFailed;
 }
 
-}  // namespace
-
-std::optional<reports::Slo> parse_goodput(const std::vector<std::string>& parts,
-                                          std::string* error) {
-  reports::Slo slo;
-  for (const auto& part : parts) {
-    const auto colon = part.find(':');
-    if (colon == std::string::npos) {
-      *error = "expected METRIC:MS, got \"" + part + "\"";
-      return std::nullopt;
-    }
-    const std::string name = part.substr(0, colon);
-    const std::string value = part.substr(colon + 1);
-    char* end = nullptr;
-    const double ms = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !(ms > 0)) {
-      *error = "expected a number of milliseconds > 0 in \"" + part + "\"";
-      return std::nullopt;
-    }
-    if (name == "ttft") {
-      slo.ttft_ms = ms;
-    } else if (name == "tpot") {
-      slo.tpot_ms = ms;
-    } else if (name == "e2el") {
-      slo.e2e_ms = ms;
-    } else {
-      *error = "unknown metric \"" + name + "\" (expected ttft, tpot or e2el)";
-      return std::nullopt;
-    }
-  }
-  return slo;
-}
-
-std::optional<std::pair<std::string, std::string>> parse_header(const std::string& text) {
-  auto separator = text.find('=');
-  const auto colon = text.find(':');
-  if (separator == std::string::npos || (colon != std::string::npos && colon < separator)) {
-    separator = colon;
-  }
-  if (separator == std::string::npos || separator == 0) return std::nullopt;
-  std::string value = text.substr(separator + 1);
-  while (!value.empty() && value.front() == ' ') value.erase(value.begin());
-  return std::make_pair(text.substr(0, separator), value);
-}
-
-std::string result_file_name(const std::string& label, double request_rate, int max_concurrency,
-                             const std::string& model, const std::string& date) {
-  char rate[32];
-  if (request_rate > 0 && !std::isinf(request_rate)) {
-    std::snprintf(rate, sizeof rate, "%g", request_rate);
-  } else {
-    std::snprintf(rate, sizeof rate, "inf");
-  }
-  std::string name = label + "-" + rate + "qps";
-  if (max_concurrency > 0) name += "-concurrency" + std::to_string(max_concurrency);
-  std::string safe_model = model;
-  for (char& c : safe_model) {
-    if (c == '/') c = '-';
-  }
-  return name + "-" + safe_model + "-" + date + ".json";
-}
-
-Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
-  auto a = std::make_shared<LoadArgs>();
-  auto* cmd = app.add_subcommand(
-      "load", "run load against an OpenAI-compatible server and print vLLM-style results");
-  cmd->footer(
-      "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
-      "every request is stored in --db. The API key is read from the environment only.");
+// What each request is: where it goes and what it asks for.
+void add_request_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--url", a->url, "server base URL, with or without /v1: http://127.0.0.1:8000")
       ->required();
   cmd->add_option("--model", a->model, "model name sent in every request")->required();
@@ -452,12 +249,17 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--endpoint", a->endpoint, "chat (/v1/chat/completions) or completions")
       ->capture_default_str();
   cmd->add_flag("--no-stream", a->no_stream, "non-streaming requests (TTFT = E2E)");
-  cmd->add_option("--max-tokens", a->max_tokens, "output tokens per request (unless the "
-                  "dataset sets them)")->capture_default_str();
+  cmd->add_option("--max-tokens", a->max_tokens,
+                  "output tokens per request (unless the "
+                  "dataset sets them)")
+      ->capture_default_str();
   cmd->add_flag("--ignore-eos", a->ignore_eos, "ask the server to ignore EOS");
   cmd->add_option("--temperature", a->temperature, "sampling temperature (default 0)");
   cmd->add_option("--extra-body", a->extra_body, "JSON object merged into every request body");
+}
 
+// How the load is shaped: closed or open loop, how long, the warm-up, the timeouts.
+void add_shape_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--concurrency", a->concurrency,
                   "closed loop: virtual users, each with one request in flight (default 1)");
   cmd->add_option("--request-rate", a->request_rate,
@@ -478,13 +280,17 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--first-byte-timeout", a->first_byte_timeout,
                   "send to status line timeout (default off)");
+}
 
+// Which conversations are sent.
+void add_dataset_options(CLI::App* cmd, LoadArgs* a) {
   a->dataset.kind = "synthetic-multiturn";
   cmd->add_option("--dataset", a->dataset.kind,
                   "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake")
       ->capture_default_str();
   cmd->add_option("--dataset-path", a->dataset.path, "dataset file (file-based kinds)");
-  cmd->add_option("--min-messages", a->dataset.min_messages, "sharegpt: keep conversations "
+  cmd->add_option("--min-messages", a->dataset.min_messages,
+                  "sharegpt: keep conversations "
                   "with at least N messages");
   cmd->add_option("--max-conversations", a->dataset.max_conversations,
                   "sharegpt: keep at most N conversations");
@@ -492,7 +298,8 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--turns", a->turns, "synthetic: turns per conversation")->capture_default_str();
   cmd->add_option("--system-prompt-words", a->system_prompt_words,
-                  "synthetic: shared system prompt length")->capture_default_str();
+                  "synthetic: shared system prompt length")
+      ->capture_default_str();
   cmd->add_option("--user-words", a->user_words, "synthetic: user message length")
       ->capture_default_str();
   cmd->add_option("--assistant-words", a->assistant_words, "synthetic: reply length")
@@ -502,17 +309,22 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--num-prefixes", a->dataset.num_prefixes, "shared-prefix: distinct prefixes")
       ->capture_default_str();
   cmd->add_option("--prompts-per-prefix", a->dataset.prompts_per_prefix,
-                  "shared-prefix: prompts per prefix")->capture_default_str();
+                  "shared-prefix: prompts per prefix")
+      ->capture_default_str();
   cmd->add_option("--suffix-tokens", a->dataset.suffix_tokens, "shared-prefix: suffix length")
       ->capture_default_str();
   cmd->add_option("--block-size", a->dataset.block_size,
                   "mooncake: tokens per hash_id block (required: Mooncake uses 512)");
   cmd->add_option("--time-scale", a->dataset.time_scale, "mooncake: multiply arrival times")
       ->capture_default_str();
+}
 
+// What is measured and where the result goes.
+void add_result_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--goodput", a->goodput, "SLOs, e.g. --goodput ttft:500 tpot:50 e2el:3000");
   cmd->add_option("--percentile-metrics", a->percentile_metrics,
-                  "metrics with percentiles: ttft,tpot,itl,e2el")->capture_default_str();
+                  "metrics with percentiles: ttft,tpot,itl,e2el")
+      ->capture_default_str();
   cmd->add_option("--metric-percentiles", a->metric_percentiles, "e.g. 50,90,99")
       ->capture_default_str();
   cmd->add_option("--metrics-url", a->metrics_urls,
@@ -527,6 +339,21 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("-o,--output,--result-file", a->result_file,
                   "result JSON file (overrides --result-dir; old name --result-file)");
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
+}
+
+}  // namespace
+
+Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
+  auto a = std::make_shared<LoadArgs>();
+  auto* cmd = app.add_subcommand(
+      "load", "run load against an OpenAI-compatible server and print vLLM-style results");
+  cmd->footer(
+      "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
+      "every request is stored in --db. The API key is read from the environment only.");
+  add_request_options(cmd, a.get());
+  add_shape_options(cmd, a.get());
+  add_dataset_options(cmd, a.get());
+  add_result_options(cmd, a.get());
   return {cmd, [a, &global] { return run_load_command(*a, global); }};
 }
 

@@ -25,8 +25,6 @@ class StderrAfterStdoutSink : public spdlog::sinks::base_sink<std::mutex> {
 
 }  // namespace
 
-Log silent_log() { return std::make_shared<spdlog::logger>("kvsweep"); }
-
 Log stderr_log(Verbosity verbosity) {
   auto log = std::make_shared<spdlog::logger>("kvsweep", std::make_shared<StderrAfterStdoutSink>());
   log->set_pattern("%H:%M:%S.%e [%l] %v");

@@ -7,10 +7,8 @@
 #include <vector>
 
 #include "orchestrator/cli/command_line.h"
-#include "orchestrator/cli/load_command.h"
-#include "orchestrator/cli/report_commands.h"
+#include "orchestrator/cli/log.h"
 #include "orchestrator/cli/scenario_lookup.h"
-#include "orchestrator/cli/sim_commands.h"
 #include "orchestrator/cli/subcommand.h"
 
 namespace orch = kvsweep::orchestrator;
@@ -35,7 +33,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print results only: no progress or status lines")
       ->excludes(verbose_flag);
 
-  // One line per subcommand; each lives in its own file under orchestrator/.
+  // One line per subcommand; each lives in its own file, orchestrator/cli/<name>_command.cc.
   const std::vector<orch::Subcommand> subcommands = {
       orch::register_run(app, global),     orch::register_report(app, global),
       orch::register_runs(app, global),    orch::register_plan(app, global),

@@ -7,6 +7,7 @@
 
 #include "common/spellcheck.h"
 #include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -26,7 +27,7 @@ ScenarioFileError::ScenarioFileError(const std::string& path, std::vector<std::s
 
 ScenarioSpec load_scenario_or_throw(const std::string& path) {
   std::vector<ScenarioError> errors;
-  auto spec = load_scenario_file(path, &errors);
+  auto spec = load_scenario_file(path, &errors, target_kinds());
   if (spec) return *std::move(spec);
   std::vector<std::string> texts;
   for (const auto& e : errors) texts.push_back(e.text);
@@ -71,6 +72,11 @@ std::string scenario_name_of(const store::Store& store, const std::string& file_
     message += " (see: kvsweep runs)";
   }
   throw std::invalid_argument(message);
+}
+
+CLI::Validator scenario_file() {
+  return CLI::Validator([](std::string& path) { return missing_scenario_file(path).value_or(""); },
+                        "FILE");
 }
 
 }  // namespace kvsweep::orchestrator

@@ -2,6 +2,7 @@
 // its directory) or, for `history`, the name its runs are stored under.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,12 +24,16 @@ class ScenarioFileError : public std::invalid_argument {
   std::vector<std::string> texts_;
 };
 
-// Reads and checks a scenario file; throws ScenarioFileError listing every problem.
+// Reads and checks a scenario file against kvsweep's target kinds; throws ScenarioFileError
+// listing every problem.
 ScenarioSpec load_scenario_or_throw(const std::string& path);
 
 // Why `path` is no scenario file to read: "no such file: scenarios/quickstat.yaml; did you
 // mean 'scenarios/quickstart.yaml'?"; nullopt when it is a regular file.
 std::optional<std::string> missing_scenario_file(const std::string& path);
+
+// A CLI11 check for a scenario file argument: a mistyped path gets "did you mean".
+CLI::Validator scenario_file();
 
 // The scenario name a `history` argument means: a scenario file's `name` (an existing file, or
 // anything that looks like a path), else the argument itself, which must be stored. Throws

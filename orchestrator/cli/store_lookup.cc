@@ -65,7 +65,8 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
 std::string file_stem(const std::string& name) {
   std::string stem;
   for (char c : name) {
-    const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    const bool safe =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     stem += safe ? c : '-';
   }
   if (stem.empty() || stem.front() == '.') stem = "experiment" + stem;

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "common/log.h"
 #include "orchestrator/cli/console.h"
-#include "orchestrator/cli/log.h"
 
 namespace kvsweep::orchestrator {
 
@@ -34,10 +34,17 @@ struct Subcommand {
   std::function<int()> run;  // returns the process exit status; throws on errors
 };
 
-// Each registers one subcommand on `app`. `global` outlives the returned runner. The
-// reporting subcommands are declared in orchestrator/report_commands.h.
+// Each registers one subcommand on `app`; each lives in its own file, cli/<name>_command.cc.
+// `global` outlives the returned runner.
 Subcommand register_run(CLI::App& app, const GlobalOptions& global);
 Subcommand register_runs(CLI::App& app, const GlobalOptions& global);
 Subcommand register_plan(CLI::App& app, const GlobalOptions& global);
+Subcommand register_report(CLI::App& app, const GlobalOptions& global);
+Subcommand register_compare(CLI::App& app, const GlobalOptions& global);
+Subcommand register_history(CLI::App& app, const GlobalOptions& global);
+Subcommand register_export(CLI::App& app, const GlobalOptions& global);
+Subcommand register_load(CLI::App& app, const GlobalOptions& global);
+Subcommand register_sim(CLI::App& app, const GlobalOptions& global);  // `sim serve`
+Subcommand register_proxy(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kvsweep::orchestrator

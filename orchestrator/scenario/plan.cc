@@ -46,7 +46,8 @@ std::string arm_label(const ScenarioSpec& spec, const std::map<std::string, std:
 }  // namespace
 
 std::string scenario_hash(const std::string& text, const std::string& target_override) {
-  const std::string identity = target_override.empty() ? text : text + "\n#target=" + target_override;
+  const std::string identity =
+      target_override.empty() ? text : text + "\n#target=" + target_override;
   return hex64(XXH64(identity.data(), identity.size(), 0));
 }
 
@@ -83,8 +84,8 @@ std::vector<CellPlan> expand_plan(const ScenarioSpec& spec, const std::string& t
         } else {
           cell.treatment.levels.emplace_back(f.name, level);
         }
-        factors[f.name] = f.name == "concurrency" ? nlohmann::json(cell.concurrency)
-                                                  : nlohmann::json(level);
+        factors[f.name] =
+            f.name == "concurrency" ? nlohmann::json(cell.concurrency) : nlohmann::json(level);
       }
       cell.factors_json = factors.dump();
       const std::string identity = hash + "|" + cell.factors_json + "|" + std::to_string(repeat);

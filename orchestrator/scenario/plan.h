@@ -6,16 +6,16 @@
 #include <vector>
 
 #include "orchestrator/scenario/scenario_spec.h"
-#include "orchestrator/targets/target.h"
+#include "orchestrator/scenario/treatment.h"
 
 namespace kvsweep::orchestrator {
 
 struct CellPlan {
-  int ordinal = 0;           // position in the sweep, from 0
-  std::string arm;           // what the reports compare: the strategy, or "factor=level, ..."
+  int ordinal = 0;  // position in the sweep, from 0
+  std::string arm;  // what the reports compare: the strategy, or "factor=level, ..."
   int concurrency = 0;
-  int repeat = 0;            // 0 .. repeats-1
-  Treatment treatment;       // the target factors' levels
+  int repeat = 0;                                  // 0 .. repeats-1
+  Treatment treatment;                             // the target factors' levels
   std::map<std::string, std::string> load_levels;  // request_rate, max_tokens, cache, if factors
   int deploy_group = 0;      // cells sharing one deployment (same deploy-time levels), from 0
   std::string key;           // deterministic: same scenario text, target and levels, same key
@@ -25,7 +25,8 @@ struct CellPlan {
 // Deploy-time factors outermost (in the order written), so each deployment is made once; then
 // run-time factors in the order written; repeats innermost. `target_override` ("" or "sim")
 // goes into every key, so a rehearsal on the sim never resumes a cluster sweep.
-std::vector<CellPlan> expand_plan(const ScenarioSpec& spec, const std::string& target_override = "");
+std::vector<CellPlan> expand_plan(const ScenarioSpec& spec,
+                                  const std::string& target_override = "");
 
 // The arms in plan order, each once: how the reports label what they compare. A factor is part
 // of the label when it has two or more levels (strategy always is); concurrency never is.

@@ -13,30 +13,13 @@
 
 #include "common/spellcheck.h"
 #include "driver/datasets/load_workload.h"
-#include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/scenario/strategy_names.h"
+#include "orchestrator/scenario/target_kind.h"
 
 namespace kvsweep::orchestrator {
 namespace {
-
-// Where a factor sits in the plan unless the scenario says otherwise. Load-driver factors are
-// always run-time. A target factor is deploy-time where changing it restarts or recreates
-// servers (Dynamo's router mode, KubeAI's immutable replication, a generic kubectl apply, the
-// embedded fleet which mimics a redeploy) and run-time where the change is a live patch
-// (KubeAI's strategy and its knobs) or only another URL (endpoints).
-FactorPhase default_phase(const std::string& factor, const std::string& kind) {
-  if (is_load_factor(factor)) return FactorPhase::kRun;
-  // Another URL, or the router kvsweep runs in front of plain replicas switching live.
-  if (kind == "endpoints" || kind == "replicas") return FactorPhase::kRun;
-  if (kind == "kubeai" && factor != "replication") return FactorPhase::kRun;
-  // The sim router switches strategy and its knobs live; the engine setting and the replica
-  // count are what a real fleet would redeploy for.
-  if (kind == "sim" && factor != "prefix_caching" && factor != "replication") {
-    return FactorPhase::kRun;
-  }
-  return FactorPhase::kDeploy;
-}
 
 // A million users is far beyond any fleet kvsweep drives (bench/ measures 10,000 streams); a
 // larger level is a typo.
@@ -87,27 +70,6 @@ std::string check_level(const std::string& factor, const std::string& level) {
   return "";
 }
 
-// The target factors each kind applies; kubectl and endpoints apply whatever target.levels
-// defines.
-std::vector<std::string> target_factor_names(const ScenarioSpec& spec) {
-  const std::string& kind = spec.target.kind;
-  if (kind == "kubeai")
-    return {"strategy", "mean_load_factor", "prefix_char_length", "replication"};
-  if (kind == "dynamo") return {"strategy"};
-  // kvsweep's router before real servers: it cannot reconfigure the engines (prefix_caching).
-  if (kind == "replicas") {
-    return {"strategy",    "mean_load_factor",     "prefix_char_length",
-            "replication", "overlap_score_weight", "router_temperature"};
-  }
-  if (kind == "kubectl" || kind == "endpoints") {
-    std::vector<std::string> names;
-    for (const auto& [factor, levels] : spec.target.levels) names.push_back(factor);
-    return names;
-  }
-  return {"strategy",    "prefix_caching",       "mean_load_factor",  "prefix_char_length",
-          "replication", "overlap_score_weight", "router_temperature"};
-}
-
 // The `{levels: [...], phase: deploy|run}` form of a factor: sets the phase and returns the
 // levels node (undefined when missing, which is reported).
 YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
@@ -130,7 +92,8 @@ YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
 
 // factors: each key a factor, its value a list of levels (or one level), or
 // {levels: [...], phase: deploy | run}; plus `repeats`.
-void read_factors(YamlMapReader& factors, ScenarioSpec& spec, YamlErrors& sink) {
+void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKind* kind,
+                  YamlErrors& sink) {
   factors.require("concurrency");
   factors.read_int("repeats", &spec.repeats, 1);
   for (auto it = factors.node().begin(); it != factors.node().end(); ++it) {
@@ -138,7 +101,7 @@ void read_factors(YamlMapReader& factors, ScenarioSpec& spec, YamlErrors& sink) 
     if (name == "repeats") continue;
     const std::string path = factors.path_of(name);
     YAML::Node value = factors.get(name);
-    std::vector<std::string> known = target_factor_names(spec);
+    std::vector<std::string> known = kind ? kind->factors_of(spec) : std::vector<std::string>{};
     if (!is_load_factor(name) && std::find(known.begin(), known.end(), name) == known.end()) {
       known.insert(known.end(), {"concurrency", "request_rate", "max_tokens", "cache", "repeats"});
       std::string message = "unknown factor for target kind " + spec.target.kind;
@@ -153,7 +116,7 @@ void read_factors(YamlMapReader& factors, ScenarioSpec& spec, YamlErrors& sink) 
     FactorSpec factor;
     factor.name = name;
     factor.mark = SourceMark{it->first.Mark().line + 1, it->first.Mark().column + 1};
-    factor.phase = default_phase(name, spec.target.kind);
+    factor.phase = kind ? kind->phase_of(name) : FactorPhase::kRun;
     // Initialised once, never assigned: assigning one YAML::Node to another rebinds the node
     // they alias, which would overwrite the factor's own mapping in the document.
     const YAML::Node levels =
@@ -324,20 +287,18 @@ void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDi
   *out = d;
 }
 
-std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::string& path,
-                                           std::vector<ScenarioError>* errors) {
-  YamlErrors sink(path, text, errors);
-  const std::optional<YAML::Node> document = load_yaml_document(text, sink);
-  if (!document) return std::nullopt;
-  const YAML::Node& root = *document;
-  if (!root.IsMap()) {
-    sink.add(root.Mark(), "", "a scenario must be a YAML mapping (name:, target:, factors:, ...)");
-    return std::nullopt;
-  }
+namespace {
 
-  ScenarioSpec spec;
-  spec.path = path;
-  spec.text = text;
+const TargetKind* find_kind(const TargetKinds& kinds, const std::string& name) {
+  for (const auto& kind : kinds) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+// The top-level keys and each section, in the order a reader's errors should come.
+void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds& kinds,
+                   YamlErrors& sink) {
   YamlMapReader top(root, "", sink, &spec.marks);
   top.require("name");
   top.require("factors");
@@ -347,11 +308,11 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   top.read_int<std::uint64_t>("seed", &spec.seed, 0);
   if (YAML::Node node = top.mapping("target"); node.IsDefined()) {
     YamlMapReader target(node, "target", sink, &spec.marks);
-    read_target(target, spec, sink);
+    read_target(target, spec, kinds, sink);
   }
   if (YAML::Node node = top.mapping("factors"); node.IsDefined()) {
     YamlMapReader factors(node, "factors", sink, &spec.marks);
-    read_factors(factors, spec, sink);
+    read_factors(factors, spec, find_kind(kinds, spec.target.kind), sink);
   }
   if (YAML::Node node = top.mapping("load"); node.IsDefined()) {
     YamlMapReader load(node, "load", sink, &spec.marks);
@@ -363,7 +324,12 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
     report.finish();
   }
   top.finish();
+}
 
+// Checks that span sections: a cell needs an end; every level of a factor that target.levels
+// defines has its entry there.
+void check_across_sections(const YAML::Node& root, const ScenarioSpec& spec, const TargetKind* kind,
+                           YamlErrors& sink) {
   if (spec.load.num_requests == 0 && spec.load.duration_s == 0 &&
       spec.load.dataset.kind != "mooncake" && !spec.marks.count("load.num_requests") &&
       !spec.marks.count("load.duration")) {
@@ -371,25 +337,26 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
     sink.add(load.IsDefined() ? load.Mark() : root.Mark(), "load",
              "give num_requests, duration or both: a cell needs an end");
   }
-  if (spec.target.kind == "kubectl" || spec.target.kind == "endpoints") {
-    for (const auto& f : spec.factors) {
-      const auto it = spec.target.levels.find(f.name);
-      if (it == spec.target.levels.end()) continue;  // a load-driver factor
-      for (const auto& level : f.levels) {
-        if (it->second.count(level)) continue;
-        sink.add(root["factors"][f.name].Mark(), "factors." + f.name,
-                 "level \"" + level + "\" has no entry in target.levels." + f.name +
-                     ": say what it does there");
-      }
+  if (kind == nullptr || !kind->factors_from_levels) return;
+  for (const auto& f : spec.factors) {
+    const auto it = spec.target.levels.find(f.name);
+    if (it == spec.target.levels.end()) continue;  // a load-driver factor
+    for (const auto& level : f.levels) {
+      if (it->second.count(level)) continue;
+      sink.add(root["factors"][f.name].Mark(), "factors." + f.name,
+               "level \"" + level + "\" has no entry in target.levels." + f.name +
+                   ": say what it does there");
     }
   }
-  if (!spec.factor("concurrency")) return std::nullopt;  // reported as missing above
-  if (!sink.empty()) return std::nullopt;
+}
+
+// report.baseline: an arm label, or a bare level naming the one arm it labels alone ("off"
+// for the arm "prefix_caching=off"); the first arm when not given.
+void resolve_baseline(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& sink) {
   const std::vector<std::string> arms = arm_labels(spec);
   if (spec.baseline.empty()) {
     spec.baseline = arms.front();
   } else if (std::find(arms.begin(), arms.end(), spec.baseline) == arms.end()) {
-    // "off" for the arm "prefix_caching=off": a bare level names the arm it alone labels.
     std::vector<std::string> matches;
     for (const auto& arm : arms) {
       const std::size_t eq = arm.find('=');
@@ -404,12 +371,36 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
     sink.add(root["report"]["baseline"].Mark(), "report.baseline",
              "baseline \"" + spec.baseline + "\" is not one of the arms (" + join(arms) + ")");
   }
+}
+
+}  // namespace
+
+std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::string& path,
+                                           std::vector<ScenarioError>* errors,
+                                           const TargetKinds& kinds) {
+  YamlErrors sink(path, text, errors);
+  const std::optional<YAML::Node> document = load_yaml_document(text, sink);
+  if (!document) return std::nullopt;
+  const YAML::Node& root = *document;
+  if (!root.IsMap()) {
+    sink.add(root.Mark(), "", "a scenario must be a YAML mapping (name:, target:, factors:, ...)");
+    return std::nullopt;
+  }
+  ScenarioSpec spec;
+  spec.path = path;
+  spec.text = text;
+  read_sections(root, spec, kinds, sink);
+  check_across_sections(root, spec, find_kind(kinds, spec.target.kind), sink);
+  if (!spec.factor("concurrency")) return std::nullopt;  // reported as missing above
+  if (!sink.empty()) return std::nullopt;
+  resolve_baseline(root, spec, sink);
   if (!sink.empty()) return std::nullopt;
   return spec;
 }
 
 std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
-                                               std::vector<ScenarioError>* errors) {
+                                               std::vector<ScenarioError>* errors,
+                                               const TargetKinds& kinds) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ScenarioError e;
@@ -420,7 +411,7 @@ std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path, errors);
+  return parse_scenario(text.str(), path, errors, kinds);
 }
 
 }  // namespace kvsweep::orchestrator

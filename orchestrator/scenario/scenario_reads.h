@@ -10,6 +10,7 @@
 #include "driver/datasets/dataset_options.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/scenario/scenario_spec.h"
+#include "orchestrator/scenario/target_kind.h"
 
 namespace kvsweep::orchestrator {
 
@@ -17,7 +18,9 @@ namespace kvsweep::orchestrator {
 void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDistribution* out,
                  int min_value);
 
-// The `target:` section (target_loader.cc). Reads every key for spec.target.kind.
-void read_target(YamlMapReader& target, ScenarioSpec& spec, YamlErrors& sink);
+// The `target:` section (target_section_loader.cc): target.kind one of `kinds`, then every key
+// that kind reads.
+void read_target(YamlMapReader& target, ScenarioSpec& spec, const TargetKinds& kinds,
+                 YamlErrors& sink);
 
 }  // namespace kvsweep::orchestrator

@@ -9,11 +9,11 @@ namespace {
 // spelling -> canonical
 const std::vector<std::pair<std::string, std::string>>& spellings() {
   static const std::vector<std::pair<std::string, std::string>> table = {
-      {"random", "random"},          {"round-robin", "round-robin"},
-      {"least-load", "least-load"},  {"prefix-hash", "prefix-hash"},
-      {"kv-aware", "kv-aware"},      {"session", "session"},
-      {"LeastLoad", "least-load"},   {"PrefixHash", "prefix-hash"},  // KubeAI
-      {"kv", "kv-aware"},            {"least-loaded", "least-load"},  // Dynamo
+      {"random", "random"},         {"round-robin", "round-robin"},
+      {"least-load", "least-load"}, {"prefix-hash", "prefix-hash"},
+      {"kv-aware", "kv-aware"},     {"session", "session"},
+      {"LeastLoad", "least-load"},  {"PrefixHash", "prefix-hash"},   // KubeAI
+      {"kv", "kv-aware"},           {"least-loaded", "least-load"},  // Dynamo
   };
   return table;
 }

@@ -11,12 +11,6 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-const std::vector<std::string>& kinds() {
-  static const std::vector<std::string> k = {"sim",    "replicas", "kubeai",
-                                             "dynamo", "kubectl",  "endpoints"};
-  return k;
-}
-
 // Which kinds read each key, so a key given for another kind is an error, not ignored.
 const std::map<std::string, std::vector<std::string>>& key_kinds() {
   static const std::vector<std::string> kube = {"kubeai", "dynamo", "kubectl"};
@@ -258,50 +252,24 @@ void read_upstreams(YamlMapReader& reader, std::vector<std::string>* out, YamlEr
   }
 }
 
-}  // namespace
+// target.sim of a cluster kind: what --target sim runs instead. True when it gives replicas.
+bool read_stand_in(YamlMapReader& reader, SimSpec& sim_spec, YamlErrors& sink,
+                   std::map<std::string, SourceMark>& marks) {
+  const YAML::Node node = reader.mapping("sim");
+  if (!node.IsDefined()) return false;
+  YamlMapReader sim(node, "target.sim", sink, &marks);
+  sim.read_int("replicas", &sim_spec.replicas, 1);
+  read_profile(sim, &sim_spec.profile, sink);
+  sim.read_duration("duration", &sim_spec.duration_s);
+  sim.read_int<std::int64_t>("num_requests", &sim_spec.num_requests, 1);
+  sim.read_int("max_tokens", &sim_spec.max_tokens, 1);
+  sim.finish();
+  return node["replicas"].IsDefined();
+}
 
-void read_target(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& sink) {
+// The keys of the kubectl-driven kinds and endpoints, then what each kind requires.
+void read_cluster_keys(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& sink) {
   TargetSpec& t = spec.target;
-  reader.read_choice("kind", &t.kind, kinds());
-  for (const auto& [key, used_by] : key_kinds()) {
-    const YAML::Node value = reader.node()[key];
-    if (value.IsDefined() && std::find(used_by.begin(), used_by.end(), t.kind) == used_by.end()) {
-      sink.add(value.Mark(), reader.path_of(key),
-               "not used by target kind " + t.kind + " (used by: " + join(used_by) + ")");
-      reader.get(key);  // reported: finish() must not call it unknown as well
-    }
-  }
-  read_readiness(reader, t.readiness, sink, spec.marks);
-  read_metrics(reader, t.metrics, sink, spec.marks);
-
-  if (t.kind == "sim" || t.kind == "replicas") read_health(reader, t.health, sink, spec.marks);
-  if (t.kind == "sim") {
-    reader.read_int("replicas", &t.sim.replicas, 1);
-    read_profile(reader, &t.sim.profile, sink);
-    reader.finish();
-    return;
-  }
-
-  // What --target sim runs instead: by default as many replicas as the real target expects.
-  bool sim_replicas_given = false;
-  if (YAML::Node node = reader.mapping("sim"); node.IsDefined()) {
-    YamlMapReader sim(node, "target.sim", sink, &spec.marks);
-    sim_replicas_given = node["replicas"].IsDefined();
-    sim.read_int("replicas", &t.sim.replicas, 1);
-    read_profile(sim, &t.sim.profile, sink);
-    sim.read_duration("duration", &t.sim.duration_s);
-    sim.read_int<std::int64_t>("num_requests", &t.sim.num_requests, 1);
-    sim.read_int("max_tokens", &t.sim.max_tokens, 1);
-    sim.finish();
-  }
-  if (t.kind == "replicas") {
-    read_upstreams(reader, &t.upstreams, sink);
-    reader.read_duration("kv_ttl", &t.kv_ttl_s);
-    t.replicas = static_cast<int>(t.upstreams.size());
-    if (!sim_replicas_given && t.replicas > 0) t.sim.replicas = t.replicas;
-    reader.finish();
-    return;
-  }
   reader.read_string("kubectl", &t.kubectl);
   reader.read_string("kubeconfig", &t.kubeconfig);
   reader.read_string("context", &t.context);
@@ -316,7 +284,6 @@ void read_target(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& sink) {
   reader.read_bool("restart_workers", &t.restart_workers);
   reader.read_choice("cold_method", &t.cold_method, {"reset", "restart"});
   read_levels(reader, t, sink, spec.marks);
-  if (!sim_replicas_given && t.replicas > 0) t.sim.replicas = t.replicas;
 
   const YAML::Mark where = reader.node().Mark();
   if ((t.kind == "kubeai" || t.kind == "dynamo") && t.resource.empty() &&
@@ -339,6 +306,43 @@ void read_target(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& sink) {
   if (t.kind == "endpoints" && t.base_url.empty() && t.levels.empty()) {
     sink.add(where, "target.base_url", "give base_url, or levels with a base_url each");
   }
+}
+
+}  // namespace
+
+void read_target(YamlMapReader& reader, ScenarioSpec& spec, const TargetKinds& kinds,
+                 YamlErrors& sink) {
+  TargetSpec& t = spec.target;
+  std::vector<std::string> names;
+  for (const auto& kind : kinds) names.push_back(kind.name);
+  reader.read_choice("kind", &t.kind, names);
+  for (const auto& [key, used_by] : key_kinds()) {
+    const YAML::Node value = reader.node()[key];
+    if (value.IsDefined() && std::find(used_by.begin(), used_by.end(), t.kind) == used_by.end()) {
+      sink.add(value.Mark(), reader.path_of(key),
+               "not used by target kind " + t.kind + " (used by: " + join(used_by) + ")");
+      reader.get(key);  // reported: finish() must not call it unknown as well
+    }
+  }
+  read_readiness(reader, t.readiness, sink, spec.marks);
+  read_metrics(reader, t.metrics, sink, spec.marks);
+  if (t.kind == "sim" || t.kind == "replicas") read_health(reader, t.health, sink, spec.marks);
+  if (t.kind == "sim") {
+    reader.read_int("replicas", &t.sim.replicas, 1);
+    read_profile(reader, &t.sim.profile, sink);
+    reader.finish();
+    return;
+  }
+  // What --target sim runs instead: by default as many replicas as the real target expects.
+  const bool sim_replicas_given = read_stand_in(reader, t.sim, sink, spec.marks);
+  if (t.kind == "replicas") {
+    read_upstreams(reader, &t.upstreams, sink);
+    reader.read_duration("kv_ttl", &t.kv_ttl_s);
+    t.replicas = static_cast<int>(t.upstreams.size());
+  } else {
+    read_cluster_keys(reader, spec, sink);
+  }
+  if (!sim_replicas_given && t.replicas > 0) t.sim.replicas = t.replicas;
   reader.finish();
 }
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "orchestrator/cli/log.h"
+#include "common/log.h"
 #include "store/rows.h"
 
 namespace kvsweep::orchestrator {

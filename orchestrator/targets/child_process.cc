@@ -140,8 +140,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     result.err = std::string("fork: ") + std::strerror(errno);
     return result;
   }
-  if (pid == 0) exec_child(args.data(), envp.data(), out.write.get(), err.write.get(),
-                          status.write.get());
+  if (pid == 0)
+    exec_child(args.data(), envp.data(), out.write.get(), err.write.get(), status.write.get());
   ::setpgid(pid, pid);  // also done in the child: whichever runs first wins the race
   out.write.reset();
   err.write.reset();
@@ -155,9 +155,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     return result;
   }
 
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(timeout_s));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_s));
   bool out_open = true, err_open = true;
   bool term_sent = false;
   Clock::time_point kill_at{};

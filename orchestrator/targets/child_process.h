@@ -8,12 +8,12 @@
 namespace kvsweep::orchestrator {
 
 struct ProcessResult {
-  int exit_code = -1;     // the program's exit status; -1 when it did not exit by itself
-  int signal = 0;         // the signal that ended it, 0 if none
-  bool timed_out = false; // killed because the deadline passed
-  bool started = true;    // false when the program could not be executed at all
-  std::string out;        // everything it wrote on stdout
-  std::string err;        // everything it wrote on stderr (or why it could not start)
+  int exit_code = -1;      // the program's exit status; -1 when it did not exit by itself
+  int signal = 0;          // the signal that ended it, 0 if none
+  bool timed_out = false;  // killed because the deadline passed
+  bool started = true;     // false when the program could not be executed at all
+  std::string out;         // everything it wrote on stdout
+  std::string err;         // everything it wrote on stderr (or why it could not start)
   bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 

@@ -36,8 +36,8 @@ constexpr double kMaxCallSeconds = 10;
 void wait_for_gate(const std::string& gate, double timeout_s, double poll_s,
                    const std::function<std::optional<std::string>()>& check, spdlog::logger& log) {
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::string last_reason = "never checked";
   while (true) {
     std::optional<std::string> reason;
@@ -96,8 +96,8 @@ void wait_model_listed(const std::string& base_url, const std::string& model, do
         ids += (ids.empty() ? "" : ", ") + id;
       }
     }
-    return base_url + "/v1/models does not list \"" + model + "\" (it lists: " +
-           (ids.empty() ? "nothing" : ids) + ")";
+    return base_url + "/v1/models does not list \"" + model +
+           "\" (it lists: " + (ids.empty() ? "nothing" : ids) + ")";
   };
   wait_for_gate("models", timeout_s, poll_s, check, log);
 }
@@ -141,8 +141,9 @@ void reset_prefix_caches(const std::vector<std::string>& replica_urls, double ti
     if (!r.error.empty() || r.status / 100 != 2) {
       std::string why = "POST " + url + "/reset_prefix_cache: " + describe_refusal(r);
       if (r.status == 404) {
-        why += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1; or set "
-               "target.cold_method: restart, or load.cache: as-is)";
+        why +=
+            " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1; or set "
+            "target.cold_method: restart, or load.cache: as-is)";
       }
       throw TargetError("cold cache: " + why);
     }

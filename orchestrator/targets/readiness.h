@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/cli/log.h"
+#include "common/log.h"
 
 namespace kvsweep::orchestrator {
 

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/join.h"
 #include "orchestrator/targets/readiness.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -19,13 +21,13 @@ std::chrono::milliseconds to_ms(double seconds) {
 
 // Validates what the router must apply before anything is built, then its options.
 sim::ProxyOptions router_options(const ScenarioSpec& spec) {
+  const std::vector<std::string>& applies = target_kind("replicas").factors;
   for (const auto& factor : spec.factors) {
     if (is_load_factor(factor.name)) continue;
-    if (factor.name != "strategy" && !is_router_knob(factor.name)) {
-      std::string known = "strategy";
-      for (const auto& [knob, param] : router_knobs()) known += ", " + knob;
+    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
       throw TargetError("factor " + factor.name + ": kind replicas cannot apply it (kvsweep's " +
-                        "router applies " + known + "; the servers' own settings are theirs)");
+                        "router applies " + join(applies) +
+                        "; the servers' own settings are theirs)");
     }
     check_router_levels(factor, "kvsweep's router");
   }
@@ -75,48 +77,56 @@ std::string ReplicasTarget::describe() const {
   return text + ")";
 }
 
-void ReplicasTarget::start() {
+CommandLogs ReplicasTarget::start() {
   try {
     router_.start();
   } catch (const std::exception& e) {
     throw TargetError(std::string("starting kvsweep's router on 127.0.0.1: ") + e.what());
   }
+  return {};
 }
 
-std::vector<std::vector<std::string>> ReplicasTarget::planned_commands(const Treatment& t) const {
-  const std::string body = strategy_body(t);
+std::vector<std::vector<std::string>> ReplicasTarget::planned_commands(
+    const Treatment* /*previous*/, const Treatment& next) const {
+  const std::string body = strategy_body(next);
   if (body.empty()) return {};
   return {{"POST", "/admin/strategy", body}};
 }
 
-void ReplicasTarget::apply(const Treatment& t) {
+CommandLogs ReplicasTarget::apply(const Treatment& t) {
   const std::string body = strategy_body(t);
-  if (!body.empty()) admin_.post(router_.url(), "/admin/strategy", body, "applying " + body);
+  return collect_commands([&](CommandLogs& ran) {
+    if (!body.empty()) admin_.post(router_.url(), "/admin/strategy", body, "applying " + body, ran);
+  });
 }
 
-void ReplicasTarget::wait_ready() {
+CommandLogs ReplicasTarget::wait_ready() {
   const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> roots;
   for (const auto& url : spec_.target.upstreams) roots.push_back(server_root(url));
   wait_healthy(roots, r.pods_s, r.poll_s, *log_);
   wait_model_listed(router_.url(), spec_.model, r.models_s, r.poll_s, *log_);
   wait_completion(router_.url(), spec_.model, r.completion_s, r.poll_s, *log_);
+  return {};
 }
 
-void ReplicasTarget::make_cold() { reset_prefix_caches({router_.url()}, kResetTimeoutS, *log_);
+CommandLogs ReplicasTarget::make_cold() {
+  reset_prefix_caches({router_.url()}, kResetTimeoutS, *log_);
+  return {};
 }
 
-std::string ReplicasTarget::base_url() const { return router_.url(); }
-
-std::vector<std::string> ReplicasTarget::metrics_urls() const {
-  if (!spec_.target.metrics.urls.empty()) return spec_.target.metrics.urls;
-  std::vector<std::string> urls;
-  for (const auto& url : spec_.target.upstreams) {
-    urls.push_back(server_root(url) + spec_.target.metrics.path);
+Endpoints ReplicasTarget::endpoints() const {
+  Endpoints endpoints;
+  endpoints.base_url = router_.url();
+  endpoints.metrics_urls = spec_.target.metrics.urls;
+  if (endpoints.metrics_urls.empty()) {
+    for (const auto& url : spec_.target.upstreams) {
+      endpoints.metrics_urls.push_back(server_root(url) + spec_.target.metrics.path);
+    }
   }
-  return urls;
+  return endpoints;
 }
 
-std::vector<CommandLog> ReplicasTarget::take_logs() { return admin_.take_logs(router_.url()); }
+CommandLogs ReplicasTarget::cell_finished() { return admin_.health_events(router_.url()); }
 
 }  // namespace kvsweep::orchestrator

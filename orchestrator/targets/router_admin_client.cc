@@ -93,7 +93,8 @@ std::string strategy_body(const Treatment& t) {
 // An admin request, kept as the cell's command log like a kubectl call: argv is the method,
 // URL and body; exit 0 for HTTP 200, else 1; out is the status line and the answer.
 void RouterAdminClient::post(const std::string& router_url, const std::string& path,
-                             const std::string& body, const std::string& what) {
+                             const std::string& body, const std::string& what,
+                             CommandLogs& commands) {
   const std::string url = router_url + path;
   log_->debug("POST {} {}", url, body);
   const auto started = std::chrono::steady_clock::now();
@@ -107,7 +108,7 @@ void RouterAdminClient::post(const std::string& router_url, const std::string& p
   log.err = r.error;
   log_->debug("POST {}: {} in {:.3f} s", url,
               r.error.empty() ? "HTTP " + std::to_string(r.status) : r.error, log.seconds);
-  logs_.push_back(std::move(log));
+  commands.push_back(std::move(log));
   if (!r.error.empty()) throw TargetError(what + ": " + url + ": " + r.error);
   if (r.status != 200) {
     throw TargetError(what + ": " + url + ": HTTP " + std::to_string(r.status) + ": " +
@@ -115,8 +116,8 @@ void RouterAdminClient::post(const std::string& router_url, const std::string& p
   }
 }
 
-std::vector<CommandLog> RouterAdminClient::take_logs(const std::string& router_url) {
-  std::vector<CommandLog> logs = std::exchange(logs_, {});
+CommandLogs RouterAdminClient::health_events(const std::string& router_url) {
+  CommandLogs logs;
   const std::string url = router_url + "/admin/health?since=" + std::to_string(health_seen_);
   const auto started = std::chrono::steady_clock::now();
   const auto r = driver::http_get(url, kAdminTimeoutS);

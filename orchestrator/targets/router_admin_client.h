@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "orchestrator/cli/log.h"
+#include "common/log.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/targets/target.h"
 
@@ -30,26 +30,26 @@ void check_router_levels(const FactorSpec& factor, const std::string& who);
 // "" when it sets none of them.
 std::string strategy_body(const Treatment& t);
 
-// The admin requests one target sent, and its cursor into the router's health events.
+// Admin requests to one router, and its cursor into the router's health events.
 // Thread contract: the runner's thread only.
 class RouterAdminClient {
  public:
   // Every request is also logged at debug level on `log` (--verbose).
   explicit RouterAdminClient(Log log = silent_log()) : log_(std::move(log)) {}
 
-  // POSTs `body` to router_url + path, logs it as a command of step "apply" (argv: method, URL,
-  // body; exit 0 for HTTP 200), and throws TargetError "<what>: <url>: <why>" unless 200.
+  // POSTs `body` to router_url + path, appends it to `commands` as a command of step "apply"
+  // (argv: method, URL, body; exit 0 for HTTP 200), and throws TargetError "<what>: <url>:
+  // <why>" unless 200.
   void post(const std::string& router_url, const std::string& path, const std::string& body,
-            const std::string& what);
+            const std::string& what, CommandLogs& commands);
 
-  // The requests logged since the last call, then one log of step "health" when the router
-  // took a replica out or put one back since then (one line per event in `out`). Never
-  // throws: a failed health query is itself logged (exit 1).
-  std::vector<CommandLog> take_logs(const std::string& router_url);
+  // One log of step "health" when the router took a replica out or put one back since the
+  // last call (one line per event in `out`); none when nothing happened. Never throws: a
+  // failed health query is itself logged (exit 1).
+  CommandLogs health_events(const std::string& router_url);
 
  private:
   Log log_;
-  std::vector<CommandLog> logs_;
   std::uint64_t health_seen_ = 0;  // the last health event already logged
 };
 

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "common/join.h"
 #include "orchestrator/targets/readiness.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -37,22 +39,16 @@ sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
   return options;
 }
 
-std::string known_factors() {
-  std::string text = "strategy, prefix_caching";
-  for (const auto& [factor, param] : router_knobs()) text += ", " + factor;
-  return text;
-}
-
 }  // namespace
 
 SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
     : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
+  const std::vector<std::string>& applies = target_kind("sim").factors;
   for (const auto& factor : spec.factors) {
     if (is_load_factor(factor.name)) continue;
-    if (!is_router_knob(factor.name) && factor.name != "strategy" &&
-        factor.name != "prefix_caching") {
+    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
       throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it " +
-                        "(it applies: " + known_factors() + ")");
+                        "(it applies: " + join(applies) + ")");
     }
     check_router_levels(factor, "the simulated fleet");
     for (const auto& level : factor.levels) {
@@ -65,14 +61,17 @@ SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
 
 SimTarget::~SimTarget() = default;
 
-std::vector<CommandLog> SimTarget::take_logs() { return admin_.take_logs(fleet_.router_url()); }
+CommandLogs SimTarget::cell_finished() { return admin_.health_events(fleet_.router_url()); }
 
 std::string SimTarget::describe() const {
   return "sim x" + std::to_string(spec_.target.sim.replicas) + " (" + spec_.target.sim.profile +
          ")";
 }
 
-void SimTarget::start() { fleet_.start(); }
+CommandLogs SimTarget::start() {
+  fleet_.start();
+  return {};
+}
 
 SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
   nlohmann::json engine = nlohmann::json::object();
@@ -91,37 +90,38 @@ bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment
   return false;
 }
 
-std::vector<std::vector<std::string>> SimTarget::planned_commands(const Treatment& t) const {
+std::vector<std::vector<std::string>> SimTarget::planned_commands(const Treatment* previous,
+                                                                  const Treatment& next) const {
   std::vector<std::vector<std::string>> commands;
-  const Requests r = requests_for(t);
+  const Requests r = requests_for(next);
   if (!r.engine_body.empty()) commands.push_back({"POST", "/admin/engine", r.engine_body});
   if (!r.strategy_body.empty()) commands.push_back({"POST", "/admin/strategy", r.strategy_body});
+  if (previous != nullptr && changes_deploy_factor(*previous, next)) {
+    commands.push_back({"POST", "/admin/restart", "{}"});
+  }
   return commands;
 }
 
-std::vector<std::vector<std::string>> SimTarget::planned_redeploy(const Treatment& previous,
-                                                                  const Treatment& next) const {
-  if (!changes_deploy_factor(previous, next)) return {};
-  return {{"POST", "/admin/restart", "{}"}};
-}
-
-void SimTarget::apply(const Treatment& t) {
+CommandLogs SimTarget::apply(const Treatment& t) {
   const Requests r = requests_for(t);
   const std::string router = fleet_.router_url();
-  if (!r.engine_body.empty()) {
-    admin_.post(router, "/admin/engine", r.engine_body, "applying " + r.engine_body);
-  }
-  if (!r.strategy_body.empty()) {
-    admin_.post(router, "/admin/strategy", r.strategy_body, "applying " + r.strategy_body);
-  }
-  // The first apply follows a fresh start: there is nothing to redeploy yet.
-  if (applied_ && changes_deploy_factor(*applied_, t)) {
-    admin_.post(router, "/admin/restart", "{}", "redeploying");
-  }
+  CommandLogs commands = collect_commands([&](CommandLogs& ran) {
+    if (!r.engine_body.empty()) {
+      admin_.post(router, "/admin/engine", r.engine_body, "applying " + r.engine_body, ran);
+    }
+    if (!r.strategy_body.empty()) {
+      admin_.post(router, "/admin/strategy", r.strategy_body, "applying " + r.strategy_body, ran);
+    }
+    // The first apply follows a fresh start: there is nothing to redeploy yet.
+    if (applied_ && changes_deploy_factor(*applied_, t)) {
+      admin_.post(router, "/admin/restart", "{}", "redeploying", ran);
+    }
+  });
   applied_ = t;
+  return commands;
 }
 
-void SimTarget::wait_ready() {
+CommandLogs SimTarget::wait_ready() {
   const ReadinessSpec& r = spec_.target.readiness;
   std::vector<std::string> urls = fleet_.replica_urls();
   urls.insert(urls.begin(), fleet_.router_url());
@@ -130,16 +130,19 @@ void SimTarget::wait_ready() {
                     *log_);
   wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS,
                   *log_);
+  return {};
 }
 
-void SimTarget::make_cold() { reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_); }
+CommandLogs SimTarget::make_cold() {
+  reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_);
+  return {};
+}
 
-std::string SimTarget::base_url() const { return fleet_.router_url(); }
-
-std::vector<std::string> SimTarget::metrics_urls() const {
-  std::vector<std::string> urls;
-  for (const auto& url : fleet_.replica_urls()) urls.push_back(url + "/metrics");
-  return urls;
+Endpoints SimTarget::endpoints() const {
+  Endpoints endpoints;
+  endpoints.base_url = fleet_.router_url();
+  for (const auto& url : fleet_.replica_urls()) endpoints.metrics_urls.push_back(url + "/metrics");
+  return endpoints;
 }
 
 }  // namespace kvsweep::orchestrator

@@ -6,18 +6,19 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/cli/log.h"
-#include "orchestrator/targets/router_admin_client.h"
+#include "common/log.h"
 #include "orchestrator/scenario/scenario_spec.h"
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/planned_target.h"
+#include "orchestrator/targets/router_admin_client.h"
 #include "sim/fleet.h"
 
 namespace kvsweep::orchestrator {
 
-// Factors the fleet applies: strategy (any spelling strategy_names.h knows), prefix_caching
-// (on | off), and the router's knobs under KubeAI's and Dynamo's names: mean_load_factor,
-// prefix_char_length, replication, overlap_score_weight, router_temperature.
-class SimTarget : public Target {
+// Factors the fleet applies (target_kinds.cc, kind sim): strategy (any spelling
+// strategy_names.h knows), prefix_caching (on | off), and the router's knobs under KubeAI's and
+// Dynamo's names: mean_load_factor, prefix_char_length, replication, overlap_score_weight,
+// router_temperature.
+class SimTarget : public PlannedTarget {
  public:
   // Throws TargetError for a factor or level the fleet cannot apply. Admin requests and gate
   // polls are logged at debug level on `log`.
@@ -25,20 +26,19 @@ class SimTarget : public Target {
   ~SimTarget() override;
 
   std::string describe() const override;
-  void start() override;
-  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override;
-  std::vector<std::vector<std::string>> planned_redeploy(const Treatment& previous,
-                                                         const Treatment& next) const override;
+  CommandLogs start() override;
   // Sets the router's strategy and knobs and the replicas' prefix caching through the admin
   // API, as kubectl patch would. A change of a deploy-time factor also restarts the fleet
   // (empty caches, zeroed counters), as a redeploy would.
-  void apply(const Treatment& t) override;
-  void wait_ready() override;
-  void make_cold() override;
-  std::string base_url() const override;
-  std::vector<std::string> metrics_urls() const override;
-  // The admin requests, then a "health" log when the router took a replica out or put it back.
-  std::vector<CommandLog> take_logs() override;
+  CommandLogs apply(const Treatment& t) override;
+  CommandLogs wait_ready() override;
+  CommandLogs make_cold() override;
+  Endpoints endpoints() const override;
+  // A "health" log when the router took a replica out or put it back during the cell.
+  CommandLogs cell_finished() override;
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
+                                                         const Treatment& next) const override;
 
  private:
   struct Requests {
@@ -52,7 +52,7 @@ class SimTarget : public Target {
   Log log_;
   sim::Fleet fleet_;
   std::optional<Treatment> applied_;
-  RouterAdminClient admin_;  // admin requests and health events since the last take_logs()
+  RouterAdminClient admin_;
 };
 
 }  // namespace kvsweep::orchestrator

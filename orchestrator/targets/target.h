@@ -1,4 +1,5 @@
-// Where the model servers are and how a treatment is applied to them. The runner sees only this.
+// Where the model servers are and how a treatment is applied to them: the seam the runner
+// sees, after mlcommons loadgen's SystemUnderTest. The runner never learns kubectl exists.
 #pragma once
 
 #include <stdexcept>
@@ -6,77 +7,88 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/scenario/treatment.h"
+
 namespace kvsweep::orchestrator {
 
-// The levels of the factors a target applies (every factor but the load driver's), in the
-// scenario's factor order: {{"strategy", "kv-aware"}}.
-struct Treatment {
-  std::vector<std::pair<std::string, std::string>> levels;
-
-  // The level of `factor`, or nullptr when the treatment does not set it.
-  const std::string* find(const std::string& factor) const {
-    for (const auto& [name, level] : levels) {
-      if (name == factor) return &level;
-    }
-    return nullptr;
-  }
-  bool operator==(const Treatment&) const = default;
-};
-
-// A target failure with its context ("readiness gate pods: pod vllm-1: CrashLoopBackOff ...").
-class TargetError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// One external command a target ran, kept with the cell it was run for.
+// One external command a target ran (a kubectl call, an admin request, a gate poll), kept
+// with the cell it was run for.
 struct CommandLog {
   std::string step;               // "apply", "gate resource", "gate pods", "cold", "discover"
   std::vector<std::string> argv;  // the full argv, kubectl first
   int exit_code = -1;             // -1: did not exit by itself (timeout, signal, not started)
   double seconds = 0;
-  std::string out;                // stdout, cut to 64 KiB
-  std::string err;                // stderr, cut to 64 KiB
+  std::string out;  // stdout, cut to 64 KiB
+  std::string err;  // stderr, cut to 64 KiB
 };
 
-// Thread contract: called from the runner's thread only. Every method but describe() and
-// planned_commands() may throw TargetError.
+using CommandLogs = std::vector<CommandLog>;
+
+// A target failure with its context ("readiness gate pods: pod vllm-1: CrashLoopBackOff ...")
+// and the commands the failing call ran before it gave up, so they are kept with the cell.
+class TargetError : public std::runtime_error {
+ public:
+  explicit TargetError(const std::string& message, CommandLogs commands = {})
+      : std::runtime_error(message), commands_(std::move(commands)) {}
+  const CommandLogs& commands() const { return commands_; }
+
+ private:
+  CommandLogs commands_;
+};
+
+// Runs `body`, which appends every command it runs to the list it is given, and returns that
+// list; a TargetError from `body` is thrown again with the list ahead of its own commands.
+template <typename Body>
+CommandLogs collect_commands(Body&& body) {
+  CommandLogs commands;
+  try {
+    body(commands);
+  } catch (const TargetError& e) {
+    commands.insert(commands.end(), e.commands().begin(), e.commands().end());
+    throw TargetError(e.what(), std::move(commands));
+  }
+  return commands;
+}
+
+// Where the load goes and where the servers' metrics are.
+struct Endpoints {
+  std::string base_url;                   // what the load driver talks to (no trailing /v1)
+  std::vector<std::string> metrics_urls;  // every replica's /metrics
+};
+
+// Thread contract: one thread (the runner's) calls every method, never two at once, in this
+// order: start() once; then, per deployment, apply() and wait_ready(); per cell, make_cold()
+// when the cell starts cold, endpoints() and, once its load is done, cell_finished(). Each
+// call blocks until done (a readiness gate waits up to its own time limit) and returns the
+// commands it ran, oldest first; on failure it throws TargetError carrying them.
 class Target {
  public:
   virtual ~Target() = default;
+
   virtual std::string describe() const = 0;  // "dynamo dgd/llama-70b in ns dynamo (4 workers)"
-  virtual void start() = 0;                   // connect / bring up; before the first apply
 
-  // What apply(t) would run, as full argv lists, in order; touches nothing. Targets that run
-  // no command (sim, endpoints) return a description of the change as a one-word argv list,
-  // e.g. {{"POST", "/admin/strategy", "{\"strategy\":\"prefix-hash\"}"}}.
-  virtual std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const = 0;
+  // Connects or brings the servers up; touches no deployment.
+  virtual CommandLogs start() = 0;
 
-  // What apply(next) runs on top of planned_commands(next) when `previous` was applied before:
-  // the sim's restart after a deploy-time change. Empty for targets whose apply does not depend
-  // on what ran before (the cluster kinds redeploy, or not, on every apply alike).
-  virtual std::vector<std::vector<std::string>> planned_redeploy(const Treatment& /*previous*/,
-                                                                 const Treatment& /*next*/) const {
-    return {};
-  }
-
-  // Applies the treatment: the whole treatment, not a diff against the previous one.
-  virtual void apply(const Treatment& t) = 0;
+  // Applies the whole treatment, not a diff against the previous one.
+  virtual CommandLogs apply(const Treatment& t) = 0;
 
   // The layered readiness gates after an apply, each with its own time limit: resource status,
   // Ready pod count (failing at once on ImagePullBackOff, CrashLoopBackOff, ...), /v1/models
   // lists the model, a 1-token completion answers. Throws TargetError whose message starts
   // "readiness gate <name>: " and says why.
-  virtual void wait_ready() = 0;
+  virtual CommandLogs wait_ready() = 0;
 
   // Makes every replica's prefix cache cold for the next cell (target.cold_method).
-  virtual void make_cold() = 0;
+  virtual CommandLogs make_cold() = 0;
 
-  virtual std::string base_url() const = 0;                   // what the load driver talks to
-  virtual std::vector<std::string> metrics_urls() const = 0;  // every replica's /metrics
+  // Where the load goes now; never throws.
+  virtual Endpoints endpoints() const = 0;
 
-  // The commands run since the last call, oldest first; the log is emptied.
-  virtual std::vector<CommandLog> take_logs() { return {}; }
+  // What the target saw during the cell that changes what it measured: kvsweep's router
+  // taking a replica out of routing or putting it back (one "health" log, one line per
+  // event). Never throws: a failed query is itself a log. Most kinds see nothing.
+  virtual CommandLogs cell_finished() { return {}; }
 };
 
 }  // namespace kvsweep::orchestrator

@@ -5,13 +5,14 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
 #include "orchestrator/targets/kube/kube_base.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
 #include "orchestrator/targets/readiness.h"
-#include "orchestrator/scenario/strategy_names.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator::kube {
 namespace {
@@ -85,7 +86,7 @@ class DynamoTarget : public KubeTarget {
     require_field(target().resource, "target.resource", kind(), "the DynamoGraphDeployment's name");
     require_field(target().frontend_service, "target.frontend_service", kind(),
                   "the spec.services key of the frontend");
-    check_factor_names(spec, kind(), {"strategy"});
+    check_factor_names(spec, kind(), target_kind("dynamo").factors);
     if (const FactorSpec* strategy = spec.factor("strategy")) {
       for (const auto& level : strategy->levels) mode_of_level(level);
     }
@@ -96,13 +97,14 @@ class DynamoTarget : public KubeTarget {
            std::to_string(target().replicas) + " workers)";
   }
 
-  void start() override {
+  void do_start() override {
     const json dgd = kubectl().get_json("start", {"get", kResource, target().resource},
                                         "target.resource: reading dgd/" + target().resource);
     frontend_of(dgd);  // fails now, not at the first apply, when the service is misnamed
   }
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
+                                                         const Treatment& t) const override {
     std::optional<std::string> mode;
     try {
       mode = mode_of(t);
@@ -119,7 +121,7 @@ class DynamoTarget : public KubeTarget {
     return commands;
   }
 
-  void apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) override {
     const auto mode = mode_of(t);
     if (!mode) return;
     const std::string what =
@@ -133,7 +135,7 @@ class DynamoTarget : public KubeTarget {
     mode_ = *mode;
   }
 
-  void wait_ready() override {
+  void do_wait_ready() override {
     const ReadinessSpec& r = target().readiness;
     const auto resource_ready = [&]() -> std::optional<std::string> {
       std::string failure;
@@ -254,7 +256,7 @@ class DynamoTarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_dynamo_target(const ScenarioSpec& spec, Log log) {
+std::unique_ptr<PlannedTarget> make_dynamo_target(const ScenarioSpec& spec, Log log) {
   return std::make_unique<DynamoTarget>(spec, std::move(log));
 }
 

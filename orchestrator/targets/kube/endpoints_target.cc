@@ -11,7 +11,7 @@
 namespace kvsweep::orchestrator::kube {
 namespace {
 
-class EndpointsTarget : public Target {
+class EndpointsTarget : public PlannedTarget {
  public:
   EndpointsTarget(const ScenarioSpec& spec, Log log) : spec_(spec), log_(std::move(log)) {
     const TargetSpec& target = spec_.target;
@@ -52,9 +52,10 @@ class EndpointsTarget : public Target {
     return text + ")";
   }
 
-  void start() override {}
+  CommandLogs start() override { return {}; }
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
+                                                         const Treatment& t) const override {
     try {
       const std::string* level = level_of(t);
       return {{"use", level != nullptr ? action(*level).base_url : url_}};
@@ -63,28 +64,30 @@ class EndpointsTarget : public Target {
     }
   }
 
-  void apply(const Treatment& t) override {
+  CommandLogs apply(const Treatment& t) override {
     const std::string* level = level_of(t);
     if (level != nullptr) select(*level);
+    return {};
   }
 
-  void wait_ready() override {
+  CommandLogs wait_ready() override {
     const ReadinessSpec& r = spec_.target.readiness;
     wait_model_listed(url_, spec_.model, r.models_s, r.poll_s, *log_);
     wait_completion(url_, spec_.model, r.completion_s, r.poll_s, *log_);
+    return {};
   }
 
-  void make_cold() override {
+  CommandLogs make_cold() override {
     if (spec_.target.cold_method != "reset") {
       throw TargetError(
           "cold: kind endpoints cannot restart plain endpoints; use cold_method "
           "reset");
     }
     reset_prefix_caches({url_}, spec_.target.command_timeout_s, *log_);
+    return {};
   }
 
-  std::string base_url() const override { return url_; }
-  std::vector<std::string> metrics_urls() const override { return metrics_; }
+  Endpoints endpoints() const override { return {url_, metrics_}; }
 
  private:
   void check_level(const std::string& level) const {
@@ -138,7 +141,7 @@ class EndpointsTarget : public Target {
 
 }  // namespace
 
-std::unique_ptr<Target> make_endpoints_target(const ScenarioSpec& spec, Log log) {
+std::unique_ptr<PlannedTarget> make_endpoints_target(const ScenarioSpec& spec, Log log) {
   return std::make_unique<EndpointsTarget>(spec, std::move(log));
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 

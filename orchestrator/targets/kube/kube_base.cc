@@ -27,33 +27,61 @@ KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
   check_cold_method(spec, kind_, {"reset", "restart"});
 }
 
-std::vector<std::string> KubeTarget::metrics_urls() const {
-  if (!spec_.target.metrics.urls.empty()) return spec_.target.metrics.urls;
-  std::vector<std::string> urls;
-  for (const auto& replica : replica_urls_) urls.push_back(replica + spec_.target.metrics.path);
-  return urls;
-}
-
-void KubeTarget::make_cold() {
-  if (spec_.target.cold_method == "restart") {
-    const std::string selector = restart_selector();
-    if (selector.empty()) {
-      throw TargetError("cold: cold_method restart needs target.pod_selector: the pods to delete");
+Endpoints KubeTarget::endpoints() const {
+  Endpoints endpoints;
+  endpoints.base_url = spec_.target.base_url;
+  endpoints.metrics_urls = spec_.target.metrics.urls;
+  if (endpoints.metrics_urls.empty()) {
+    for (const auto& replica : replica_urls_) {
+      endpoints.metrics_urls.push_back(replica + spec_.target.metrics.path);
     }
-    kubectl_.run_ok("cold", {"delete", "pods", "-l", selector, "--wait=false"},
-                    "cold: restarting the pods");
-    wait_ready();
-    return;
   }
-  if (replica_urls_.empty()) {
-    throw TargetError(
-        "cold: no replica URL is known to POST /reset_prefix_cache to (set "
-        "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
-  }
-  reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
+  return endpoints;
 }
 
-std::vector<CommandLog> KubeTarget::take_logs() {
+CommandLogs KubeTarget::start() {
+  return collecting([this] { do_start(); });
+}
+
+CommandLogs KubeTarget::apply(const Treatment& t) {
+  return collecting([this, &t] { do_apply(t); });
+}
+
+CommandLogs KubeTarget::wait_ready() {
+  return collecting([this] { do_wait_ready(); });
+}
+
+CommandLogs KubeTarget::make_cold() {
+  return collecting([this] {
+    if (spec_.target.cold_method == "restart") {
+      const std::string selector = restart_selector();
+      if (selector.empty()) {
+        throw TargetError(
+            "cold: cold_method restart needs target.pod_selector: the pods to delete");
+      }
+      kubectl_.run_ok("cold", {"delete", "pods", "-l", selector, "--wait=false"},
+                      "cold: restarting the pods");
+      do_wait_ready();
+      return;
+    }
+    if (replica_urls_.empty()) {
+      throw TargetError(
+          "cold: no replica URL is known to POST /reset_prefix_cache to (set "
+          "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
+    }
+    reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
+  });
+}
+
+CommandLogs KubeTarget::collecting(const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const TargetError& e) {
+    absorb(kubectl_.take_logs());
+    CommandLogs commands = std::exchange(logs_, {});
+    commands.insert(commands.end(), e.commands().begin(), e.commands().end());
+    throw TargetError(e.what(), std::move(commands));
+  }
   absorb(kubectl_.take_logs());
   return std::exchange(logs_, {});
 }

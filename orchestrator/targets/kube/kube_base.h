@@ -2,26 +2,30 @@
 // its log, the pods gate, the serving gates, replica discovery, cold caches, metrics URLs.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "orchestrator/targets/kube/kubectl.h"
 #include "orchestrator/scenario/scenario_spec.h"
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/kube/kubectl.h"
+#include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 
-class KubeTarget : public Target {
+// Each public call returns every kubectl call it made; the kinds implement the do_ steps.
+class KubeTarget : public PlannedTarget {
  public:
-  std::string base_url() const override { return spec_.target.base_url; }
-  // target.metrics.urls when given, else every discovered replica + target.metrics.path.
-  std::vector<std::string> metrics_urls() const override;
+  CommandLogs start() final;
+  CommandLogs apply(const Treatment& t) final;
+  CommandLogs wait_ready() final;
   // "reset": POST /reset_prefix_cache to every replica; "restart": delete the pods the target
-  // restarts (restart_selector()) and wait_ready() again.
-  void make_cold() override;
-  std::vector<CommandLog> take_logs() override;
+  // restarts (restart_selector()) and wait for readiness again.
+  CommandLogs make_cold() final;
+  // target.base_url; target.metrics.urls when given, else every discovered replica +
+  // target.metrics.path.
+  Endpoints endpoints() const override;
 
  protected:
   // Checks what every kubectl kind needs (target.base_url, target.cold_method). kubectl calls
@@ -58,9 +62,16 @@ class KubeTarget : public Target {
 
   // The pods a "restart" cold deletes; "" when the target has none to delete.
   virtual std::string restart_selector() const = 0;
+  // What start(), apply() and wait_ready() do; each throws TargetError.
+  virtual void do_start() = 0;
+  virtual void do_apply(const Treatment& t) = 0;
+  virtual void do_wait_ready() = 0;
 
  private:
   void absorb(std::vector<CommandLog> logs);
+  // Runs `step` and returns the kubectl calls made since the last public call, in call
+  // order; a TargetError from `step` is thrown again carrying them.
+  CommandLogs collecting(const std::function<void()>& step);
 
   ScenarioSpec spec_;
   std::string kind_;

@@ -9,9 +9,9 @@
 
 #include <memory>
 
-#include "orchestrator/cli/log.h"
+#include "common/log.h"
 #include "orchestrator/scenario/scenario_spec.h"
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 
@@ -19,18 +19,20 @@ namespace kvsweep::orchestrator::kube {
 // prefix_char_length (merge-patched into spec.loadBalancing), replication (immutable: a change
 // deletes and recreates the Model from its current object). Ready: .status.replicas.ready =
 // target.replicas; pods: default selector "model=<resource>".
-std::unique_ptr<Target> make_kubeai_target(const ScenarioSpec& spec, Log log = silent_log());
+std::unique_ptr<PlannedTarget> make_kubeai_target(const ScenarioSpec& spec, Log log = silent_log());
 
 // Dynamo DynamoGraphDeployment `target.resource`. Factor strategy sets DYN_ROUTER_MODE on
 // spec.services.<frontend_service>.envs (a redeploy), optionally restarting worker pods. Ready:
 // DGD condition Ready=True, Ready worker pods = target.replicas, and every frontend pod carries
 // the new DYN_ROUTER_MODE.
-std::unique_ptr<Target> make_dynamo_target(const ScenarioSpec& spec, Log log = silent_log());
+std::unique_ptr<PlannedTarget> make_dynamo_target(const ScenarioSpec& spec, Log log = silent_log());
 
 // Generic: every factor level in target.levels gives kubectl argv lists to apply and to wait.
-std::unique_ptr<Target> make_kubectl_target(const ScenarioSpec& spec, Log log = silent_log());
+std::unique_ptr<PlannedTarget> make_kubectl_target(const ScenarioSpec& spec,
+                                                   Log log = silent_log());
 
 // No apply: each level of one factor gives a base URL (a raw Service vs the gateway).
-std::unique_ptr<Target> make_endpoints_target(const ScenarioSpec& spec, Log log = silent_log());
+std::unique_ptr<PlannedTarget> make_endpoints_target(const ScenarioSpec& spec,
+                                                     Log log = silent_log());
 
 }  // namespace kvsweep::orchestrator::kube

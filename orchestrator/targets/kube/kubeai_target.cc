@@ -5,23 +5,20 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
 #include "orchestrator/targets/kube/kube_base.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/temp_file.h"
 #include "orchestrator/targets/readiness.h"
-#include "orchestrator/scenario/strategy_names.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator::kube {
 namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string>& kubeai_factors() {
-  static const std::vector<std::string> names = {"strategy", "mean_load_factor",
-                                                 "prefix_char_length", "replication"};
-  return names;
-}
+const std::vector<std::string>& kubeai_factors() { return target_kind("kubeai").factors; }
 
 json integer_value(const std::string& factor, const std::string& level, long long min,
                    const std::string& field, const std::string& why) {
@@ -110,11 +107,12 @@ class KubeAITarget : public KubeTarget {
            std::to_string(target().replicas) + " replicas)";
   }
 
-  void start() override {
+  void do_start() override {
     kubectl().get_json("start", get_args(), "target.resource: reading model/" + target().resource);
   }
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
+                                                         const Treatment& t) const override {
     json load_balancing;
     try {
       load_balancing = load_balancing_of(t);
@@ -132,7 +130,7 @@ class KubeAITarget : public KubeTarget {
                           " with spec.loadBalancing merged with " + load_balancing.dump() + ">"})};
   }
 
-  void apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) override {
     const json load_balancing = load_balancing_of(t);
     if (load_balancing.empty()) return;
     const std::string what = "applying " + load_balancing.dump() + " to model/" + target().resource;
@@ -154,7 +152,7 @@ class KubeAITarget : public KubeTarget {
     }
   }
 
-  void wait_ready() override {
+  void do_wait_ready() override {
     const ReadinessSpec& r = target().readiness;
     const auto replicas_ready = [&]() -> std::optional<std::string> {
       std::string failure;
@@ -206,7 +204,7 @@ class KubeAITarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_kubeai_target(const ScenarioSpec& spec, Log log) {
+std::unique_ptr<PlannedTarget> make_kubeai_target(const ScenarioSpec& spec, Log log) {
   return std::make_unique<KubeAITarget>(spec, std::move(log));
 }
 

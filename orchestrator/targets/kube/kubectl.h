@@ -1,13 +1,12 @@
 // The real kubectl binary, run as an argv with a timeout; every call is logged for the cell.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "common/log.h"
 #include "orchestrator/targets/child_process.h"
-#include "orchestrator/cli/log.h"
 #include "orchestrator/targets/target.h"
 
 namespace kvsweep::orchestrator::kube {

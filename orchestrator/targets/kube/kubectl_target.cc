@@ -81,9 +81,10 @@ class KubectlTarget : public KubeTarget {
     return text;
   }
 
-  void start() override {}
+  void do_start() override {}
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
+                                                         const Treatment& t) const override {
     try {
       Argvs commands;
       for (const auto& [label, action] : actions_of(t)) {
@@ -95,7 +96,7 @@ class KubectlTarget : public KubeTarget {
     }
   }
 
-  void apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) override {
     auto actions = actions_of(t);
     current_.clear();  // a failed apply leaves no wait to run for a half-applied treatment
     for (const auto& [label, action] : actions) {
@@ -104,7 +105,7 @@ class KubectlTarget : public KubeTarget {
     current_ = std::move(actions);
   }
 
-  void wait_ready() override {
+  void do_wait_ready() override {
     const double timeout_s = std::max(target().command_timeout_s, target().readiness.resource_s);
     for (const auto& [label, action] : current_) {
       for (const auto& args : action->wait) {
@@ -154,7 +155,7 @@ class KubectlTarget : public KubeTarget {
 
 }  // namespace
 
-std::unique_ptr<Target> make_kubectl_target(const ScenarioSpec& spec, Log log) {
+std::unique_ptr<PlannedTarget> make_kubectl_target(const ScenarioSpec& spec, Log log) {
   return std::make_unique<KubectlTarget>(spec, std::move(log));
 }
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "common/join.h"
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 namespace {

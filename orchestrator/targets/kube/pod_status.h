@@ -2,20 +2,19 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kvsweep::orchestrator::kube {
 
 struct PodState {
   std::string name;
-  std::string phase;          // status.phase: Pending | Running | Succeeded | Failed | Unknown
-  bool ready = false;         // condition Ready = True
-  bool terminating = false;   // metadata.deletionTimestamp set
-  std::string ip;             // status.podIP, "" before it has one
-  std::vector<int> ports;     // every container's containerPorts, in order
+  std::string phase;         // status.phase: Pending | Running | Succeeded | Failed | Unknown
+  bool ready = false;        // condition Ready = True
+  bool terminating = false;  // metadata.deletionTimestamp set
+  std::string ip;            // status.podIP, "" before it has one
+  std::vector<int> ports;    // every container's containerPorts, in order
   // Why the pod will not become ready without a human, "" if nothing: a container waiting in
   // ImagePullBackOff, ErrImagePull, CrashLoopBackOff, CreateContainerConfigError,
   // InvalidImageName, ... or terminated with OOMKilled; phase Failed. Written as

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -37,7 +38,7 @@ report:
 
 std::vector<std::string> error_texts(const std::string& text) {
   std::vector<ScenarioError> errors;
-  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors).has_value());
+  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors, target_kinds()).has_value());
   std::vector<std::string> texts;
   for (const auto& e : errors) texts.push_back(e.text);
   return texts;
@@ -45,7 +46,7 @@ std::vector<std::string> error_texts(const std::string& text) {
 
 TEST(ScenarioLoader, ReadsEveryField) {
   std::vector<ScenarioError> errors;
-  const auto spec = parse_scenario(kValid, "s.yaml", &errors);
+  const auto spec = parse_scenario(kValid, "s.yaml", &errors, target_kinds());
   ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
   EXPECT_EQ(spec->name, "tiny");
   EXPECT_EQ(spec->target.kind, "sim");
@@ -150,7 +151,7 @@ TEST(ScenarioLoader, ACellNeedsAnEnd) {
 
 TEST(ScenarioLoader, UnreadableFileIsNamed) {
   std::vector<ScenarioError> errors;
-  EXPECT_FALSE(load_scenario_file("/nonexistent/x.yaml", &errors).has_value());
+  EXPECT_FALSE(load_scenario_file("/nonexistent/x.yaml", &errors, target_kinds()).has_value());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, "/nonexistent/x.yaml: cannot read the scenario file");
 }
@@ -187,7 +188,7 @@ TEST(ScenarioLoader, FileDatasetsNeedAnExistingPathRelativeToTheScenario) {
   const std::string text = with_load(
       "  dataset: {kind: jsonl, path: missing.jsonl}\n"
       "  num_requests: 5\n");
-  EXPECT_FALSE(parse_scenario(text, "scenarios/s.yaml", &errors).has_value());
+  EXPECT_FALSE(parse_scenario(text, "scenarios/s.yaml", &errors, target_kinds()).has_value());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "load.dataset.path");
   EXPECT_EQ(errors[0].message, "no such file: scenarios/missing.jsonl");
@@ -212,7 +213,7 @@ TEST(ScenarioLoader, OpenLoopAndLengthDistributions) {
                                "  endpoint: completions\n"
                                "  stream: false\n"
                                "  num_requests: 5\n"),
-                     "s.yaml", &errors);
+                     "s.yaml", &errors, target_kinds());
   ASSERT_TRUE(spec.has_value()) << errors.at(0).text;
   EXPECT_DOUBLE_EQ(spec->load.request_rate, 800);
   EXPECT_DOUBLE_EQ(spec->load.burstiness, 0.5);
@@ -267,7 +268,7 @@ TEST(ScenarioLoader, InfiniteRateIsRefused) {
 
 TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
   std::vector<ScenarioError> errors;
-  auto spec = parse_scenario(kValid, "s.yaml", &errors);
+  auto spec = parse_scenario(kValid, "s.yaml", &errors, target_kinds());
   ASSERT_TRUE(spec.has_value());
   spec->repeats = 2;
   const auto cells = expand_plan(*spec);

@@ -9,6 +9,7 @@
 
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -32,7 +33,7 @@ load:
 
 ScenarioSpec parse_ok(const std::string& text) {
   std::vector<ScenarioError> errors;
-  auto spec = parse_scenario(text, "s.yaml", &errors);
+  auto spec = parse_scenario(text, "s.yaml", &errors, target_kinds());
   EXPECT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
   return spec.value_or(ScenarioSpec{});
 }
@@ -40,7 +41,7 @@ ScenarioSpec parse_ok(const std::string& text) {
 // The first line of each error: "file:line:col: field: message".
 std::vector<std::string> error_heads(const std::string& text) {
   std::vector<ScenarioError> errors;
-  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors).has_value());
+  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors, target_kinds()).has_value());
   std::vector<std::string> heads;
   for (const auto& e : errors) heads.push_back(e.text.substr(0, e.text.find('\n')));
   return heads;

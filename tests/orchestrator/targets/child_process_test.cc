@@ -41,8 +41,8 @@ TEST(ChildProcess, EnvironmentIsAddedOnTop) {
 }
 
 TEST(ChildProcess, DescribeQuotesOnlyWhatNeedsIt) {
-  EXPECT_EQ(describe_argv({"kubectl", "patch", "model", "m1", "--type=merge", "-p",
-                           R"({"spec":{"x":1}})"}),
+  EXPECT_EQ(describe_argv(
+                {"kubectl", "patch", "model", "m1", "--type=merge", "-p", R"({"spec":{"x":1}})"}),
             R"(kubectl patch model m1 --type=merge -p '{"spec":{"x":1}}')");
   EXPECT_EQ(describe_argv({"echo", "it's"}), R"(echo 'it'\''s')");
 }

@@ -1,5 +1,6 @@
 // Tests for the embedded target: the admin requests an apply makes, kept as the cell's commands;
-// the restart that follows a deploy-time change (and only that); what `plan` says it will run.
+// the restart that follows a deploy-time change (and only that); what `plan` says it will run;
+// the router's health events at the end of a cell.
 #include "orchestrator/targets/sim_target.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "driver/http_fetch.h"
 #include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_kinds.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -30,7 +32,7 @@ load:
 
 ScenarioSpec parse(const std::string& text) {
   std::vector<ScenarioError> errors;
-  auto spec = parse_scenario(text, "s.yaml", &errors);
+  auto spec = parse_scenario(text, "s.yaml", &errors, target_kinds());
   if (!spec) ADD_FAILURE() << errors.at(0).text;
   return spec.value_or(ScenarioSpec{});
 }
@@ -54,8 +56,8 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
   const Treatment off_hash{{{"prefix_caching", "off"}, {"strategy", "prefix-hash"}}};
   const Treatment on_random{{{"prefix_caching", "on"}, {"strategy", "random"}}};
 
-  target.apply(off_random);  // the first apply follows the start: no restart
-  const auto first = target.take_logs();
+  // Each apply returns the requests it made.
+  const CommandLogs first = target.apply(off_random);  // follows the start: no restart
   EXPECT_EQ(requests_of(first),
             (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy"}));
   EXPECT_EQ(first[0].argv.at(2), R"({"enable_prefix_caching":false})");
@@ -63,28 +65,33 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
   EXPECT_EQ(first[0].step, "apply");
   EXPECT_EQ(first[0].out.rfind("HTTP 200: ", 0), 0u) << first[0].out;
 
-  target.apply(off_hash);  // a run-time change: set live
-  EXPECT_EQ(requests_of(target.take_logs()),
+  EXPECT_EQ(requests_of(target.apply(off_hash)),  // a run-time change: set live
             (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy"}));
 
-  target.apply(on_random);  // a deploy-time change: the fleet restarts, as a redeploy would
-  EXPECT_EQ(requests_of(target.take_logs()),
+  // A deploy-time change: the fleet restarts, as a redeploy would.
+  EXPECT_EQ(requests_of(target.apply(on_random)),
             (std::vector<std::string>{"POST /admin/engine", "POST /admin/strategy",
                                       "POST /admin/restart"}));
-  EXPECT_TRUE(target.take_logs().empty());  // taking empties the log
+  EXPECT_TRUE(target.cell_finished().empty());  // no health event meanwhile
 
   // The setting outlives the restart, and the fleet answers again.
-  const auto engine = driver::http_get(target.base_url() + "/admin/engine", 10);
+  const auto engine = driver::http_get(target.endpoints().base_url + "/admin/engine", 10);
   ASSERT_EQ(engine.status, 200) << engine.error << engine.body;
   const auto body = nlohmann::json::parse(engine.body);
   EXPECT_NE(body.dump().find("\"enable_prefix_caching\":true"), std::string::npos) << body.dump();
   EXPECT_NO_THROW(target.wait_ready());
 
   // What `kvsweep plan` prints for the same sequence.
-  EXPECT_TRUE(target.planned_redeploy(off_random, off_hash).empty());
-  EXPECT_EQ(target.planned_redeploy(off_hash, on_random),
-            (std::vector<std::vector<std::string>>{{"POST", "/admin/restart", "{}"}}));
-  EXPECT_EQ(target.planned_commands(on_random),
+  EXPECT_EQ(target.planned_commands(&off_random, off_hash),
+            (std::vector<std::vector<std::string>>{
+                {"POST", "/admin/engine", R"({"enable_prefix_caching":false})"},
+                {"POST", "/admin/strategy", R"({"strategy":"prefix-hash"})"}}));
+  EXPECT_EQ(target.planned_commands(&off_hash, on_random),
+            (std::vector<std::vector<std::string>>{
+                {"POST", "/admin/engine", R"({"enable_prefix_caching":true})"},
+                {"POST", "/admin/strategy", R"({"strategy":"random"})"},
+                {"POST", "/admin/restart", "{}"}}));
+  EXPECT_EQ(target.planned_commands(nullptr, on_random),  // the first apply: no restart
             (std::vector<std::vector<std::string>>{
                 {"POST", "/admin/engine", R"({"enable_prefix_caching":true})"},
                 {"POST", "/admin/strategy", R"({"strategy":"random"})"}}));
@@ -121,7 +128,7 @@ TEST(SimTarget, RefusesWhatTheFleetCannotApply) {
 std::optional<CommandLog> wait_health_log(Target& target) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline) {
-    for (const auto& log : target.take_logs()) {
+    for (const auto& log : target.cell_finished()) {
       if (log.step == "health") return log;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -139,8 +146,7 @@ TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
   SimTarget target(spec);
   target.start();
   target.apply({{{"prefix_caching", "on"}, {"strategy", "random"}}});
-  target.take_logs();
-  auto down = driver::http_post_json(target.base_url() + "/admin/faults",
+  auto down = driver::http_post_json(target.endpoints().base_url + "/admin/faults",
                                      R"({"replica":1,"down":true})", 10);
   ASSERT_EQ(down.status, 200) << down.error << down.body;
   auto out = wait_health_log(target);
@@ -152,7 +158,7 @@ TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
                           "/health: down\n"),
             std::string::npos)
       << out->out;
-  auto up = driver::http_post_json(target.base_url() + "/admin/faults",
+  auto up = driver::http_post_json(target.endpoints().base_url + "/admin/faults",
                                    R"({"replica":1,"down":false})", 10);
   ASSERT_EQ(up.status, 200);
   auto back = wait_health_log(target);

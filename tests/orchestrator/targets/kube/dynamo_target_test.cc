@@ -113,10 +113,9 @@ TEST_F(DynamoTargetTest, ApplySetsTheRouterModeAndRestartsTheWorkers) {
   run_operator(/*roll_frontend=*/true, /*observe=*/true);
   auto target = make_dynamo_target(dynamo_spec());
   target->start();
-  target->take_logs();
   const Treatment t{{{"strategy", "kv-aware"}}};
-  const auto planned = target->planned_commands(t);
-  target->apply(t);
+  const auto planned = target->planned_commands(nullptr, t);
+  const CommandLogs logs = target->apply(t);  // the calls it made, returned by the call
 
   const auto dgd = *server_.get("dynamographdeployments", "default", "d1");
   EXPECT_EQ(dgd["spec"]["services"]["Frontend"]["envs"],
@@ -126,7 +125,6 @@ TEST_F(DynamoTargetTest, ApplySetsTheRouterModeAndRestartsTheWorkers) {
   EXPECT_EQ(dgd["spec"]["services"]["VllmDecodeWorker"]["replicas"], 2);  // untouched
   EXPECT_EQ(worker_names(), (std::vector<std::string>{"w-1-0", "w-1-1"}));
 
-  const auto logs = target->take_logs();
   const auto ran = argvs_of(logs);
   ASSERT_EQ(ran.size(), 3u);
   ASSERT_EQ(planned.size(), 3u);
@@ -149,11 +147,10 @@ TEST_F(DynamoTargetTest, ApplySetsTheRouterModeAndRestartsTheWorkers) {
   planned_patch.pop_back();
   EXPECT_EQ(ran_patch, planned_patch);
 
-  target->wait_ready();
+  const CommandLogs gate_logs = target->wait_ready();
   std::vector<std::string> metrics;
   for (const auto& url : fleet_->replica_urls()) metrics.push_back(url + "/metrics");
-  EXPECT_EQ(target->metrics_urls(), metrics);
-  const auto gate_logs = target->take_logs();
+  EXPECT_EQ(target->endpoints().metrics_urls, metrics);
   EXPECT_FALSE(logs_of_step(gate_logs, "gate router-mode").empty());
   EXPECT_EQ(gate_logs.back().step, "discover");
   EXPECT_EQ(target->describe(), "dynamo dgd/d1 in namespace default (2 workers)");
@@ -164,12 +161,12 @@ TEST_F(DynamoTargetTest, ApplyAddsTheModeWhenTheFrontendHasNoEnvs) {
   ScenarioSpec spec = dynamo_spec();
   spec.target.restart_workers = false;
   auto target = make_dynamo_target(spec);
-  target->apply({{{"strategy", "least-load"}}});
+  const CommandLogs logs = target->apply({{{"strategy", "least-load"}}});
   const auto dgd = *server_.get("dynamographdeployments", "default", "d1");
   EXPECT_EQ(dgd["spec"]["services"]["Frontend"]["envs"],
             json::parse(R"([{"name":"DYN_ROUTER_MODE","value":"least-loaded"}])"));
   EXPECT_EQ(worker_names(), (std::vector<std::string>{"w-0-0", "w-0-1"}));  // not restarted
-  EXPECT_EQ(target->take_logs().size(), 2u);
+  EXPECT_EQ(logs.size(), 2u);
 }
 
 TEST_F(DynamoTargetTest, AStaleReadyDoesNotOpenTheResourceGate) {

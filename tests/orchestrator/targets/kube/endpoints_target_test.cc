@@ -34,20 +34,21 @@ TEST_F(EndpointsTargetTest, TheFactorLevelSwitchesTheUrl) {
   auto target = make_endpoints_target(endpoints_spec());
   target->start();
   const Treatment on{{{"concurrency", "4"}, {"prefix_caching", "on"}}};
-  EXPECT_EQ(target->planned_commands(on),
+  EXPECT_EQ(target->planned_commands(nullptr, on),
             (std::vector<std::vector<std::string>>{{"use", gateway_->router_url()}}));
-  target->apply(on);
-  EXPECT_EQ(target->base_url(), gateway_->router_url());
-  EXPECT_EQ(target->metrics_urls(), std::vector<std::string>{"http://fallback/metrics"});
-  target->wait_ready();
+  CommandLogs ran = target->apply(on);
+  EXPECT_EQ(target->endpoints().base_url, gateway_->router_url());
+  EXPECT_EQ(target->endpoints().metrics_urls, std::vector<std::string>{"http://fallback/metrics"});
+  ran = target->wait_ready();
+  EXPECT_TRUE(ran.empty());
   EXPECT_NO_THROW(target->make_cold());
 
-  target->apply({{{"prefix_caching", "off"}}});
-  EXPECT_EQ(target->base_url(), direct_->router_url());
-  EXPECT_EQ(target->metrics_urls(),
+  EXPECT_TRUE(target->apply({{{"prefix_caching", "off"}}}).empty());  // no command to run
+  EXPECT_EQ(target->endpoints().base_url, direct_->router_url());
+  EXPECT_EQ(target->endpoints().metrics_urls,
             std::vector<std::string>{direct_->replica_urls()[0] + "/metrics"});
-  target->wait_ready();
-  EXPECT_TRUE(target->take_logs().empty());
+  EXPECT_TRUE(target->wait_ready().empty());
+  EXPECT_TRUE(target->cell_finished().empty());
   EXPECT_EQ(target->describe(), "endpoints by prefix_caching (off=" + direct_->router_url() +
                                     ", on=" + gateway_->router_url() + ")");
   EXPECT_EQ(server_.calls().size(), 0u);  // no kubectl, no cluster
@@ -67,8 +68,8 @@ TEST_F(EndpointsTargetTest, WithoutAFactorTheBaseUrlIsTheEndpoint) {
   ScenarioSpec spec = scenario("endpoints");
   spec.target.base_url = gateway_->router_url();
   auto target = make_endpoints_target(spec);
-  EXPECT_EQ(target->base_url(), gateway_->router_url());
-  EXPECT_EQ(target->planned_commands({}),
+  EXPECT_EQ(target->endpoints().base_url, gateway_->router_url());
+  EXPECT_EQ(target->planned_commands(nullptr, {}),
             (std::vector<std::vector<std::string>>{{"use", gateway_->router_url()}}));
   target->apply({{{"concurrency", "1"}}});
   target->wait_ready();
@@ -98,7 +99,7 @@ TEST_F(EndpointsTargetTest, TheConstructorRejectsWhatItCannotSwitch) {
   spec.load.cache = "warm";  // no cell needs a cold cache: restart is never asked for
   auto target = make_endpoints_target(spec);
   EXPECT_THROW(target->make_cold(), TargetError);
-  EXPECT_EQ(target->planned_commands({{{"prefix_caching", "maybe"}}}).size(), 1u);
+  EXPECT_EQ(target->planned_commands(nullptr, {{{"prefix_caching", "maybe"}}}).size(), 1u);
   EXPECT_THROW(target->apply({{{"prefix_caching", "maybe"}}}), TargetError);
 }
 

@@ -52,12 +52,24 @@ std::string target_error_of(Action&& action) {
   return "(no error)";
 }
 
-// metrics_urls() are every replica's /metrics, found from the pods, and each serves vLLM series.
+// The commands carried by the TargetError that `action` throws; empty when it returns.
+template <typename Action>
+CommandLogs commands_of_failure(Action&& action) {
+  try {
+    action();
+  } catch (const TargetError& e) {
+    return e.commands();
+  }
+  return {};
+}
+
+// endpoints().metrics_urls are every replica's /metrics, found from the pods, and each serves vLLM
+// series.
 inline void expect_metrics_of_every_replica(const Target& target, const sim::Fleet& fleet) {
   std::vector<std::string> want;
   for (const auto& url : fleet.replica_urls()) want.push_back(url + "/metrics");
-  EXPECT_EQ(target.metrics_urls(), want);
-  for (const auto& url : target.metrics_urls()) {
+  EXPECT_EQ(target.endpoints().metrics_urls, want);
+  for (const auto& url : target.endpoints().metrics_urls) {
     const auto r = driver::http_get(url, 5);
     EXPECT_EQ(r.status, 200) << url << ": " << r.error;
     EXPECT_CONTAINS(r.body, "vllm:");

@@ -57,10 +57,9 @@ class KubeAITargetTest : public KubeTargetTest {
 TEST_F(KubeAITargetTest, ApplyMergePatchesTheStrategy) {
   auto target = make_kubeai_target(kubeai_spec());
   target->start();
-  target->take_logs();
   const Treatment t{{{"strategy", "prefix-hash"}}};
-  const auto planned = target->planned_commands(t);
-  target->apply(t);
+  const auto planned = target->planned_commands(nullptr, t);
+  const CommandLogs logs = target->apply(t);  // the calls it made, returned by the call
 
   const auto model = server_.get("models", "default", "m1");
   ASSERT_TRUE(model);
@@ -78,7 +77,6 @@ TEST_F(KubeAITargetTest, ApplyMergePatchesTheStrategy) {
   }
   EXPECT_TRUE(patched);
 
-  const auto logs = target->take_logs();
   EXPECT_EQ(argvs_of(logs), planned);
   ASSERT_EQ(logs.size(), 1u);
   EXPECT_EQ(logs[0].step, "apply");
@@ -121,12 +119,11 @@ TEST_F(KubeAITargetTest, WaitReadyPassesOnceTheControllerHasReadyReplicas) {
   auto target = make_kubeai_target(spec);
   target->start();
   target->apply({{{"strategy", "prefix-hash"}}});
-  target->wait_ready();
+  const CommandLogs logs = target->wait_ready();
 
   expect_metrics_of_every_replica(*target, *fleet_);
   EXPECT_NO_THROW(target->make_cold());  // POST /reset_prefix_cache to both replicas
 
-  const auto logs = target->take_logs();
   EXPECT_FALSE(logs_of_step(logs, "gate resource").empty());
   EXPECT_FALSE(logs_of_step(logs, "gate pods").empty());
   ASSERT_EQ(logs_of_step(logs, "discover").size(), 1u);
@@ -142,6 +139,10 @@ TEST_F(KubeAITargetTest, TheResourceGateTimesOutWithTheReadyCount) {
   const std::string error = target_error_of([&] { target->wait_ready(); });
   EXPECT_CONTAINS(error, "readiness gate resource: not open after");
   EXPECT_CONTAINS(error, "model/m1: status.replicas.ready is 1, want 2");
+  // The failed gate's polls leave with its error, to be kept with the cell.
+  const CommandLogs polls = commands_of_failure([&] { target->wait_ready(); });
+  ASSERT_FALSE(polls.empty());
+  EXPECT_EQ(logs_of_step(polls, "gate resource").size(), polls.size());
 }
 
 TEST_F(KubeAITargetTest, AReplicationFactorRecreatesTheModel) {
@@ -151,8 +152,8 @@ TEST_F(KubeAITargetTest, AReplicationFactorRecreatesTheModel) {
   const std::string old_uid = (*server_.get("models", "default", "m1"))["metadata"]["uid"];
   const auto calls_before = server_.calls().size();
   const Treatment t{{{"strategy", "prefix-hash"}, {"replication", "32"}}};
-  const auto planned = target->planned_commands(t);
-  target->apply(t);
+  const auto planned = target->planned_commands(nullptr, t);
+  const CommandLogs logs = target->apply(t);
 
   auto calls = server_.calls();
   calls.erase(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(calls_before));
@@ -174,7 +175,6 @@ TEST_F(KubeAITargetTest, AReplicationFactorRecreatesTheModel) {
   EXPECT_EQ((*model)["spec"]["loadBalancing"],
             json::parse(R"({"strategy":"PrefixHash","prefixHash":{"replication":32}})"));
 
-  const auto logs = target->take_logs();
   const auto ran = argvs_of(logs);
   ASSERT_EQ(ran.size(), 3u);
   ASSERT_EQ(planned.size(), 3u);
@@ -207,10 +207,8 @@ TEST_F(KubeAITargetTest, ColdRestartDeletesThePodsAndWaitsAgain) {
   });
   auto target = make_kubeai_target(spec);
   target->wait_ready();
-  target->take_logs();
-  target->make_cold();
+  const CommandLogs logs = target->make_cold();  // the delete, then the gates again
   EXPECT_EQ(deleted.load(), 2);
-  const auto logs = target->take_logs();
   ASSERT_FALSE(logs.empty());
   EXPECT_EQ(logs[0].step, "cold");
   EXPECT_EQ(std::vector<std::string>(logs[0].argv.end() - 5, logs[0].argv.end()),

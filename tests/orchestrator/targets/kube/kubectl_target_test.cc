@@ -59,10 +59,8 @@ TEST_F(KubectlTargetTest, RunsTheLevelsCommandsInScenarioOrderThenTheGates) {
   target->start();
   // The treatment lists the factors in another order; the scenario's order is what counts.
   const Treatment t{{{"block_size", "16"}, {"concurrency", "1"}, {"prefix_caching", "on"}}};
-  const auto planned = target->planned_commands(t);
-  target->apply(t);
-
-  auto logs = target->take_logs();
+  const auto planned = target->planned_commands(nullptr, t);
+  CommandLogs logs = target->apply(t);
   EXPECT_EQ(argvs_of(logs), planned);
   ASSERT_EQ(logs.size(), 3u);
   EXPECT_EQ(tail(logs[0].argv, 5), (Argv{"label", "deployment", "vllm", "mode=on", "--overwrite"}));
@@ -73,8 +71,7 @@ TEST_F(KubectlTargetTest, RunsTheLevelsCommandsInScenarioOrderThenTheGates) {
   EXPECT_EQ(deployment["metadata"]["labels"]["mode"], "on");
   EXPECT_EQ(deployment["metadata"]["annotations"]["kvsweep/block-size"], "16");
 
-  target->wait_ready();
-  logs = target->take_logs();
+  logs = target->wait_ready();
   ASSERT_GE(logs.size(), 3u);
   EXPECT_EQ(logs[0].step, "gate wait");
   EXPECT_EQ(logs[0].exit_code, 0);
@@ -97,14 +94,17 @@ TEST_F(KubectlTargetTest, AFailingWaitFailsTheWaitGate) {
       {"wait", "--for=jsonpath={.metadata.labels.mode}=never", "deployment/vllm",
        "--timeout=0.3s"}};
   auto target = make_kubectl_target(spec);
-  target->apply({{{"prefix_caching", "off"}, {"block_size", "16"}}});
+  const CommandLogs applied = target->apply({{{"prefix_caching", "off"}, {"block_size", "16"}}});
+  ASSERT_FALSE(applied.empty());
+  EXPECT_EQ(applied.front().step, "apply");
   const std::string error = target_error_of([&] { target->wait_ready(); });
   EXPECT_CONTAINS(error, "readiness gate wait: waiting for prefix_caching=off: `kubectl");
   EXPECT_CONTAINS(error, "exited with code 1");
-  const auto logs = target->take_logs();
-  ASSERT_FALSE(logs.empty());
-  EXPECT_EQ(logs.back().step, "gate wait");  // logged in order, though run apart
-  EXPECT_EQ(logs.front().step, "apply");
+  // The failed wait leaves with its error, though run by another kubectl runner.
+  const CommandLogs waited = commands_of_failure([&] { target->wait_ready(); });
+  ASSERT_EQ(waited.size(), 1u);
+  EXPECT_EQ(waited.back().step, "gate wait");
+  EXPECT_EQ(waited.back().exit_code, 1);
 }
 
 TEST_F(KubectlTargetTest, WithoutPodsTheReplicasComeFromTheMetricsUrls) {
@@ -115,10 +115,9 @@ TEST_F(KubectlTargetTest, WithoutPodsTheReplicasComeFromTheMetricsUrls) {
   }
   auto target = make_kubectl_target(spec);
   target->apply({{{"prefix_caching", "off"}, {"block_size", "16"}}});
-  target->wait_ready();
-  EXPECT_EQ(target->metrics_urls(), spec.target.metrics.urls);
+  EXPECT_TRUE(logs_of_step(target->wait_ready(), "discover").empty());
+  EXPECT_EQ(target->endpoints().metrics_urls, spec.target.metrics.urls);
   EXPECT_NO_THROW(target->make_cold());
-  EXPECT_TRUE(logs_of_step(target->take_logs(), "discover").empty());
 
   spec.target.cold_method = "restart";
   auto restarting = make_kubectl_target(spec);

@@ -1,4 +1,5 @@
-#include "orchestrator/cli/load_command.h"
+// Tests for orchestrator/cli/load_args.cc: vLLM-style option forms of `kvsweep load`.
+#include "orchestrator/cli/load_args.h"
 
 #include <gtest/gtest.h>
 
@@ -25,8 +26,8 @@ TEST(LoadCommand, GoodputRejectsUnknownMetricsAndBadNumbers) {
 }
 
 TEST(LoadCommand, HeadersSplitAtTheFirstSeparator) {
-  EXPECT_EQ(parse_header("x-routing=prefix=1"), std::make_pair(std::string("x-routing"),
-                                                                std::string("prefix=1")));
+  EXPECT_EQ(parse_header("x-routing=prefix=1"),
+            std::make_pair(std::string("x-routing"), std::string("prefix=1")));
   EXPECT_EQ(parse_header("X-Session-ID: abc"),
             std::make_pair(std::string("X-Session-ID"), std::string("abc")));
   EXPECT_FALSE(parse_header("novalue").has_value());
