@@ -1,3 +1,5 @@
+// Tests for orchestrator/scenario/scenario_loader.cc and plan.cc: every field read, errors
+// located and pinned whole, the plan's order and keys.
 #include "orchestrator/scenario/scenario_loader.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// Tests for orchestrator/targets/child_process.cc: argv only, output captured, timeouts kill
+// the whole process group.
 #include "orchestrator/targets/child_process.h"
 
 #include <gtest/gtest.h>
