@@ -1,6 +1,6 @@
-// Tests for driver/closed_loop.cc: whole runs against a scripted chat server on 127.0.0.1.
-#include "driver/closed_loop.h"
-
+// Tests for closed-loop runs of driver/load_run.cc (N users walking multi-turn conversations,
+// as every sweep cell without a request rate runs): whole runs against a scripted chat server
+// on 127.0.0.1.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,6 +9,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "driver/load_run.h"
 #include "tests/driver/test_server.h"
 
 namespace kvsweep::driver {
@@ -64,20 +65,20 @@ void scripted_stream(httplib::Response& response, const std::atomic<bool>& closi
                      int first_delay_ms) {
   response.set_header("x-kvsweep-replica", "replica-7");
   test_support::stream_steps(response,
-                        {{0, test_support::sse_role()},
-                         {first_delay_ms, test_support::sse_content("A")},
-                         {30, test_support::sse_content("B")},
-                         {30, test_support::sse_content("C")},
-                         {0, test_support::sse_usage(21, 3, 16)},
-                         {0, test_support::kSseDone}},
-                        closing);
+                             {{0, test_support::sse_role()},
+                              {first_delay_ms, test_support::sse_content("A")},
+                              {30, test_support::sse_content("B")},
+                              {30, test_support::sse_content("C")},
+                              {0, test_support::sse_usage(21, 3, 16)},
+                              {0, test_support::kSseDone}},
+                             closing);
 }
 
 void quick_stream(httplib::Response& response, const std::atomic<bool>& closing) {
   test_support::stream_steps(response,
-                        {{0, test_support::sse_role() + test_support::sse_content("x") +
-                                 test_support::sse_usage(5, 1, 0) + test_support::kSseDone}},
-                        closing);
+                             {{0, test_support::sse_role() + test_support::sse_content("x") +
+                                      test_support::sse_usage(5, 1, 0) + test_support::kSseDone}},
+                             closing);
 }
 
 std::vector<Conversation> small_dataset(int conversations, int turns) {
@@ -108,8 +109,18 @@ int closed_port() {
   return ntohs(address.sin_port);
 }
 
-ClosedLoopOptions options_for(const std::string& base_url) {
-  ClosedLoopOptions options;
+// run_load over `conversations` alone: a closed loop when options.concurrency > 0.
+LoadResult run_closed_loop(const LoadOptions& options,
+                           const std::vector<Conversation>& conversations,
+                           const std::function<void(const Progress&)>& on_progress = {}) {
+  Workload workload;
+  workload.conversations = conversations;
+  return run_load(options, workload, on_progress);
+}
+
+LoadOptions options_for(const std::string& base_url) {
+  LoadOptions options;
+  options.concurrency = 1;  // one user unless a test says otherwise
   options.base_url = base_url;
   options.model = "test-model";
   options.max_tokens = 3;
@@ -126,7 +137,7 @@ TEST(ClosedLoop, BodiesCarryTheTurnsInOrderAndWrapAroundTheDataset) {
   ChatServer server(
       [](int, httplib::Response& r, const std::atomic<bool>& c) { quick_stream(r, c); });
   const auto dataset = small_dataset(2, 2);
-  ClosedLoopOptions options = options_for(server.base_url());
+  LoadOptions options = options_for(server.base_url());
   options.concurrency = 1;
   options.num_requests = 5;
   options.api_key = "secret-key";
@@ -170,7 +181,7 @@ TEST(ClosedLoop, MetricsFromAScriptedStreamAndWarmupExcluded) {
   ChatServer server([](int, httplib::Response& r, const std::atomic<bool>& c) {
     scripted_stream(r, c, kFirstDelayMs);
   });
-  ClosedLoopOptions options = options_for(server.base_url());
+  LoadOptions options = options_for(server.base_url());
   options.concurrency = 2;
   options.num_requests = 4;
   options.warmup_requests = 2;
@@ -220,8 +231,9 @@ TEST(ClosedLoop, EachFailureIsARecordOfItsKindAndTheRunCompletes) {
         response.set_content(R"({"error":{"message":"engine overloaded"}})", "application/json");
         return;
       case 2:  // connection closed mid-body, before [DONE]
-        test_support::stream_steps(response, {{0, test_support::sse_role() + test_support::sse_content("A")}},
-                              closing, /*finish=*/false);
+        test_support::stream_steps(response,
+                                   {{0, test_support::sse_role() + test_support::sse_content("A")}},
+                                   closing, /*finish=*/false);
         return;
       case 3:  // properly terminated body that never says [DONE]
         test_support::stream_steps(response, {{0, test_support::sse_content("A")}}, closing);
@@ -230,14 +242,14 @@ TEST(ClosedLoop, EachFailureIsARecordOfItsKindAndTheRunCompletes) {
         test_support::stream_steps(response, {{3000, test_support::kSseDone}}, closing);
         return;
       case 5:
-        test_support::stream_steps(response, {{0, "data: {\"choices\": [oops\n\n" + test_support::kSseDone}},
-                              closing);
+        test_support::stream_steps(
+            response, {{0, "data: {\"choices\": [oops\n\n" + test_support::kSseDone}}, closing);
         return;
       default:
         quick_stream(response, closing);
     }
   });
-  ClosedLoopOptions options = options_for(server.base_url());
+  LoadOptions options = options_for(server.base_url());
   options.concurrency = 1;
   options.num_requests = 7;
   options.request_timeout_s = 0.5;
@@ -275,7 +287,7 @@ TEST(ClosedLoop, EachFailureIsARecordOfItsKindAndTheRunCompletes) {
 }
 
 TEST(ClosedLoop, ConnectionRefusedIsAConnectFailurePerRequest) {
-  ClosedLoopOptions options = options_for("http://127.0.0.1:" + std::to_string(closed_port()));
+  LoadOptions options = options_for("http://127.0.0.1:" + std::to_string(closed_port()));
   options.concurrency = 2;
   options.num_requests = 4;
   const LoadResult result = run_closed_loop(options, small_dataset(3, 2));
@@ -290,9 +302,10 @@ TEST(ClosedLoop, ConnectionRefusedIsAConnectFailurePerRequest) {
 
 TEST(ClosedLoop, DurationBoundStopsSendingAndLetsInFlightFinish) {
   ChatServer server([](int, httplib::Response& r, const std::atomic<bool>& c) {
-    test_support::stream_steps(r, {{20, test_support::sse_content("x") + test_support::kSseDone}}, c);
+    test_support::stream_steps(r, {{20, test_support::sse_content("x") + test_support::kSseDone}},
+                               c);
   });
-  ClosedLoopOptions options = options_for(server.base_url());
+  LoadOptions options = options_for(server.base_url());
   options.concurrency = 2;
   options.duration_s = 0.5;
   const auto start = std::chrono::steady_clock::now();
@@ -315,7 +328,7 @@ TEST(ClosedLoop, StopFlagCancelsInFlightKeepingTheStatusReceived) {
     test_support::stream_steps(response, std::move(steps), closing);
   });
   std::atomic<bool> stop{false};
-  ClosedLoopOptions options = options_for(server.base_url());
+  LoadOptions options = options_for(server.base_url());
   options.concurrency = 3;
   options.duration_s = 120;
   options.stop = &stop;
@@ -336,7 +349,7 @@ TEST(ClosedLoop, StopFlagCancelsInFlightKeepingTheStatusReceived) {
 
 TEST(ClosedLoop, RejectsBadOptionsNamingTheOption) {
   const auto dataset = small_dataset(1, 1);
-  const auto message_of = [&](ClosedLoopOptions options, const std::vector<Conversation>& data) {
+  const auto message_of = [&](LoadOptions options, const std::vector<Conversation>& data) {
     try {
       run_closed_loop(options, data);
     } catch (const std::invalid_argument& e) {
@@ -344,10 +357,10 @@ TEST(ClosedLoop, RejectsBadOptionsNamingTheOption) {
     }
     return std::string("no exception");
   };
-  ClosedLoopOptions good = options_for("http://127.0.0.1:1");
+  LoadOptions good = options_for("http://127.0.0.1:1");
   good.num_requests = 1;
 
-  ClosedLoopOptions bad = good;
+  LoadOptions bad = good;
   bad.concurrency = 0;
   EXPECT_NE(message_of(bad, dataset).find("concurrency"), std::string::npos);
   bad = good;

@@ -3,8 +3,8 @@
 // stderr; without --verbose none is.
 #include <fstream>
 
-#include "orchestrator/child_process.h"
-#include "tests/orchestrator/kube/kube_test_env.h"
+#include "orchestrator/targets/child_process.h"
+#include "tests/orchestrator/targets/kube/kube_test_env.h"
 
 namespace kvsweep::orchestrator::kube::test {
 namespace {

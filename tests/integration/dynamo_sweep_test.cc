@@ -7,13 +7,15 @@
 #include <cstdio>
 #include <mutex>
 
-#include "orchestrator/child_process.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/child_process.h"
+#include "orchestrator/targets/target_factory.h"
+#include "orchestrator/targets/target_kinds.h"
 #include "reports/cell_metrics.h"
 #include "store/store.h"
-#include "tests/orchestrator/kube/kube_test_env.h"
+#include "tests/orchestrator/targets/kube/kube_test_env.h"
 
 namespace kvsweep::orchestrator::kube::test {
 namespace {
@@ -28,8 +30,8 @@ class DynamoSweepTest : public ::testing::Test {
   DynamoSweepTest() {
     server_.write_kubeconfig(dir_.file("kubeconfig"));
     std::vector<ScenarioError> errors;
-    auto spec =
-        load_scenario_file(KVSWEEP_SOURCE_DIR "/scenarios/dynamo-70b-kv-routing.yaml", &errors);
+    auto spec = load_scenario_file(KVSWEEP_SOURCE_DIR "/scenarios/dynamo-70b-kv-routing.yaml",
+                                   &errors, target_kinds());
     if (!spec) throw std::runtime_error(errors.at(0).text);
     spec_ = *spec;
     fleet_ = start_fleet(spec_.target.replicas, spec_.model);
@@ -125,7 +127,6 @@ class DynamoSweepTest : public ::testing::Test {
 
   SweepOutcome sweep() {
     auto target = make_target(spec_, /*use_sim=*/false, silent_log());
-    target->start();
     std::FILE* log = std::tmpfile();
     Console console(log);
     const SweepOutcome outcome = run_sweep(spec_, *target, store_, console, RunnerOptions{});

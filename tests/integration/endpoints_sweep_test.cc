@@ -7,10 +7,11 @@
 #include <mutex>
 #include <thread>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/target_factory.h"
+#include "orchestrator/targets/target_kinds.h"
 #include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
@@ -144,15 +145,14 @@ std::string read_all(std::FILE* file) {
 TEST(EndpointsSweep, ConsoleScrapesAndReportAgreeOnEveryCell) {
   ScriptedServer server;
   std::vector<orchestrator::ScenarioError> errors;
-  const auto spec =
-      orchestrator::parse_scenario(scenario(server.base_url()), "endpoints.yaml", &errors);
+  const auto spec = orchestrator::parse_scenario(scenario(server.base_url()), "endpoints.yaml",
+                                                 &errors, orchestrator::target_kinds());
   ASSERT_TRUE(spec.has_value()) << errors.at(0).text;
   EXPECT_EQ(spec->target.base_url, server.base_url());  // "/v1/" dropped once, here
 
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   auto target = orchestrator::make_target(*spec, /*use_sim=*/false);
-  target->start();
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
   const auto outcome =

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -13,11 +14,11 @@
 #include <thread>
 
 #include "driver/test_request.h"
-#include "orchestrator/child_process.h"
+#include "orchestrator/targets/child_process.h"
 #include "sim/fleet.h"
 #include "store/store.h"
-#include "tests/support/json_schema_check.h"
 #include "tests/driver/test_server.h"
+#include "tests/support/json_schema_check.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -53,14 +54,32 @@ class LoadCommand : public ::testing::Test {
 
 TEST_F(LoadCommand, ClosedLoopPrintsVllmBlockWritesJsonAndStoresRows) {
   auto argv = base_argv(dir_.file("s.db"));
-  const std::vector<std::string> more = {
-      "--concurrency", "4", "--num-prompts", "40", "--max-tokens", "5",
-      "--conversations", "8", "--turns", "3", "--system-prompt-words", "50",
-      "--warmup-requests", "4", "--goodput", "ttft:10000",
-      "--metric-percentiles", "50,99", "--label", "t",
-      "--result-file", dir_.file("result.json"),
-      "--metrics-url", fleet_->replica_urls()[0] + "/metrics",
-      "--metrics-url", fleet_->replica_urls()[1] + "/metrics"};
+  const std::vector<std::string> more = {"--concurrency",
+                                         "4",
+                                         "--num-prompts",
+                                         "40",
+                                         "--max-tokens",
+                                         "5",
+                                         "--conversations",
+                                         "8",
+                                         "--turns",
+                                         "3",
+                                         "--system-prompt-words",
+                                         "50",
+                                         "--warmup-requests",
+                                         "4",
+                                         "--goodput",
+                                         "ttft:10000",
+                                         "--metric-percentiles",
+                                         "50,99",
+                                         "--label",
+                                         "t",
+                                         "--result-file",
+                                         dir_.file("result.json"),
+                                         "--metrics-url",
+                                         fleet_->replica_urls()[0] + "/metrics",
+                                         "--metrics-url",
+                                         fleet_->replica_urls()[1] + "/metrics"};
   argv.insert(argv.end(), more.begin(), more.end());
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
@@ -85,6 +104,11 @@ TEST_F(LoadCommand, ClosedLoopPrintsVllmBlockWritesJsonAndStoresRows) {
   ASSERT_TRUE(experiment.has_value());
   EXPECT_EQ(experiment->name, "load-t");
   EXPECT_EQ(experiment->status, "done");
+  // Recorded as `kvsweep run` records a cell: the host and version filled in too.
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(experiment->host, host);
+  EXPECT_FALSE(experiment->kvsweep_version.empty());
   const auto cells = store.cells(experiment->id);
   ASSERT_EQ(cells.size(), 1u);
   EXPECT_EQ(store.request_count(cells[0].id), 44);  // 4 warm-up + 40 measured
@@ -92,9 +116,9 @@ TEST_F(LoadCommand, ClosedLoopPrintsVllmBlockWritesJsonAndStoresRows) {
 
 TEST_F(LoadCommand, OpenLoopRecordsTheSchedule) {
   auto argv = base_argv(dir_.file("s.db"));
-  const std::vector<std::string> more = {"--request-rate", "200", "--max-concurrency", "8",
-                                         "--num-prompts", "30", "--max-tokens", "3",
-                                         "--endpoint", "completions", "--no-save"};
+  const std::vector<std::string> more = {"--request-rate", "200",         "--max-concurrency", "8",
+                                         "--num-prompts",  "30",          "--max-tokens",      "3",
+                                         "--endpoint",     "completions", "--no-save"};
   argv.insert(argv.end(), more.begin(), more.end());
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
@@ -150,8 +174,8 @@ TEST_F(LoadCommand, ExportOfALoadRunKeepsItsPercentilesRateAndPeaks) {
 
 TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
   auto argv = base_argv(dir_.file("s.db"));
-  const std::vector<std::string> more = {"--api-key-env", "KVSWEEP_TEST_KEY", "--num-prompts",
-                                         "3", "--max-tokens", "2", "--no-save"};
+  const std::vector<std::string> more = {
+      "--api-key-env", "KVSWEEP_TEST_KEY", "--num-prompts", "3", "--max-tokens", "2", "--no-save"};
   argv.insert(argv.end(), more.begin(), more.end());
   const auto r = orchestrator::run_process(argv, 60, {{"KVSWEEP_TEST_KEY", "sk-secret-123"}});
   ASSERT_TRUE(r.ok()) << r.err;
@@ -160,8 +184,8 @@ TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
   EXPECT_EQ(r.err.find("sk-secret-123"), std::string::npos);
 
   const auto missing = orchestrator::run_process(
-      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url(),
-       "--model", "tiny", "--api-key-env", "KVSWEEP_UNSET_VARIABLE", "--num-prompts", "1"},
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url(), "--model",
+       "tiny", "--api-key-env", "KVSWEEP_UNSET_VARIABLE", "--num-prompts", "1"},
       60);
   EXPECT_EQ(missing.exit_code, 2);  // bad input
   EXPECT_NE(missing.err.find("--api-key-env: environment variable KVSWEEP_UNSET_VARIABLE is not "
@@ -172,8 +196,8 @@ TEST_F(LoadCommand, ApiKeyComesFromTheEnvironmentAndIsNeverStored) {
 
 TEST_F(LoadCommand, ADeadServerStopsAtTheTestRequestNotACrash) {
   const auto r = orchestrator::run_process(
-      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", "http://127.0.0.1:1",
-       "--model", "tiny", "--num-prompts", "3", "--no-save"},
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", "http://127.0.0.1:1", "--model",
+       "tiny", "--num-prompts", "3", "--no-save"},
       60);
   EXPECT_TRUE(r.started);
   EXPECT_EQ(r.exit_code, 1);
@@ -207,6 +231,15 @@ TEST_F(LoadCommand, NumPromptsLeavesWarmupOut) {
       orchestrator::run_process({KVSWEEP_BINARY, "--db", dir_.file("s.db"), "runs", "1"}, 30);
   ASSERT_TRUE(cells.ok()) << cells.err;
   EXPECT_NE(cells.out.find(" done         12        5 "), std::string::npos) << cells.out;
+
+  // The export of the stored run counts the measured requests only, as the result file does.
+  const auto exported = orchestrator::run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "export", "-o", dir_.file("export")}, 60);
+  ASSERT_TRUE(exported.ok()) << exported.err;
+  const auto j =
+      nlohmann::json::parse(read_file(dir_.file("export/cell-001-kvsweep-c2-r1.vllm.json")));
+  EXPECT_EQ(j["num_prompts"], 12);
+  EXPECT_EQ(j["completed"], 12);
 }
 
 TEST_F(LoadCommand, UrlWithV1IsTheSameServer) {

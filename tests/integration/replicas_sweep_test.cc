@@ -7,11 +7,12 @@
 #include <set>
 #include <string>
 
-#include "orchestrator/console.h"
-#include "orchestrator/kube/kube_targets.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/target_factory.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/targets/target_factory.h"
+#include "orchestrator/targets/target_kinds.h"
 #include "reports/cell_metrics.h"
 #include "sim/fleet.h"
 #include "sim/proxy.h"
@@ -26,7 +27,8 @@ using orchestrator::ScenarioError;
 
 orchestrator::ScenarioSpec parse(const std::string& text) {
   std::vector<ScenarioError> errors;
-  auto spec = orchestrator::parse_scenario(text, "replicas.yaml", &errors);
+  auto spec =
+      orchestrator::parse_scenario(text, "replicas.yaml", &errors, orchestrator::target_kinds());
   if (!spec) ADD_FAILURE() << errors.at(0).text;
   return spec.value_or(orchestrator::ScenarioSpec{});
 }
@@ -103,7 +105,6 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
   auto target = orchestrator::make_target(spec, false);
   EXPECT_EQ(target->describe(),
             "replicas x2 behind kvsweep's router (0=" + url0 + ", 1=" + url1 + ")");
-  target->start();
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const Swept swept = sweep(spec, *target, store);
@@ -117,7 +118,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
     const auto commands = store.commands(cell.id);
     ASSERT_EQ(commands.size(), 1u);
     EXPECT_EQ(commands[0].argv.at(0), "POST");
-    EXPECT_EQ(commands[0].argv.at(1), target->base_url() + "/admin/strategy");
+    EXPECT_EQ(commands[0].argv.at(1), target->endpoints().base_url + "/admin/strategy");
     EXPECT_EQ(commands[0].argv.at(2), R"({"strategy":")" + cell.strategy + R"("})");
     EXPECT_EQ(commands[0].exit_code, 0);
 
@@ -174,7 +175,6 @@ load: {num_requests: 4, max_tokens: 2, cache: cold}
 )";
   const auto spec = parse(text);
   auto target = orchestrator::make_target(spec, false);
-  target->start();
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const Swept swept = sweep(spec, *target, store);
@@ -217,7 +217,6 @@ load:
 )";
   const auto spec = parse(text);
   auto target = orchestrator::make_target(spec, false);
-  target->start();
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const Swept swept = sweep(spec, *target, store);

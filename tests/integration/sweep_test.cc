@@ -1,10 +1,11 @@
 // A whole sweep over loopback HTTP: scenario -> embedded fleet -> load driver -> SQLite -> report.
 #include <gtest/gtest.h>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/sim_target.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/sim_target.h"
+#include "orchestrator/targets/target_kinds.h"
 #include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
@@ -36,7 +37,8 @@ report:
 
 orchestrator::ScenarioSpec parse(const std::string& text) {
   std::vector<ScenarioError> errors;
-  auto spec = orchestrator::parse_scenario(text, "tiny.yaml", &errors);
+  auto spec =
+      orchestrator::parse_scenario(text, "tiny.yaml", &errors, orchestrator::target_kinds());
   if (!spec) ADD_FAILURE() << errors.at(0).text;
   return *spec;
 }
@@ -46,7 +48,6 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
   orchestrator::SimTarget target(spec);
-  target.start();
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
   const auto outcome =
@@ -104,7 +105,6 @@ TEST(Sweep, AStopRequestEndsTheSweepAndKeepsFinishedCells) {
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
   orchestrator::SimTarget target(spec);
-  target.start();
   std::atomic<bool> stop{true};  // raised before the first cell: nothing may run
   orchestrator::RunnerOptions options;
   options.stop = &stop;

@@ -7,10 +7,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/console.h"
-#include "orchestrator/runner.h"
-#include "orchestrator/scenario_loader.h"
-#include "orchestrator/sim_target.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/sim_target.h"
+#include "orchestrator/targets/target_kinds.h"
 #include "reports/compare.h"
 #include "reports/html_report.h"
 #include "tests/reports/small_experiment.h"
@@ -44,13 +45,13 @@ report:
 std::int64_t run_tiny_sweep(store::Store& store, const std::string& name,
                             const std::string& profile) {
   std::vector<orchestrator::ScenarioError> errors;
-  auto spec = orchestrator::parse_scenario(scenario(name, profile), "tiny.yaml", &errors);
+  auto spec = orchestrator::parse_scenario(scenario(name, profile), "tiny.yaml", &errors,
+                                           orchestrator::target_kinds());
   if (!spec) {
     ADD_FAILURE() << errors.at(0).text;
     return 0;
   }
   orchestrator::SimTarget target(*spec);
-  target.start();
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
   const auto outcome = orchestrator::run_sweep(*spec, target, store, console, {});

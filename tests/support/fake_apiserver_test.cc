@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "orchestrator/child_process.h"
+#include "orchestrator/targets/child_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep::testing {

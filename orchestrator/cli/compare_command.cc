@@ -1,0 +1,77 @@
+// `kvsweep compare`: run B against run A per level and metric, with a verdict and an exit
+// status a nightly job can gate on.
+#include <cstdio>
+#include <memory>
+
+#include "orchestrator/cli/store_lookup.h"
+#include "orchestrator/cli/subcommand.h"
+#include "reports/compare.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+struct CompareArgs {
+  std::string a;
+  std::string b;
+  std::string format = "table";
+  int resamples = 1000;
+  std::uint64_t seed = 1;
+  std::size_t min_samples = 20;
+  double min_change_pct = 5;
+};
+
+int compare_command(const std::string& db_path, const CompareArgs& args) {
+  const store::Store store = open_existing_store(db_path);
+  reports::CompareOptions options;
+  options.bootstrap.resamples = args.resamples;
+  options.bootstrap.seed = args.seed;
+  options.min_samples = args.min_samples;
+  options.min_change = args.min_change_pct / 100.0;
+  const bool cells = args.a.find(':') != std::string::npos || args.b.find(':') != std::string::npos;
+  const reports::CompareResult result =
+      cells ? reports::compare_cells(store, resolve_cell(store, args.a),
+                                     resolve_cell(store, args.b), options)
+            : reports::compare_experiments(store, resolve_experiment(store, args.a).id,
+                                           resolve_experiment(store, args.b).id, options);
+  const std::string text = args.format == "json"
+                               ? reports::compare_json(result, options).dump(2) + "\n"
+                               : reports::compare_table(result, options);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!result.nothing_compared.empty()) {
+    // The table says it on stdout already; a JSON reader's log should say it too.
+    if (args.format == "json") {
+      std::fflush(stdout);
+      std::fprintf(stderr, "kvsweep: nothing compared: %s\n", result.nothing_compared.c_str());
+    }
+    return kExitNothingCompared;
+  }
+  return result.any_regression() ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<CompareArgs>();
+  auto* cmd = app.add_subcommand("compare",
+                                 "compare run B with run A per level and metric; exit 1 on a "
+                                 "regression, 3 when nothing was compared");
+  cmd->footer(
+      "Exit status: 0 compared, no regression; 1 a regression (or an error); 3 nothing compared "
+      "(no (strategy, concurrency) level in common, a side without finished cells, or too few "
+      "samples for every metric; the output says which).");
+  cmd->add_option("a", args->a, "experiment id or name, or EXP:CELL")->required();
+  cmd->add_option("b", args->b, "experiment id or name, or EXP:CELL")->required();
+  cmd->add_option("-f,--format", args->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--resamples", args->resamples, "bootstrap resamples")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "bootstrap seed")->capture_default_str();
+  cmd->add_option("--min-samples", args->min_samples,
+                  "fewer requests than this on a side: insufficient data")
+      ->capture_default_str();
+  cmd->add_option("--min-change", args->min_change_pct,
+                  "changes under this many percent are 'no change'")
+      ->capture_default_str();
+  return {cmd, [args, &global] { return compare_command(global.db_path, *args); }};
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,176 @@
+// The options of `kvsweep load` and what they become: the driver's options, the dataset, the
+// SLOs, the result file's name.
+#include "orchestrator/cli/load_args.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "common/duration.h"
+#include "common/base_url.h"
+#include "orchestrator/cli/api_key.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : text) {
+    if (c == separator) {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (c != ' ') {
+      part += c;
+    }
+  }
+  if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+double duration_or_throw(const std::string& text, const std::string& option) {
+  if (text.empty()) return 0;
+  const auto seconds = parse_duration_s(text);
+  if (!seconds || *seconds < 0) {
+    throw std::invalid_argument(option + ": expected a duration such as 90s, 5m or 250ms, got \"" +
+                                text + "\"");
+  }
+  return *seconds;
+}
+
+reports::PercentileSelection percentile_selection(const LoadArgs& args) {
+  reports::PercentileSelection selection;
+  selection.metrics = split(args.percentile_metrics, ',');
+  for (const auto& m : selection.metrics) {
+    if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el") {
+      throw std::invalid_argument("--percentile-metrics: unknown metric \"" + m +
+                                  "\" (expected ttft, tpot, itl, e2el)");
+    }
+  }
+  selection.percentiles.clear();
+  for (const auto& p : split(args.metric_percentiles, ',')) {
+    char* end = nullptr;
+    const double value = std::strtod(p.c_str(), &end);
+    if (end != p.c_str() + p.size() || value < 0 || value > 100) {
+      throw std::invalid_argument("--metric-percentiles: expected numbers in [0, 100], got \"" + p +
+                                  "\"");
+    }
+    selection.percentiles.push_back(value);
+  }
+  return selection;
+}
+
+driver::LoadOptions load_options(const LoadArgs& args) {
+  driver::LoadOptions o;
+  o.base_url = normalize_base_url(args.url);  // with or without /v1
+  o.model = args.model;
+  o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
+  for (const auto& text : args.headers) {
+    auto header = parse_header(text);
+    if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");
+    o.headers.push_back(*header);
+  }
+  if (args.endpoint == "chat") {
+    o.endpoint = driver::LoadOptions::Endpoint::kChat;
+  } else if (args.endpoint == "completions") {
+    o.endpoint = driver::LoadOptions::Endpoint::kCompletions;
+  } else {
+    throw std::invalid_argument("--endpoint: expected chat or completions, got \"" + args.endpoint +
+                                "\"");
+  }
+  o.stream = !args.no_stream;
+  o.max_tokens = args.max_tokens;
+  o.ignore_eos = args.ignore_eos;
+  o.temperature = args.temperature;
+  o.extra_body_json = args.extra_body;
+  o.concurrency = args.request_rate > 0 ? 0 : args.concurrency;
+  o.request_rate = args.request_rate;
+  o.burstiness = args.burstiness;
+  o.max_concurrency = args.max_concurrency;
+  o.seed = args.seed;
+  o.num_requests = args.num_prompts;
+  o.duration_s = duration_or_throw(args.duration, "--duration");
+  o.warmup_requests = args.warmup_requests;
+  o.warmup_conversations = args.warmup_conversations;
+  o.warmup_s = duration_or_throw(args.warmup, "--warmup");
+  o.request_timeout_s = duration_or_throw(args.timeout, "--timeout");
+  o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
+  o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
+  if (o.request_rate == 0 && o.concurrency == 0) o.concurrency = 1;
+  return o;
+}
+
+driver::DatasetOptions dataset_options(const LoadArgs& args) {
+  driver::DatasetOptions d = args.dataset;
+  d.seed = args.seed;
+  d.turns = driver::LengthDistribution{static_cast<double>(args.turns)};
+  d.system_prompt_words = driver::LengthDistribution{static_cast<double>(args.system_prompt_words)};
+  d.user_words = driver::LengthDistribution{static_cast<double>(args.user_words)};
+  d.assistant_words = driver::LengthDistribution{static_cast<double>(args.assistant_words)};
+  return d;
+}
+
+std::optional<reports::Slo> parse_goodput(const std::vector<std::string>& parts,
+                                          std::string* error) {
+  reports::Slo slo;
+  for (const auto& part : parts) {
+    const auto colon = part.find(':');
+    if (colon == std::string::npos) {
+      *error = "expected METRIC:MS, got \"" + part + "\"";
+      return std::nullopt;
+    }
+    const std::string name = part.substr(0, colon);
+    const std::string value = part.substr(colon + 1);
+    char* end = nullptr;
+    const double ms = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(ms > 0)) {
+      *error = "expected a number of milliseconds > 0 in \"" + part + "\"";
+      return std::nullopt;
+    }
+    if (name == "ttft") {
+      slo.ttft_ms = ms;
+    } else if (name == "tpot") {
+      slo.tpot_ms = ms;
+    } else if (name == "e2el") {
+      slo.e2e_ms = ms;
+    } else {
+      *error = "unknown metric \"" + name + "\" (expected ttft, tpot or e2el)";
+      return std::nullopt;
+    }
+  }
+  return slo;
+}
+
+std::optional<std::pair<std::string, std::string>> parse_header(const std::string& text) {
+  auto separator = text.find('=');
+  const auto colon = text.find(':');
+  if (separator == std::string::npos || (colon != std::string::npos && colon < separator)) {
+    separator = colon;
+  }
+  if (separator == std::string::npos || separator == 0) return std::nullopt;
+  std::string value = text.substr(separator + 1);
+  while (!value.empty() && value.front() == ' ') value.erase(value.begin());
+  return std::make_pair(text.substr(0, separator), value);
+}
+
+std::string result_file_name(const std::string& label, double request_rate, int max_concurrency,
+                             const std::string& model, const std::string& date) {
+  char rate[32];
+  if (request_rate > 0 && !std::isinf(request_rate)) {
+    std::snprintf(rate, sizeof rate, "%g", request_rate);
+  } else {
+    std::snprintf(rate, sizeof rate, "inf");
+  }
+  std::string name = label + "-" + rate + "qps";
+  if (max_concurrency > 0) name += "-concurrency" + std::to_string(max_concurrency);
+  std::string safe_model = model;
+  for (char& c : safe_model) {
+    if (c == '/') c = '-';
+  }
+  return name + "-" + safe_model + "-" + date + ".json";
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,83 @@
+// The options of `kvsweep load`, as vLLM's benchmark client spells them, and what they become:
+// the driver's options, the dataset, the SLOs, the result file's name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "driver/datasets/dataset_options.h"
+#include "driver/load_options.h"
+#include "reports/cell_metrics.h"
+#include "reports/vllm_result.h"
+
+namespace kvsweep::orchestrator {
+
+// As the command line gave them (durations and lists still text).
+struct LoadArgs {
+  std::string url;
+  std::string model;
+  std::string api_key_env;
+  std::vector<std::string> headers;
+  std::string endpoint = "chat";
+  bool no_stream = false;
+  int max_tokens = 128;
+  bool ignore_eos = false;
+  std::optional<double> temperature;
+  std::string extra_body;
+
+  int concurrency = 0;
+  double request_rate = 0;
+  double burstiness = 1.0;
+  int max_concurrency = 0;
+  std::int64_t num_prompts = 0;
+  std::string duration;
+  std::int64_t warmup_requests = 0;
+  int warmup_conversations = 0;
+  std::string warmup;
+  std::uint64_t seed = 1;
+  std::string timeout = "300s";
+  std::string connect_timeout = "10s";
+  std::string first_byte_timeout;
+
+  driver::DatasetOptions dataset;
+  int turns = 6;
+  int system_prompt_words = 600;
+  int user_words = 40;
+  int assistant_words = 40;
+
+  std::vector<std::string> goodput;
+  std::string percentile_metrics = "ttft,tpot,itl";
+  std::string metric_percentiles = "99";
+  std::vector<std::string> metrics_urls;
+  std::string metrics_interval = "5s";
+  std::string label;
+  std::string result_dir = ".";
+  std::string result_file;
+  bool no_save = false;
+};
+
+// Each throws std::invalid_argument naming the option at fault.
+driver::LoadOptions load_options(const LoadArgs& args);  // reads the API key's variable
+driver::DatasetOptions dataset_options(const LoadArgs& args);
+reports::PercentileSelection percentile_selection(const LoadArgs& args);
+// "" gives 0; else a duration such as 90s, 5m or 250ms, >= 0.
+double duration_or_throw(const std::string& text, const std::string& option);
+
+// Parses vLLM's --goodput form: "ttft:500 tpot:50 e2el:3000" (any subset, ms). nullopt with
+// `error` set when a part is malformed or names an unknown metric.
+std::optional<reports::Slo> parse_goodput(const std::vector<std::string>& parts,
+                                          std::string* error);
+
+// Parses "K=V" (vLLM's --header form; also accepts "K: V"). nullopt when there is no separator
+// or the name is empty.
+std::optional<std::pair<std::string, std::string>> parse_header(const std::string& text);
+
+// vLLM's result file name: {label}-{rate}qps[-concurrency{N}]-{model}-{YYYYmmdd-HHMMSS}.json,
+// with the model's '/' replaced so the name stays one path component.
+std::string result_file_name(const std::string& label, double request_rate, int max_concurrency,
+                             const std::string& model, const std::string& date);
+
+}  // namespace kvsweep::orchestrator

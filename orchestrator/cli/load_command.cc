@@ -1,0 +1,360 @@
+// `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style,
+// recorded in the store through the same cell recorder as a sweep's cells.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "common/wall_clock.h"
+#include "driver/datasets/dataset_error.h"
+#include "driver/datasets/load_workload.h"
+#include "driver/load_run.h"
+#include "driver/test_request.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/cli/load_args.h"
+#include "orchestrator/cli/signal_guard.h"
+#include "orchestrator/cli/subcommand.h"
+#include "orchestrator/sweep/cell_recorder.h"
+#include "orchestrator/sweep/metrics_scraper.h"
+#include "orchestrator/sweep/record_rows.h"
+#include "reports/units.h"
+#include "reports/vllm_result.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+std::string date_stamp() {
+  const std::string iso = utc_now_iso8601();  // 2026-11-22T04:30:00Z
+  return iso.substr(0, 4) + iso.substr(5, 2) + iso.substr(8, 2) + "-" + iso.substr(11, 2) +
+         iso.substr(14, 2) + iso.substr(17, 2);
+}
+
+// What the store keeps about the run: the shape, never the key nor header values.
+std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
+                       const driver::Workload& workload) {
+  nlohmann::ordered_json load;
+  load["shape"] = o.request_rate > 0 ? "open loop" : "closed loop";
+  if (o.request_rate > 0) {
+    load["request_rate"] = std::isinf(o.request_rate) ? nlohmann::ordered_json("inf")
+                                                      : nlohmann::ordered_json(o.request_rate);
+    load["burstiness"] = o.burstiness;
+    load["max_concurrency"] = o.max_concurrency;
+  } else {
+    load["concurrency"] = o.concurrency;
+  }
+  load["dataset"] = workload.description;
+  load["endpoint"] = args.endpoint;
+  load["stream"] = o.stream;
+  load["max_tokens"] = o.max_tokens;
+  if (o.num_requests > 0) load["num_requests"] = o.num_requests;
+  if (o.duration_s > 0) load["duration_s"] = o.duration_s;
+  // So `kvsweep export` writes the same percentile keys as this run's result file.
+  const reports::PercentileSelection selection = percentile_selection(args);
+  load["percentile_metrics"] = selection.metrics;
+  load["metric_percentiles"] = selection.percentiles;
+  std::vector<std::string> header_names;
+  for (const auto& [name, value] : o.headers) header_names.push_back(name);
+  if (!header_names.empty()) load["header_names"] = header_names;
+  nlohmann::ordered_json setup;
+  setup["target"] = {{"kind", "endpoint"}, {"url", o.base_url}};
+  setup["model"] = o.model;
+  setup["load"] = load;
+  setup["baseline"] = "";
+  return setup.dump();
+}
+
+// vLLM's num_prompts: the measured requests asked for (--num-prompts), else those sent in
+// the measured phase. Warm-up requests are never counted.
+std::int64_t measured_prompts(const driver::LoadOptions& options,
+                              const std::vector<driver::RequestRecord>& records) {
+  if (options.num_requests > 0) return options.num_requests;
+  return std::count_if(records.begin(), records.end(),
+                       [](const driver::RequestRecord& r) { return !r.warmup; });
+}
+
+// One request before the run, as vLLM's client does: a wrong URL, model or key stops here
+// with the server's own answer, not after a block of zeros.
+void check_test_request(const driver::LoadOptions& options, Console& console) {
+  const driver::RequestRecord test = driver::send_test_request(options);
+  if (test.ok) {
+    console.line("test request ok (HTTP " + std::to_string(test.http_status) + ", " +
+                 reports::format_ms(test.ended_s >= 0 ? (test.ended_s - test.sent_s) * 1000 : 0) +
+                 " ms)");
+    return;
+  }
+  if (test.error_kind == driver::kErrorCancelled) return;  // stopped by a signal: say nothing
+  throw std::runtime_error("test request to " + options.base_url + " (model " + options.model +
+                           ") failed: " + test.error_kind + ": " +
+                           reports::failure_text(test.http_status, test.error) +
+                           "; nothing was measured. Check --url, --model and the API key");
+}
+
+// Runs the load between /metrics scrapes of every --metrics-url: before, during (every
+// --metrics-interval, and once the server answers a measured request) and after. The samples
+// land on the driver's epoch.
+CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
+                        const driver::Workload& workload, Console& console, const Log& log) {
+  const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
+  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *log);
+  const double during_start_wall = unix_now_s();
+  std::optional<PeriodicScraper> during;
+  if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
+    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall, log);
+    // KV-cache usage means something only under load: scrape as soon as the server answers
+    // a measured request, so a run shorter than the interval is scraped during it too.
+    run_options.on_measured_underway = [&during] { during->scrape_now(); };
+  }
+  CellMeasurement m;
+  m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
+    std::string text = std::to_string(p.done) +
+                       (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
+                       " requests, " + reports::format_rate(p.requests_per_s) +
+                       " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
+    if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
+    console.progress(text);
+  });
+  console.end_progress();
+  ScrapeResult middle = during ? during->take() : ScrapeResult{};
+  const ScrapeResult after =
+      scrape_metrics(args.metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *log);
+  for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
+  for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
+  for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
+  m.samples = before.samples;
+  // "during" was timed from its own start as seen here; shift it onto the driver's epoch.
+  for (auto& sample : middle.samples) sample.t_s += during_start_wall - m.measured.epoch_wall_s;
+  m.samples.insert(m.samples.end(), middle.samples.begin(), middle.samples.end());
+  m.samples.insert(m.samples.end(), after.samples.begin(), after.samples.end());
+  return m;
+}
+
+// The run as an experiment of one cell, stored as `kvsweep run` stores each of its cells.
+// Returns the request rows stored.
+std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::LoadOptions& options,
+                                         const driver::Workload& workload, const CellMeasurement& m,
+                                         const std::string& label, const std::string& db_path,
+                                         Console& console) {
+  if (const auto dir = std::filesystem::path(db_path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  auto store = store::Store::open(db_path);
+  const std::string setup = setup_json(args, options, workload);
+  store::ExperimentRow experiment =
+      new_experiment_row("load-" + label, "(kvsweep load)", setup, "", setup);
+  experiment.started_at = utc_iso8601(m.measured.epoch_wall_s);
+  const auto experiment_id = store.add_experiment(experiment);
+  store::CellRow cell;
+  cell.experiment_id = experiment_id;
+  cell.key = "load";
+  cell.strategy = label;
+  cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+  cell.factors_json = "{}";
+  cell.status = "running";
+  cell.started_at = experiment.started_at;
+  cell.id = store.add_cell(cell);
+  cell.status = m.measured.interrupted ? "interrupted" : "done";
+  cell.finished_at = utc_now_iso8601();
+  auto rows = record_cell(store, cell, m);
+  store.finish_experiment(experiment_id, cell.status, cell.finished_at);
+  console.line("stored as experiment " + std::to_string(experiment_id) + " in " + db_path);
+  return rows;
+}
+
+// The result JSON with vLLM's benchmark keys, at --result-file or in --result-dir.
+void write_result(const LoadArgs& args, const driver::LoadOptions& options,
+                  const driver::LoadResult& result, const reports::CellMetrics& metrics,
+                  const std::string& label, Console& console) {
+  reports::VllmRunInfo info;
+  info.date = date_stamp();
+  info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
+  info.label = label;
+  info.model_id = options.model;
+  info.num_prompts = measured_prompts(options, result.records);
+  info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
+  info.burstiness = options.burstiness;
+  info.max_concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+  const std::string path = args.result_file.empty()
+                               ? (std::filesystem::path(args.result_dir) /
+                                  result_file_name(label, options.request_rate,
+                                                   info.max_concurrency, options.model, info.date))
+                                     .string()
+                               : args.result_file;
+  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+  console.line("result written to " + path);
+}
+
+std::string shape_text(const driver::LoadOptions& options) {
+  if (options.request_rate <= 0) return std::to_string(options.concurrency) + " concurrent users";
+  if (std::isinf(options.request_rate)) return "all at once";
+  return reports::format_rate(options.request_rate) + " req/s open loop";
+}
+
+int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
+  const driver::LoadOptions options = load_options(args);
+  const reports::PercentileSelection selection = percentile_selection(args);
+  std::optional<reports::Slo> slo;
+  if (!args.goodput.empty()) {
+    std::string error;
+    slo = parse_goodput(args.goodput, &error);
+    if (!slo) throw std::invalid_argument("--goodput: " + error);
+  }
+  driver::Workload workload;
+  try {
+    workload = driver::load_workload(dataset_options(args));
+  } catch (const driver::DatasetError& e) {
+    throw std::invalid_argument(std::string("dataset: ") + e.what());
+  }
+  Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
+  console.line("load " + options.base_url + " model " + options.model + ": " + shape_text(options) +
+               ", " + workload.description);
+
+  SignalGuard signals;
+  driver::LoadOptions run_options = options;
+  run_options.stop = &signals.stop_flag();
+  check_test_request(run_options, console);
+  if (signals.stop_flag().load()) return kExitInterrupted;
+  const CellMeasurement m = measure(args, run_options, workload, console, global.log);
+
+  const std::string label = args.label.empty() ? "kvsweep" : args.label;
+  const std::vector<store::RequestRow> rows =
+      global.db_path.empty()
+          ? to_request_rows(m.measured.records, 0, 0)
+          : store_run(args, options, workload, m, label, global.db_path, console);
+  const reports::CellMetrics metrics =
+      reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}));
+  std::fputs(reports::serving_result_text(metrics, selection).c_str(), stdout);
+  if (!args.no_save) write_result(args, options, m.measured, metrics, label, console);
+  if (m.measured.interrupted) return kExitInterrupted;
+  return metrics.ok > 0 ? kExitOk : kExitFailed;
+}
+
+// What each request is: where it goes and what it asks for.
+void add_request_options(CLI::App* cmd, LoadArgs* a) {
+  cmd->add_option("--url", a->url, "server base URL, with or without /v1: http://127.0.0.1:8000")
+      ->required();
+  cmd->add_option("--model", a->model, "model name sent in every request")->required();
+  cmd->add_option("--api-key-env", a->api_key_env,
+                  "name of the environment variable holding the API key");
+  cmd->add_option("--header", a->headers, "extra request header NAME=VALUE (repeatable)");
+  cmd->add_option("--endpoint", a->endpoint, "chat (/v1/chat/completions) or completions")
+      ->capture_default_str();
+  cmd->add_flag("--no-stream", a->no_stream, "non-streaming requests (TTFT = E2E)");
+  cmd->add_option("--max-tokens", a->max_tokens,
+                  "output tokens per request (unless the "
+                  "dataset sets them)")
+      ->capture_default_str();
+  cmd->add_flag("--ignore-eos", a->ignore_eos, "ask the server to ignore EOS");
+  cmd->add_option("--temperature", a->temperature, "sampling temperature (default 0)");
+  cmd->add_option("--extra-body", a->extra_body, "JSON object merged into every request body");
+}
+
+// How the load is shaped: closed or open loop, how long, the warm-up, the timeouts.
+void add_shape_options(CLI::App* cmd, LoadArgs* a) {
+  cmd->add_option("--concurrency", a->concurrency,
+                  "closed loop: virtual users, each with one request in flight (default 1)");
+  cmd->add_option("--request-rate", a->request_rate,
+                  "open loop: requests per second, Poisson arrivals (inf: all at once)");
+  cmd->add_option("--burstiness", a->burstiness, "gamma shape of arrival gaps (1 = Poisson)")
+      ->capture_default_str();
+  cmd->add_option("--max-concurrency", a->max_concurrency, "open loop: in-flight cap");
+  cmd->add_option("--num-prompts", a->num_prompts, "measured requests to send");
+  cmd->add_option("--duration", a->duration, "measured phase length, e.g. 5m");
+  cmd->add_option("--warmup-requests", a->warmup_requests, "first N requests are warm-up");
+  cmd->add_option("--warmup-conversations", a->warmup_conversations,
+                  "requests of the first N conversations are warm-up");
+  cmd->add_option("--warmup", a->warmup, "requests sent in the first DURATION are warm-up");
+  cmd->add_option("--seed", a->seed, "seed of datasets and arrival schedules")
+      ->capture_default_str();
+  cmd->add_option("--timeout", a->timeout, "whole-request timeout")->capture_default_str();
+  cmd->add_option("--connect-timeout", a->connect_timeout, "connect timeout")
+      ->capture_default_str();
+  cmd->add_option("--first-byte-timeout", a->first_byte_timeout,
+                  "send to status line timeout (default off)");
+}
+
+// Which conversations are sent.
+void add_dataset_options(CLI::App* cmd, LoadArgs* a) {
+  a->dataset.kind = "synthetic-multiturn";
+  cmd->add_option("--dataset", a->dataset.kind,
+                  "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake")
+      ->capture_default_str();
+  cmd->add_option("--dataset-path", a->dataset.path, "dataset file (file-based kinds)");
+  cmd->add_option("--min-messages", a->dataset.min_messages,
+                  "sharegpt: keep conversations "
+                  "with at least N messages");
+  cmd->add_option("--max-conversations", a->dataset.max_conversations,
+                  "sharegpt: keep at most N conversations");
+  cmd->add_option("--conversations", a->dataset.conversations, "synthetic: conversations")
+      ->capture_default_str();
+  cmd->add_option("--turns", a->turns, "synthetic: turns per conversation")->capture_default_str();
+  cmd->add_option("--system-prompt-words", a->system_prompt_words,
+                  "synthetic: shared system prompt length")
+      ->capture_default_str();
+  cmd->add_option("--user-words", a->user_words, "synthetic: user message length")
+      ->capture_default_str();
+  cmd->add_option("--assistant-words", a->assistant_words, "synthetic: reply length")
+      ->capture_default_str();
+  cmd->add_option("--prefix-tokens", a->dataset.prefix_tokens, "shared-prefix: prefix length")
+      ->capture_default_str();
+  cmd->add_option("--num-prefixes", a->dataset.num_prefixes, "shared-prefix: distinct prefixes")
+      ->capture_default_str();
+  cmd->add_option("--prompts-per-prefix", a->dataset.prompts_per_prefix,
+                  "shared-prefix: prompts per prefix")
+      ->capture_default_str();
+  cmd->add_option("--suffix-tokens", a->dataset.suffix_tokens, "shared-prefix: suffix length")
+      ->capture_default_str();
+  cmd->add_option("--block-size", a->dataset.block_size,
+                  "mooncake: tokens per hash_id block (required: Mooncake uses 512)");
+  cmd->add_option("--time-scale", a->dataset.time_scale, "mooncake: multiply arrival times")
+      ->capture_default_str();
+}
+
+// What is measured and where the result goes.
+void add_result_options(CLI::App* cmd, LoadArgs* a) {
+  cmd->add_option("--goodput", a->goodput, "SLOs, e.g. --goodput ttft:500 tpot:50 e2el:3000");
+  cmd->add_option("--percentile-metrics", a->percentile_metrics,
+                  "metrics with percentiles: ttft,tpot,itl,e2el")
+      ->capture_default_str();
+  cmd->add_option("--metric-percentiles", a->metric_percentiles, "e.g. 50,90,99")
+      ->capture_default_str();
+  cmd->add_option("--metrics-url", a->metrics_urls,
+                  "a server /metrics URL to scrape before, during and after (repeatable): KV "
+                  "hit rate, KV-cache usage");
+  cmd->add_option("--metrics-interval", a->metrics_interval,
+                  "how often /metrics is scraped during the run (0: before and after only)")
+      ->capture_default_str();
+  cmd->add_option("--label", a->label, "label of the result (file name, store)");
+  cmd->add_option("--result-dir", a->result_dir, "where the result JSON goes")
+      ->capture_default_str();
+  cmd->add_option("-o,--output,--result-file", a->result_file,
+                  "result JSON file (overrides --result-dir; old name --result-file)");
+  cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
+}
+
+}  // namespace
+
+Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
+  auto a = std::make_shared<LoadArgs>();
+  auto* cmd = app.add_subcommand(
+      "load", "run load against an OpenAI-compatible server and print vLLM-style results");
+  cmd->footer(
+      "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
+      "every request is stored in --db. The API key is read from the environment only.");
+  add_request_options(cmd, a.get());
+  add_shape_options(cmd, a.get());
+  add_dataset_options(cmd, a.get());
+  add_result_options(cmd, a.get());
+  return {cmd, [a, &global] { return run_load_command(*a, global); }};
+}
+
+}  // namespace kvsweep::orchestrator

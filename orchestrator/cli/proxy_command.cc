@@ -1,0 +1,58 @@
+// `kvsweep proxy`: kvsweep's router in front of real OpenAI-compatible servers, until Ctrl-C.
+#include <cstdio>
+#include <memory>
+
+#include "orchestrator/cli/server_options.h"
+#include "orchestrator/cli/subcommand.h"
+#include "sim/proxy.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+struct ProxyArgs {
+  sim::ProxyOptions proxy;
+  int ttl_s = 120;
+  double health_interval_s = 1;
+};
+
+}  // namespace
+
+Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
+  auto* cmd = app.add_subcommand(
+      "proxy", "route requests to real OpenAI-compatible servers with a kvsweep strategy");
+  auto args = std::make_shared<ProxyArgs>();
+  sim::ProxyOptions& p = args->proxy;
+  cmd->add_option("--upstream", p.upstreams, "server URL, e.g. http://127.0.0.1:8001 (repeat)")
+      ->required();
+  cmd->add_option("--strategy", p.strategy,
+                  "random, round-robin, least-load, prefix-hash, kv-aware, session")
+      ->capture_default_str();
+  cmd->add_option("--host", p.host, "address to listen on")->capture_default_str();
+  cmd->add_option("--port", p.port, "port to listen on (0: any free port)")->capture_default_str();
+  cmd->add_option("--kv-ttl", args->ttl_s,
+                  "kv-aware without KV events: seconds a routed prefix counts as cached")
+      ->capture_default_str();
+  add_health_options(cmd, &args->health_interval_s, &p.health);
+  auto run = [args]() -> int {
+    sim::ProxyOptions options = args->proxy;
+    options.approx_ttl = std::chrono::seconds(args->ttl_s);
+    options.health.probe_interval = to_ms(args->health_interval_s);
+    sim::Proxy proxy(options);
+    proxy.start();
+    std::printf("kvsweep proxy: %zu upstreams, strategy %s\n", options.upstreams.size(),
+                options.strategy.c_str());
+    std::printf("router   %s\n", proxy.url().c_str());
+    // The index each reply names in x-kvsweep-replica and /metrics labels replica="i".
+    for (std::size_t i = 0; i < options.upstreams.size(); ++i) {
+      std::printf("replica  %s  (%zu)\n", options.upstreams[i].c_str(), i);
+    }
+    std::printf("Ctrl-C stops.\n");
+    std::fflush(stdout);
+    const int status = wait_for_signal();
+    proxy.stop();
+    return status;
+  };
+  return Subcommand{cmd, run};
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,111 @@
+// `kvsweep run`: a scenario's sweep on its target, stored, then its report written and printed.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "orchestrator/cli/api_key.h"
+#include "orchestrator/cli/console.h"
+#include "orchestrator/cli/scenario_lookup.h"
+#include "orchestrator/cli/signal_guard.h"
+#include "orchestrator/cli/store_lookup.h"
+#include "orchestrator/cli/subcommand.h"
+#include "orchestrator/cli/sweep_preview.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/rehearsal.h"
+#include "orchestrator/sweep/runner.h"
+#include "reports/markdown_report.h"
+#include "reports/verdicts.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+struct RunArgs {
+  std::string db_path;
+  std::string scenario_path;
+  std::string reports_dir = "reports";  // --output
+  bool print_report = true;
+  bool resume = false;
+  std::string target_override;  // "" or "sim"
+  std::string api_key_env;      // the variable holding the servers' API key, if any
+};
+
+int run_command(const RunArgs& args, const GlobalOptions& global) {
+  ScenarioSpec spec = load_scenario_or_throw(args.scenario_path);
+  if (args.target_override == "sim") spec = rehearsal_of(spec);
+  const std::string api_key = api_key_from_env(args.api_key_env, "--api-key-env");
+  if (const auto dir = std::filesystem::path(args.db_path).parent_path(); !dir.empty()) {
+    std::filesystem::create_directories(dir);
+  }
+  store::Store store = store::Store::open(args.db_path);
+  Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
+  std::unique_ptr<Target> target = build_target(spec, args.target_override, global.log);
+  console.line(plan_headline(spec, expand_plan(spec, args.target_override), target->describe()));
+  console.line(cell_shape(spec, args.target_override == "sim"));
+
+  SignalGuard signals;
+  RunnerOptions options;
+  options.stop = &signals.stop_flag();
+  options.resume = args.resume;
+  options.target_override = args.target_override;
+  options.api_key = api_key;
+  options.log = global.log;
+  const SweepOutcome outcome = run_sweep(spec, *target, store, console, options);
+
+  const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);
+  const std::string report = reports::render_markdown(model);
+  const std::string report_path = args.reports_dir + "/" + file_stem(spec.name) + ".md";
+  write_file(report_path, report);
+  if (args.print_report) std::fprintf(stdout, "%s", report.c_str());
+  std::string summary = "experiment " + std::to_string(outcome.experiment_id) + " " +
+                        outcome.status + ": " + std::to_string(outcome.cells_done) +
+                        " cells done, " + std::to_string(outcome.cells_failed) + " failed";
+  if (outcome.cells_skipped > 0) {
+    summary += ", " + std::to_string(outcome.cells_skipped) + " already done before resuming";
+  }
+  console.line(summary + "; store " + store.path() + ", report " + report_path);
+  // The answer again where the terminal ends up, after a report that may have scrolled it away
+  // (and the only answer shown with --no-print).
+  for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {
+    console.line("  " + verdict.text);
+  }
+  if (outcome.status == "interrupted") {
+    console.line("to continue: kvsweep --db " + store.path() + " run --resume " +
+                 args.scenario_path + (args.target_override.empty() ? "" : " --target sim"));
+    return kExitInterrupted;
+  }
+  return outcome.status == "done" ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
+  cmd->add_option("scenario", args->scenario_path, "scenario YAML file")
+      ->required()
+      ->check(scenario_file());
+  cmd->add_option("-o,--output,--reports-dir", args->reports_dir,
+                  "directory the markdown report <name>.md goes to (old name --reports-dir)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "continue the latest unfinished experiment of this scenario: finished cells are "
+                "kept, finished deployments are not redone");
+  cmd->add_option("--target", args->target_override,
+                  "run on another target than the scenario's: sim (the embedded fleet, sized "
+                  "by target.sim)")
+      ->check(CLI::IsMember({"sim"}));
+  cmd->add_option("--api-key-env", args->api_key_env,
+                  "name of the environment variable holding the API key sent as a Bearer "
+                  "token (the key itself is never stored or printed)");
+  auto no_print = std::make_shared<bool>(false);
+  cmd->add_flag("--no-print", *no_print, "write the report file but do not print it");
+  return {cmd, [args, no_print, &global] {
+            args->db_path = global.db_path;
+            args->print_report = !*no_print;
+            return run_command(*args, global);
+          }};
+}
+
+}  // namespace kvsweep::orchestrator

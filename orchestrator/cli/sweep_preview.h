@@ -1,0 +1,32 @@
+// What `run` and `plan` say up front: the sweep's shape, and what every cell does.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/log.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_spec.h"
+#include "orchestrator/targets/target.h"
+#include "orchestrator/targets/treatment_planner.h"
+
+namespace kvsweep::orchestrator {
+
+// "sweep kubeai-l4: 12 cells (3 strategy x 4 concurrency), 3 deployments, target <target>".
+std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
+                          const std::string& target);
+
+// "each cell: 100 requests or 60s, whichever ends first; max_tokens 64; cache cold", with the
+// rehearsal's cuts in plain sight under --target sim.
+std::string cell_shape(const ScenarioSpec& spec, bool rehearsal);
+
+// The scenario's target (the embedded fleet under --target sim), or its planning side. A
+// scenario the target cannot apply is a usage error before anything runs:
+// std::invalid_argument "<scenario>: <why>".
+std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind,
+                                     const Log& log);
+std::unique_ptr<TreatmentPlanner> build_planner(const ScenarioSpec& spec,
+                                                const std::string& override_kind);
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,76 @@
+// Storing what a cell measured: its requests on one epoch, samples and commands, in one
+// transaction.
+#include "orchestrator/sweep/cell_recorder.h"
+
+#include <unistd.h>
+
+#include "common/wall_clock.h"
+#include "orchestrator/sweep/record_rows.h"
+
+#ifndef KVSWEEP_VERSION
+#define KVSWEEP_VERSION "unknown"
+#endif
+
+namespace kvsweep::orchestrator {
+namespace {
+
+std::string host_name() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
+  return buffer;
+}
+
+std::vector<store::CommandRow> command_rows(const CommandLogs& logs) {
+  std::vector<store::CommandRow> rows;
+  for (const auto& log : logs) {
+    store::CommandRow row;
+    row.step = log.step;
+    row.argv = log.argv;
+    row.exit_code = log.exit_code;
+    row.seconds = log.seconds;
+    row.out = log.out;
+    row.err = log.err;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+store::ExperimentRow new_experiment_row(const std::string& name, const std::string& scenario_path,
+                                        const std::string& scenario_text,
+                                        const std::string& scenario_hash,
+                                        const std::string& setup_json) {
+  store::ExperimentRow experiment;
+  experiment.name = name;
+  experiment.scenario_path = scenario_path;
+  experiment.scenario_text = scenario_text;
+  experiment.scenario_hash = scenario_hash;
+  experiment.started_at = utc_now_iso8601();
+  experiment.status = "running";
+  experiment.kvsweep_version = KVSWEEP_VERSION;
+  experiment.host = host_name();
+  experiment.setup_json = setup_json;
+  return experiment;
+}
+
+std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
+                                           const CellMeasurement& measurement) {
+  // The measured phase's epoch is the cell's; earlier phases land before 0.
+  double epoch = measurement.measured.epoch_wall_s;
+  if (epoch == 0) epoch = measurement.warmup.epoch_wall_s;
+  if (epoch == 0) epoch = measurement.prepass.epoch_wall_s;
+  cell.epoch_wall_s = epoch;
+  std::vector<store::RequestRow> rows;
+  std::int64_t index = 0;
+  for (const driver::LoadResult* phase :
+       {&measurement.prepass, &measurement.warmup, &measurement.measured}) {
+    const auto phase_rows = to_request_rows(phase->records, phase->epoch_wall_s - epoch, index);
+    index += static_cast<std::int64_t>(phase->records.size());
+    rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());
+  }
+  store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands));
+  return rows;
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,38 @@
+// Storing what a cell measured: its requests on one epoch, samples and commands, in one
+// transaction. `kvsweep run` stores every cell through it, `kvsweep load` its one cell.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/load_options.h"
+#include "orchestrator/targets/target.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+// What one cell measured and ran, before it is stored.
+struct CellMeasurement {
+  driver::LoadResult prepass;  // cache: warm; empty otherwise
+  driver::LoadResult warmup;   // load.warmup; empty otherwise
+  driver::LoadResult measured;
+  std::vector<store::MetricSample> samples;  // on the measured phase's epoch
+  std::vector<std::string> scrape_errors;
+  CommandLogs commands;  // what the target ran for the cell, oldest first
+};
+
+// A new experiment row: started now, running, with this kvsweep's version and the host name.
+store::ExperimentRow new_experiment_row(const std::string& name, const std::string& scenario_path,
+                                        const std::string& scenario_text,
+                                        const std::string& scenario_hash,
+                                        const std::string& setup_json);
+
+// Sets cell.epoch_wall_s to the measured phase's epoch (else the warm-up's, else the
+// pre-pass's) and stores `cell` as the caller set its status, error and times, with every
+// phase's requests on that epoch (earlier phases land before 0, indexes unique within the
+// cell), the samples and the commands, all in one transaction: a process killed meanwhile
+// leaves all of it or none. Returns the request rows stored.
+std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
+                                           const CellMeasurement& measurement);
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,256 @@
+// Running one cell of a sweep: its deployment when it changes, the cache policy, warm-up,
+// the measured phase between /metrics scrapes, and storing it all.
+#include "orchestrator/sweep/cell_runner.h"
+
+#include <chrono>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+#include "common/wall_clock.h"
+#include "driver/datasets/load_workload.h"
+#include "orchestrator/sweep/cell_text.h"
+#include "orchestrator/sweep/metrics_scraper.h"
+#include "reports/cell_metrics.h"
+#include "reports/units.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+// Warm-up conversations come from another seed than the measured ones, so warming the fleet
+// (shared system prompt, engine state) never pre-caches a measured conversation's turns.
+constexpr std::uint64_t kWarmupSeedOffset = 7919;
+
+driver::DatasetOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
+  driver::DatasetOptions options = spec.load.dataset;
+  options.seed = seed;
+  return options;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void append(CommandLogs& to, const CommandLogs& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+// Failure reason of a cell none of whose measured requests succeeded, from the first failure.
+std::string all_failed_reason(const std::vector<driver::RequestRecord>& records) {
+  std::size_t measured = 0;
+  const driver::RequestRecord* first_failure = nullptr;
+  for (const auto& r : records) {
+    if (r.warmup) continue;
+    ++measured;
+    if (r.ok) return "";
+    if (!first_failure) first_failure = &r;
+  }
+  if (measured == 0) return "no measured request was sent";
+  return "all " + std::to_string(measured) +
+         " measured requests failed; first: " + first_failure->error_kind + ": " +
+         first_failure->error;
+}
+
+// The router's health events (a replica taken out of routing or put back) change what the
+// cell measured: said on the console as well as kept with the cell's commands.
+void print_health_events(const CommandLogs& logs, const std::string& label, SweepOutput& output) {
+  for (const auto& log : logs) {
+    if (log.step != "health" || log.exit_code != 0) continue;
+    std::size_t start = 0;
+    for (std::size_t end; (end = log.out.find('\n', start)) != std::string::npos; start = end + 1) {
+      output.line("  " + label + ": " + log.out.substr(start, end - start));
+    }
+  }
+}
+
+}  // namespace
+
+Workloads load_workloads(const ScenarioSpec& spec) {
+  Workloads w;
+  try {
+    w.measured = driver::load_workload(dataset_options(spec, spec.seed));
+    const bool generated = spec.load.dataset.kind == "synthetic-multiturn" ||
+                           spec.load.dataset.kind == "shared-prefix";
+    w.warmup = generated
+                   ? driver::load_workload(dataset_options(spec, spec.seed + kWarmupSeedOffset))
+                   : w.measured;
+    w.warmup.arrival_s.clear();
+  } catch (const driver::DatasetError& e) {
+    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+  }
+  return w;
+}
+
+CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
+                       SweepOutput& output, const RunnerOptions& options,
+                       const Workloads& workloads)
+    : spec_(spec),
+      target_(target),
+      store_(store),
+      output_(output),
+      options_(options),
+      workloads_(workloads) {}
+
+void CellRunner::start_target() { append(pending_, target_.start()); }
+
+// Applies the plan's treatment when it differs from what the target runs now, then opens the
+// readiness gates. Throws TargetError; the target's state is unknown afterwards.
+void CellRunner::ensure_applied(const CellPlan& plan, CommandLogs& commands) {
+  if (applied_ && *applied_ == plan.treatment) return;
+  applied_.reset();
+  const auto start = std::chrono::steady_clock::now();
+  output_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe());
+  append(commands, target_.apply(plan.treatment));
+  append(commands, target_.wait_ready());
+  output_.line("  ready after " + reports::format_ms(seconds_since(start) * 1000) + " ms");
+  applied_ = plan.treatment;
+}
+
+bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::string& label) {
+  setup_failed_ = false;
+  cell.status = "running";
+  cell.started_at = utc_now_iso8601();
+  store_.update_cell(cell);
+  CellMeasurement m;
+  m.commands = std::exchange(pending_, {});
+  const auto cache_level = plan.load_levels.find("cache");
+  const std::string cache =
+      cache_level != plan.load_levels.end() ? cache_level->second : spec_.load.cache;
+  try {
+    ensure_applied(plan, m.commands);
+    if (cache == "cold") append(m.commands, target_.make_cold());
+  } catch (const TargetError& e) {
+    append(m.commands, e.commands());
+    applied_.reset();
+    setup_failed_ = true;
+    return finish(cell, m, "failed", e.what(), label);
+  }
+  const Endpoints endpoints = target_.endpoints();
+  const std::string& base_url = endpoints.base_url;
+  if (cache == "warm") {
+    // The measured workload once, unmeasured: every arm starts from a cache that has seen it,
+    // as the KubeAI benchmarks ran everything twice.
+    m.prepass =
+        drive(plan, workloads_.measured, Phase::kPrepass, label + " warm pre-pass", base_url);
+    if (m.prepass.interrupted) return finish(cell, m, "interrupted", "", label);
+  }
+  if (spec_.load.warmup_requests > 0) {
+    m.warmup = drive(plan, workloads_.warmup, Phase::kWarmup, label + " warm-up", base_url);
+    if (m.warmup.interrupted) return finish(cell, m, "interrupted", "", label);
+  }
+  measure(plan, label, endpoints, m);
+  if (m.measured.interrupted) return finish(cell, m, "interrupted", "", label);
+  return finish(cell, m, "done", all_failed_reason(m.measured.records), label);
+}
+
+// The measured phase between a scrape of every replica's /metrics before and after, and
+// periodic scrapes during it.
+void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
+                         CellMeasurement& m) {
+  const std::vector<std::string>& metrics_urls = endpoints.metrics_urls;
+  ScrapeResult before = scrape_metrics(metrics_urls, "before", 0, *options_.log);
+  const double measured_start_wall = unix_now_s();
+  std::optional<PeriodicScraper> during;
+  if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
+    during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall,
+                   options_.log);
+  }
+  // Once the servers answer measured load, scrape at once: a cell shorter than the interval
+  // still gets a "during" scrape (KV-cache usage is only meaningful under load).
+  std::function<void()> underway;
+  if (during) underway = [&during] { during->scrape_now(); };
+  m.measured =
+      drive(plan, workloads_.measured, Phase::kMeasured, label, endpoints.base_url, underway);
+  ScrapeResult middle = during ? during->take() : ScrapeResult{};
+  ScrapeResult after =
+      scrape_metrics(metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *options_.log);
+  // "before" and "during" were timed from the measured phase's start as seen here; shift
+  // them onto the driver's epoch.
+  const double shift = measured_start_wall - m.measured.epoch_wall_s;
+  for (auto& sample : middle.samples) sample.t_s += shift;
+  for (ScrapeResult* r : {&before, &middle, &after}) {
+    m.samples.insert(m.samples.end(), r->samples.begin(), r->samples.end());
+    m.scrape_errors.insert(m.scrape_errors.end(), r->errors.begin(), r->errors.end());
+  }
+}
+
+// The warm-up phase is always a closed loop of at most `concurrency` users sending
+// warmup_requests requests; the pre-pass and the measured phase have the cell's shape.
+driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workload& workload,
+                                     Phase phase, const std::string& label,
+                                     const std::string& base_url,
+                                     const std::function<void()>& on_measured_underway) {
+  const LoadSpec& l = spec_.load;
+  const auto level = [&plan](const char* factor) -> const std::string* {
+    const auto it = plan.load_levels.find(factor);
+    return it == plan.load_levels.end() ? nullptr : &it->second;
+  };
+  driver::LoadOptions o;
+  o.base_url = base_url;
+  o.model = spec_.model;
+  o.endpoint = l.endpoint == "completions" ? driver::LoadOptions::Endpoint::kCompletions
+                                           : driver::LoadOptions::Endpoint::kChat;
+  o.stream = l.stream;
+  o.max_tokens = level("max_tokens") ? std::stoi(*level("max_tokens")) : l.max_tokens;
+  o.max_tokens_cap = l.max_tokens_cap;
+  o.api_key = options_.api_key;
+  o.ignore_eos = l.ignore_eos;
+  o.temperature = l.temperature;
+  o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
+  o.request_timeout_s = l.timeout_s;
+  o.stop = options_.stop;
+  o.on_measured_underway = on_measured_underway;
+  const double rate = level("request_rate") ? std::stod(*level("request_rate")) : l.request_rate;
+  if (phase == Phase::kWarmup) {
+    o.concurrency = plan.concurrency;
+    o.num_requests = l.warmup_requests;
+  } else {
+    if (rate > 0) {
+      o.request_rate = rate;
+      o.burstiness = l.burstiness;
+      o.max_concurrency = plan.concurrency;
+    } else {
+      o.concurrency = plan.concurrency;
+    }
+    o.num_requests = l.num_requests;
+    o.duration_s = l.duration_s;
+  }
+  auto result = options_.load(o, workload, [&](const driver::Progress& p) {
+    output_.progress(describe_progress(label, p));
+  });
+  output_.end_progress();
+  if (phase != Phase::kMeasured) {
+    for (auto& r : result.records) r.warmup = true;
+  }
+  return result;
+}
+
+// Stores the cell with everything it measured and ran, in one transaction.
+bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::string& status,
+                        const std::string& failure, const std::string& label) {
+  for (const auto& error : m.scrape_errors) output_.line("  warning: scrape: " + error);
+  cell.status = status;
+  cell.error = status == "interrupted" ? "stopped by a signal" : failure;
+  if (status == "done" && !failure.empty()) cell.status = "failed";
+  cell.finished_at = utc_now_iso8601();
+  const CommandLogs seen = target_.cell_finished();
+  print_health_events(seen, label, output_);
+  append(m.commands, seen);
+  const std::vector<store::RequestRow> rows = record_cell(store_, cell, m);
+
+  if (cell.status == "interrupted") {
+    output_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +
+                 " finished requests kept");
+    return false;
+  }
+  const reports::CellMetrics metrics = reports::compute_cell_metrics(rows, m.samples);
+  if (cell.status == "failed") {
+    output_.line("  " + label + ": failed: " + cell.error);
+  } else {
+    output_.line("  " + label + ": " + cell_summary(metrics));
+  }
+  for (const auto& line : first_failure_lines(metrics)) output_.line("    " + line);
+  return true;
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,71 @@
+// Running one cell of a sweep: its deployment when it changes, the cache policy, warm-up,
+// the measured phase between /metrics scrapes, and storing it all.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "driver/workload.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_spec.h"
+#include "orchestrator/sweep/cell_recorder.h"
+#include "orchestrator/sweep/runner_options.h"
+#include "orchestrator/sweep/sweep_output.h"
+#include "orchestrator/targets/target.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+// The sweep's workloads, loaded once before the first cell.
+struct Workloads {
+  driver::Workload measured;
+  driver::Workload warmup;
+};
+
+// Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
+// file datasets are what they are, so their warm-up replays the same file (and a trace's
+// warm-up ignores its timestamps: warm-up is a closed loop). Throws std::invalid_argument
+// "load.dataset: ..." for a dataset that cannot be loaded.
+Workloads load_workloads(const ScenarioSpec& spec);
+
+// Thread contract: the runner's thread only. Everything passed in outlives it.
+class CellRunner {
+ public:
+  CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store, SweepOutput& output,
+             const RunnerOptions& options, const Workloads& workloads);
+
+  // Target::start(); the commands it ran are stored with the first cell run. Throws
+  // TargetError.
+  void start_target();
+
+  // Runs one cell and stores it in one transaction, whatever happened. Returns false when the
+  // sweep should stop (interrupted).
+  bool run(store::CellRow& cell, const CellPlan& plan, const std::string& label);
+
+  // Whether the last run() failed before sending load: applying, readiness or the cold cache.
+  bool setup_failed() const { return setup_failed_; }
+
+ private:
+  enum class Phase { kPrepass, kWarmup, kMeasured };
+
+  void ensure_applied(const CellPlan& plan, CommandLogs& commands);
+  void measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
+               CellMeasurement& m);
+  driver::LoadResult drive(const CellPlan& plan, const driver::Workload& workload, Phase phase,
+                           const std::string& label, const std::string& base_url,
+                           const std::function<void()>& on_measured_underway = {});
+  bool finish(store::CellRow& cell, CellMeasurement& m, const std::string& status,
+              const std::string& failure, const std::string& label);
+
+  const ScenarioSpec& spec_;
+  Target& target_;
+  store::Store& store_;
+  SweepOutput& output_;
+  const RunnerOptions& options_;
+  const Workloads& workloads_;
+  std::optional<Treatment> applied_;  // what the target runs now, when known
+  CommandLogs pending_;               // start()'s commands, until a cell is stored
+  bool setup_failed_ = false;
+};
+
+}  // namespace kvsweep::orchestrator

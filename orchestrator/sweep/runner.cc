@@ -1,0 +1,244 @@
+// Runs a scenario's plan on a target, cell by cell, storing every cell and request: the sweep
+// loop (experiment, resume, deployment groups).
+#include "orchestrator/sweep/runner.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+
+#include "common/wall_clock.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/sweep/cell_recorder.h"
+#include "orchestrator/sweep/cell_runner.h"
+#include "orchestrator/sweep/cell_text.h"
+#include "reports/units.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& dataset) {
+  const LoadSpec& l = spec.load;
+  nlohmann::ordered_json load;
+  if (l.request_rate > 0) {
+    load["shape"] = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
+                    reports::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
+  } else {
+    load["shape"] = "closed loop, one request in flight per user";
+  }
+  load["dataset"] = dataset;
+  load["endpoint"] = l.endpoint + (l.stream ? ", streaming" : ", not streaming");
+  load["max_tokens"] = l.max_tokens;
+  if (l.num_requests > 0) load["num_requests"] = l.num_requests;
+  if (l.duration_s > 0) load["duration_s"] = l.duration_s;
+  load["warmup_requests"] = l.warmup_requests;
+  load["cache"] = l.cache;
+  load["timeout_s"] = l.timeout_s;
+  return load;
+}
+
+// What the report's setup block shows; ordered as a reader scans it.
+std::string setup_json(const ScenarioSpec& spec, const std::string& dataset, const Target& target,
+                       const RunnerOptions& options) {
+  nlohmann::ordered_json setup;
+  const bool sim = options.target_override == "sim" || spec.target.kind == "sim";
+  setup["target"] = {{"kind", sim ? "sim" : spec.target.kind},
+                     {"replicas", sim ? spec.target.sim.replicas : spec.target.replicas},
+                     {"profile", sim ? spec.target.sim.profile : ""},
+                     {"description", target.describe()}};
+  if (sim && spec.target.kind != "sim") setup["target"]["stands_in_for"] = spec.target.kind;
+  setup["model"] = spec.model;
+  setup["description"] = spec.description;
+  setup["seed"] = spec.seed;
+  nlohmann::ordered_json factors = nlohmann::ordered_json::object();
+  for (const auto& f : spec.factors) {
+    factors[f.name] = {{"levels", f.levels},
+                       {"phase", f.phase == FactorPhase::kDeploy ? "deploy" : "run"}};
+  }
+  setup["factors"] = factors;
+  setup["strategies"] = arm_labels(spec);
+  std::vector<int> concurrency;
+  for (const auto& level : spec.factor("concurrency")->levels) {
+    concurrency.push_back(std::stoi(level));
+  }
+  setup["concurrency"] = concurrency;
+  setup["repeats"] = spec.repeats;
+  setup["load"] = load_setup(spec, dataset);
+  setup["baseline"] = spec.baseline;
+  return setup.dump();
+}
+
+// The experiment's cell rows, in plan order: the resumed experiment's, or new ones.
+std::vector<store::CellRow> prepare_cells(const std::vector<CellPlan>& plan, store::Store& store,
+                                          std::int64_t experiment_id, bool resumed) {
+  std::map<std::string, store::CellRow> existing;
+  if (resumed) {
+    for (auto& cell : store.cells(experiment_id)) existing[cell.key] = cell;
+  }
+  std::vector<store::CellRow> cells;
+  for (const auto& p : plan) {
+    if (auto it = existing.find(p.key); it != existing.end()) {
+      if (it->second.status != "done") {
+        store.reset_cell(it->second.id);  // whatever it half-measured is gone
+        it->second.status = "pending";
+      }
+      cells.push_back(it->second);
+      continue;
+    }
+    store::CellRow cell;
+    cell.experiment_id = experiment_id;
+    cell.ordinal = p.ordinal;
+    cell.key = p.key;
+    cell.strategy = p.arm;
+    cell.concurrency = p.concurrency;
+    cell.repeat = p.repeat;
+    cell.factors_json = p.factors_json;
+    cell.status = "pending";
+    cell.id = store.add_cell(cell);
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+// The latest unfinished experiment of the scenario when resuming and there is one, else a
+// new experiment. Sets outcome.experiment_id and outcome.resumed.
+void open_experiment(const ScenarioSpec& spec, const std::string& hash, const std::string& setup,
+                     store::Store& store, SweepOutput& output, const RunnerOptions& options,
+                     SweepOutcome& outcome) {
+  std::optional<store::ExperimentRow> previous;
+  if (options.resume) previous = store.latest_unfinished(hash);
+  if (previous) {
+    outcome.experiment_id = previous->id;
+    outcome.resumed = true;
+    store.reopen_experiment(previous->id);
+    output.line("resuming experiment " + std::to_string(previous->id) + " (" + previous->status +
+                ", started " + previous->started_at + ")");
+    return;
+  }
+  if (options.resume) {
+    output.line("nothing to resume: no unfinished experiment of this scenario in " + store.path() +
+                "; starting a new one");
+  }
+  outcome.experiment_id =
+      store.add_experiment(new_experiment_row(spec.name, spec.path, spec.text, hash, setup));
+}
+
+// The cell loop, group by group. State shared by its steps lives here.
+class SweepLoop {
+ public:
+  SweepLoop(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+            std::vector<store::CellRow>& cells, store::Store& store, SweepOutput& output,
+            const RunnerOptions& options, CellRunner& runner)
+      : spec_(spec),
+        plan_(plan),
+        cells_(cells),
+        store_(store),
+        output_(output),
+        options_(options),
+        runner_(runner),
+        groups_(plan.empty() ? 0 : plan.back().deploy_group + 1),
+        has_deploy_factor_(
+            std::any_of(spec.factors.begin(), spec.factors.end(),
+                        [](const FactorSpec& f) { return f.phase == FactorPhase::kDeploy; })) {}
+
+  void run(SweepOutcome& outcome) {
+    outcome.status = "done";
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      if (options_.stop && options_.stop->load()) {
+        outcome.status = "interrupted";
+        return;
+      }
+      if (i == 0 || plan_[i - 1].deploy_group != plan_[i].deploy_group) start_group(i);
+      if (!run_cell(i, outcome)) {
+        outcome.status = "interrupted";
+        return;
+      }
+    }
+  }
+
+ private:
+  // A new deployment group: said on the console, with "skipped" when every cell is done.
+  void start_group(std::size_t first) {
+    group_failure_.clear();
+    const CellPlan& p = plan_[first];
+    bool all_done = true;
+    for (std::size_t j = first; j < cells_.size() && plan_[j].deploy_group == p.deploy_group; ++j) {
+      all_done = all_done && cells_[j].status == "done";
+    }
+    if (groups_ > 1) {
+      output_.line("deployment " + std::to_string(p.deploy_group + 1) + "/" +
+                   std::to_string(groups_) + ": " + describe_treatment(p.treatment) +
+                   (all_done ? ": every cell already done, skipped" : ""));
+    }
+  }
+
+  // Returns false when the sweep must stop.
+  bool run_cell(std::size_t i, SweepOutcome& outcome) {
+    store::CellRow& cell = cells_[i];
+    const CellPlan& p = plan_[i];
+    if (cell.status == "done") {
+      ++outcome.cells_skipped;
+      return true;
+    }
+    const std::string label =
+        cell_label(cell.ordinal, cells_.size(), p.arm, p.repeat, spec_.repeats, p.concurrency);
+    if (!group_failure_.empty()) {
+      // The deployment this cell needs never became ready: do not wait on every gate again.
+      cell.status = "failed";
+      cell.error = "not run: its deployment failed: " + group_failure_;
+      cell.started_at = cell.finished_at = utc_now_iso8601();
+      store_.update_cell(cell);
+      output_.line("  " + label + ": not run, its deployment failed");
+      ++outcome.cells_failed;
+      return true;
+    }
+    const bool go_on = runner_.run(cell, p, label);
+    if (cell.status == "done") ++outcome.cells_done;
+    if (cell.status == "failed") {
+      ++outcome.cells_failed;
+      // A deployment that failed to apply or to become ready sinks its whole group: waiting
+      // out every gate's time limit again for each of its cells would find the same.
+      if (has_deploy_factor_ && runner_.setup_failed()) group_failure_ = cell.error;
+    }
+    return go_on;
+  }
+
+  const ScenarioSpec& spec_;
+  const std::vector<CellPlan>& plan_;
+  std::vector<store::CellRow>& cells_;
+  store::Store& store_;
+  SweepOutput& output_;
+  const RunnerOptions& options_;
+  CellRunner& runner_;
+  const int groups_;
+  const bool has_deploy_factor_;
+  std::string group_failure_;  // why the current group's deployment failed, "" if it did not
+};
+
+}  // namespace
+
+SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
+                       SweepOutput& output, const RunnerOptions& options) {
+  const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
+  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
+  const std::string hash = scenario_hash(spec.text, options.target_override);
+  CellRunner runner(spec, target, store, output, options, workloads);
+  try {
+    runner.start_target();
+  } catch (const TargetError& e) {
+    throw std::runtime_error("starting the target: " + std::string(e.what()));
+  }
+
+  SweepOutcome outcome;
+  open_experiment(spec, hash, setup_json(spec, workloads.measured.description, target, options),
+                  store, output, options, outcome);
+  std::vector<store::CellRow> cells =
+      prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
+  SweepLoop(spec, plan, cells, store, output, options, runner).run(outcome);
+  if (outcome.status == "done" && outcome.cells_failed > 0) outcome.status = "failed";
+  store.finish_experiment(outcome.experiment_id, outcome.status, utc_now_iso8601());
+  return outcome;
+}
+
+}  // namespace kvsweep::orchestrator

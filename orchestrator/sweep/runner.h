@@ -1,0 +1,37 @@
+// Runs a scenario's plan on a target, cell by cell, storing every cell and request: the sweep
+// loop (experiment, resume, deployment groups); sweep/cell_runner.h runs each cell.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "orchestrator/scenario/scenario_spec.h"
+#include "orchestrator/sweep/runner_options.h"
+#include "orchestrator/sweep/sweep_output.h"
+#include "orchestrator/targets/target.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+struct SweepOutcome {
+  std::int64_t experiment_id = 0;
+  std::string status;  // "done" | "failed" (some cell failed) | "interrupted"
+  int cells_done = 0;
+  int cells_failed = 0;
+  int cells_skipped = 0;  // already done in the experiment resumed
+  bool resumed = false;
+};
+
+// Starts the target (throws std::runtime_error "starting the target: ..." when it cannot
+// start, before anything is stored), then per deployment group (cells sharing their
+// deploy-time levels), skipped when every cell is already done: apply the treatment when it
+// changes, run the readiness gates, then per cell the cache policy (cold / warm pre-pass /
+// as-is), the warm-up (stored, flagged), scrape /metrics, the measured phase (scraping every
+// metrics.interval), scrape again, and store the cell with its requests, samples and commands
+// in one transaction. A failed cell is recorded with its reason and the sweep goes on; a
+// deployment that fails fails the rest of its group unrun; a stop request ends the sweep
+// after storing what finished. Throws std::invalid_argument for a dataset that cannot load.
+SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
+                       SweepOutput& output, const RunnerOptions& options);
+
+}  // namespace kvsweep::orchestrator

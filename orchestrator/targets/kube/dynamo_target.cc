@@ -1,0 +1,263 @@
+// Dynamo: DYN_ROUTER_MODE on a DynamoGraphDeployment's frontend service, workers restarted cold.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/scenario/strategy_names.h"
+#include "orchestrator/targets/kube/factor_levels.h"
+#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/targets/kube/pod_gate.h"
+#include "orchestrator/targets/kube/pod_status.h"
+#include "orchestrator/targets/readiness.h"
+#include "orchestrator/targets/target_kinds.h"
+
+namespace kvsweep::orchestrator::kube {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kResource = "dynamographdeployment";
+constexpr const char* kModeEnv = "DYN_ROUTER_MODE";
+
+std::string mode_of_level(const std::string& level) {
+  const auto mode = dynamo_router_mode(level);
+  if (!mode) {
+    throw TargetError("factor strategy: level \"" + level +
+                      "\": Dynamo has no such router mode; it accepts kv (kv-aware), "
+                      "round-robin, random, least-loaded (least-load), power-of-two, "
+                      "device-aware-weighted, direct");
+  }
+  return *mode;
+}
+
+// The router mode a treatment asks for; nullopt when it sets no strategy.
+std::optional<std::string> mode_of(const Treatment& t) {
+  for (const auto& [factor, level] : t.levels) {
+    if (is_load_factor(factor)) continue;
+    if (factor != "strategy") {
+      throw TargetError("factor " + factor + ": kind dynamo cannot apply it; it applies strategy");
+    }
+    return mode_of_level(level);
+  }
+  return std::nullopt;
+}
+
+const json* find_key(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// `envs` with DYN_ROUTER_MODE set to `mode`: the first entry replaced in place (a valueFrom
+// there too), later duplicates dropped, appended when absent; every other entry kept in order.
+json with_router_mode(const json& envs, const std::string& mode) {
+  json out = json::array();
+  bool set = false;
+  for (const auto& env : envs) {
+    const json* name = find_key(env, "name");
+    if (name == nullptr || *name != kModeEnv) {
+      out.push_back(env);
+    } else if (!set) {
+      out.push_back({{"name", kModeEnv}, {"value", mode}});
+      set = true;
+    }
+  }
+  if (!set) out.push_back({{"name", kModeEnv}, {"value", mode}});
+  return out;
+}
+
+std::optional<long long> integer_at(const json& object, const char* key) {
+  const json* value = find_key(object, key);
+  if (value == nullptr || !value->is_number_integer()) return std::nullopt;
+  return value->get<long long>();
+}
+
+std::string string_at(const json& object, const char* key) {
+  const json* value = find_key(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
+}
+
+class DynamoTarget : public KubeTarget {
+ public:
+  DynamoTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "dynamo", std::move(log)) {
+    require_field(target().resource, "target.resource", kind(), "the DynamoGraphDeployment's name");
+    require_field(target().frontend_service, "target.frontend_service", kind(),
+                  "the spec.services key of the frontend");
+    check_factor_names(spec, kind(), target_kind("dynamo").factors);
+    if (const FactorSpec* strategy = spec.factor("strategy")) {
+      for (const auto& level : strategy->levels) mode_of_level(level);
+    }
+  }
+
+  std::string describe() const override {
+    return "dynamo dgd/" + target().resource + " in namespace " + target().namespace_name + " (" +
+           std::to_string(target().replicas) + " workers)";
+  }
+
+  void do_start() override {
+    const json dgd = kubectl().get_json("start", {"get", kResource, target().resource},
+                                        "target.resource: reading dgd/" + target().resource);
+    frontend_of(dgd);  // fails now, not at the first apply, when the service is misnamed
+  }
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
+                                                         const Treatment& t) const override {
+    std::optional<std::string> mode;
+    try {
+      mode = mode_of(t);
+    } catch (const TargetError& e) {
+      return {{"<cannot apply: " + std::string(e.what()) + ">"}};  // plan must not throw
+    }
+    if (!mode) return {};
+    const std::string envs =
+        "<envs of dgd/" + target().resource + " with " + kModeEnv + "=" + *mode + ">";
+    std::vector<std::vector<std::string>> commands = {
+        kubectl_argv({"get", kResource, target().resource, "-o", "json"}),
+        kubectl_argv(patch_args(envs))};
+    if (target().restart_workers) commands.push_back(kubectl_argv(restart_args()));
+    return commands;
+  }
+
+  void do_apply(const Treatment& t) override {
+    const auto mode = mode_of(t);
+    if (!mode) return;
+    const std::string what =
+        "setting " + std::string(kModeEnv) + "=" + *mode + " on dgd/" + target().resource;
+    const json dgd = kubectl().get_json("apply", {"get", kResource, target().resource}, what);
+    const json* envs = find_key(frontend_of(dgd), "envs");
+    const json current = envs != nullptr && envs->is_array() ? *envs : json::array();
+    // A merge patch replaces a list whole, so the patch carries every env, not just ours.
+    kubectl().run_ok("apply", patch_args(with_router_mode(current, *mode)), what);
+    if (target().restart_workers) kubectl().run_ok("apply", restart_args(), what);
+    mode_ = *mode;
+  }
+
+  void do_wait_ready() override {
+    const ReadinessSpec& r = target().readiness;
+    const auto resource_ready = [&]() -> std::optional<std::string> {
+      std::string failure;
+      const auto dgd = poll_json("gate resource", {"get", kResource, target().resource}, failure);
+      if (!dgd) return failure;
+      return not_ready_reason(*dgd);
+    };
+    wait_for_gate("resource", r.resource_s, r.poll_s, resource_ready, log());
+    wait_pods(worker_selector());
+    if (mode_) {
+      const auto mode_rolled_out = [&]() -> std::optional<std::string> {
+        std::string failure;
+        const auto pods =
+            poll_json("gate router-mode", {"get", "pods", "-l", frontend_selector()}, failure);
+        if (!pods) return failure;
+        return router_mode_reason(*pods);
+      };
+      wait_for_gate("router-mode", r.pods_s, r.poll_s, mode_rolled_out, log());
+    }
+    wait_serving();
+    discover_replicas(worker_selector());
+  }
+
+ private:
+  std::string restart_selector() const override { return worker_selector(); }
+
+  std::string selector_for(const std::string& component) const {
+    return "nvidia.com/dynamo-graph-deployment-name=" + target().resource +
+           ",nvidia.com/dynamo-component-type=" + component;
+  }
+  std::string worker_selector() const {
+    return target().pod_selector.empty() ? selector_for("worker") : target().pod_selector;
+  }
+  std::string frontend_selector() const {
+    return target().frontend_selector.empty() ? selector_for("frontend")
+                                              : target().frontend_selector;
+  }
+
+  std::vector<std::string> patch_args(const json& envs) const {
+    const json patch = {{"spec", {{"services", {{target().frontend_service, {{"envs", envs}}}}}}}};
+    return {"patch", kResource, target().resource, "--type=merge", "-p", patch.dump()};
+  }
+  std::vector<std::string> restart_args() const {
+    return {"delete", "pods", "-l", worker_selector(), "--wait=false"};
+  }
+
+  // spec.services.<frontend_service>; throws TargetError listing the services there are.
+  const json& frontend_of(const json& dgd) const {
+    const json* spec = find_key(dgd, "spec");
+    const json* services = spec != nullptr ? find_key(*spec, "services") : nullptr;
+    const json* frontend =
+        services != nullptr ? find_key(*services, target().frontend_service.c_str()) : nullptr;
+    if (frontend != nullptr && frontend->is_object()) return *frontend;
+    std::vector<std::string> names;
+    if (services != nullptr && services->is_object()) {
+      for (const auto& [name, value] : services->items()) names.push_back(name);
+    }
+    throw TargetError("target.frontend_service: dgd/" + target().resource +
+                      " has no spec.services." + target().frontend_service +
+                      "; its services: " + (names.empty() ? "none" : join(names)));
+  }
+
+  // Ready=True, and from the current generation: a Ready left over from before the patch
+  // must not open the gate.
+  std::optional<std::string> not_ready_reason(const json& dgd) const {
+    const std::string name = "dgd/" + target().resource;
+    const json empty = json::object();
+    const json* metadata = find_key(dgd, "metadata");
+    const auto generation = integer_at(metadata != nullptr ? *metadata : empty, "generation");
+    const json* status = find_key(dgd, "status");
+    if (status == nullptr || !status->is_object()) return name + ": no status yet";
+    const auto observed = integer_at(*status, "observedGeneration");
+    if (generation && observed && *observed < *generation) {
+      return name + ": status.observedGeneration " + std::to_string(*observed) +
+             " < metadata.generation " + std::to_string(*generation) +
+             " (the operator has not acted on the change yet)";
+    }
+    const json* conditions = find_key(*status, "conditions");
+    if (conditions == nullptr || !conditions->is_array()) return name + ": no conditions yet";
+    for (const auto& condition : *conditions) {
+      if (string_at(condition, "type") != "Ready") continue;
+      const auto condition_observed = integer_at(condition, "observedGeneration");
+      if (generation && condition_observed && *condition_observed < *generation) {
+        return name + ": condition Ready is from generation " +
+               std::to_string(*condition_observed) + ", the object is at " +
+               std::to_string(*generation);
+      }
+      if (string_at(condition, "status") == "True") return std::nullopt;
+      std::string reason = name + ": condition Ready is " + string_at(condition, "status");
+      for (const char* key : {"reason", "message"}) {
+        if (!string_at(condition, key).empty()) reason += ": " + string_at(condition, key);
+      }
+      return reason;
+    }
+    return name + ": no Ready condition yet";
+  }
+
+  std::optional<std::string> router_mode_reason(const json& list) const {
+    const auto pods = parse_pods_or_fail(list, "pods -l " + frontend_selector());
+    fail_on_stuck_pod(pods);
+    const auto serving = serving_pods(pods);
+    if (serving.empty()) return "no Ready frontend pod matches -l " + frontend_selector();
+    for (const auto& pod : serving) {
+      const auto env = pod.env.find(kModeEnv);
+      if (env == pod.env.end()) {
+        return "frontend pod " + pod.name + " has no " + kModeEnv + ", want " + *mode_;
+      }
+      if (env->second != *mode_) {
+        return "frontend pod " + pod.name + " has " + kModeEnv + "=" + env->second + ", want " +
+               *mode_;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> mode_;  // the router mode of the last apply
+};
+
+}  // namespace
+
+std::unique_ptr<PlannedTarget> make_dynamo_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<DynamoTarget>(spec, std::move(log));
+}
+
+}  // namespace kvsweep::orchestrator::kube

@@ -1,0 +1,148 @@
+// The embedded target: a simulated fleet started in this process on loopback.
+#include "orchestrator/targets/sim_target.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "common/join.h"
+#include "orchestrator/targets/readiness.h"
+#include "orchestrator/targets/target_kinds.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+constexpr double kAdminTimeoutS = 10;
+// The fleet runs in this process: a gate that is not open within a minute never will be.
+constexpr double kMaxGateS = 60;
+constexpr double kPollS = 0.05;
+
+std::optional<bool> on_off(const std::string& level) {
+  if (level == "on" || level == "true" || level == "enabled") return true;
+  if (level == "off" || level == "false" || level == "disabled") return false;
+  return std::nullopt;
+}
+
+sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
+  sim::FleetOptions options;
+  options.replicas = spec.target.sim.replicas;
+  options.profile = spec.target.sim.profile;
+  options.model = spec.model;
+  options.seed = spec.seed;
+  // A stand-in (--target sim) checks its replicas as the real kind's router would: the
+  // scenario's target.health when its kind has one, else the defaults.
+  options.health.probe_interval =
+      std::chrono::milliseconds(static_cast<std::int64_t>(spec.target.health.interval_s * 1000));
+  options.health.failure_threshold = spec.target.health.failures;
+  return options;
+}
+
+}  // namespace
+
+SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
+    : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
+  const std::vector<std::string>& applies = target_kind("sim").factors;
+  for (const auto& factor : spec.factors) {
+    if (is_load_factor(factor.name)) continue;
+    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
+      throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it " +
+                        "(it applies: " + join(applies) + ")");
+    }
+    check_router_levels(factor, "the simulated fleet");
+    for (const auto& level : factor.levels) {
+      if (factor.name == "prefix_caching" && !on_off(level)) {
+        throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
+      }
+    }
+  }
+}
+
+SimTarget::~SimTarget() = default;
+
+CommandLogs SimTarget::cell_finished() { return admin_.health_events(fleet_.router_url()); }
+
+std::string SimTarget::describe() const {
+  return "sim x" + std::to_string(spec_.target.sim.replicas) + " (" + spec_.target.sim.profile +
+         ")";
+}
+
+CommandLogs SimTarget::start() {
+  fleet_.start();
+  return {};
+}
+
+SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
+  nlohmann::json engine = nlohmann::json::object();
+  for (const auto& [factor, level] : t.levels) {
+    if (factor == "prefix_caching") engine["enable_prefix_caching"] = *on_off(level);
+  }
+  return {strategy_body(t), engine.empty() ? "" : engine.dump()};
+}
+
+bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment& next) const {
+  for (const auto& [factor, level] : next.levels) {
+    const FactorSpec* spec = spec_.factor(factor);
+    const std::string* before = previous.find(factor);
+    if (spec && spec->phase == FactorPhase::kDeploy && (!before || *before != level)) return true;
+  }
+  return false;
+}
+
+std::vector<std::vector<std::string>> SimTarget::planned_commands(const Treatment* previous,
+                                                                  const Treatment& next) const {
+  std::vector<std::vector<std::string>> commands;
+  const Requests r = requests_for(next);
+  if (!r.engine_body.empty()) commands.push_back({"POST", "/admin/engine", r.engine_body});
+  if (!r.strategy_body.empty()) commands.push_back({"POST", "/admin/strategy", r.strategy_body});
+  if (previous != nullptr && changes_deploy_factor(*previous, next)) {
+    commands.push_back({"POST", "/admin/restart", "{}"});
+  }
+  return commands;
+}
+
+CommandLogs SimTarget::apply(const Treatment& t) {
+  const Requests r = requests_for(t);
+  const std::string router = fleet_.router_url();
+  CommandLogs commands = collect_commands([&](CommandLogs& ran) {
+    if (!r.engine_body.empty()) {
+      admin_.post(router, "/admin/engine", r.engine_body, "applying " + r.engine_body, ran);
+    }
+    if (!r.strategy_body.empty()) {
+      admin_.post(router, "/admin/strategy", r.strategy_body, "applying " + r.strategy_body, ran);
+    }
+    // The first apply follows a fresh start: there is nothing to redeploy yet.
+    if (applied_ && changes_deploy_factor(*applied_, t)) {
+      admin_.post(router, "/admin/restart", "{}", "redeploying", ran);
+    }
+  });
+  applied_ = t;
+  return commands;
+}
+
+CommandLogs SimTarget::wait_ready() {
+  const ReadinessSpec& r = spec_.target.readiness;
+  std::vector<std::string> urls = fleet_.replica_urls();
+  urls.insert(urls.begin(), fleet_.router_url());
+  wait_healthy(urls, std::min(r.pods_s, kMaxGateS), kPollS, *log_);
+  wait_model_listed(fleet_.router_url(), spec_.model, std::min(r.models_s, kMaxGateS), kPollS,
+                    *log_);
+  wait_completion(fleet_.router_url(), spec_.model, std::min(r.completion_s, kMaxGateS), kPollS,
+                  *log_);
+  return {};
+}
+
+CommandLogs SimTarget::make_cold() {
+  reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_);
+  return {};
+}
+
+Endpoints SimTarget::endpoints() const {
+  Endpoints endpoints;
+  endpoints.base_url = fleet_.router_url();
+  for (const auto& url : fleet_.replica_urls()) endpoints.metrics_urls.push_back(url + "/metrics");
+  return endpoints;
+}
+
+}  // namespace kvsweep::orchestrator

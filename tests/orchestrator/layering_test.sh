@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The include graph points one way. Inside orchestrator/: cli -> sweep -> targets -> scenario;
+# no file includes a header of a folder above its own. Outside it, no part includes
+# orchestrator/ (tests aside), and common/ includes nothing of ours but common/.
+# Usage: layering_test.sh SOURCE_DIR. Prints one FAIL line per offending include, else PASS.
+set -u
+cd "$1" || { echo "FAIL: no source dir $1"; exit 1; }
+
+rank() {
+  case "$1" in
+    scenario) echo 0 ;;
+    targets) echo 1 ;;
+    sweep) echo 2 ;;
+    cli) echo 3 ;;
+    *) echo -1 ;;
+  esac
+}
+
+failures=0
+fail() {
+  echo "FAIL: $1"
+  failures=$((failures + 1))
+}
+
+# file:line:#include "orchestrator/<folder>/..."
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  included=$(sed -E 's/.*#include "orchestrator\/([a-z_]+)\/.*/\1/' <<<"$hit")
+  folder=$(cut -d/ -f2 <<<"$file")
+  from=$(rank "$folder")
+  to=$(rank "$included")
+  if [ "$from" -lt 0 ] || [ "$to" -lt 0 ]; then
+    fail "$hit: a folder outside cli, sweep, targets, scenario"
+  elif [ "$to" -gt "$from" ]; then
+    fail "$hit: orchestrator/$folder may not include orchestrator/$included (above it)"
+  fi
+done < <(grep -rnE '#include "orchestrator/' orchestrator --include='*.h' --include='*.cc')
+
+# Nothing below the orchestrator includes it.
+while IFS= read -r hit; do
+  fail "$hit: only the orchestrator and tests include orchestrator/"
+done < <(grep -rnE '#include "orchestrator/' common store driver sim reports \
+           --include='*.h' --include='*.cc' 2>/dev/null)
+
+# common/ depends on nothing of ours.
+while IFS= read -r hit; do
+  fail "$hit: common/ includes only common/"
+done < <(grep -rnE '#include "(store|driver|sim|reports|orchestrator|tests)/' common \
+           --include='*.h' --include='*.cc')
+
+# The check itself must see the code it checks.
+checked=$(grep -rlE '#include "orchestrator/' orchestrator | wc -l)
+[ "$checked" -ge 40 ] || fail "only $checked orchestrator files include orchestrator/: wrong dir?"
+
+if [ "$failures" -eq 0 ]; then
+  echo "PASS: $checked orchestrator files, every include points down"
+fi

@@ -1,0 +1,267 @@
+// Tests for orchestrator/sweep/runner.cc and cell_runner.cc: the sweep loop against a scripted
+// target and load step (tests/orchestrator/sweep/fake_target.h), into a real store in a temp
+// dir. The order of the calls, a failed deployment failing its group, the cache policy per
+// cell, the commands kept with each cell, an interruption, and a resume.
+#include "orchestrator/sweep/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_kinds.h"
+#include "tests/orchestrator/sweep/fake_target.h"
+#include "tests/support/temp_dir.h"
+
+namespace kvsweep::orchestrator::test {
+namespace {
+
+// Two deployments (strategy is deploy-time here), two cells each, a warm-up per cell.
+constexpr const char* kTwoGroups = R"(name: fake-sweep
+target: {kind: sim}
+factors:
+  strategy: {levels: [random, least-load], phase: deploy}
+  concurrency: [1, 2]
+load: {num_requests: 4, max_tokens: 2, warmup: {requests: 2}}
+)";
+
+ScenarioSpec parse(const std::string& text) {
+  std::vector<ScenarioError> errors;
+  auto spec = parse_scenario(text, "fake.yaml", &errors, target_kinds());
+  if (!spec) ADD_FAILURE() << errors.at(0).text;
+  return spec.value_or(ScenarioSpec{});
+}
+
+// The console's lines, kept for the test.
+class RecordingOutput : public SweepOutput {
+ public:
+  void line(const std::string& text) override { lines.push_back(text); }
+  void progress(const std::string&) override {}
+  void end_progress() override {}
+  std::string text() const {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    return all;
+  }
+  std::vector<std::string> lines;
+};
+
+// One sweep on a fake target: what was called, said and stored.
+struct FakeSweep {
+  explicit FakeSweep(const std::string& scenario) : spec(parse(scenario)), target(calls) {}
+
+  SweepOutcome run(int stop_at_load = 0, bool resume = false) {
+    RunnerOptions options;
+    options.stop = &stop;
+    options.resume = resume;
+    options.load = FakeLoad(calls, stop, stop_at_load);
+    return run_sweep(spec, target, store, output, options);
+  }
+
+  std::vector<std::string> statuses(const SweepOutcome& outcome) const {
+    std::vector<std::string> out;
+    for (const auto& cell : store.cells(outcome.experiment_id)) out.push_back(cell.status);
+    return out;
+  }
+
+  std::vector<std::string> steps_stored(const store::CellRow& cell) const {
+    std::vector<std::string> out;
+    for (const auto& command : store.commands(cell.id)) out.push_back(command.step);
+    return out;
+  }
+
+  testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  ScenarioSpec spec;
+  std::vector<std::string> calls;
+  FakeTarget target;
+  RecordingOutput output;
+  std::atomic<bool> stop{false};
+};
+
+using Calls = std::vector<std::string>;
+
+TEST(Runner, AppliesOncePerDeploymentAndMakesEveryCellCold) {
+  FakeSweep sweep(kTwoGroups);
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(outcome.status, "done") << sweep.output.text();
+  EXPECT_EQ(outcome.cells_done, 4);
+  // Per cell: cold, endpoints, the warm-up (2 requests), the measured phase (4), then what
+  // the target saw during the cell.
+  const Calls cell_at_1 = {"cold", "endpoints", "load c=1 n=2", "load c=1 n=4", "cell_finished"};
+  const Calls cell_at_2 = {"cold", "endpoints", "load c=2 n=2", "load c=2 n=4", "cell_finished"};
+  Calls want = {"start", "apply strategy=random", "wait_ready"};
+  want.insert(want.end(), cell_at_1.begin(), cell_at_1.end());
+  want.insert(want.end(), cell_at_2.begin(), cell_at_2.end());
+  want.insert(want.end(), {"apply strategy=least-load", "wait_ready"});
+  want.insert(want.end(), cell_at_1.begin(), cell_at_1.end());
+  want.insert(want.end(), cell_at_2.begin(), cell_at_2.end());
+  EXPECT_EQ(sweep.calls, want);
+
+  // Every call's commands are stored with the cell they were run for, in order: start's with
+  // the first cell run, each deployment's with its first cell.
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_EQ(sweep.steps_stored(cells[0]),
+            (Calls{"start", "apply strategy=random", "wait_ready", "cold", "cell_finished"}));
+  EXPECT_EQ(sweep.steps_stored(cells[1]), (Calls{"cold", "cell_finished"}));
+  EXPECT_EQ(sweep.steps_stored(cells[2]),
+            (Calls{"apply strategy=least-load", "wait_ready", "cold", "cell_finished"}));
+  const auto counts = sweep.store.request_counts(cells[3].id);
+  EXPECT_EQ(counts.measured, 4);
+  EXPECT_EQ(counts.warmup, 2);
+}
+
+TEST(Runner, AFailedApplyFailsItsDeploymentGroupAndTheSweepGoesOn) {
+  FakeSweep sweep(kTwoGroups);
+  sweep.target.fail_apply_of = {"random"};
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(outcome.status, "failed");
+  EXPECT_EQ(outcome.cells_failed, 2);
+  EXPECT_EQ(outcome.cells_done, 2);
+  // No gate, no load, no second apply for the group that failed; the next group runs.
+  const Calls want_start = {"start", "apply strategy=random", "cell_finished",
+                            "apply strategy=least-load", "wait_ready"};
+  ASSERT_GE(sweep.calls.size(), want_start.size());
+  EXPECT_EQ(Calls(sweep.calls.begin(), sweep.calls.begin() + 5), want_start);
+
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  EXPECT_EQ(sweep.statuses(outcome), (Calls{"failed", "failed", "done", "done"}));
+  EXPECT_EQ(cells[0].error, "applying strategy=random: fake refused");
+  EXPECT_EQ(cells[1].error,
+            "not run: its deployment failed: applying strategy=random: fake refused");
+  // The failed apply's command came back in its error and is kept with the cell.
+  EXPECT_EQ(sweep.steps_stored(cells[0]),
+            (Calls{"start", "apply strategy=random", "cell_finished"}));
+  EXPECT_EQ(sweep.store.commands(cells[0].id)[1].exit_code, 1);
+  EXPECT_TRUE(sweep.store.commands(cells[1].id).empty());
+  EXPECT_EQ(sweep.store.request_count(cells[1].id), 0);
+  EXPECT_NE(sweep.output.text().find("cell 2/4 random c=2: not run, its deployment failed"),
+            std::string::npos)
+      << sweep.output.text();
+}
+
+TEST(Runner, AFailedGateFailsItsGroupWithTheGatesCommands) {
+  FakeSweep sweep(kTwoGroups);
+  sweep.target.fail_gate_of = {"least-load"};
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(sweep.statuses(outcome), (Calls{"done", "done", "failed", "failed"}));
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  EXPECT_EQ(cells[2].error, "readiness gate fake: never ready");
+  EXPECT_EQ(cells[3].error, "not run: its deployment failed: readiness gate fake: never ready");
+  EXPECT_EQ(sweep.steps_stored(cells[2]),
+            (Calls{"apply strategy=least-load", "wait_ready", "cell_finished"}));
+  EXPECT_EQ(sweep.calls.back(), "cell_finished");  // of cell 3; cell 4 never called the target
+  EXPECT_EQ(std::count(sweep.calls.begin(), sweep.calls.end(), "apply strategy=least-load"), 1);
+}
+
+TEST(Runner, ARunTimeFactorsFailedApplyFailsOnlyItsCell) {
+  // Strategy run-time (the sim's default): a failed apply is that cell's alone, and the next
+  // cell applies again.
+  std::string text = kTwoGroups;
+  const std::string deploy = "{levels: [random, least-load], phase: deploy}";
+  text.replace(text.find(deploy), deploy.size(), "[random, least-load]");
+  FakeSweep sweep(text);
+  sweep.target.fail_apply_of = {"random"};
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(sweep.statuses(outcome), (Calls{"failed", "failed", "done", "done"}));
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  EXPECT_EQ(cells[1].error, "applying strategy=random: fake refused");  // tried again
+  EXPECT_EQ(std::count(sweep.calls.begin(), sweep.calls.end(), "apply strategy=random"), 2);
+}
+
+TEST(Runner, TheCachePolicyIsPerCell) {
+  FakeSweep sweep(R"(name: caches
+target: {kind: sim}
+factors:
+  cache: [cold, as-is, warm]
+  concurrency: [3]
+load: {num_requests: 4, max_tokens: 2}
+)");
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(outcome.status, "done");
+  EXPECT_EQ(sweep.calls, (Calls{"start", "apply (no target factor)", "wait_ready",
+                                // cold: the target empties the caches first
+                                "cold", "endpoints", "load c=3 n=4", "cell_finished",
+                                // as-is: nothing before the load
+                                "endpoints", "load c=3 n=4", "cell_finished",
+                                // warm: the measured workload once, unmeasured, then measured
+                                "endpoints", "load c=3 n=4", "load c=3 n=4", "cell_finished"}));
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  const auto warm = sweep.store.request_counts(cells[2].id);
+  EXPECT_EQ(warm.measured, 4);
+  EXPECT_EQ(warm.warmup, 4);  // the pre-pass is stored, flagged
+}
+
+TEST(Runner, AStopDuringACellKeepsItsFinishedRequestsAndEndsTheSweep) {
+  FakeSweep sweep(kTwoGroups);
+  // Load calls 1-4 are cells 1 and 2 (warm-up, measured); call 6 is cell 3's measured phase.
+  const SweepOutcome outcome = sweep.run(/*stop_at_load=*/6);
+  EXPECT_EQ(outcome.status, "interrupted");
+  EXPECT_EQ(sweep.statuses(outcome), (Calls{"done", "done", "interrupted", "pending"}));
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  const auto kept = sweep.store.request_counts(cells[2].id);
+  EXPECT_EQ(kept.warmup, 2);
+  EXPECT_EQ(kept.measured, 2);  // half of 4: what finished before the stop
+  EXPECT_EQ(cells[2].error, "stopped by a signal");
+  EXPECT_EQ(sweep.calls.back(), "cell_finished");  // cell 3's; cell 4 never started
+  EXPECT_EQ(sweep.store.experiment(outcome.experiment_id)->status, "interrupted");
+  EXPECT_NE(sweep.output.text().find("cell 3/4 least-load c=1: interrupted; 4 finished requests "
+                                     "kept"),
+            std::string::npos)
+      << sweep.output.text();
+}
+
+TEST(Runner, AResumeSkipsDoneCellsAndTheirDeployment) {
+  FakeSweep sweep(kTwoGroups);
+  const SweepOutcome first = sweep.run(/*stop_at_load=*/6);
+  ASSERT_EQ(first.status, "interrupted");
+
+  // Another process resumes: a new target, the same store.
+  sweep.calls.clear();
+  sweep.stop = false;
+  FakeTarget again(sweep.calls);
+  RunnerOptions options;
+  options.stop = &sweep.stop;
+  options.resume = true;
+  options.load = FakeLoad(sweep.calls, sweep.stop);
+  RecordingOutput output;
+  const SweepOutcome resumed = run_sweep(sweep.spec, again, sweep.store, output, options);
+  EXPECT_TRUE(resumed.resumed);
+  EXPECT_EQ(resumed.experiment_id, first.experiment_id);
+  EXPECT_EQ(resumed.status, "done");
+  EXPECT_EQ(resumed.cells_skipped, 2);
+  EXPECT_EQ(resumed.cells_done, 2);
+  // The first deployment's cells are done: it is not applied again.
+  EXPECT_EQ(Calls(sweep.calls.begin(), sweep.calls.begin() + 4),
+            (Calls{"start", "apply strategy=least-load", "wait_ready", "cold"}));
+  EXPECT_NE(output.text().find("deployment 1/2: strategy=random: every cell already done, "
+                               "skipped"),
+            std::string::npos)
+      << output.text();
+  // The interrupted cell ran again from scratch: its half-measured rows are gone.
+  const auto cells = sweep.store.cells(resumed.experiment_id);
+  EXPECT_EQ(sweep.statuses(resumed), (Calls{"done", "done", "done", "done"}));
+  const auto counts = sweep.store.request_counts(cells[2].id);
+  EXPECT_EQ(counts.measured, 4);
+  EXPECT_EQ(counts.warmup, 2);
+}
+
+TEST(Runner, ATargetThatCannotStartStoresNothing) {
+  FakeSweep sweep(kTwoGroups);
+  sweep.target.fail_start = true;
+  try {
+    sweep.run();
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "starting the target: fake: cannot connect");
+  }
+  EXPECT_TRUE(sweep.store.experiments().empty());
+  EXPECT_EQ(sweep.calls, (Calls{"start"}));
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator::test
