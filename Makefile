@@ -11,7 +11,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 CMAKE_CONFIGURE := cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
-.PHONY: all deps configure build quickstart test bench clean
+.PHONY: all deps configure build quickstart test bench clean format format-check
 
 all: build
 
@@ -37,6 +37,14 @@ test: build
 
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b; done
+
+# Every C++ file as the repository's .clang-format (Google base, 100 columns) has it.
+format:
+	@git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+format-check:
+	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror \
+	  || { echo "format-check: run 'make format'" >&2; exit 1; }
 
 clean:
 	rm -rf $(BUILD_DIR)

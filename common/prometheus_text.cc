@@ -57,9 +57,8 @@ std::optional<PrometheusSample> parse_line(std::string_view line) {
   }
   while (pos < line.size() && line[pos] == ' ') ++pos;
   const std::size_t value_end = line.find(' ', pos);
-  const std::string value(line.substr(pos, value_end == std::string_view::npos
-                                                ? std::string_view::npos
-                                                : value_end - pos));
+  const std::string value(line.substr(
+      pos, value_end == std::string_view::npos ? std::string_view::npos : value_end - pos));
   if (value.empty()) return std::nullopt;
   char* end = nullptr;
   sample.value = std::strtod(value.c_str(), &end);  // accepts NaN, +Inf, 1e3

@@ -8,8 +8,7 @@
 namespace kvsweep {
 
 double unix_now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string utc_iso8601(double unix_s) {

@@ -14,9 +14,9 @@ struct WeightedSample {
 };
 
 enum class Statistic {
-  kMean,          // mean of x
-  kPercentile,    // percentile p of x (common/stats.h rule)
-  kRatioOfSums,   // Σx / Σw, e.g. output tokens / e2e seconds
+  kMean,         // mean of x
+  kPercentile,   // percentile p of x (common/stats.h rule)
+  kRatioOfSums,  // Σx / Σw, e.g. output tokens / e2e seconds
 };
 
 struct StatisticSpec {

@@ -120,8 +120,7 @@ SampleSummary sort_and_summarize(std::vector<double>& samples) {
 }  // namespace
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
-                                 const std::vector<store::MetricSample>& samples,
-                                 const Slo& slo) {
+                                 const std::vector<store::MetricSample>& samples, const Slo& slo) {
   CellMetrics m;
   std::vector<double>& ttft = m.samples.ttft_ms;
   std::vector<double>& tpot = m.samples.tpot_ms;

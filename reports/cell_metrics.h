@@ -57,7 +57,7 @@ std::string failure_text(int http_status, const std::string& error);
 struct CellMetrics {
   std::int64_t ok = 0;
   std::int64_t failed = 0;
-  std::map<std::string, std::int64_t> failed_by_kind;  // error_kind ("" kept as "") -> count
+  std::map<std::string, std::int64_t> failed_by_kind;         // error_kind ("" kept as "") -> count
   std::map<std::string, FirstFailure> first_failure_by_kind;  // same keys as failed_by_kind
 
   // Latency over ok requests, in ms. tpot: requests with output_tokens > 1, computed as
@@ -77,8 +77,8 @@ struct CellMetrics {
   // token still held the run until its error, timeout or cancellation. 0 with none.
   double window_s = 0;
   // Over the window, ok requests only; 0 when the window is empty.
-  double request_throughput = 0;      // req/s
-  double output_throughput = 0;       // output tok/s (estimated when output_tokens_estimated)
+  double request_throughput = 0;  // req/s
+  double output_throughput = 0;   // output tok/s (estimated when output_tokens_estimated)
   // (prompt + output) tok/s; nullopt when a prompt count is unknown ("unknown" in reports).
   std::optional<double> total_token_throughput = 0.0;
   // Σ over ok requests; nullopt when any of them came without usage.prompt_tokens (the server

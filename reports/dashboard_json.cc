@@ -26,22 +26,49 @@ std::optional<double> latency(const SampleSummary& s, double SampleSummary::*fie
 
 const std::vector<MetricDef>& metric_defs() {
   static const std::vector<MetricDef> kDefs = {
-      {"ttft_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
-      {"ttft_p50_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::median); }},
-      {"ttft_p95_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p95); }},
-      {"ttft_p99_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p99); }},
-      {"tpot_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.tpot_ms, &SampleSummary::mean); }},
-      {"itl_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.itl_ms, &SampleSummary::mean); }},
-      {"e2e_mean_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::mean); }},
-      {"e2e_p95_ms", "ms", "lower", [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::p95); }},
-      {"request_throughput", "req/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.request_throughput; }},
-      {"output_throughput", "tok/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.output_throughput; }},
-      {"total_token_throughput", "tok/s", "higher", [](const CellMetrics& m) -> std::optional<double> { if (m.window_s <= 0) return std::nullopt; return m.total_token_throughput; }},
-      {"kv_hit_rate", "fraction", "higher", [](const CellMetrics& m) { return m.kv_hit_rate_server; }},
-      {"cache_hit_client", "fraction", "higher", [](const CellMetrics& m) { return m.cache_hit_client; }},
+      {"ttft_mean_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
+      {"ttft_p50_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::median); }},
+      {"ttft_p95_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p95); }},
+      {"ttft_p99_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p99); }},
+      {"tpot_mean_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.tpot_ms, &SampleSummary::mean); }},
+      {"itl_mean_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.itl_ms, &SampleSummary::mean); }},
+      {"e2e_mean_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::mean); }},
+      {"e2e_p95_ms", "ms", "lower",
+       [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::p95); }},
+      {"request_throughput", "req/s", "higher",
+       [](const CellMetrics& m) -> std::optional<double> {
+         if (m.window_s <= 0) return std::nullopt;
+         return m.request_throughput;
+       }},
+      {"output_throughput", "tok/s", "higher",
+       [](const CellMetrics& m) -> std::optional<double> {
+         if (m.window_s <= 0) return std::nullopt;
+         return m.output_throughput;
+       }},
+      {"total_token_throughput", "tok/s", "higher",
+       [](const CellMetrics& m) -> std::optional<double> {
+         if (m.window_s <= 0) return std::nullopt;
+         return m.total_token_throughput;
+       }},
+      {"kv_hit_rate", "fraction", "higher",
+       [](const CellMetrics& m) { return m.kv_hit_rate_server; }},
+      {"cache_hit_client", "fraction", "higher",
+       [](const CellMetrics& m) { return m.cache_hit_client; }},
       {"kv_usage_max", "fraction", "lower", [](const CellMetrics& m) { return m.kv_usage_max; }},
-      {"preemptions", "count", "lower", [](const CellMetrics& m) -> std::optional<double> { if (!m.preemptions) return std::nullopt; return static_cast<double>(*m.preemptions); }},
-      {"spec_decode_acceptance", "fraction", "higher", [](const CellMetrics& m) { return m.spec_decode_acceptance; }},
+      {"preemptions", "count", "lower",
+       [](const CellMetrics& m) -> std::optional<double> {
+         if (!m.preemptions) return std::nullopt;
+         return static_cast<double>(*m.preemptions);
+       }},
+      {"spec_decode_acceptance", "fraction", "higher",
+       [](const CellMetrics& m) { return m.spec_decode_acceptance; }},
   };
   return kDefs;
 }
@@ -107,9 +134,8 @@ Json dashboard_baseline_json(const ReportModel& model) {
   run["model"] = setup_string("model");
 
   const std::vector<std::string> names = strategies(model);
-  const bool has_baseline =
-      !model.baseline.empty() &&
-      std::find(names.begin(), names.end(), model.baseline) != names.end();
+  const bool has_baseline = !model.baseline.empty() &&
+                            std::find(names.begin(), names.end(), model.baseline) != names.end();
   Json concurrency = Json::array();
   for (const auto& level : model.levels) concurrency.push_back(level.concurrency);
 

@@ -1,5 +1,6 @@
 // The dashboard baseline JSON (seed 003): per metric, the baseline strategy's series over
-// concurrency and each treatment's, with run metadata. Schema: docs/schemas/dashboard_baseline.schema.json.
+// concurrency and each treatment's, with run metadata. Schema:
+// docs/schemas/dashboard_baseline.schema.json.
 #pragma once
 
 #include <nlohmann/json.hpp>

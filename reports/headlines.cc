@@ -15,9 +15,9 @@ std::string level_text(int concurrency) {
   return "at " + std::to_string(concurrency) + " concurrent";
 }
 
-std::string sentence(const std::string& label, const std::string& metric, double value,
-                     double base, const std::string& baseline, int concurrency,
-                     const std::string& unit, int decimals) {
+std::string sentence(const std::string& label, const std::string& metric, double value, double base,
+                     const std::string& baseline, int concurrency, const std::string& unit,
+                     int decimals) {
   const std::string figures = " (" + format_fixed(value, decimals) + unit + " vs " +
                               format_fixed(base, decimals) + unit + ")";
   if (base <= 0 || value <= 0) {

@@ -59,8 +59,8 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
     std::vector<double> previous;
     for (auto& p : s.points) {
       if (!previous.empty()) {
-        std::vector<double> recent(previous.end() - std::min<std::ptrdiff_t>(window, previous.size()),
-                                   previous.end());
+        std::vector<double> recent(
+            previous.end() - std::min<std::ptrdiff_t>(window, previous.size()), previous.end());
         std::sort(recent.begin(), recent.end());
         p.baseline = percentile(recent, 50);
         if (p.value && *p.baseline != 0) p.deviation = *p.value / *p.baseline - 1;
@@ -68,9 +68,9 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
       if (p.value) previous.push_back(*p.value);
     }
   }
-  std::stable_sort(series.begin(), series.end(), [](const HistorySeries& a, const HistorySeries& b) {
-    return a.concurrency < b.concurrency;
-  });
+  std::stable_sort(
+      series.begin(), series.end(),
+      [](const HistorySeries& a, const HistorySeries& b) { return a.concurrency < b.concurrency; });
   return series;
 }
 
@@ -82,12 +82,14 @@ std::string history_table(const std::vector<HistorySeries>& series, const std::s
   out += line;
   for (const auto& s : series) {
     for (const auto& p : s.points) {
-      std::snprintf(line, sizeof line, "%-16s %6d %6lld  %-21s %14s %14s %10s\n",
-                    s.strategy.c_str(), s.concurrency, static_cast<long long>(p.experiment_id),
-                    p.started_at.c_str(), p.value ? format_fixed(*p.value, 2).c_str() : kNotAvailable,
-                    p.baseline ? format_fixed(*p.baseline, 2).c_str() : kNotAvailable,
-                    p.deviation ? ((*p.deviation >= 0 ? "+" : "") + format_fixed(*p.deviation * 100, 1) + "%").c_str()
-                                : kNotAvailable);
+      std::snprintf(
+          line, sizeof line, "%-16s %6d %6lld  %-21s %14s %14s %10s\n", s.strategy.c_str(),
+          s.concurrency, static_cast<long long>(p.experiment_id), p.started_at.c_str(),
+          p.value ? format_fixed(*p.value, 2).c_str() : kNotAvailable,
+          p.baseline ? format_fixed(*p.baseline, 2).c_str() : kNotAvailable,
+          p.deviation
+              ? ((*p.deviation >= 0 ? "+" : "") + format_fixed(*p.deviation * 100, 1) + "%").c_str()
+              : kNotAvailable);
       out += line;
     }
   }
@@ -104,14 +106,19 @@ nlohmann::ordered_json history_json(const std::vector<HistorySeries>& series,
   for (const auto& s : series) {
     Json points = Json::array();
     for (const auto& p : s.points) {
-      points.push_back({{"experiment_id", p.experiment_id}, {"started_at", p.started_at},
-                        {"value", opt(p.value)}, {"baseline", opt(p.baseline)},
+      points.push_back({{"experiment_id", p.experiment_id},
+                        {"started_at", p.started_at},
+                        {"value", opt(p.value)},
+                        {"baseline", opt(p.baseline)},
                         {"deviation", opt(p.deviation)}});
     }
     list.push_back({{"strategy", s.strategy}, {"concurrency", s.concurrency}, {"points", points}});
   }
-  return {{"schema_version", 1}, {"scenario", scenario_name}, {"metric", metric},
-          {"window", window}, {"series", list}};
+  return {{"schema_version", 1},
+          {"scenario", scenario_name},
+          {"metric", metric},
+          {"window", window},
+          {"series", list}};
 }
 
 }  // namespace kvsweep::reports

@@ -2,11 +2,10 @@
 // baseline (the median of the previous runs), per strategy and concurrency.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "store/store.h"
 

@@ -71,7 +71,8 @@ std::vector<std::string> report_charts(const ReportModel& model) {
 
   BarData hits;
   hits.series = series_labels(model);
-  for (const auto& level : model.levels) hits.categories.push_back(std::to_string(level.concurrency));
+  for (const auto& level : model.levels)
+    hits.categories.push_back(std::to_string(level.concurrency));
   for (const std::string& label : hits.series) {
     std::vector<double> values;
     for (const auto& level : model.levels) {
@@ -96,10 +97,10 @@ std::vector<std::string> report_charts(const ReportModel& model) {
       for (double v : row.metrics.samples.ttft_ms) s.points.push_back({v, 0});
       samples.push_back(std::move(s));
     }
-    charts.push_back(svg_cdf_chart(
-        frame("TTFT CDF at concurrency " + std::to_string(level.concurrency), "TTFT (ms)",
-              "fraction of requests"),
-        samples));
+    charts.push_back(
+        svg_cdf_chart(frame("TTFT CDF at concurrency " + std::to_string(level.concurrency),
+                            "TTFT (ms)", "fraction of requests"),
+                      samples));
   }
   return charts;
 }

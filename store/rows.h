@@ -9,32 +9,32 @@ namespace kvsweep::store {
 
 struct ExperimentRow {
   std::int64_t id = 0;
-  std::string name;              // scenario name
+  std::string name;  // scenario name
   std::string scenario_path;
-  std::string scenario_text;     // the YAML as read, for reproduction
-  std::string scenario_hash;     // hex xxh64 of scenario_text
-  std::string started_at;        // ISO 8601 UTC, "2026-11-22T04:30:00Z"
-  std::string finished_at;       // "" while running
-  std::string status;            // "running" | "done" | "failed" | "interrupted"
+  std::string scenario_text;  // the YAML as read, for reproduction
+  std::string scenario_hash;  // hex xxh64 of scenario_text
+  std::string started_at;     // ISO 8601 UTC, "2026-11-22T04:30:00Z"
+  std::string finished_at;    // "" while running
+  std::string status;         // "running" | "done" | "failed" | "interrupted"
   std::string kvsweep_version;
   std::string host;
-  std::string setup_json;        // {"target":{...},"model":..,"load":{..},"baseline":"random"}
+  std::string setup_json;  // {"target":{...},"model":..,"load":{..},"baseline":"random"}
 };
 
 struct CellRow {
   std::int64_t id = 0;
   std::int64_t experiment_id = 0;
-  int ordinal = 0;               // position in the plan, from 0
-  std::string key;               // deterministic: scenario hash + factor levels + repeat
+  int ordinal = 0;  // position in the plan, from 0
+  std::string key;  // deterministic: scenario hash + factor levels + repeat
   std::string strategy;
   int concurrency = 0;
   int repeat = 0;
-  std::string factors_json;      // {"strategy":"random","concurrency":8}
-  std::string status;            // "pending" | "running" | "done" | "failed" | "interrupted"
+  std::string factors_json;  // {"strategy":"random","concurrency":8}
+  std::string status;        // "pending" | "running" | "done" | "failed" | "interrupted"
   std::string started_at;
   std::string finished_at;
-  std::string error;             // why the cell failed, "" otherwise
-  double epoch_wall_s = 0;       // unix time that request times (*_s) are relative to
+  std::string error;        // why the cell failed, "" otherwise
+  double epoch_wall_s = 0;  // unix time that request times (*_s) are relative to
 };
 
 // One request; times in seconds relative to CellRow::epoch_wall_s, durations in ms.
@@ -60,8 +60,8 @@ struct RequestRow {
   double ttft_ms = 0;
   double e2e_ms = 0;
   double tpot_ms = 0;
-  std::vector<double> itl_ms;    // stored as a JSON array
-  int prompt_tokens = -1;        // -1: unknown (the server sent no usage)
+  std::vector<double> itl_ms;  // stored as a JSON array
+  int prompt_tokens = -1;      // -1: unknown (the server sent no usage)
   int output_tokens = 0;
   int cached_tokens = -1;
   bool tokens_estimated = false;  // output_tokens counted from stream events, not reported
@@ -79,19 +79,19 @@ struct RequestCounts {
 struct MetricSample {
   std::int64_t cell_id = 0;
   std::string phase;
-  std::string source;            // the /metrics URL it came from
-  std::string name;              // "vllm:prefix_cache_hits_total"
-  std::string labels_json;       // {"model_name":"m"}
+  std::string source;       // the /metrics URL it came from
+  std::string name;         // "vllm:prefix_cache_hits_total"
+  std::string labels_json;  // {"model_name":"m"}
   double value = 0;
-  double t_s = 0;                // seconds relative to the cell's epoch
+  double t_s = 0;  // seconds relative to the cell's epoch
 };
 
 // One external command run for a cell (a kubectl apply, a readiness poll), with its output.
 struct CommandRow {
   std::int64_t cell_id = 0;
-  std::string step;                // "apply", "gate pods", "cold", ...
-  std::vector<std::string> argv;   // stored as a JSON array
-  int exit_code = -1;              // -1: did not exit by itself
+  std::string step;               // "apply", "gate pods", "cold", ...
+  std::vector<std::string> argv;  // stored as a JSON array
+  int exit_code = -1;             // -1: did not exit by itself
   double seconds = 0;
   std::string out;
   std::string err;

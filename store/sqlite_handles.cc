@@ -18,8 +18,8 @@ SqliteDb::SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path)
 
 SqliteDb SqliteDb::open(const std::string& path) {
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   // sqlite3_open_v2 allocates a handle even on failure; own it before anything can throw.
   std::unique_ptr<sqlite3, Closer> owned(raw);
   if (rc != SQLITE_OK) {

@@ -2,7 +2,6 @@
 #include "store/store.h"
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 #include <utility>
 
@@ -101,7 +100,8 @@ RequestRow read_request(const std::string& path, const SqliteStatement& s) {
   return row;
 }
 
-void insert_requests(const SqliteDb& db, std::int64_t cell_id, const std::vector<RequestRow>& rows) {
+void insert_requests(const SqliteDb& db, std::int64_t cell_id,
+                     const std::vector<RequestRow>& rows) {
   // One statement for the whole batch: preparing per row would dominate the insert cost.
   SqliteStatement s = db.prepare(
       "INSERT INTO requests (cell_id, request_index, worker, conversation, turn, warmup, ok, "
@@ -302,11 +302,11 @@ void Store::record_cell(const CellRow& row, const std::vector<RequestRow>& reque
 void Store::reset_cell(std::int64_t cell_id) {
   const SqliteDb& db = impl_->db;
   Transaction transaction(db);
-  for (const char* sql : {"DELETE FROM requests WHERE cell_id = ?",
-                          "DELETE FROM metric_samples WHERE cell_id = ?",
-                          "DELETE FROM cell_commands WHERE cell_id = ?",
-                          "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
-                          "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
+  for (const char* sql :
+       {"DELETE FROM requests WHERE cell_id = ?", "DELETE FROM metric_samples WHERE cell_id = ?",
+        "DELETE FROM cell_commands WHERE cell_id = ?",
+        "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
+        "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
     SqliteStatement s = db.prepare(sql);
     s.bind_int64(1, cell_id);
     s.step();
@@ -319,8 +319,8 @@ void Store::reset_cell(std::int64_t cell_id) {
 }
 
 void Store::reopen_experiment(std::int64_t experiment_id) {
-  SqliteStatement s = impl_->db.prepare(
-      "UPDATE experiments SET status = 'running', finished_at = '' WHERE id = ?");
+  SqliteStatement s =
+      impl_->db.prepare("UPDATE experiments SET status = 'running', finished_at = '' WHERE id = ?");
   s.bind_int64(1, experiment_id);
   s.step();
   if (impl_->db.changes() == 0) {
@@ -421,7 +421,8 @@ std::vector<CommandRow> Store::commands(std::int64_t cell_id) const {
     row.step = s.column_text(1);
     const auto argv = nlohmann::json::parse(s.column_text(2), nullptr, false);
     if (argv.is_array()) {
-      for (const auto& word : argv) row.argv.push_back(word.is_string() ? word.get<std::string>() : "");
+      for (const auto& word : argv)
+        row.argv.push_back(word.is_string() ? word.get<std::string>() : "");
     }
     row.exit_code = static_cast<int>(s.column_int64(3));
     row.seconds = s.column_double(4);

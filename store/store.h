@@ -25,11 +25,11 @@ class Store {
 
   const std::string& path() const;
 
-  std::int64_t add_experiment(const ExperimentRow& row);        // returns the new id
+  std::int64_t add_experiment(const ExperimentRow& row);  // returns the new id
   void finish_experiment(std::int64_t experiment_id, const std::string& status,
                          const std::string& finished_at);
-  std::int64_t add_cell(const CellRow& row);                    // returns the new id
-  void update_cell(const CellRow& row);                         // by row.id: status, times, error, epoch
+  std::int64_t add_cell(const CellRow& row);  // returns the new id
+  void update_cell(const CellRow& row);       // by row.id: status, times, error, epoch
   // All rows in one transaction; a failure stores none of them.
   void add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows);
   void add_metric_samples(std::int64_t cell_id, const std::vector<MetricSample>& samples);
@@ -47,12 +47,13 @@ class Store {
   // The latest experiment with this scenario hash whose status is not "done", if any.
   std::optional<ExperimentRow> latest_unfinished(const std::string& scenario_hash) const;
 
-  std::vector<ExperimentRow> experiments() const;               // oldest first
+  std::vector<ExperimentRow> experiments() const;  // oldest first
   std::optional<ExperimentRow> experiment(std::int64_t id) const;
   std::optional<ExperimentRow> latest_experiment() const;
-  std::optional<ExperimentRow> experiment_by_name(const std::string& name) const;  // latest of that name
-  std::vector<CellRow> cells(std::int64_t experiment_id) const; // by ordinal
-  std::vector<RequestRow> requests(std::int64_t cell_id) const; // by index
+  std::optional<ExperimentRow> experiment_by_name(
+      const std::string& name) const;                            // latest of that name
+  std::vector<CellRow> cells(std::int64_t experiment_id) const;  // by ordinal
+  std::vector<RequestRow> requests(std::int64_t cell_id) const;  // by index
   std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
   std::int64_t request_count(std::int64_t cell_id) const;        // warm-up included
   RequestCounts request_counts(std::int64_t cell_id) const;      // measured and warm-up apart

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "common/duration.h"
 #include "common/base_url.h"
+#include "common/duration.h"
 #include "orchestrator/cli/api_key.h"
 
 namespace kvsweep::orchestrator {

@@ -40,7 +40,8 @@ int report_command(const GlobalOptions& global, const ReportArgs& args) {
   const bool to_default_file = args.out_path.empty() && args.format == "md";
   if (to_named_file || to_default_file) {
     const std::string path =
-        to_named_file ? args.out_path : "reports/" + file_stem(experiment.name) + ".md";
+        to_named_file ? args.out_path
+                      : std::string(kDefaultReportsDir) + "/" + file_stem(experiment.name) + ".md";
     write_file(path, text);
     Console(stderr, Console::PlainProgress::kQuiet, global.verbosity)
         .line("report written to " + path);
@@ -60,9 +61,10 @@ Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
                   "md (default), html (one self-contained file), json (dashboard baseline), "
                   "csv (results table)")
       ->check(CLI::IsMember({"md", "html", "json", "csv"}));
-  cmd->add_option("-o,--output,--out", args->out_path,
-                  "file the report goes to, and nothing on stdout; '-': stdout only (default: md "
-                  "to reports/<experiment>.md and stdout, others to stdout; old name --out)");
+  cmd->add_option(
+      "-o,--output,--out", args->out_path,
+      "file the report goes to, and nothing on stdout; '-': stdout only (default: md "
+      "to kvsweep-reports/<experiment>.md and stdout, others to stdout; old name --out)");
   return {cmd, [args, &global] { return report_command(global, *args); }};
 }
 

@@ -24,7 +24,7 @@ namespace {
 struct RunArgs {
   std::string db_path;
   std::string scenario_path;
-  std::string reports_dir = "reports";  // --output
+  std::string reports_dir = kDefaultReportsDir;  // --output
   bool print_report = true;
   bool resume = false;
   std::string target_override;  // "" or "sim"

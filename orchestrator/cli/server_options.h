@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 
-#include "sim/replica_health.h"
+#include "sim/router/replica_health.h"
 
 namespace kvsweep::orchestrator {
 

@@ -7,8 +7,6 @@
 #include "orchestrator/scenario/scenario_reads.h"
 #include "sim/fleet.h"
 #include "sim/http/http_upstream.h"
-#include "sim/fleet.h"
-#include "sim/http/http_upstream.h"
 
 namespace kvsweep::orchestrator {
 namespace {

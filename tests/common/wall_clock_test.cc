@@ -10,7 +10,8 @@ TEST(WallClock, FormatsUtcIso8601) {
   EXPECT_EQ(utc_iso8601(1795321800.75), "2026-11-22T04:30:00Z");
 }
 
-TEST(WallClock, NowIsAfterThisCodeWasWritten) { EXPECT_GT(unix_now_s(), 1767225600.0);  // 2026-01-01
+TEST(WallClock, NowIsAfterThisCodeWasWritten) {
+  EXPECT_GT(unix_now_s(), 1767225600.0);  // 2026-01-01
 }
 
 }  // namespace

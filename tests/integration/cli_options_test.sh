@@ -185,6 +185,19 @@ stdout_before_stderr)
     fail "the closing summary is not after the report: $log"
   ;;
 
+default_output_outside_sources)
+  # Without -o, run's report and export's files go to ./kvsweep-reports/, never ./reports/ (the
+  # renderer's source folder when kvsweep runs from the repository root).
+  k --db "$work/d.db" run "$tiny" --no-print
+  [ "$status" -eq 0 ] || fail "run exited $status: $err"
+  [ -f "$work/kvsweep-reports/cli-tiny.md" ] || fail "no kvsweep-reports/cli-tiny.md: $(ls -R "$work")"
+  k --db "$work/d.db" export
+  [ "$status" -eq 0 ] || fail "export exited $status: $err"
+  ls "$work"/kvsweep-reports/cli-tiny-export/*.vllm.json >/dev/null 2>&1 ||
+    fail "export wrote no kvsweep-reports/cli-tiny-export/*.vllm.json: $(ls -R "$work")"
+  [ ! -e "$work/reports" ] || fail "something was written to ./reports: $(ls -R "$work/reports")"
+  ;;
+
 *)
   echo "unknown case $case"
   exit 2

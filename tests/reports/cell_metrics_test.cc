@@ -18,9 +18,9 @@ std::vector<store::RequestRow> mixed_requests() {
   return {
       warm,
       ok_request(1, 1.0, 100, 1100, 200, 11, 100, {90, 110, 100}),  // tpot 1000/10 = 100
-      ok_request(2, 1.5, 300, 1300, 300, 21, -1, {50, 150}),         // tpot 1000/20 = 50
-      ok_request(3, 2.0, 200, 200, 100, 1, 50, {}),                  // one token: no tpot
-      failed_request(4, 2.5, 3000, "timeout"),                       // ends at 5.5 s
+      ok_request(2, 1.5, 300, 1300, 300, 21, -1, {50, 150}),        // tpot 1000/20 = 50
+      ok_request(3, 2.0, 200, 200, 100, 1, 50, {}),                 // one token: no tpot
+      failed_request(4, 2.5, 3000, "timeout"),                      // ends at 5.5 s
       failed_request(5, 1.2, 10, "http_status"),
   };
 }
@@ -29,8 +29,8 @@ TEST(CellMetrics, CountsOkAndFailedByKindWithoutWarmup) {
   const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
   EXPECT_EQ(m.ok, 3);
   EXPECT_EQ(m.failed, 2);
-  EXPECT_EQ(m.failed_by_kind, (std::map<std::string, std::int64_t>{{"http_status", 1},
-                                                                   {"timeout", 1}}));
+  EXPECT_EQ(m.failed_by_kind,
+            (std::map<std::string, std::int64_t>{{"http_status", 1}, {"timeout", 1}}));
 }
 
 TEST(CellMetrics, LatencyOverOkMeasuredRequestsOnly) {
@@ -88,7 +88,7 @@ TEST(CellMetrics, GoodputCountsOkRequestsMeetingEverySlo) {
   rows.push_back(ok_request(0, 0.0, 100, 300, 10, 3, -1, {}));  // tpot 100
   rows.push_back(ok_request(1, 0.0, 250, 400, 10, 3, -1, {}));  // ttft over 200
   rows.push_back(ok_request(2, 0.0, 100, 900, 10, 3, -1, {}));  // tpot 400 over 150
-  rows.push_back(failed_request(3, 0.0, 50, "timeout"));       // failed: never good
+  rows.push_back(failed_request(3, 0.0, 50, "timeout"));        // failed: never good
   Slo slo;
   slo.ttft_ms = 200;
   slo.tpot_ms = 150;
@@ -180,8 +180,7 @@ TEST(CellMetrics, ClientCacheHitSkipsUnknownCachedTokens) {
 }
 
 TEST(CellMetrics, NothingMeasuredIsZeroAndNotAvailable) {
-  const CellMetrics m =
-      compute_cell_metrics({ok_request(0, 0, 10, 20, 10, 2, -1, {10})}, {});
+  const CellMetrics m = compute_cell_metrics({ok_request(0, 0, 10, 20, 10, 2, -1, {10})}, {});
   EXPECT_FALSE(m.cache_hit_client.has_value());
   EXPECT_FALSE(m.kv_hit_rate_server.has_value());
 

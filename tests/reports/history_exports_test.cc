@@ -39,7 +39,8 @@ TEST(CellExports, VllmResultAndLlmdReportPerDoneCell) {
   EXPECT_DOUBLE_EQ(vllm["mean_ttft_ms"].get<double>(), 130.0);
   const auto br = nlohmann::json::parse(files[1].text);
   EXPECT_EQ(br["version"], "0.2");
-  const auto& ttft = br["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"];
+  const auto& ttft =
+      br["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"];
   EXPECT_EQ(ttft["units"], "ms");
   EXPECT_DOUBLE_EQ(ttft["mean"].get<double>(), 130.0);
   EXPECT_DOUBLE_EQ(ttft["p50"].get<double>(), 130.0);

@@ -39,10 +39,12 @@ ReportModel model(const std::vector<CellMetrics>& m, const std::string& setup_js
 TEST(Headlines, StateTheFactorAndTheBaseline) {
   const auto lines = headlines(model({metrics(217.6, 1000), metrics(35.1, 1410)}));
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0],
-            "prefix-hash: mean TTFT 6.2x lower than random at 96 concurrent (35.10 ms vs 217.60 ms)");
-  EXPECT_EQ(lines[1], "prefix-hash: total throughput 41% higher than random at 96 concurrent "
-                      "(1410.0 tok/s vs 1000.0 tok/s)");
+  EXPECT_EQ(
+      lines[0],
+      "prefix-hash: mean TTFT 6.2x lower than random at 96 concurrent (35.10 ms vs 217.60 ms)");
+  EXPECT_EQ(lines[1],
+            "prefix-hash: total throughput 41% higher than random at 96 concurrent "
+            "(1410.0 tok/s vs 1000.0 tok/s)");
 }
 
 TEST(Headlines, SmallChangesAreNoClearDifference) {
@@ -66,10 +68,12 @@ TEST(ChangePhrase, PicksFactorOrPercent) {
 }
 
 TEST(CsvTable, HasSeed004ColumnsInSeconds) {
-  const std::string csv = render_csv(
-      model({metrics(200, 1000), metrics(50, 1400)}, R"({"baseline":"random","load":{"prefix_regime":"large"}})"));
+  const std::string csv =
+      render_csv(model({metrics(200, 1000), metrics(50, 1400)},
+                       R"({"baseline":"random","load":{"prefix_regime":"large"}})"));
   EXPECT_EQ(csv,
-            "mode,prefix_regime,concurrency,mean_ttft_s,p95_ttft_s,mean_e2e_s,p95_e2e_s,req_s,tok_s,notes\n"
+            "mode,prefix_regime,concurrency,mean_ttft_s,p95_ttft_s,mean_e2e_s,p95_e2e_s,req_s,tok_"
+            "s,notes\n"
             "random,large,96,0.2000,0.4000,1.2000,1.4000,5.00,100.00,baseline\n"
             "prefix-hash,large,96,0.0500,0.1000,1.0500,1.1000,5.00,140.00,\n");
 }

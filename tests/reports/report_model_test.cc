@@ -62,10 +62,10 @@ TEST(ReportModel, RepeatLabelsMatchTheSweepsConsole) {
 }
 
 TEST(ReportModel, RatiosDivideByTheBaselinesFirstRepeat) {
-  const auto model = make_report_model(
-      experiment(R"({"baseline":"random"})"),
-      {cell("random", 8, 1), cell("random", 8), cell("prefix-hash", 8)},
-      {metrics(50, 100), metrics(100, 1000), metrics(31, 1420)});
+  const auto model =
+      make_report_model(experiment(R"({"baseline":"random"})"),
+                        {cell("random", 8, 1), cell("random", 8), cell("prefix-hash", 8)},
+                        {metrics(50, 100), metrics(100, 1000), metrics(31, 1420)});
   const auto& rows = model.levels.at(0).rows;
   EXPECT_TRUE(model.levels[0].has_baseline);
   EXPECT_TRUE(rows[1].is_baseline);
@@ -80,9 +80,9 @@ TEST(ReportModel, RatiosDivideByTheBaselinesFirstRepeat) {
 }
 
 TEST(ReportModel, FailedCellsAreNotMeasuredAndBaselineMayBeMissing) {
-  const auto model = make_report_model(
-      experiment(R"({"baseline":"random"})"),
-      {cell("random", 8, 0, "failed"), cell("prefix-hash", 8)}, {metrics(1, 1), metrics(2, 2)});
+  const auto model = make_report_model(experiment(R"({"baseline":"random"})"),
+                                       {cell("random", 8, 0, "failed"), cell("prefix-hash", 8)},
+                                       {metrics(1, 1), metrics(2, 2)});
   const auto& level = model.levels.at(0);
   EXPECT_FALSE(level.rows[0].measured);
   EXPECT_FALSE(level.has_baseline);

@@ -141,8 +141,13 @@ TEST(Store, RoundTripsEveryFieldAcrossReopen) {
   RequestRow warm = make_request(0);
   RequestRow plain;  // defaults: ok=false, cached_tokens=-1, empty itl, empty strings
   plain.index = 1;
-  MetricSample sample{0, "before", "http://127.0.0.1:8001/metrics",
-                      "vllm:prefix_cache_hits_total", R"({"model_name":"m"})", 12345.5, -0.25};
+  MetricSample sample{0,
+                      "before",
+                      "http://127.0.0.1:8001/metrics",
+                      "vllm:prefix_cache_hits_total",
+                      R"({"model_name":"m"})",
+                      12345.5,
+                      -0.25};
   {
     Store store = Store::open(path);
     EXPECT_EQ(store.path(), path);
@@ -279,8 +284,8 @@ CommandRow make_command(const std::string& step) {
   CommandRow command;
   command.step = step;
   const std::string patch = R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})";
-  command.argv = {"kubectl", "--namespace", "default", "patch", "model", "llama", "--type=merge",
-                  "-p", patch};
+  command.argv = {"kubectl", "--namespace",  "default", "patch", "model",
+                  "llama",   "--type=merge", "-p",      patch};
   command.exit_code = 0;
   command.seconds = 0.375;
   command.out = "model.kubeai.org/llama patched\n";

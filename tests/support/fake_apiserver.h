@@ -7,25 +7,25 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kvsweep::testing {
 
 // One request as the server saw it.
 struct ApiCall {
-  std::string method;        // GET, PATCH, POST, DELETE, PUT
-  std::string path;          // "/apis/kubeai.org/v1/namespaces/default/models/m1"
-  std::string query;         // raw query string, "" if none ("watch=true&fieldSelector=...")
-  std::string content_type;  // PATCH: "application/merge-patch+json" | "application/json-patch+json" | ...
+  std::string method;  // GET, PATCH, POST, DELETE, PUT
+  std::string path;    // "/apis/kubeai.org/v1/namespaces/default/models/m1"
+  std::string query;   // raw query string, "" if none ("watch=true&fieldSelector=...")
+  std::string
+      content_type;  // PATCH: "application/merge-patch+json" | "application/json-patch+json" | ...
   std::string body;
   // Filled for object requests; "" for discovery and other paths.
-  std::string resource;      // plural: "pods", "deployments", "models", "dynamographdeployments"
+  std::string resource;  // plural: "pods", "deployments", "models", "dynamographdeployments"
   std::string namespace_name;
-  std::string name;          // "" for list/create
+  std::string name;  // "" for list/create
 };
 
 // Resources served (all namespaced):

@@ -12,8 +12,7 @@ namespace kvsweep::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "kvsweep-test-XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "kvsweep-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
       throw std::runtime_error("cannot create a temp dir from " + pattern);
     }
