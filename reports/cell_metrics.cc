@@ -119,14 +119,10 @@ SampleSummary sort_and_summarize(std::vector<double>& samples) {
 
 }  // namespace
 
-CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
-                                 const std::vector<store::MetricSample>& samples, const Slo& slo) {
-  CellMetrics m;
-  std::vector<double>& ttft = m.samples.ttft_ms;
-  std::vector<double>& tpot = m.samples.tpot_ms;
-  std::vector<double>& itl = m.samples.itl_ms;
-  std::vector<double>& e2e = m.samples.e2e_ms;
-  std::vector<double>& lag = m.samples.schedule_lag_ms;
+namespace {
+
+// What one pass over the measured rows adds up, before the rates are taken.
+struct Tally {
   std::vector<double> e2e_from_schedule;
   std::int64_t good = 0;
   double first_sent_s = std::numeric_limits<double>::infinity();
@@ -135,59 +131,61 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   std::int64_t cached = 0;
   std::int64_t cached_prompt = 0;
   bool any_cached = false;
+};
 
-  for (const auto& r : requests) {
-    if (r.warmup) continue;
-    first_sent_s = std::min(first_sent_s, r.sent_s);
-    last_done_s = std::max(last_done_s, end_s(r));
-    const bool scheduled = r.scheduled_s >= 0;
-    if (scheduled) lag.push_back((r.sent_s - r.scheduled_s) * 1000.0);
-    if (!r.ok) {
-      ++m.failed;
-      if (++m.failed_by_kind[r.error_kind] == 1) {
-        m.first_failure_by_kind[r.error_kind] = {r.http_status, r.error};
-      }
-      continue;
-    }
-    ++m.ok;
-    // A successful reply with no generated content (the model stopped at once) has no first
-    // token: it counts as ok and for throughput, but has no TTFT, E2E or TPOT to contribute.
-    if (r.first_token_s >= 0) {
-      ttft.push_back(r.ttft_ms);
-      e2e.push_back(r.e2e_ms);
-      if (const auto t = tpot_of(r)) tpot.push_back(*t);
-      itl.insert(itl.end(), r.itl_ms.begin(), r.itl_ms.end());
-      if (scheduled) e2e_from_schedule.push_back(r.e2e_ms + (r.sent_s - r.scheduled_s) * 1000.0);
-    }
-    if (!slo.empty() && meets(r, slo)) ++good;
-    if (r.prompt_tokens >= 0) {
-      prompt_tokens += r.prompt_tokens;
-    } else {
-      ++m.prompt_tokens_unknown;
-    }
-    m.output_tokens += r.output_tokens;
-    if (r.tokens_estimated) ++m.output_tokens_estimated;
-    if (r.cached_tokens >= 0 && r.prompt_tokens >= 0) {
-      any_cached = true;
-      cached += r.cached_tokens;
-      cached_prompt += r.prompt_tokens;
+// The per-request figures of one successful row: samples, tokens, cache hits.
+void add_ok(const store::RequestRow& r, const Slo& slo, CellMetrics& m, Tally& t) {
+  ++m.ok;
+  // A successful reply with no generated content (the model stopped at once) has no first
+  // token: it counts as ok and for throughput, but has no TTFT, E2E or TPOT to contribute.
+  if (r.first_token_s >= 0) {
+    m.samples.ttft_ms.push_back(r.ttft_ms);
+    m.samples.e2e_ms.push_back(r.e2e_ms);
+    if (const auto tpot = tpot_of(r)) m.samples.tpot_ms.push_back(*tpot);
+    m.samples.itl_ms.insert(m.samples.itl_ms.end(), r.itl_ms.begin(), r.itl_ms.end());
+    if (r.scheduled_s >= 0) {
+      t.e2e_from_schedule.push_back(r.e2e_ms + (r.sent_s - r.scheduled_s) * 1000.0);
     }
   }
+  if (!slo.empty() && meets(r, slo)) ++t.good;
+  if (r.prompt_tokens >= 0) {
+    t.prompt_tokens += r.prompt_tokens;
+  } else {
+    ++m.prompt_tokens_unknown;
+  }
+  m.output_tokens += r.output_tokens;
+  if (r.tokens_estimated) ++m.output_tokens_estimated;
+  if (r.cached_tokens >= 0 && r.prompt_tokens >= 0) {
+    t.any_cached = true;
+    t.cached += r.cached_tokens;
+    t.cached_prompt += r.prompt_tokens;
+  }
+}
 
-  m.ttft_ms = sort_and_summarize(ttft);
-  m.tpot_ms = sort_and_summarize(tpot);
-  m.itl_ms = sort_and_summarize(itl);
-  m.e2e_ms = sort_and_summarize(e2e);
-  m.schedule_lag_ms = sort_and_summarize(lag);
-  m.e2e_from_schedule_ms = summarize(std::move(e2e_from_schedule));
+void add_measured(const store::RequestRow& r, const Slo& slo, CellMetrics& m, Tally& t) {
+  t.first_sent_s = std::min(t.first_sent_s, r.sent_s);
+  t.last_done_s = std::max(t.last_done_s, end_s(r));
+  if (r.scheduled_s >= 0) m.samples.schedule_lag_ms.push_back((r.sent_s - r.scheduled_s) * 1000.0);
+  if (r.ok) {
+    add_ok(r, slo, m, t);
+    return;
+  }
+  ++m.failed;
+  if (++m.failed_by_kind[r.error_kind] == 1) {
+    m.first_failure_by_kind[r.error_kind] = {r.http_status, r.error};
+  }
+}
+
+// Token counts, the window and every rate over it; goodput with an SLO.
+void set_rates(const Tally& t, const Slo& slo, CellMetrics& m) {
   if (m.prompt_tokens_unknown == 0) {
-    m.prompt_tokens = prompt_tokens;
+    m.prompt_tokens = t.prompt_tokens;
   } else {
     m.prompt_tokens.reset();
     m.total_token_throughput.reset();
   }
-  if (last_done_s > first_sent_s) {
-    m.window_s = last_done_s - first_sent_s;
+  if (t.last_done_s > t.first_sent_s) {
+    m.window_s = t.last_done_s - t.first_sent_s;
     m.request_throughput = static_cast<double>(m.ok) / m.window_s;
     m.output_throughput = static_cast<double>(m.output_tokens) / m.window_s;
     if (m.prompt_tokens) {
@@ -195,9 +193,17 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
           static_cast<double>(*m.prompt_tokens + m.output_tokens) / m.window_s;
     }
   }
-  if (any_cached && cached_prompt > 0) {
-    m.cache_hit_client = static_cast<double>(cached) / static_cast<double>(cached_prompt);
+  if (t.any_cached && t.cached_prompt > 0) {
+    m.cache_hit_client = static_cast<double>(t.cached) / static_cast<double>(t.cached_prompt);
   }
+  if (!slo.empty()) {
+    m.good_requests = t.good;
+    m.goodput = m.window_s > 0 ? static_cast<double>(t.good) / m.window_s : 0.0;
+  }
+}
+
+// What the servers' own /metrics say about the measured phase.
+void set_server_figures(const std::vector<store::MetricSample>& samples, CellMetrics& m) {
   m.kv_hit_rate_server = server_kv_hit_rate(samples);
   m.kv_usage_max = server_kv_usage_max(samples);
   if (const auto p = server_counter_delta(samples, kPreemptions)) {
@@ -206,10 +212,25 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   const auto accepted = server_counter_delta(samples, kSpecDecodeAccepted);
   const auto draft = server_counter_delta(samples, kSpecDecodeDraft);
   if (accepted && draft && *draft > 0) m.spec_decode_acceptance = *accepted / *draft;
-  if (!slo.empty()) {
-    m.good_requests = good;
-    m.goodput = m.window_s > 0 ? static_cast<double>(good) / m.window_s : 0.0;
+}
+
+}  // namespace
+
+CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
+                                 const std::vector<store::MetricSample>& samples, const Slo& slo) {
+  CellMetrics m;
+  Tally tally;
+  for (const auto& r : requests) {
+    if (!r.warmup) add_measured(r, slo, m, tally);
   }
+  m.ttft_ms = sort_and_summarize(m.samples.ttft_ms);
+  m.tpot_ms = sort_and_summarize(m.samples.tpot_ms);
+  m.itl_ms = sort_and_summarize(m.samples.itl_ms);
+  m.e2e_ms = sort_and_summarize(m.samples.e2e_ms);
+  m.schedule_lag_ms = sort_and_summarize(m.samples.schedule_lag_ms);
+  m.e2e_from_schedule_ms = summarize(std::move(tally.e2e_from_schedule));
+  set_rates(tally, slo, m);
+  set_server_figures(samples, m);
   const PeakFigures peak = peak_figures(requests);
   m.max_output_tokens_per_s = peak.max_output_tokens_per_s;
   m.max_concurrent_requests = peak.max_concurrent_requests;

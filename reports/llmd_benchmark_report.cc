@@ -95,30 +95,36 @@ std::string iso8601_duration(double seconds) {
   return "PT" + number + "S";
 }
 
-Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
-                           const CellMetrics& m, const std::vector<store::RequestRow>& requests) {
-  Json setup = Json::parse(e.setup_json, nullptr, false);
-  if (!setup.is_object()) setup = Json::object();
-  Json target = setup.value("target", Json::object());
-  if (!target.is_object()) target = Json::object();
-  Json load_setup = setup.value("load", Json::object());
-  if (!load_setup.is_object()) load_setup = Json::object();
-  const std::string model = setup.value("model", std::string());
-  const std::string target_kind = target.value("kind", std::string(kUnknown));
-  const bool sim = target_kind == "sim";
+namespace {
 
-  std::vector<double> prompt_lengths;
-  std::vector<double> output_lengths;
-  std::vector<double> normalized_tpot_ms;  // e2e / output tokens, first token included
+// The object at `key` of `setup`, or {} when it is missing or not an object.
+Json object_at(const Json& setup, const char* key) {
+  Json value = setup.value(key, Json::object());
+  return value.is_object() ? value : Json::object();
+}
+
+// Per successful measured request: prompt and output lengths, and e2e / output tokens.
+struct MeasuredLengths {
+  std::vector<double> prompt;
+  std::vector<double> output;
+  std::vector<double> normalized_tpot_ms;  // first token included
+};
+
+MeasuredLengths measured_lengths(const std::vector<store::RequestRow>& requests) {
+  MeasuredLengths lengths;
   for (const auto& r : requests) {
     if (r.warmup || !r.ok) continue;
-    if (r.prompt_tokens >= 0) prompt_lengths.push_back(r.prompt_tokens);
-    output_lengths.push_back(r.output_tokens);
+    if (r.prompt_tokens >= 0) lengths.prompt.push_back(r.prompt_tokens);
+    lengths.output.push_back(r.output_tokens);
     if (r.output_tokens > 0 && r.first_token_s >= 0) {
-      normalized_tpot_ms.push_back(r.e2e_ms / r.output_tokens);
+      lengths.normalized_tpot_ms.push_back(r.e2e_ms / r.output_tokens);
     }
   }
+  return lengths;
+}
 
+Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const CellMetrics& m,
+                 const std::string& model) {
   Json run;
   run["uid"] = e.scenario_hash + "-" + c.key;
   run["eid"] = std::to_string(e.id);
@@ -131,6 +137,14 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
   run["description"] = model + " [" + e.name + "]";
   run["keywords"] = {"kvsweep", c.strategy, "concurrency=" + std::to_string(c.concurrency)};
 
+  return run;
+}
+
+// The model server, and kvsweep's router in front of it when there is one.
+Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& target,
+                   const std::string& model) {
+  const std::string target_kind = target.value("kind", std::string(kUnknown));
+  const bool sim = target_kind == "sim";
   Json engine;
   engine["metadata"] = metadata("model-server", e.scenario_hash);
   const int replicas = target.value("replicas", 0);
@@ -162,13 +176,18 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
     stack.push_back(router);
   }
 
+  return stack;
+}
+
+Json load_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& load_setup,
+                  const MeasuredLengths& lengths) {
   Json load;
   load["metadata"] = {{"schema_version", "0.2"}, {"cfg_id", e.scenario_hash}};
   const Json dataset = load_setup.value("dataset", Json());
   if (dataset.is_string()) load["metadata"]["description"] = dataset;
   Json standardized = {{"tool", "kvsweep"}, {"tool_version", e.kvsweep_version},
                        {"parallelism", 1},  {"source", load_source(dataset)},
-                       {"stage", 0},        {"input_seq_len", sequence_length(prompt_lengths)}};
+                       {"stage", 0},        {"input_seq_len", sequence_length(lengths.prompt)}};
   const Json request_rate = load_setup.value("request_rate", Json());
   if (request_rate.is_number() && request_rate.get<double>() > 0) {
     standardized["rate_qps"] = request_rate;
@@ -177,12 +196,17 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
   load["standardized"] = standardized;
   load["native"] = native(load_setup);
 
+  return load;
+}
+
+Json aggregate_section(const CellMetrics& m, const MeasuredLengths& lengths) {
   Json requests_json = {{"total", m.ok + m.failed}, {"failures", m.failed}};
-  put(requests_json, "input_length", statistics(prompt_lengths, "count"));
-  put(requests_json, "output_length", statistics(output_lengths, "count"));
+  put(requests_json, "input_length", statistics(lengths.prompt, "count"));
+  put(requests_json, "output_length", statistics(lengths.output, "count"));
   Json latency = Json::object();
   put(latency, "time_to_first_token", statistics(m.samples.ttft_ms, "ms"));
-  put(latency, "normalized_time_per_output_token", statistics(normalized_tpot_ms, "ms/token"));
+  put(latency, "normalized_time_per_output_token",
+      statistics(lengths.normalized_tpot_ms, "ms/token"));
   put(latency, "time_per_output_token", statistics(m.samples.tpot_ms, "ms/token"));
   put(latency, "inter_token_latency", statistics(m.samples.itl_ms, "ms/token"));
   put(latency, "request_latency", statistics(m.samples.e2e_ms, "ms"));
@@ -203,11 +227,23 @@ Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& 
     aggregate["throughput"] = throughput;
   }
 
+  return aggregate;
+}
+
+}  // namespace
+
+Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
+                           const CellMetrics& m, const std::vector<store::RequestRow>& requests) {
+  Json setup = Json::parse(e.setup_json, nullptr, false);
+  if (!setup.is_object()) setup = Json::object();
+  const std::string model = setup.value("model", std::string());
+  const MeasuredLengths lengths = measured_lengths(requests);
   Json doc;
   doc["version"] = "0.2";
-  doc["run"] = run;
-  doc["scenario"] = {{"stack", stack}, {"load", load}};
-  doc["results"] = {{"request_performance", {{"aggregate", aggregate}}}};
+  doc["run"] = run_section(e, c, m, model);
+  doc["scenario"] = {{"stack", stack_section(e, c, object_at(setup, "target"), model)},
+                     {"load", load_section(e, c, object_at(setup, "load"), lengths)}};
+  doc["results"] = {{"request_performance", {{"aggregate", aggregate_section(m, lengths)}}}};
   return doc;
 }
 
