@@ -115,6 +115,9 @@ ApiError fault_error(int code, const std::string& qualified, const std::string& 
               "Operation cannot be fulfilled on " + object +
                   ": the object has been modified; please apply your changes to the latest "
                   "version and try again"};
+    case 422:  // an answer that would be the same again: not to be retried
+      return {422, "Invalid",
+              object + " is invalid: spec: Invalid value: \"object\": injected fault"};
     case 429:
       return {429, "TooManyRequests",
               "the server has received too many requests and has asked us to try again later"};
@@ -587,10 +590,14 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
       // A slow answer: waits in steps so that destruction is never held up by it.
       const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                             std::chrono::duration<double>(fault->delay_s));
-      std::unique_lock lock(mu);
-      changed.wait_until(lock, until, [&] { return stopping || Clock::now() >= until; });
-      if (fault->code != 0)
+      {
+        std::unique_lock lock(mu);
+        changed.wait_until(lock, until, [&] { return stopping || Clock::now() >= until; });
+      }
+      if (fault->meanwhile) fault->meanwhile(*owner);
+      if (fault->code != 0) {
         throw fault_error(fault->code, qualified_name(*target->resource), call.name);
+      }
     }
     if (target) {
       mutated = serve_object(req, *target, reply, code, res);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kvsweep::testing {
@@ -92,15 +93,25 @@ class FakeApiServer {
 
   // A transient failure: the next `times` requests matching it wait `delay_s`, then get `code`
   // with a Status as the real server words it (409 Conflict, 500 InternalError, 503
-  // ServiceUnavailable, 504 Timeout, 429 TooManyRequests) instead of being served; with code
-  // 0 they are served normally after the delay (a slow answer, for a client's timeout).
+  // ServiceUnavailable, 504 Timeout, 429 TooManyRequests, 422 Invalid) instead of being served;
+  // with code 0 they are served normally after the delay (a slow answer, for a client's timeout).
   struct Fault {
+    Fault(std::string method_, std::string resource_, std::string name_, int code_, int times_ = 1,
+          double delay_s_ = 0)
+        : method(std::move(method_)),
+          resource(std::move(resource_)),
+          name(std::move(name_)),
+          code(code_),
+          times(times_),
+          delay_s(delay_s_) {}
     std::string method;    // "PATCH", "GET", ...; "" = any
     std::string resource;  // plural, "models"; "" = any object request
     std::string name;      // "" = any (lists and watches have none)
     int code = 500;
     int times = 1;
     double delay_s = 0;
+    // Runs before the answer, with no lock held: another writer's change that a 409 reports.
+    std::function<void(FakeApiServer&)> meanwhile;
   };
   void inject_fault(Fault fault);
 

@@ -337,8 +337,8 @@ TEST(FakeApiServerShutdown, DestructionEndsOpenWatches) {
 
 TEST_F(FakeApiServerTest, InjectedFaultsAnswerAsTheRealServerDoesThenPass) {
   server_.put("models", model("m1", 1));
-  server_.inject_fault({"PATCH", "models", "m1", 409, 1, 0});
-  server_.inject_fault({"PATCH", "models", "", 500, 1, 0});
+  server_.inject_fault({"PATCH", "models", "m1", 409, 1});
+  server_.inject_fault({"PATCH", "models", "", 500, 1});
   const std::vector<std::string> patch = {
       "patch",        "model", "m1",
       "--type=merge", "-p",    R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})"};

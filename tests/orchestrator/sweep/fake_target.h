@@ -22,6 +22,7 @@ class FakeTarget : public Target {
 
   std::set<std::string> fail_apply_of;  // levels: applying a treatment with one of them fails
   std::set<std::string> fail_gate_of;   // levels: the readiness gates after applying them fail
+  int gate_failures = -1;               // ... this many times, then pass; -1: every time
   bool fail_start = false;
 
   std::string describe() const override { return "fake target"; }
@@ -41,7 +42,8 @@ class FakeTarget : public Target {
   }
 
   CommandLogs wait_ready() override {
-    if (sets_one_of(applied_, fail_gate_of)) {
+    if (sets_one_of(applied_, fail_gate_of) && gate_failures != 0) {
+      if (gate_failures > 0) --gate_failures;
       throw TargetError("readiness gate fake: never ready", {log("wait_ready", 1)});
     }
     return {log("wait_ready")};
