@@ -107,7 +107,11 @@ TEST_F(KubeAISweepTest, NoCellMeasuresWhileTheOperatorRollsThePods) {
   spec_.factors.insert(spec_.factors.begin(), replication);
   spec_.factors[1].levels = {"PrefixHash"};  // strategy: one level, so 2 arms x 3 levels
   server_.set_termination_delay("pods", 0.3);
-  testing::KubeAIOperator kubeai(server_, operator_options());
+  testing::KubeAIOperatorOptions options = operator_options();
+  // The garbage collector takes the old Model's pods after KubeAI has reported them ready as
+  // the new Model's: the status alone says ready while nothing has been replaced yet.
+  options.gc_s = 1.0;
+  testing::KubeAIOperator kubeai(server_, options);
 
   const SweepOutcome outcome = sweep();
   EXPECT_EQ(outcome.status, "done");
