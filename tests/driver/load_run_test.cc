@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/arrival_schedule.h"
+#include "driver/turn_major_order.h"
 #include "tests/driver/test_server.h"
 
 namespace kvsweep::driver {
@@ -25,8 +26,8 @@ struct Seen {
 // many handlers run at once (answers are whole bodies, so a handler spans its request).
 class ScriptServer {
  public:
-  using Script = std::function<void(int n, const Seen&, httplib::Response&,
-                                    const std::atomic<bool>& closing)>;
+  using Script =
+      std::function<void(int n, const Seen&, httplib::Response&, const std::atomic<bool>& closing)>;
 
   explicit ScriptServer(Script script)
       : script_(std::move(script)),
@@ -128,8 +129,14 @@ TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
   const LoadResult result = run_load(options, workload);
 
   const std::vector<double> expected_times = gamma_arrival_times(200, 1, 8, 5);
-  const std::vector<std::pair<int, int>> expected_turns = {{0, 0}, {1, 0}, {2, 0}, {0, 1},
-                                                           {1, 1}, {2, 1}, {0, 0}, {1, 0}};
+  // Turn-major, shuffled within each turn by the seed (turn_major_order.h).
+  std::vector<std::pair<int, int>> expected_turns;
+  const TurnMajorOrder order(workload.conversations, 5);
+  for (TurnPosition p = order.first(); expected_turns.size() < 8; p = order.after(p)) {
+    expected_turns.emplace_back(p.conversation, p.turn);
+  }
+  ASSERT_EQ(expected_turns[3].second, 1);
+  ASSERT_EQ(expected_turns[6].second, 0);  // the second lap
   ASSERT_EQ(result.records.size(), 8u);
   const std::vector<Seen> seen = server.seen();
   ASSERT_EQ(seen.size(), 8u);
@@ -346,8 +353,8 @@ TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
   const std::vector<Seen> seen = server.seen();
   ASSERT_EQ(seen.size(), 3u);
   const std::vector<std::string> third = contents(seen[2].body);
-  const std::vector<std::string> want = {"system prompt", "c0 user 0", "srv0", "c0 user 1",
-                                         "srv1", "c0 user 2"};
+  const std::vector<std::string> want = {"system prompt", "c0 user 0", "srv0",
+                                         "c0 user 1",     "srv1",      "c0 user 2"};
   EXPECT_EQ(third, want);
   EXPECT_EQ(seen[0].body["max_tokens"], 5);
   EXPECT_EQ(seen[1].body["max_tokens"], 3);
@@ -368,8 +375,8 @@ TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {
   options.warmup_conversations = 0;
   options.warmup_requests = 3;
   std::vector<Progress> progress;
-  const LoadResult by_request = run_load(options, small_workload(3, 2),
-                                         [&](const Progress& p) { progress.push_back(p); });
+  const LoadResult by_request =
+      run_load(options, small_workload(3, 2), [&](const Progress& p) { progress.push_back(p); });
   ASSERT_EQ(by_request.records.size(), 5u);
   for (const RequestRecord& record : by_request.records) {
     EXPECT_EQ(record.warmup, record.index < 3) << record.index;
@@ -501,8 +508,7 @@ TEST(LoadRun, RejectsBadOptionsNamingTheField) {
   EXPECT_NE(message_of(options).find("max_concurrency"), std::string::npos);
   options.concurrency = 0;
   options.extra_body_json = "[1]";
-  EXPECT_EQ(message_of(options),
-            "LoadOptions.extra_body_json: expected a JSON object, got array");
+  EXPECT_EQ(message_of(options), "LoadOptions.extra_body_json: expected a JSON object, got array");
   options.extra_body_json.clear();
   options.burstiness = 0;
   EXPECT_NE(message_of(options).find("burstiness"), std::string::npos);
