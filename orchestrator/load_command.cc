@@ -14,6 +14,7 @@
 #include "driver/base_url.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/load_workload.h"
+#include "driver/descriptor_budget.h"
 #include "driver/load_run.h"
 #include "driver/test_request.h"
 #include "orchestrator/api_key.h"
@@ -264,6 +265,9 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
           : std::to_string(options.concurrency) + " concurrent users";
   console.line("load " + options.base_url + " model " + options.model + ": " + shape + ", " +
                workload.description);
+
+  // Before the test request: a run the descriptor limit cannot carry sends nothing at all.
+  driver::check_descriptor_budget(options, workload);
 
   SignalGuard signals;
   driver::LoadOptions run_options = options;

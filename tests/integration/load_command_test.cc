@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -418,6 +420,55 @@ TEST(LoadCommandFailures, WrongModelStopsAtTheTestRequestWithTheServersAnswer) {
   EXPECT_EQ(r.out.find("Serving Benchmark Result"), std::string::npos) << r.out;  // no zeros
   EXPECT_EQ(answered, 1);  // stopped after the test request
   EXPECT_FALSE(std::ifstream(dir.file("r.json")).good());
+}
+
+// `ulimit -n 1024` (the hard limit too, set in the child before exec) and --max-concurrency
+// 2000: refused before anything is sent, the test request included, with the numbers.
+TEST(LoadCommandFailures, DescriptorLimitTooLowRefusesBeforeTheTestRequest) {
+  std::atomic<int> answered{0};
+  LoopbackServer server([&answered](httplib::Server& s, const std::atomic<bool>&) {
+    s.Post("/v1/chat/completions",
+           [&answered](const httplib::Request&, httplib::Response&) { ++answered; });
+  });
+  testing::TempDir dir;
+  const std::vector<std::string> args = {
+      KVSWEEP_BINARY, "--db", dir.file("s.db"), "load", "--url", server.base_url(),
+      "--model", "m", "--request-rate", "100", "--max-concurrency", "2000",
+      "--num-prompts", "5000", "--no-save"};
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string err_path = dir.file("err.txt");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlimit limit{1024, 1024};
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  for (int waited_ms = 0; ::waitpid(pid, &status, WNOHANG) == 0; waited_ms += 10) {
+    if (waited_ms > 30000) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      FAIL() << "kvsweep load did not stop by itself";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string err = read_file(err_path);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << err;  // a usage error: the options cannot run here
+  EXPECT_NE(err.find("kvsweep: error: descriptor limit: this run may hold 2000 connections at "
+                     "once (max_concurrency 2000)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("may open only 1024 (RLIMIT_NOFILE; hard limit 1024). Nothing was sent."),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("`ulimit -n "), std::string::npos) << err;
+  EXPECT_EQ(answered, 0);  // not even the test request
 }
 
 TEST(LoadCommandFailures, SummaryPrintsTheFirstReasonOfEachKind) {
