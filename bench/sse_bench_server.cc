@@ -13,6 +13,10 @@
 #include <sys/resource.h>
 
 // Boost 1.74's awaitable.hpp uses std::exchange without including <utility> (C++20 mode).
+// clang-format off
+#include <utility>
+// clang-format on
+
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -22,7 +26,6 @@
 #include <ctime>
 #include <memory>
 #include <string>
-#include <utility>
 
 namespace {
 

@@ -39,7 +39,7 @@ struct LoadArgs {
   std::string model;
   std::string api_key_env;
   std::vector<std::string> headers;
-  std::string endpoint = "chat";
+  std::string endpoint;  // "" = from --backend, else chat
   bool no_stream = false;
   int max_tokens = 128;
   bool ignore_eos = false;
@@ -75,7 +75,61 @@ struct LoadArgs {
   std::string result_dir = ".";
   std::string result_file;
   bool no_save = false;
+
+  // vLLM's client options (vllm bench serve) and the driver's transport and turn order.
+  std::string backend;                     // vLLM's --backend: openai-chat, openai or vllm
+  std::string result_filename;             // vLLM's: a file name inside --result-dir
+  bool save_result = false;                // vLLM's --save-result; kvsweep saves unless --no-save
+  std::string turn_order = "independent";  // --turns; an integer is --turns-per-conversation
+  std::string think_time;
+  int threads = 0;
+  bool new_connection_per_request = false;
 };
+
+// `kvsweep load --turns 6` meant six turns per synthetic conversation before --turns took the
+// turn order; an integer keeps that meaning, so old command lines run unchanged.
+std::optional<int> legacy_turn_count(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::atoi(text.c_str());
+}
+
+// kvsweep's --endpoint chat|completions, or vLLM's: the path it appends to --base-url
+// (/v1/chat/completions, /v1/completions) and --backend (openai-chat; openai and vllm post
+// to /v1/completions). When both are given they must agree.
+driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args) {
+  using Endpoint = driver::LoadOptions::Endpoint;
+  std::optional<Endpoint> from_endpoint;
+  if (args.endpoint == "chat" || args.endpoint == "/v1/chat/completions" ||
+      args.endpoint == "v1/chat/completions") {
+    from_endpoint = Endpoint::kChat;
+  } else if (args.endpoint == "completions" || args.endpoint == "/v1/completions" ||
+             args.endpoint == "v1/completions") {
+    from_endpoint = Endpoint::kCompletions;
+  } else if (!args.endpoint.empty()) {
+    throw std::invalid_argument(
+        "--endpoint: expected chat or completions (or vLLM's /v1/chat/completions or "
+        "/v1/completions), got \"" +
+        args.endpoint + "\"");
+  }
+  std::optional<Endpoint> from_backend;
+  if (args.backend == "openai-chat") {
+    from_backend = Endpoint::kChat;
+  } else if (args.backend == "openai" || args.backend == "vllm") {
+    from_backend = Endpoint::kCompletions;
+  } else if (!args.backend.empty()) {
+    throw std::invalid_argument(
+        "--backend: expected openai-chat, openai or vllm (the "
+        "OpenAI-compatible endpoints kvsweep drives), got \"" +
+        args.backend + "\"");
+  }
+  if (from_endpoint && from_backend && *from_endpoint != *from_backend) {
+    throw std::invalid_argument("--endpoint " + args.endpoint + " and --backend " + args.backend +
+                                " name different endpoints");
+  }
+  return from_endpoint.value_or(from_backend.value_or(Endpoint::kChat));
+}
 
 double duration_or_throw(const std::string& text, const std::string& option) {
   if (text.empty()) return 0;
@@ -134,14 +188,21 @@ driver::LoadOptions load_options(const LoadArgs& args) {
     if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");
     o.headers.push_back(*header);
   }
-  if (args.endpoint == "chat") {
-    o.endpoint = driver::LoadOptions::Endpoint::kChat;
-  } else if (args.endpoint == "completions") {
-    o.endpoint = driver::LoadOptions::Endpoint::kCompletions;
-  } else {
-    throw std::invalid_argument("--endpoint: expected chat or completions, got \"" +
-                                args.endpoint + "\"");
+  o.endpoint = endpoint_of(args);
+  if (!args.result_file.empty() && !args.result_filename.empty()) {
+    throw std::invalid_argument(
+        "--result-file and --result-filename: give one (--result-file "
+        "is a whole path, --result-filename a name in --result-dir)");
   }
+  if (args.turn_order == "sequential") {
+    o.turns = driver::LoadOptions::Turns::kSequential;
+  } else if (args.turn_order != "independent" && !legacy_turn_count(args.turn_order)) {
+    throw std::invalid_argument("--turns: expected independent or sequential, got \"" +
+                                args.turn_order + "\"");
+  }
+  o.think_time_s = duration_or_throw(args.think_time, "--think-time");
+  o.threads = args.threads;
+  o.new_connection_per_request = args.new_connection_per_request;
   o.stream = !args.no_stream;
   o.max_tokens = args.max_tokens;
   o.ignore_eos = args.ignore_eos;
@@ -160,14 +221,23 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.request_timeout_s = duration_or_throw(args.timeout, "--timeout");
   o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
   o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
-  if (o.request_rate == 0 && o.concurrency == 0) o.concurrency = 1;
+  // vLLM's --max-concurrency N without a rate (its rate defaults to inf) keeps N requests in
+  // flight: here that is a closed loop of N users.
+  if (o.request_rate == 0 && o.concurrency == 0) {
+    o.concurrency = args.max_concurrency > 0 ? args.max_concurrency : 1;
+    o.max_concurrency = 0;
+  }
   return o;
 }
 
 driver::DatasetOptions dataset_options(const LoadArgs& args) {
   driver::DatasetOptions d = args.dataset;
   d.seed = args.seed;
-  d.turns = driver::LengthDistribution{static_cast<double>(args.turns)};
+  const int turns = legacy_turn_count(args.turn_order).value_or(args.turns);
+  d.turns = driver::LengthDistribution{static_cast<double>(turns)};
+  if (d.kind == "random" && args.num_prompts > 0) {  // vLLM samples --num-prompts prompts
+    d.num_prompts = static_cast<int>(args.num_prompts + args.warmup_requests);
+  }
   d.system_prompt_words = driver::LengthDistribution{static_cast<double>(args.system_prompt_words)};
   d.user_words = driver::LengthDistribution{static_cast<double>(args.user_words)};
   d.assistant_words = driver::LengthDistribution{static_cast<double>(args.assistant_words)};
@@ -194,7 +264,10 @@ std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
     load["concurrency"] = o.concurrency;
   }
   load["dataset"] = workload.description;
-  load["endpoint"] = args.endpoint;
+  load["endpoint"] = o.endpoint == driver::LoadOptions::Endpoint::kChat ? "chat" : "completions";
+  if (o.turns == driver::LoadOptions::Turns::kSequential) load["turns"] = "sequential";
+  if (o.think_time_s > 0) load["think_time_s"] = o.think_time_s;
+  if (o.new_connection_per_request) load["new_connection_per_request"] = true;
   load["stream"] = o.stream;
   load["max_tokens"] = o.max_tokens;
   if (o.num_requests > 0) load["num_requests"] = o.num_requests;
@@ -346,25 +419,27 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
                  global.db_path);
   }
 
-  std::fputs(reports::serving_result_text(metrics, selection).c_str(), stdout);
+  reports::VllmRunInfo info;
+  info.date = date_stamp();
+  info.endpoint_type =
+      options.endpoint == driver::LoadOptions::Endpoint::kChat ? "openai-chat" : "openai";
+  info.label = label;
+  info.model_id = options.model;
+  info.num_prompts = measured_prompts(options, result.records);
+  info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
+  info.burstiness = options.burstiness;
+  info.max_concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+  std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
   if (!args.no_save) {
-    reports::VllmRunInfo info;
-    info.date = date_stamp();
-    info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
-    info.label = label;
-    info.model_id = options.model;
-    info.num_prompts = measured_prompts(options, result.records);
-    info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
-    info.burstiness = options.burstiness;
-    info.max_concurrency =
-        options.request_rate > 0 ? options.max_concurrency : options.concurrency;
     const std::string path =
-        args.result_file.empty()
-            ? (std::filesystem::path(args.result_dir) /
-               result_file_name(label, options.request_rate, info.max_concurrency,
-                                options.model, info.date))
-                  .string()
-            : args.result_file;
+        !args.result_file.empty()
+            ? args.result_file
+            : (std::filesystem::path(args.result_dir) /
+               (!args.result_filename.empty()
+                    ? args.result_filename
+                    : result_file_name(label, options.request_rate, info.max_concurrency,
+                                       options.model, info.date)))
+                  .string();
     if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
       std::filesystem::create_directories(dir);
     }
@@ -446,14 +521,16 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->footer(
       "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
       "every request is stored in --db. The API key is read from the environment only.");
-  cmd->add_option("--url", a->url, "server base URL, with or without /v1: http://127.0.0.1:8000")
+  cmd->add_option("--url,--base-url", a->url,
+                  "server base URL, with or without /v1: http://127.0.0.1:8000")
       ->required();
   cmd->add_option("--model", a->model, "model name sent in every request")->required();
   cmd->add_option("--api-key-env", a->api_key_env,
                   "name of the environment variable holding the API key");
   cmd->add_option("--header", a->headers, "extra request header NAME=VALUE (repeatable)");
-  cmd->add_option("--endpoint", a->endpoint, "chat (/v1/chat/completions) or completions")
-      ->capture_default_str();
+  cmd->add_option("--endpoint", a->endpoint,
+                  "chat (/v1/chat/completions, the default) or completions; vLLM's path form "
+                  "/v1/chat/completions or /v1/completions is accepted too");
   cmd->add_flag("--no-stream", a->no_stream, "non-streaming requests (TTFT = E2E)");
   cmd->add_option("--max-tokens", a->max_tokens, "output tokens per request (unless the "
                   "dataset sets them)")->capture_default_str();
@@ -483,8 +560,9 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
                   "send to status line timeout (default off)");
 
   a->dataset.kind = "synthetic-multiturn";
-  cmd->add_option("--dataset", a->dataset.kind,
-                  "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake")
+  cmd->add_option("--dataset,--dataset-name", a->dataset.kind,
+                  "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake, "
+                  "random")
       ->capture_default_str();
   cmd->add_option("--dataset-path", a->dataset.path, "dataset file (file-based kinds)");
   cmd->add_option("--min-messages", a->dataset.min_messages, "sharegpt: keep conversations "
@@ -493,7 +571,8 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
                   "sharegpt: keep at most N conversations");
   cmd->add_option("--conversations", a->dataset.conversations, "synthetic: conversations")
       ->capture_default_str();
-  cmd->add_option("--turns", a->turns, "synthetic: turns per conversation")->capture_default_str();
+  cmd->add_option("--turns-per-conversation", a->turns, "synthetic: turns per conversation")
+      ->capture_default_str();
   cmd->add_option("--system-prompt-words", a->system_prompt_words,
                   "synthetic: shared system prompt length")->capture_default_str();
   cmd->add_option("--user-words", a->user_words, "synthetic: user message length")
@@ -530,6 +609,41 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("-o,--output,--result-file", a->result_file,
                   "result JSON file (overrides --result-dir; old name --result-file)");
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
+
+  // Multi-turn order and transport (driver/load_options.h).
+  cmd->add_option("--turns", a->turn_order,
+                  "open loop, multi-turn data: independent (every turn on the arrival schedule, "
+                  "with the dataset's history) or sequential (a conversation's next turn after "
+                  "its previous one finished and --think-time passed); an integer N is the old "
+                  "spelling of --turns-per-conversation N")
+      ->capture_default_str();
+  cmd->add_option("--think-time", a->think_time,
+                  "pause before a conversation's next turn (sequential turns, closed loop)");
+  cmd->add_option("--threads", a->threads,
+                  "event-loop threads carrying the requests (default: one per core)");
+  cmd->add_flag("--new-connection-per-request", a->new_connection_per_request,
+                "open a new connection for every request and close it after, so TTFT includes "
+                "connection setup as in vLLM's client (default: keep-alive)");
+
+  // vLLM's client options (vllm bench serve), so its command lines run here unchanged.
+  cmd->add_option("--backend", a->backend,
+                  "vLLM's: openai-chat (= --endpoint chat), openai or vllm (= completions)");
+  cmd->add_option("--result-filename", a->result_filename,
+                  "vLLM's: result JSON file name inside --result-dir");
+  cmd->add_flag("--save-result", a->save_result,
+                "vLLM's; kvsweep writes the result JSON unless --no-save");
+  cmd->add_option("--random-input-len", a->dataset.random_input_len,
+                  "random: input tokens per prompt (after the prefix)")
+      ->capture_default_str();
+  cmd->add_option("--random-output-len", a->dataset.random_output_len,
+                  "random: output tokens per request")
+      ->capture_default_str();
+  cmd->add_option("--random-range-ratio", a->dataset.random_range_ratio,
+                  "random: lengths uniform in [len * (1 - r), len * (1 + r)], r in [0, 1)")
+      ->capture_default_str();
+  cmd->add_option("--random-prefix-len", a->dataset.random_prefix_len,
+                  "random: tokens of one prefix shared by every prompt")
+      ->capture_default_str();
   return {cmd, [a, &global] { return run_load_command(*a, global); }};
 }
 

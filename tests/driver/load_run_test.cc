@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "driver/arrival_schedule.h"
 #include "driver/turn_major_order.h"
@@ -491,6 +492,34 @@ TEST(LoadRun, NonStreamingResponseWithoutUsageHasUnknownPromptTokens) {
   EXPECT_TRUE(result.records[0].ok) << result.records[0].error;
   EXPECT_EQ(result.records[0].prompt_tokens, -1);  // unknown, not 0
   EXPECT_TRUE(result.records[0].tokens_estimated);
+}
+
+// Keep-alive reuses one connection for a closed-loop user; --new-connection-per-request opens
+// one per request, as vLLM's client did (its TTFT then includes connection setup).
+TEST(LoadRun, NewConnectionPerRequestOpensOneConnectionPerRequest) {
+  std::mutex mutex;
+  std::set<int> ports;
+  test_support::LoopbackServer server([&](httplib::Server& s, const std::atomic<bool>&) {
+    s.Post("/v1/chat/completions", [&](const httplib::Request& request, httplib::Response& r) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ports.insert(request.remote_port);
+      }
+      answer(r);
+    });
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 4;
+  const LoadResult reused = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(reused.records.size(), 4u);
+  EXPECT_EQ(ports.size(), 1u);
+
+  ports.clear();
+  options.new_connection_per_request = true;
+  const LoadResult fresh = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(fresh.records.size(), 4u);
+  for (const RequestRecord& record : fresh.records) EXPECT_TRUE(record.ok) << record.error;
+  EXPECT_EQ(ports.size(), 4u);
 }
 
 TEST(LoadRun, RejectsBadOptionsNamingTheField) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -67,7 +68,7 @@ TEST_F(LoadCommand, ClosedLoopPrintsVllmBlockWritesJsonAndStoresRows) {
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
   EXPECT_NE(r.out.find("============ Serving Benchmark Result ============"), std::string::npos);
-  EXPECT_NE(r.out.find("Successful requests:                    40"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     40"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("P50 TTFT (ms):"), std::string::npos);
   EXPECT_NE(r.out.find("KV hit rate, server (%):"), std::string::npos);
 
@@ -211,14 +212,84 @@ TEST_F(LoadCommand, NumPromptsLeavesWarmupOut) {
   EXPECT_NE(cells.out.find(" done         12        5 "), std::string::npos) << cells.out;
 }
 
+// A vLLM client command line (vllm bench serve's options) runs unchanged: base URL, backend
+// and endpoint path, the random dataset, percentile selection, result dir and file name.
+TEST_F(LoadCommand, VllmCommandLineRunsUnchanged) {
+  // clang-format off
+  const std::vector<std::string> argv = {
+      KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load",
+      "--backend", "openai-chat", "--base-url", fleet_->router_url(),
+      "--endpoint", "/v1/chat/completions", "--model", "tiny",
+      "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "4",
+      "--random-range-ratio", "0.25", "--random-prefix-len", "16", "--num-prompts", "20",
+      "--max-concurrency", "4", "--ignore-eos", "--seed", "5",
+      "--percentile-metrics", "ttft,e2el", "--metric-percentiles", "50",
+      "--save-result", "--result-dir", dir_.file("results"), "--result-filename", "r.json"};
+  // clang-format on
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     20        \n"
+                       "Failed requests:                         0         \n"
+                       "Maximum request concurrency:             4         \n"
+                       "Benchmark duration (s):"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nPeak concurrent requests:                4.00      \n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("---------------End-to-end Latency----------------\n"
+                       "Mean E2EL (ms):"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("TPOT"), std::string::npos) << r.out;  // not a selected metric
+  const auto result = nlohmann::json::parse(read_file(dir_.file("results") + "/r.json"));
+  EXPECT_EQ(result["completed"], 20);
+  EXPECT_EQ(result["max_concurrency"], 4);
+  EXPECT_EQ(result["endpoint_type"], "openai-chat");
+  // --random-output-len 4 with ratio 0.25: every request asked for 3 to 5 tokens.
+  EXPECT_GE(result["total_output_tokens"].get<int>(), 60);
+  EXPECT_LE(result["total_output_tokens"].get<int>(), 100);
+  EXPECT_TRUE(result.contains("p50_e2el_ms"));
+}
+
+TEST_F(LoadCommand, SequentialTurnsWaitForThePreviousTurnAndTheThinkTime) {
+  auto argv = base_argv(dir_.file("s.db"));
+  // clang-format off
+  const std::vector<std::string> more = {
+      "--request-rate", "200", "--turns", "sequential", "--think-time", "100ms",
+      "--conversations", "3", "--turns-per-conversation", "3", "--num-prompts", "9",
+      "--max-tokens", "2", "--system-prompt-words", "20", "--no-save"};
+  // clang-format on
+  argv.insert(argv.end(), more.begin(), more.end());
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  const auto store = store::Store::open(dir_.file("s.db"));
+  const auto rows = store.requests(store.cells(store.latest_experiment()->id)[0].id);
+  ASSERT_EQ(rows.size(), 9u);
+  std::map<int, const store::RequestRow*> previous;
+  for (const auto& row : rows) {
+    EXPECT_TRUE(row.ok) << row.error;
+    const auto it = previous.find(row.conversation);
+    if (it == previous.end()) {
+      EXPECT_EQ(row.turn, 0);
+    } else if (row.turn == 0) {  // the conversation starts over (a next lap): no think time
+      EXPECT_EQ(it->second->turn, 2);
+      EXPECT_GE(row.sent_s, it->second->ended_s) << "conversation " << row.conversation;
+    } else {
+      EXPECT_EQ(row.turn, it->second->turn + 1);
+      EXPECT_GE(row.sent_s, it->second->ended_s + 0.1) << "conversation " << row.conversation;
+    }
+    previous[row.conversation] = &row;
+  }
+}
+
 TEST_F(LoadCommand, UrlWithV1IsTheSameServer) {
   const auto r = orchestrator::run_process(
       {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url() + "/v1/",
        "--model", "tiny", "--num-prompts", "3", "--max-tokens", "2", "--no-save"},
       60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
-  EXPECT_NE(r.out.find("Successful requests:                    3"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("Failed requests:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Failed requests:                         0 "), std::string::npos) << r.out;
 }
 
 // A scripted OpenAI server on loopback for the failure paths the fleet never takes. The test
@@ -492,9 +563,9 @@ TEST(LoadCommandFailures, SummaryPrintsTheFirstReasonOfEachKind) {
   const auto r = orchestrator::run_process(argv, 60);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("---------------------Failures---------------------\n"
-                       "http_status:                            2         \n"
+                       "http_status:                             2         \n"
                        "  first: HTTP 503: overloaded: queue full\n"
-                       "rate_limited:                           1         \n"
+                       "rate_limited:                            1         \n"
                        "  first: HTTP 429: slow down\n"),
             std::string::npos)
       << r.out;
@@ -514,11 +585,11 @@ TEST(LoadCommandFailures, NoUsageFromTheServerSaysUnknownAndEstimated) {
   argv.back() = dir.file("r.json");
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err;
-  EXPECT_NE(r.out.find("Total input tokens:                     unknown"), std::string::npos)
+  EXPECT_NE(r.out.find("Total input tokens:                      unknown"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Total generated tokens:                 6 (estimated)"), std::string::npos)
+  EXPECT_NE(r.out.find("Total generated tokens:                  6 (estimated)"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Total Token throughput (tok/s):         unknown"), std::string::npos)
+  EXPECT_NE(r.out.find("Total token throughput (tok/s):          unknown"), std::string::npos)
       << r.out;
   const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
   EXPECT_TRUE(result["total_input_tokens"].is_null());
