@@ -61,6 +61,9 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   const bool trace = open_loop && !workload.arrival_s.empty();
   require(trace || options.num_requests > 0 || options.duration_s > 0,
           "num_requests/duration_s: set at least one bound (both are 0)");
+  require(trace || !std::isinf(options.request_rate) || options.num_requests > 0,
+          "num_requests: an infinite request_rate needs a request count (with a duration "
+          "alone, every request is due at once, without end)");
   require(options.warmup_requests >= 0, "warmup_requests: expected >= 0");
   require(options.warmup_conversations >= 0, "warmup_conversations: expected >= 0");
   require(options.warmup_s >= 0, "warmup_s: expected >= 0");

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -105,6 +106,10 @@ class LoadRun {
     context_.done = &done_;
     if (options_.on_measured_underway) context_.underway = &underway_;
     in_flight_by_thread_.assign(static_cast<std::size_t>(thread_count_), 0);
+    if (options.num_requests > 0 && options.duration_s == 0) {
+      result_.records.reserve(
+          static_cast<std::size_t>(options.num_requests + options.warmup_requests));
+    }
     batches_.resize(static_cast<std::size_t>(thread_count_));
   }
 
@@ -129,8 +134,8 @@ class LoadRun {
       notice_measured_underway();
       if (!stopping_) dispatch();
       if ((stopping_ || source_.exhausted()) && in_flight_ == 0) break;
-      arm_pacer();
-      if (waiter_.wait(kMaxWaitMs)) pacer_.acknowledge();
+      // A wake-up already due (the clock passed it while dispatching) needs no wait.
+      if (arm_pacer() > now_s() && waiter_.wait(kMaxWaitMs)) pacer_.acknowledge();
       if (on_progress_ && now_s() >= next_progress_s) {
         on_progress_(progress());
         next_progress_s = now_s() + kProgressPeriodS;
@@ -206,16 +211,20 @@ class LoadRun {
     result_.records = std::move(kept);
   }
 
-  void arm_pacer() {
+  // Arms the pacer at the source's next wake-up and returns it (infinity when there is none).
+  double arm_pacer() {
     const std::optional<double> wake = stopping_ ? std::nullopt : source_.wake_s();
-    if (wake == armed_s_) return;
-    armed_s_ = wake;
-    if (wake) {
-      pacer_.arm_at(epoch_ + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(*wake)));
-    } else {
-      pacer_.disarm();
+    if (wake != armed_s_) {
+      armed_s_ = wake;
+      if (wake) {
+        // Rounded up: a timer that fires a nanosecond early would find the job not yet due.
+        pacer_.arm_at(epoch_ +
+                      std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(*wake)));
+      } else {
+        pacer_.disarm();
+      }
     }
+    return wake.value_or(std::numeric_limits<double>::infinity());
   }
 
   // Fires LoadOptions::on_measured_underway once, on this thread, after a transfer thread saw
@@ -229,9 +238,6 @@ class LoadRun {
   void count(const RequestRecord& record) {
     if (record.warmup) return;
     ++measured_done_;
-    if (measured_first_sent_s_ < 0 || record.sent_s < measured_first_sent_s_) {
-      measured_first_sent_s_ = record.sent_s;
-    }
     if (!record.ok) {
       ++measured_failed_;
     } else if (record.first_token_s >= 0) {
@@ -244,8 +250,8 @@ class LoadRun {
     progress.done = measured_done_;
     progress.total = options_.num_requests;
     progress.failed = measured_failed_;
-    progress.elapsed_s =
-        measured_first_sent_s_ >= 0 ? std::max(0.0, now_s() - measured_first_sent_s_) : 0;
+    const double start_s = source_.measured_start_s();
+    progress.elapsed_s = start_s >= 0 ? std::max(0.0, now_s() - start_s) : 0;
     progress.requests_per_s =
         progress.elapsed_s > 0 ? static_cast<double>(measured_done_) / progress.elapsed_s : 0;
     progress.p50_ttft_ms = ttft_ms_.percentile(50);
@@ -271,7 +277,6 @@ class LoadRun {
   bool stopping_ = false;
   std::int64_t measured_done_ = 0;
   std::int64_t measured_failed_ = 0;
-  double measured_first_sent_s_ = -1;
   LogHistogram ttft_ms_;
   // Last: destroyed first, so the threads stop before anything they read goes away.
   std::vector<std::unique_ptr<TransferWorker>> workers_;

@@ -81,6 +81,9 @@ class RequestSource {
   bool exhausted() const;
   std::size_t in_flight() const { return in_flight_.size(); }
   bool open_loop() const { return open_loop_; }
+  // When the measured phase started (closed loop: its first job was yielded; open loop: its
+  // first job's scheduled time); -1 before that.
+  double measured_start_s() const { return measured_start_s_; }
 
  private:
   struct User {

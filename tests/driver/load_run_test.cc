@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "driver/arrival_schedule.h"
 #include "driver/turn_major_order.h"
@@ -164,6 +165,29 @@ TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
     for (const Seen& s : seen) found = found || contents(s.body) == want;
     EXPECT_TRUE(found) << i;
   }
+}
+
+// The schedule is computed once, on the run thread: the number of transfer threads changes who
+// carries a request, never which request is due when.
+TEST(OpenLoop, TheScheduleIsTheSameWhateverTheNumberOfThreads) {
+  ScriptServer server(quick());
+  const Workload workload = small_workload(5, 3);
+  // A slow rate: cpp-httplib serves each connection on one of a few threads, so requests must
+  // not pile up on many connections (each worker keeps its own).
+  LoadOptions options = open_loop(server.base_url(), 25);
+  options.num_requests = 15;
+  options.seed = 21;
+  std::vector<std::tuple<double, int, int>> schedules[2];
+  for (const int threads : {1, 3}) {
+    options.threads = threads;
+    const LoadResult result = run_load(options, workload);
+    ASSERT_EQ(result.records.size(), 15u);
+    for (const RequestRecord& record : result.records) {
+      EXPECT_TRUE(record.ok) << record.error;
+      schedules[threads == 3].emplace_back(record.scheduled_s, record.conversation, record.turn);
+    }
+  }
+  EXPECT_EQ(schedules[0], schedules[1]);
 }
 
 TEST(OpenLoop, MaxConcurrencyCapsInFlightAndTheWaitIsLag) {
@@ -541,6 +565,12 @@ TEST(LoadRun, RejectsBadOptionsNamingTheField) {
   options.extra_body_json.clear();
   options.burstiness = 0;
   EXPECT_NE(message_of(options).find("burstiness"), std::string::npos);
+  options.burstiness = 1;
+  options.request_rate = std::numeric_limits<double>::infinity();
+  options.num_requests = 0;
+  options.duration_s = 5;
+  EXPECT_EQ(message_of(options).rfind("LoadOptions.num_requests: an infinite request_rate", 0), 0u)
+      << message_of(options);
 }
 
 }  // namespace
