@@ -98,6 +98,8 @@ TransferWorker::TransferWorker(const TransferContext& context, int thread)
 }
 
 TransferWorker::~TransferWorker() {
+  // A run normally ends with nothing in flight; on an exception it must not wait for streams.
+  cancel();
   stop();
   thread_handle_.join();
   ::close(wake_fd_);

@@ -65,7 +65,7 @@ struct TransferContext {
 class TransferWorker {
  public:
   TransferWorker(const TransferContext& context, int thread);
-  ~TransferWorker();  // stops and joins
+  ~TransferWorker();  // cancels what is still in flight, stops and joins
   TransferWorker(const TransferWorker&) = delete;
   TransferWorker& operator=(const TransferWorker&) = delete;
 
