@@ -192,8 +192,8 @@ void write_result(const LoadArgs& args, const driver::LoadOptions& options,
                   const std::string& label, Console& console) {
   const std::string name = !args.result_filename.empty()
                                ? args.result_filename
-                               : result_file_name(label, options.request_rate,
-                                                  info.max_concurrency, options.model, info.date);
+                               : result_file_name(label, options.request_rate, info.max_concurrency,
+                                                  options.model, info.date);
   const std::string path = !args.result_file.empty()
                                ? args.result_file
                                : (std::filesystem::path(args.result_dir) / name).string();

@@ -266,7 +266,8 @@ TEST_F(LoadCommand, VllmCommandLineRunsUnchanged) {
                        "Benchmark duration (s):"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\nPeak concurrent requests:                4.00      \n"), std::string::npos)
+  EXPECT_NE(r.out.find("\nPeak concurrent requests:                4.00      \n"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("---------------End-to-end Latency----------------\n"
                        "Mean E2EL (ms):"),
@@ -534,10 +535,21 @@ TEST(LoadCommandFailures, DescriptorLimitTooLowRefusesBeforeTheTestRequest) {
            [&answered](const httplib::Request&, httplib::Response&) { ++answered; });
   });
   testing::TempDir dir;
-  const std::vector<std::string> args = {
-      KVSWEEP_BINARY, "--db", dir.file("s.db"), "load", "--url", server.base_url(),
-      "--model", "m", "--request-rate", "100", "--max-concurrency", "2000",
-      "--num-prompts", "5000", "--no-save"};
+  const std::vector<std::string> args = {KVSWEEP_BINARY,
+                                         "--db",
+                                         dir.file("s.db"),
+                                         "load",
+                                         "--url",
+                                         server.base_url(),
+                                         "--model",
+                                         "m",
+                                         "--request-rate",
+                                         "100",
+                                         "--max-concurrency",
+                                         "2000",
+                                         "--num-prompts",
+                                         "5000",
+                                         "--no-save"};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
