@@ -185,14 +185,25 @@ std::string no_data(const ChartFrame& frame) {
 }
 
 std::string polyline(const Plot& plot, const std::vector<ChartPoint>& points, std::size_t index,
-                     bool markers) {
+                     bool markers, SeriesStyle style = SeriesStyle::kLine) {
+  if (style == SeriesStyle::kMarkers) {
+    // Open rings, larger than a line's markers, so they stand out on the line they mark.
+    std::string s = "<g class=\"series markers\" fill=\"none\" stroke-width=\"2.5\" stroke=\"" +
+                    std::string(colour(index)) + "\">";
+    for (const auto& p : points) {
+      s += "<circle cx=\"" + num(plot.px(p.x)) + "\" cy=\"" + num(plot.py(p.y)) + "\" r=\"7\"/>";
+    }
+    return s + "</g>\n";
+  }
   std::string path;
   for (const auto& p : points) {
     path += (path.empty() ? "" : " ") + num(plot.px(p.x)) + "," + num(plot.py(p.y));
   }
+  const bool dashed = style == SeriesStyle::kDashed;
   std::string s = "<polyline class=\"series\" fill=\"none\" stroke-width=\"2\" stroke=\"" +
-                  std::string(colour(index)) + "\" points=\"" + path + "\"/>\n";
-  if (markers) {
+                  std::string(colour(index)) + "\"" + (dashed ? " stroke-dasharray=\"7 5\"" : "") +
+                  " points=\"" + path + "\"/>\n";
+  if (markers && !dashed) {
     for (const auto& p : points) {
       s += "<circle cx=\"" + num(plot.px(p.x)) + "\" cy=\"" + num(plot.py(p.y)) +
            "\" r=\"3.5\" fill=\"" + colour(index) + "\"/>";
@@ -313,7 +324,7 @@ std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSerie
   for (std::size_t i = 0; i < series.size(); ++i) {
     std::vector<ChartPoint> placed;
     for (const auto& p : series[i].points) placed.push_back({place(p.x), p.y});
-    s += polyline(plot, placed, i, /*markers=*/true);
+    s += polyline(plot, placed, i, /*markers=*/true, series[i].style);
   }
   return s + legend(frame, layout, names_of(series)) + "</svg>\n";
 }
