@@ -16,11 +16,11 @@ namespace kvsweep::driver {
 struct LoadOptions {
   std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)
   std::string model;
-  std::string api_key;  // sent as "Authorization: Bearer" when non-empty; never logged or stored
+  std::string api_key;   // sent as "Authorization: Bearer" when non-empty; never logged or stored
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (--header K=V)
   enum class Endpoint { kChat, kCompletions } endpoint = Endpoint::kChat;
-  bool stream = true;      // false: TTFT = E2E = time the whole response arrived
-  int max_tokens = 64;     // unless the conversation sets the turn's own
+  bool stream = true;    // false: TTFT = E2E = time the whole response arrived
+  int max_tokens = 64;   // unless the conversation sets the turn's own
   int max_tokens_cap = 0;  // > 0: no request asks for more, whatever its turn sets (rehearsals)
   bool ignore_eos = true;
   std::optional<double> temperature;  // unset: 0
@@ -29,11 +29,11 @@ struct LoadOptions {
   // Shape. Closed loop: `concurrency` users walk conversations turn by turn, one request each
   // in flight. Open loop (request_rate > 0): requests start on a seeded schedule whatever the
   // server does; infinity sends all at once.
-  int concurrency = 0;      // closed loop when > 0 and request_rate == 0
-  double request_rate = 0;  // req/s; 0 = closed loop
-  double burstiness = 1.0;  // gamma shape of the gaps; 1 = Poisson (vLLM semantics)
-  int max_concurrency = 0;  // open loop: in-flight cap, 0 = none; a request due while the
-                            // cap is full waits for a slot, and the wait is schedule lag
+  int concurrency = 0;        // closed loop when > 0 and request_rate == 0
+  double request_rate = 0;    // req/s; 0 = closed loop
+  double burstiness = 1.0;    // gamma shape of the gaps; 1 = Poisson (vLLM semantics)
+  int max_concurrency = 0;    // open loop: in-flight cap, 0 = none; a request due while the
+                              // cap is full waits for a slot, and the wait is schedule lag
   std::uint64_t seed = 1;
 
   // Bounds on the measured phase: at least one, except for trace replay (the trace ends it).

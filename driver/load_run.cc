@@ -88,9 +88,9 @@ class LoadRun {
         fixed_arrivals_ = workload.arrival_s;
       } else if (options.num_requests > 0 && options.duration_s == 0 && options.warmup_s == 0 &&
                  options.warmup_conversations == 0) {
-        fixed_arrivals_ =
-            gamma_arrival_times(options.request_rate, options.burstiness,
-                                options.warmup_requests + options.num_requests, options.seed);
+        fixed_arrivals_ = gamma_arrival_times(options.request_rate, options.burstiness,
+                                              options.warmup_requests + options.num_requests,
+                                              options.seed);
         counted_ = true;
       } else {
         lazy_arrivals_.emplace(options.request_rate, options.burstiness, options.seed);
@@ -187,7 +187,8 @@ class LoadRun {
   std::optional<Job> draw_job() {
     Job job;
     if (trace_) {  // trace replay: conversation i at arrival_s[i]
-      while (next_arrival_ < fixed_arrivals_.size() && conversations_[next_arrival_].user.empty()) {
+      while (next_arrival_ < fixed_arrivals_.size() &&
+             conversations_[next_arrival_].user.empty()) {
         ++next_arrival_;
       }
       if (next_arrival_ >= fixed_arrivals_.size()) return std::nullopt;
@@ -203,8 +204,8 @@ class LoadRun {
       }
       next_turn_major(job);
     }
-    job.warmup =
-        job.warmup || planned_ < options_.warmup_requests || job.scheduled_s < options_.warmup_s;
+    job.warmup = job.warmup || planned_ < options_.warmup_requests ||
+                 job.scheduled_s < options_.warmup_s;
     ++planned_;
     return job;
   }
@@ -223,7 +224,8 @@ class LoadRun {
       if (static_cast<int>(conversations_[c].user.size()) > order_turn_) {
         job.conversation = static_cast<int>(c);
         job.turn = order_turn_;
-        job.warmup = order_lap_ == 0 && job.conversation < options_.warmup_conversations;
+        job.warmup =
+            order_lap_ == 0 && job.conversation < options_.warmup_conversations;
         return;
       }
     }
@@ -277,8 +279,7 @@ class LoadRun {
     chat.max_tokens = turn < conversation.max_tokens.size() && conversation.max_tokens[turn] > 0
                           ? conversation.max_tokens[turn]
                           : options_.max_tokens;
-    if (options_.max_tokens_cap > 0)
-      chat.max_tokens = std::min(chat.max_tokens, options_.max_tokens_cap);
+    if (options_.max_tokens_cap > 0) chat.max_tokens = std::min(chat.max_tokens, options_.max_tokens_cap);
     chat.ignore_eos = options_.ignore_eos;
     chat.stream = options_.stream;
     chat.temperature = options_.temperature;
@@ -311,8 +312,8 @@ class LoadRun {
     }
     loop_.add(flight.transfer->easy());
     if (options_.first_byte_timeout_s > 0) {
-      first_byte_deadlines_.push_back({record.sent_s + options_.first_byte_timeout_s, flight.record,
-                                       flight.transfer->easy().get()});
+      first_byte_deadlines_.push_back({record.sent_s + options_.first_byte_timeout_s,
+                                       flight.record, flight.transfer->easy().get()});
     }
     result_.records.push_back(std::move(record));
     if (user != nullptr) user->busy = true;
