@@ -42,7 +42,10 @@ std::string level_chart(const std::vector<reports::HistorySeries>& series, int c
     const auto& s = series[i];
     if (s.concurrency != concurrency) continue;
     reports::ChartSeries line{s.strategy, {}};
-    reports::ChartSeries median{s.strategy + " rolling median", {}, reports::SeriesStyle::kDashed};
+    reports::ChartSeries median{s.strategy + " rolling median",
+                                {},
+                                reports::SeriesStyle::kDashed,
+                                static_cast<int>(lines.size())};  // its strategy's colour
     for (std::size_t p = 0; p < s.points.size(); ++p) {
       const auto& point = s.points[p];
       const double x = static_cast<double>(point.experiment_id);

@@ -6,6 +6,7 @@
 #include "orchestrator/serve/store_views.h"
 #include "reports/report_model.h"
 #include "reports/svg_chart.h"
+#include "reports/units.h"
 
 namespace kvsweep::orchestrator::serve {
 namespace {
@@ -21,9 +22,10 @@ std::string baseline_name(const Baseline& b) {
          std::to_string(b.experiment_id);
 }
 
-// A stored figure as a flat dashed line over the live points' time span.
-reports::ChartSeries flat(const std::string& name, double y, double from, double to) {
-  return {name, {{from, y}, {to, y}}, reports::SeriesStyle::kDashed};
+// A stored figure as a flat dashed line over the live points' time span, in the colour of the
+// live series it is the reference for.
+reports::ChartSeries flat(const std::string& name, double y, double from, double to, int colour) {
+  return {name, {{from, y}, {to, y}}, reports::SeriesStyle::kDashed, colour};
 }
 
 std::string ttft_chart(const LiveSnapshot& s, const std::optional<Baseline>& baseline) {
@@ -41,11 +43,11 @@ std::string ttft_chart(const LiveSnapshot& s, const std::optional<Baseline>& bas
         s.points.empty() ? 1 : std::max(1.0, s.points.back().wall_s - s.started_wall_s);
     if (baseline->ttft_p50_ms) {
       series.push_back(flat("baseline p50 (" + baseline_name(*baseline) + ")",
-                            *baseline->ttft_p50_ms, from, to));
+                            *baseline->ttft_p50_ms, from, to, 0));
     }
     if (baseline->ttft_p95_ms) {
       series.push_back(flat("baseline p95 (" + baseline_name(*baseline) + ")",
-                            *baseline->ttft_p95_ms, from, to));
+                            *baseline->ttft_p95_ms, from, to, 1));
     }
   }
   reports::ChartFrame frame;
@@ -64,8 +66,8 @@ std::string hit_chart(const LiveSnapshot& s, const std::optional<Baseline>& base
   if (baseline && baseline->kv_hit) {
     const double to =
         s.points.empty() ? 1 : std::max(1.0, s.points.back().wall_s - s.started_wall_s);
-    series.push_back(
-        flat("baseline KV hit (" + baseline_name(*baseline) + ")", *baseline->kv_hit * 100, 0, to));
+    series.push_back(flat("baseline KV hit (" + baseline_name(*baseline) + ")",
+                          *baseline->kv_hit * 100, 0, to, 0));
   }
   reports::ChartFrame frame;
   frame.title = "Live KV cache hit rate";
@@ -176,6 +178,8 @@ nlohmann::ordered_json live_view(const LiveSnapshot& snapshot, const LiveSetting
   }
   Json view = {{"window_s", settings.window_s},
                {"interval_s", settings.interval_s},
+               {"window_text", reports::format_rate(settings.window_s)},
+               {"interval_text", reports::format_rate(settings.interval_s)},
                {"sources", sources},
                {"fresh_sources", fresh},
                {"points", points},

@@ -45,7 +45,7 @@ std::string render_page(const std::string& page, const std::string& title, const
                         const nlohmann::ordered_json& view, mustache::data data) {
   for (const auto& [key, value] : view.items()) data.set(key, template_data(value));
   data.set("page_title", title);
-  data.set("csp", kContentSecurityPolicy);
+  data.set("csp", kPageContentSecurityPolicy);
   data.set("nav_" + nav, true);
   return reports::render_embedded("serve_" + page + ".html", data, reports::xml_escape);
 }

@@ -24,9 +24,13 @@ std::string render_page(const std::string& page, const std::string& title, const
                         kainjow::mustache::data base = kainjow::mustache::data{
                             kainjow::mustache::data::type::object});
 
-// The Content-Security-Policy of every page: nothing from elsewhere, scripts only from
-// /static/ (no inline script), fetches only back to this server, styles inline as in the
-// HTML report.
+// The Content-Security-Policy of every page, in its <meta> element: nothing from elsewhere,
+// scripts only from /static/ (no inline script), fetches only back to this server, styles
+// inline as in the HTML report.
+inline constexpr const char* kPageContentSecurityPolicy =
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+    "img-src data:; form-action 'self'; base-uri 'none'";
+// The same as a response header, which can also forbid framing (a <meta> cannot).
 inline constexpr const char* kContentSecurityPolicy =
     "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
     "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";

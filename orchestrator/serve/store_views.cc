@@ -254,7 +254,7 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
   Json sources = Json::array();
   for (const auto& s : breakdown.sources) {
     sources.push_back({{"source", s.source},
-                       {"queries", s.queries},
+                       {"queries", static_cast<std::int64_t>(s.queries)},
                        {"share_pct", s.share * 100},
                        {"kv_hit_server_pct", percent(s.kv_hit_server)}});
   }
