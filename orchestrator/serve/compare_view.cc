@@ -18,6 +18,19 @@ store::ExperimentRow find_experiment(const store::Store& store, const std::strin
     found = store.experiment(std::stoll(which));
   }
   if (!found && !which.empty()) found = store.experiment_by_name(which);
+  // NAME~N: the Nth run of NAME before its latest, as `kvsweep compare` reads it.
+  if (const auto tilde = which.rfind('~'); !found && tilde != std::string::npos) {
+    const std::string back = which.substr(tilde + 1);
+    if (!back.empty() && back.size() < 7 &&
+        back.find_first_not_of("0123456789") == std::string::npos) {
+      std::vector<store::ExperimentRow> runs;
+      for (auto& e : store.experiments()) {
+        if (e.name == which.substr(0, tilde)) runs.push_back(std::move(e));
+      }
+      const std::size_t n = std::stoul(back);
+      if (n < runs.size()) found = runs[runs.size() - 1 - n];
+    }
+  }
   if (!found) throw NotFound{"no experiment \"" + which + "\" in " + store.path()};
   return *found;
 }
