@@ -205,6 +205,25 @@ TEST(Runner, ReadinessRetriesTryTheApplyAndGatesAgainKeepingEveryAttempt) {
   EXPECT_EQ(std::count(failing.calls.begin(), failing.calls.end(), "apply strategy=random"), 2);
 }
 
+TEST(Runner, AScrapeThatFailsWhilePodsRollSaysSo) {
+  FakeSweep sweep(kTwoGroups);
+  sweep.target.metrics_urls = {"http://127.0.0.1:1/metrics"};  // refused: every scrape fails
+  sweep.target.health_after_cell =
+      "pods changed during the cell: a rollout is in progress: w-0: Terminating";
+  sweep.run();
+  const std::string text = sweep.output.text();
+  EXPECT_NE(text.find("  warning: scrape: http://127.0.0.1:1/metrics"), std::string::npos) << text;
+  EXPECT_NE(text.find("(pods changed during the cell: a rollout is in progress: w-0: "
+                      "Terminating)\n"),
+            std::string::npos)
+      << text;
+  // ... and the event itself under the cell, as the router's health events are.
+  EXPECT_NE(text.find("cell 1/4 random c=1: pods changed during the cell: a rollout is in "
+                      "progress: w-0: Terminating"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Runner, TheCachePolicyIsPerCell) {
   FakeSweep sweep(R"(name: caches
 target: {kind: sim}
