@@ -12,35 +12,15 @@
 #include <future>
 #include <thread>
 
+#include "tests/sim/http/server_thread.h"
+
 namespace kvsweep::sim {
 namespace {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-// A server on its own io thread; the test thread is a blocking client.
-class ServerThread {
- public:
-  explicit ServerThread(HttpHandler handler)
-      : server_(io_, std::move(handler)),
-        port_(server_.listen("127.0.0.1")),
-        thread_([this] { io_.run(); }) {}
-  ~ServerThread() {
-    net::post(io_, [this] { server_.close(); });
-    work_.reset();
-    io_.stop();
-    thread_.join();
-  }
-  std::uint16_t port() const { return port_; }
-  net::io_context& io() { return io_; }
-
- private:
-  net::io_context io_;
-  net::executor_work_guard<net::io_context::executor_type> work_{io_.get_executor()};
-  HttpServer server_;
-  std::uint16_t port_;
-  std::thread thread_;
-};
+using testing::ServerThread;
 
 std::string read_all(tcp::socket& socket) {
   std::string out;
