@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -69,6 +70,26 @@ class RawClient {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (received_.find(needle) == std::string::npos &&
            std::chrono::steady_clock::now() < deadline) {
+      if (!read_some(std::chrono::milliseconds(50))) break;
+    }
+    return received_;
+  }
+
+  // Reads one whole response with a Content-Length body (call clear() before a second one on
+  // this connection); what has arrived when the peer closes or `limit` passes otherwise.
+  std::string read_response(std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    const auto complete = [this] {
+      const std::size_t head_end = received_.find("\r\n\r\n");
+      if (head_end == std::string::npos) return false;
+      std::string head = received_.substr(0, head_end);
+      for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::size_t field = head.find("\r\ncontent-length:");
+      const std::size_t length =
+          field == std::string::npos ? 0 : std::stoul(head.substr(field + 17));
+      return received_.size() >= head_end + 4 + length;
+    };
+    while (!complete() && std::chrono::steady_clock::now() < deadline) {
       if (!read_some(std::chrono::milliseconds(50))) break;
     }
     return received_;

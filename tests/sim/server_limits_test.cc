@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "sim/fleet.h"
 #include "sim/http/openai_api.h"
 #include "sim/proxy.h"
+#include "tests/sim/descriptor_hog.h"
 #include "tests/sim/fleet_client.h"
 #include "tests/sim/raw_client.h"
 #include "tests/support/temp_dir.h"
@@ -30,6 +33,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::DescriptorHog;
 using testing::eventually;
 using testing::metric_sum;
 using testing::RawClient;
@@ -321,6 +325,73 @@ TEST(ServerLimits, AProxyClientThatStopsReadingStopsTheRelayFromItsUpstream) {
   EXPECT_LE(peak, options.server.send_queue_limit + 16384 + 1024);
   EXPECT_LT(upstream.written(), std::size_t{512} << 20);
   EXPECT_EQ(metric(proxy.url(), "kvsweep_router_in_flight"), 0);
+}
+
+// The value of `name` in a raw /metrics response, -1 when absent.
+double metric_in(const std::string& response, const std::string& name) {
+  const std::size_t body = response.find("\r\n\r\n");
+  if (body == std::string::npos) return -1;
+  for (const PrometheusSample& s : parse_prometheus_text(response.substr(body + 4))) {
+    if (s.name == name) return s.value;
+  }
+  return -1;
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+TEST(ServerLimits, OutOfDescriptorsTheFleetServesItsOpenConnectionsAndHealthOnceTheyReturn) {
+  FleetOptions options;
+  options.replicas = 2;
+  Fleet fleet(options);
+  fleet.start();
+  const std::uint16_t port = port_of(fleet.router_url());
+  const std::string health = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
+  const std::string metrics = "GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n";
+  RawClient established(port);
+  ASSERT_TRUE(established.send(health));
+  ASSERT_EQ(established.read_response().rfind("HTTP/1.1 200 OK", 0), 0u);
+
+  std::optional<RawClient> waiting;
+  {
+    DescriptorHog hog;
+    hog.release_one();  // the new client's socket takes the last one; the router's accept fails
+    waiting.emplace(port);
+    // Over the connection already open: the router counts the failed accept and still answers.
+    double accept_errors = 0;
+    ASSERT_TRUE(eventually([&] {
+      established.clear();
+      if (!established.send(metrics)) return false;
+      accept_errors = metric_in(established.read_response(), "kvsweep_http_accept_errors_total");
+      return accept_errors > 0;
+    })) << "accept never failed: the descriptors were not exhausted";
+    // CPU of the whole process over a second while this thread sleeps: a spinning accept loop
+    // burns what the machine gives it; a paused one next to nothing (the fleet is idle).
+    const double cpu_before = process_cpu_seconds();
+    const auto wall_before = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(1s);
+    const double cpu = process_cpu_seconds() - cpu_before;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_before).count();
+    EXPECT_LT(cpu / wall, 0.05) << "the fleet spent " << cpu << " s of CPU in " << wall
+                                << " s while out of descriptors";
+    established.clear();
+    ASSERT_TRUE(established.send(health));
+    EXPECT_EQ(established.read_response().rfind("HTTP/1.1 200 OK", 0), 0u);
+  }  // the descriptors come back here
+  ASSERT_TRUE(waiting->send(health));
+  EXPECT_EQ(waiting->read_response(20s).rfind("HTTP/1.1 200 OK", 0), 0u)
+      << "the connection that waited in the backlog was never served";
+  httplib::Client client(fleet.router_url());
+  auto res = client.Get("/health");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
 }
 
 // Streams from several client threads at once, each checked whole.

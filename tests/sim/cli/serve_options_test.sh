@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `kvsweep sim serve` and `kvsweep proxy` as a user starts them: a host beyond loopback is
 # refused without --admin-token-env, the token comes from the environment and guards /admin/*
-# (never printed), and the server limits and --io-threads are accepted. One CASE per CTest test.
+# (never printed), the listeners are on 127.0.0.1 without --host, and the server limits and
+# --io-threads are accepted. One CASE per CTest test.
 # Usage: serve_options_test.sh KVSWEEP WORK_DIR CASE
 set -u
 kvsweep=$1 work=$2 case=$3
@@ -71,6 +72,10 @@ token_guards_admin)
   start "$kvsweep" sim serve --port 0 --replicas 2 --admin-token-env KVSWEEP_TEST_TOKEN \
     --io-threads 2 --header-timeout 2 --body-timeout 5 --idle-timeout 5 --write-timeout 5 \
     --max-connections 100 --send-queue-kib 64
+  # No --host: every listener is on loopback.
+  [[ $url == http://127.0.0.1:* ]] || fail "the router is not on 127.0.0.1: $url"
+  [ "$(grep -c '^replica  http://127\.0\.0\.1:' "$work/serve.log")" = 2 ] ||
+    fail "a replica is not on 127.0.0.1: $(cat "$work/serve.log")"
   grep -q "2 io threads, /admin/\* needs the token" "$work/serve.log" ||
     fail "the banner does not say so: $(cat "$work/serve.log")"
   [ "$(status_of "$url/admin/strategy")" = 401 ] || fail "/admin/strategy without the token"

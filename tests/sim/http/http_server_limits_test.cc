@@ -1,12 +1,9 @@
 // Tests for what sim/http/http_server.cc allows its peers: header, idle and write timeouts, the
 // connection cap, backpressure on a client that does not read, and accepting when out of
 // descriptors. Real sockets on 127.0.0.1; no assertion on how fast anything happens.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +13,7 @@
 
 #include "sim/http/http_server.h"
 #include "sim/http/openai_api.h"
+#include "tests/sim/descriptor_hog.h"
 #include "tests/sim/http/server_thread.h"
 #include "tests/sim/raw_client.h"
 
@@ -24,6 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using testing::DescriptorHog;
 using testing::eventually;
 using testing::RawClient;
 using testing::ServerThread;
@@ -211,37 +210,6 @@ double thread_cpu_seconds(pthread_t thread) {
   ::clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-
-// Lowers RLIMIT_NOFILE for the test and takes every descriptor left; gives them all back and
-// restores the limit however the test ends.
-class DescriptorHog {
- public:
-  DescriptorHog() {
-    ::getrlimit(RLIMIT_NOFILE, &saved_);
-    int highest = ::open("/dev/null", O_RDONLY);
-    ::close(highest);
-    rlimit low = saved_;
-    low.rlim_cur = static_cast<rlim_t>(highest + 32);
-    ::setrlimit(RLIMIT_NOFILE, &low);
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY)) >= 0;) held_.push_back(fd);
-  }
-  ~DescriptorHog() {
-    release_all();
-    ::setrlimit(RLIMIT_NOFILE, &saved_);
-  }
-  void release_one() {
-    ::close(held_.back());
-    held_.pop_back();
-  }
-  void release_all() {
-    for (int fd : held_) ::close(fd);
-    held_.clear();
-  }
-
- private:
-  rlimit saved_{};
-  std::vector<int> held_;
-};
 
 TEST(HttpServerLimits, OutOfDescriptorsPausesAcceptingWithoutSpinningAndResumes) {
   ServerThread server(answer_ok());
