@@ -13,7 +13,7 @@ namespace kvsweep::sim {
 namespace http = boost::beast::http;
 
 Exchange::Exchange(std::weak_ptr<Sink> sink, bool keep_alive, boost::asio::io_context* home)
-    : sink_(std::move(sink)), keep_alive_(keep_alive), home_(home) {}
+    : sink_(sink), open_sink_(sink.lock()), keep_alive_(keep_alive), home_(home) {}
 
 Exchange::~Exchange() = default;
 
@@ -188,6 +188,8 @@ void Exchange::notify_drained() {
 
 void Exchange::end(bool aborted) {
   state_ = State::kEnded;
+  // Released last, when this call returns: the sink's complete() or a listener may still use it.
+  const std::shared_ptr<Sink> was_open = std::move(open_sink_);
   drain_listener_ = nullptr;  // it may hold the producer, which holds this exchange
   if (!aborted) {
     if (auto sink = sink_.lock()) sink->complete(keep_alive_);

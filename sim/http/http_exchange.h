@@ -119,6 +119,11 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   void first_byte();
 
   std::weak_ptr<Sink> sink_;
+  // The sink (the connection) lives while its exchange is open, even when nothing is being read
+  // or written on its socket: a stream answered later, from a timer or another thread, while a
+  // pipelined request waits in the connection's buffer. Released at the end; a connection that
+  // closes first aborts its exchange, which ends it.
+  std::shared_ptr<Sink> open_sink_;
   bool keep_alive_ = true;
   std::atomic<boost::asio::io_context*> home_{nullptr};
   HttpHeaders forced_headers_;  // set_header(): applied after the handler's own

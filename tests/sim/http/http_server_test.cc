@@ -8,6 +8,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <future>
 #include <thread>
@@ -54,6 +55,37 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrderOnOneConnection) {
   ASSERT_NE(c, std::string::npos) << reply;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
+}
+
+// A stream answered later (from a timer: between its chunks nothing is being read or written
+// on the socket) while the next request already waits in the buffer: the connection must live
+// until the answer ends, then serve the pipelined request. (A handler on another thread, as in
+// a fleet with several io threads, answers later in just this way.)
+TEST(HttpServer, PipelinedRequestsWaitForAStreamAnsweredLater) {
+  ServerThread* where = nullptr;
+  ServerThread server([&where](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+    exchange->begin_stream(200, "text/plain", {});
+    exchange->write_chunk("first of " + request.target + ";");
+    auto timer = std::make_shared<net::steady_timer>(where->io(), std::chrono::milliseconds(200));
+    timer->async_wait([timer, exchange, target = request.target](boost::system::error_code) {
+      exchange->write_chunk("last of " + target + ";");
+      exchange->finish();
+    });
+  });
+  where = &server;
+  net::io_context client_io;
+  tcp::socket socket(client_io);
+  socket.connect({net::ip::make_address("127.0.0.1"), server.port()});
+  net::write(socket, net::buffer(std::string("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                                             "GET /b HTTP/1.1\r\nHost: x\r\nConnection: close"
+                                             "\r\n\r\n")));
+  const std::string reply = read_all(socket);
+  std::string payload;  // the chunks' text, in order
+  for (const char* piece : {"first of /a;", "last of /a;", "first of /b;", "last of /b;"}) {
+    if (reply.find(piece) != std::string::npos) payload += piece;
+  }
+  EXPECT_EQ(payload, "first of /a;last of /a;first of /b;last of /b;") << reply;
+  EXPECT_LT(reply.find("last of /a;"), reply.find("first of /b;")) << reply;
 }
 
 TEST(HttpServer, StreamsChunksAndTellsTheHandlerWhenTheClientLeaves) {
