@@ -3,7 +3,8 @@
 # fleet (4 replicas, a profile whose steps take 10 us, so the host's CPU is the limit, not the
 # simulated GPU) on 127.0.0.1, loaded by `wrk` with short streaming chat requests, legs
 # alternating 1, 2, 1, 2 so a change in the machine's load hits both alike.
-# Usage: bench/fleet_io_threads_bench.sh [build-dir]   (about 40 s; every server is stopped)
+# Usage: bench/fleet_io_threads_bench.sh [build-dir]   (about 70 s; every server is stopped)
+# LEGS (6), SECONDS_PER_LEG (8) and CONNECTIONS (64) change the run.
 set -euo pipefail
 build="${1:-build}"
 kvsweep="$build/orchestrator/kvsweep"
@@ -35,18 +36,19 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$body'
 LUA
 
-# One leg: a fresh fleet with $1 io threads, a warm-up, then wrk; prints "threads req/s cpu_s".
+# Leg number $2: a fresh fleet with $1 io threads, a warm-up, then wrk; prints "threads req/s cpu_s".
 leg() {
+  local log="$work/serve-$2.log"  # a new file per leg: never the last leg's URL
   "$kvsweep" sim serve --replicas 4 --profile bench-fast --profile-dir "$work" --port 0 \
-    --strategy round-robin --io-threads "$1" >"$work/serve.log" 2>&1 &
+    --strategy round-robin --io-threads "$1" >"$log" 2>&1 &
   pid=$!
   local url=""
   for _ in $(seq 100); do
-    url=$(awk '/^router/ {print $2}' "$work/serve.log")
+    url=$(awk '/^router/ {print $2}' "$log")
     [[ -n "$url" ]] && break
     sleep 0.1
   done
-  [[ -n "$url" ]] || { echo "no router URL: $(cat "$work/serve.log")" >&2; exit 1; }
+  [[ -n "$url" ]] || { echo "no router URL: $(cat "$log")" >&2; exit 1; }
   wrk -t1 -c"$connections" -d2s -s "$work/post.lua" "$url/v1/chat/completions" >/dev/null
   local ticks_before ticks_after
   ticks_before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
@@ -69,7 +71,7 @@ printf '  %-11s %12s %14s %22s\n' "io threads" "requests/s" "server CPU s" "requ
 results=()
 for ((i = 0; i < ${LEGS:-6}; ++i)); do
   threads=$((1 + i % 2))
-  read -r t rps cpu < <(leg "$threads")
+  read -r t rps cpu < <(leg "$threads" "$i")
   printf '  %-11s %12s %14s %22.0f\n' "$t" "$rps" "$cpu" "$(awk -v r="$rps" -v s="$seconds" -v c="$cpu" 'BEGIN {print (c > 0 ? r * s / c : 0)}')"
   results+=("$t $rps")
 done

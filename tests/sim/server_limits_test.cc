@@ -240,11 +240,12 @@ TEST(ServerLimits, AFleetClientThatStopsReadingHoldsABoundedQueueThenTimesOut) {
   EXPECT_EQ(running, 0);
 }
 
-// A server that answers the first request on its port with an endless-looking chunked stream,
-// written as fast as the kernel takes it, and counts what it wrote.
+// A server that answers the first request on its port with an endless-looking stream, chunked
+// or (whole = true) one body of `total` bytes announced by Content-Length, written as fast as
+// the kernel takes it, and counts what it wrote.
 class FloodingUpstream {
  public:
-  explicit FloodingUpstream(std::size_t total) : total_(total) {
+  explicit FloodingUpstream(std::size_t total, bool whole = false) : total_(total), whole_(whole) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -282,8 +283,12 @@ class FloodingUpstream {
       request.append(buffer, static_cast<std::size_t>(n));
     }
     const std::string head =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
-    const std::string chunk = "4000\r\n" + std::string(16384, 'x') + "\r\n";
+        whole_ ? "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                     std::to_string(total_) + "\r\n\r\n"
+               : "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: "
+                 "chunked\r\n\r\n";
+    const std::string chunk =
+        whole_ ? std::string(16384, 'x') : "4000\r\n" + std::string(16384, 'x') + "\r\n";
     bool ok = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL) > 0;
     while (ok && written_ < total_) {
       // Blocks once nobody reads: only a close by the proxy ends it early.
@@ -296,6 +301,7 @@ class FloodingUpstream {
   }
 
   std::size_t total_;
+  bool whole_;
   int listener_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<std::size_t> written_{0};
@@ -392,6 +398,26 @@ TEST(ServerLimits, OutOfDescriptorsTheFleetServesItsOpenConnectionsAndHealthOnce
   auto res = client.Get("/health");
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 200);
+}
+
+TEST(ServerLimits, AProxyAnswers502RatherThanHoldAWholeUpstreamReplyOver64MiB) {
+  FloodingUpstream upstream(std::size_t{256} << 20, /*whole=*/true);
+  ProxyOptions options;
+  options.upstreams = {upstream.url()};
+  options.port = 0;
+  options.health.probe_interval = 0ms;  // the flooding upstream answers one connection only
+  Proxy proxy(options);
+  proxy.start();
+  httplib::Client client(proxy.url());
+  client.set_read_timeout(60);
+  auto res = client.Post("/v1/chat/completions", chat("a huge reply", 10, false).dump(),
+                         "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 502);
+  EXPECT_NE(res->body.find("reply larger than 64 MiB without chunked encoding"), std::string::npos)
+      << res->body.substr(0, 300);
+  ASSERT_TRUE(eventually([&] { return upstream.done(); }, 60s)) << "the upstream was not cut off";
+  EXPECT_LT(upstream.written(), std::size_t{256} << 20);
 }
 
 // Streams from several client threads at once, each checked whole.
