@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/load_args.h"
 #include "orchestrator/cli/signal_guard.h"
+#include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/metrics_scraper.h"
@@ -184,12 +184,8 @@ void write_result(const LoadArgs& args, const driver::LoadOptions& options,
                                                    info.max_concurrency, options.model, info.date))
                                      .string()
                                : args.result_file;
-  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
-    std::filesystem::create_directories(dir);
-  }
-  std::ofstream out(path, std::ios::trunc);
-  out << reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_file(path,
+             reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) + "\n");
   console.line("result written to " + path);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ class FakeTarget : public Target {
   std::set<std::string> fail_apply_of;  // levels: applying a treatment with one of them fails
   std::set<std::string> fail_gate_of;   // levels: the readiness gates after applying them fail
   bool fail_start = false;
+  // Called inside every wait_ready, as a long readiness wait would take its time.
+  std::function<void()> during_wait_ready;
 
   std::string describe() const override { return "fake target"; }
 
@@ -41,6 +44,7 @@ class FakeTarget : public Target {
   }
 
   CommandLogs wait_ready() override {
+    if (during_wait_ready) during_wait_ready();
     if (sets_one_of(applied_, fail_gate_of)) {
       throw TargetError("readiness gate fake: never ready", {log("wait_ready", 1)});
     }
