@@ -2,10 +2,9 @@
 #include <httplib.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -85,9 +84,10 @@ void bench_open_streams() {
   const std::string body =
       R"({"messages":[{"role":"user","content":"hold this stream open"}],"max_tokens":4000,)"
       R"("stream":true})";
-  const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-                              "Content-Type: application/json\r\nContent-Length: " +
-                              std::to_string(body.size()) + "\r\n\r\n" + body;
+  const std::string request =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+      "Content-Type: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   for (int i = 0; i < streams; ++i) {
     sockets.emplace_back(io);
     sockets.back().connect({boost::asio::ip::make_address("127.0.0.1"), port});
@@ -98,9 +98,10 @@ void bench_open_streams() {
   while (Clock::now() < deadline && (held = router_in_flight(url)) < streams) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::printf("open streams: %d requested, %.0f held in flight by the router, %ld threads in the "
-              "process (fleet io_threads = 1)\n",
-              streams, held, threads_of_this_process());
+  std::printf(
+      "open streams: %d requested, %.0f held in flight by the router, %ld threads in the "
+      "process (fleet io_threads = 1)\n",
+      streams, held, threads_of_this_process());
   const auto closed_at = Clock::now();
   sockets.clear();  // every client leaves mid-stream
   while (Clock::now() < deadline + std::chrono::seconds(30) && router_in_flight(url) > 0) {

@@ -5,12 +5,17 @@
 //   POST|GET /fast/...                 one token, usage and [DONE] in one write (request rate)
 //   POST|GET /s/<tokens>/<ms>/...      a chunked stream: first token at once, then one token
 //                                      every <ms> (0 = back to back), then usage and [DONE]
+//   POST /mix/...                      the body picks: "@fast" or "@s/<tokens>/<ms>" anywhere
+//                                      in it (e.g. in the prompt) behaves as the paths above,
+//                                      so one run can mix held streams and quick requests
 // Each content event carries "t_server_ns" (CLOCK_MONOTONIC just before the write) and the
 // same number as its text, so a client can compute its own TTFT overhead.
 #include <sys/resource.h>
 
 // Boost 1.74's awaitable.hpp uses std::exchange without including <utility> (C++20 mode).
+// clang-format off
 #include <utility>
+// clang-format on
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -78,7 +83,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void respond() {
-    const std::string target(request_.target());
+    std::string target(request_.target());
+    if (target.rfind("/mix", 0) == 0) {
+      const std::string& body = request_.body();
+      const std::size_t at = body.find('@');
+      target = at == std::string::npos ? "/fast" : "/" + body.substr(at + 1, 32);
+    }
     if (target.rfind("/fast", 0) == 0) {
       const std::string body = token_event() + usage_event(1);
       out_ = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
@@ -90,7 +100,8 @@ class Session : public std::enable_shared_from_this<Session> {
     interval_ms_ = 100;
     std::sscanf(target.c_str(), "/s/%d/%d", &tokens_, &interval_ms_);
     sent_ = 0;
-    out_ = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+    out_ =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
     append_chunk(out_, token_event());
     ++sent_;
     write([](Session& self) { self.next_token(); });

@@ -1,12 +1,12 @@
 // Prints how many request rows per second Store::add_requests writes to a real file.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "store/store.h"
 
@@ -62,10 +62,11 @@ int main() {
     const auto back = store.requests(cell_id);
     const std::chrono::duration<double> read_elapsed =
         std::chrono::steady_clock::now() - read_start;
-    std::printf("store_bench: %d request rows (%d ITL gaps each) inserted in %.3f s: %.0f rows/s; "
-                "read back in %.3f s: %.0f rows/s\n",
-                kRows, kItlGaps, elapsed.count(), rows_per_s, read_elapsed.count(),
-                static_cast<double>(back.size()) / read_elapsed.count());
+    std::printf(
+        "store_bench: %d request rows (%d ITL gaps each) inserted in %.3f s: %.0f rows/s; "
+        "read back in %.3f s: %.0f rows/s\n",
+        kRows, kItlGaps, elapsed.count(), rows_per_s, read_elapsed.count(),
+        static_cast<double>(back.size()) / read_elapsed.count());
   }
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);

@@ -1,4 +1,5 @@
-// Open-loop arrival times: seeded gamma gaps (vLLM's --request-rate/--burstiness), up front or lazily.
+// Open-loop arrival times: seeded gamma gaps (vLLM's --request-rate/--burstiness), up front or
+// lazily.
 #include "driver/arrival_schedule.h"
 
 #include <algorithm>

@@ -9,15 +9,15 @@
 namespace kvsweep::driver {
 
 struct ChatMessage {
-  std::string role;     // "system", "user" or "assistant"
+  std::string role;  // "system", "user" or "assistant"
   std::string content;
 };
 
 struct Conversation {
-  std::string system_prompt;       // may be empty
-  std::vector<std::string> user;   // user message per turn
+  std::string system_prompt;           // may be empty
+  std::vector<std::string> user;       // user message per turn
   std::vector<std::string> assistant;  // the dataset's reply per turn (same size as user)
-  std::vector<int> max_tokens;     // per turn output length; empty, or 0 for a turn: the run's
+  std::vector<int> max_tokens;         // per turn output length; empty, or 0 for a turn: the run's
   // When true, turn k's history carries the replies the server actually gave to turns < k
   // (the k6 chat client of seed 001), not the dataset's `assistant` texts.
   bool replies_from_server = false;
@@ -26,15 +26,16 @@ struct Conversation {
 // Messages for turn k (0-based): system prompt, then user/assistant pairs of turns < k,
 // then user message k. The assistant texts are `server_replies[i]` when given (one per earlier
 // turn), else the dataset's.
-std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn,
-                                           const std::vector<std::string>* server_replies = nullptr);
+std::vector<ChatMessage> messages_for_turn(
+    const Conversation& conversation, int turn,
+    const std::vector<std::string>* server_replies = nullptr);
 
 struct SyntheticMultiTurnOptions {
   int conversations = 64;
-  int turns = 6;                 // turns per conversation
-  int system_prompt_words = 600; // one long system prompt shared by every conversation
-  int user_words = 40;           // per user message
-  int assistant_words = 40;      // per dataset reply
+  int turns = 6;                  // turns per conversation
+  int system_prompt_words = 600;  // one long system prompt shared by every conversation
+  int user_words = 40;            // per user message
+  int assistant_words = 40;       // per dataset reply
   std::uint64_t seed = 1;
 };
 

@@ -1,9 +1,11 @@
 // Checks LoadOptions against a Workload before a run, naming the field that is wrong.
+#include "driver/load_options.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
-#include "driver/load_options.h"
 #include "driver/request_body.h"
 #include "driver/workload.h"
 
@@ -27,6 +29,15 @@ bool is_open_loop(const LoadOptions& options, const Workload& workload) {
   return options.request_rate != 0 || (options.concurrency == 0 && !workload.arrival_s.empty());
 }
 
+int transfer_threads(const LoadOptions& options, const Workload& workload) {
+  int threads = options.threads;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int in_flight_cap =
+      is_open_loop(options, workload) ? options.max_concurrency : options.concurrency;
+  if (in_flight_cap > 0) threads = std::min(threads, in_flight_cap);
+  return std::max(threads, 1);
+}
+
 void validate_load_options(const LoadOptions& options, const Workload& workload) {
   require(!options.base_url.empty(), "base_url: must not be empty");
   require(options.max_tokens >= 1, "max_tokens: expected >= 1, got " + str(options.max_tokens));
@@ -35,7 +46,8 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
           "request_rate: expected >= 0 (inf allowed), got " + str(options.request_rate));
   require(open_loop || options.concurrency >= 1,
           "concurrency: expected >= 1 for a closed loop (or set request_rate > 0 for an open "
-          "loop), got " + str(options.concurrency));
+          "loop), got " +
+              str(options.concurrency));
   require(!open_loop || options.concurrency == 0,
           "concurrency: a closed-loop setting, but request_rate makes this an open loop; cap "
           "in-flight requests with max_concurrency instead");
@@ -49,9 +61,16 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   const bool trace = open_loop && !workload.arrival_s.empty();
   require(trace || options.num_requests > 0 || options.duration_s > 0,
           "num_requests/duration_s: set at least one bound (both are 0)");
+  require(trace || !std::isinf(options.request_rate) || options.num_requests > 0,
+          "num_requests: an infinite request_rate needs a request count (with a duration "
+          "alone, every request is due at once, without end)");
   require(options.warmup_requests >= 0, "warmup_requests: expected >= 0");
   require(options.warmup_conversations >= 0, "warmup_conversations: expected >= 0");
   require(options.warmup_s >= 0, "warmup_s: expected >= 0");
+  require(std::isfinite(options.think_time_s) && options.think_time_s >= 0,
+          "think_time_s: expected >= 0, got " + str(options.think_time_s));
+  require(options.threads >= 0,
+          "threads: expected >= 0 (0 = one per core), got " + str(options.threads));
   require(options.connect_timeout_s > 0, "connect_timeout_s: expected > 0");
   require(options.first_byte_timeout_s >= 0, "first_byte_timeout_s: expected >= 0 (0 = off)");
   require(options.request_timeout_s > 0, "request_timeout_s: expected > 0");

@@ -16,11 +16,11 @@ namespace kvsweep::driver {
 struct LoadOptions {
   std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)
   std::string model;
-  std::string api_key;   // sent as "Authorization: Bearer" when non-empty; never logged or stored
+  std::string api_key;  // sent as "Authorization: Bearer" when non-empty; never logged or stored
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers (--header K=V)
   enum class Endpoint { kChat, kCompletions } endpoint = Endpoint::kChat;
-  bool stream = true;    // false: TTFT = E2E = time the whole response arrived
-  int max_tokens = 64;   // unless the conversation sets the turn's own
+  bool stream = true;      // false: TTFT = E2E = time the whole response arrived
+  int max_tokens = 64;     // unless the conversation sets the turn's own
   int max_tokens_cap = 0;  // > 0: no request asks for more, whatever its turn sets (rehearsals)
   bool ignore_eos = true;
   std::optional<double> temperature;  // unset: 0
@@ -29,12 +29,19 @@ struct LoadOptions {
   // Shape. Closed loop: `concurrency` users walk conversations turn by turn, one request each
   // in flight. Open loop (request_rate > 0): requests start on a seeded schedule whatever the
   // server does; infinity sends all at once.
-  int concurrency = 0;        // closed loop when > 0 and request_rate == 0
-  double request_rate = 0;    // req/s; 0 = closed loop
-  double burstiness = 1.0;    // gamma shape of the gaps; 1 = Poisson (vLLM semantics)
-  int max_concurrency = 0;    // open loop: in-flight cap, 0 = none; a request due while the
-                              // cap is full waits for a slot, and the wait is schedule lag
+  int concurrency = 0;      // closed loop when > 0 and request_rate == 0
+  double request_rate = 0;  // req/s; 0 = closed loop
+  double burstiness = 1.0;  // gamma shape of the gaps; 1 = Poisson (vLLM semantics)
+  int max_concurrency = 0;  // open loop: in-flight cap, 0 = none; a request due while the
+                            // cap is full waits for a slot, and the wait is schedule lag
   std::uint64_t seed = 1;
+  // Multi-turn order in open loop (request_source.h). kIndependent, the default: every turn's
+  // prompt is prebuilt from the dataset and sent on the arrival schedule in turn-major order,
+  // as seed 002's modified vLLM client did. kSequential: a conversation's next turn goes only
+  // after its previous one finished and think_time_s passed, on the next free arrival, as a
+  // chat user does. A closed loop is always sequential; trace replay sends first turns only.
+  enum class Turns { kIndependent, kSequential } turns = Turns::kIndependent;
+  double think_time_s = 0;  // sequential turns (and closed loop): pause before a next turn
 
   // Bounds on the measured phase: at least one, except for trace replay (the trace ends it).
   std::int64_t num_requests = 0;  // measured requests to send; 0 = no bound
@@ -44,6 +51,14 @@ struct LoadOptions {
   int warmup_conversations = 0;      // requests of the first N conversations started
   double warmup_s = 0;               // requests sent (open loop: scheduled) before this time
 
+  // Transport. threads: event-loop threads carrying the transfers (the schedule is computed
+  // once, on the run thread, whatever their number); 0 = one per core. A closed loop never
+  // uses more threads than users.
+  int threads = 0;
+  // Every request opens its own connection and closes it after (libcurl FRESH_CONNECT +
+  // FORBID_REUSE), so TTFT includes connection setup as in vLLM's older client, which opened
+  // a session per request. Off: connections are kept alive and reused (docs/metrics.md).
+  bool new_connection_per_request = false;
   double connect_timeout_s = 10;
   double first_byte_timeout_s = 0;  // from send to the status line; 0 = off
   double request_timeout_s = 300;   // whole request
@@ -77,6 +92,10 @@ struct Workload;
 // Open loop: a request rate, or a trace (Workload::arrival_s) with no closed-loop
 // concurrency; a trace's own times then replace the rate, whose value is ignored.
 bool is_open_loop(const LoadOptions& options, const Workload& workload);
+
+// Event-loop threads the transport starts: LoadOptions::threads, or one per core when 0, but
+// never more than the requests the run can have in flight (closed-loop users, max_concurrency).
+int transfer_threads(const LoadOptions& options, const Workload& workload);
 
 // Throws std::invalid_argument naming the first bad field ("LoadOptions.concurrency: ...").
 void validate_load_options(const LoadOptions& options, const Workload& workload);

@@ -1,138 +1,148 @@
-// run_load: one load run (closed or open loop) over a Workload, on one socket-action thread.
+// run_load: one load run; the run thread paces a RequestSource, transfer threads carry requests.
 #include "driver/load_run.h"
 
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <deque>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <unordered_map>
+#include <stdexcept>
 
 #include "common/base_url.h"
-#include "common/stats.h"
-#include "driver/arrival_schedule.h"
+#include "driver/descriptor_budget.h"
+#include "driver/log_histogram.h"
 #include "driver/pacer.h"
-#include "driver/request_body.h"
-#include "driver/socket_loop.h"
-#include "driver/stream_transfer.h"
+#include "driver/request_source.h"
+#include "driver/transfer_worker.h"
 
 namespace kvsweep::driver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Upper bound on one wait, so the stop flag, first-byte deadlines and the duration bound are
-// noticed within this many milliseconds even when every stream is quiet. Sends never wait on
-// it: the pacer's timerfd wakes the loop at each scheduled time.
+// Upper bound on one wait of the run thread, so the stop flag and the progress line are
+// noticed even when nothing happens. Sends never wait on it: the pacer's timerfd wakes the
+// thread at each scheduled time.
 constexpr int kMaxWaitMs = 50;
 constexpr double kProgressPeriodS = 1.0;
-// Idle keep-alive connections kept by an uncapped open loop (a capped one keeps its cap).
-constexpr long kOpenLoopCachedConnections = 4096;
+constexpr std::uint64_t kPacerTag = 1;
+constexpr std::uint64_t kDoneTag = 2;
 
 std::string endpoint_url(const std::string& base_url, LoadOptions::Endpoint endpoint) {
   return normalize_base_url(base_url) +
          (endpoint == LoadOptions::Endpoint::kChat ? "/v1/chat/completions" : "/v1/completions");
 }
 
-struct VirtualUser {
-  int conversation = -1;  // -1: take the next one from the shared cursor
-  int turn = 0;
-  bool busy = false;
-  bool warmup_conversation = false;
-  std::vector<std::string> replies;  // the server's replies so far (replies_from_server)
+TransferSettings transfer_settings(const LoadOptions& options) {
+  TransferSettings settings;
+  settings.url = endpoint_url(options.base_url, options.endpoint);
+  settings.api_key = options.api_key;
+  settings.headers = options.headers;
+  settings.stream = options.stream;
+  settings.connect_timeout_s = options.connect_timeout_s;
+  settings.timeout_s = options.request_timeout_s;
+  settings.new_connection = options.new_connection_per_request;
+  return settings;
+}
+
+// The run thread's wait set: the pacer and the completion queue.
+class RunWaiter {
+ public:
+  RunWaiter(int pacer_fd, int done_fd) : fd_(::epoll_create1(EPOLL_CLOEXEC)) {
+    if (fd_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+    add(pacer_fd, kPacerTag);
+    add(done_fd, kDoneTag);
+  }
+  ~RunWaiter() { ::close(fd_); }
+  RunWaiter(const RunWaiter&) = delete;
+  RunWaiter& operator=(const RunWaiter&) = delete;
+
+  // Waits up to max_wait_ms; true when the pacer fired.
+  bool wait(int max_wait_ms) {
+    std::array<epoll_event, 2> events;
+    const int ready = ::epoll_wait(fd_, events.data(), 2, max_wait_ms);
+    for (int i = 0; i < ready; ++i) {
+      if (events[static_cast<std::size_t>(i)].data.u64 == kPacerTag) return true;
+    }
+    return false;  // EINTR (a signal: the caller checks its stop flag) or completions
+  }
+
+ private:
+  void add(int fd, std::uint64_t tag) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = tag;
+    if (::epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
+      const int saved = errno;
+      ::close(fd_);
+      throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(saved));
+    }
+  }
+  int fd_;
 };
 
-// One request to send: which turn, when it was due, who sends it.
-struct Job {
-  int conversation = 0;
-  int turn = 0;
-  double scheduled_s = -1;  // open loop only
-  int user = -1;            // closed loop only
-  bool warmup = false;
-};
-
-struct InFlight {
-  std::unique_ptr<StreamTransfer> transfer;
-  std::size_t record = 0;
-  int user = -1;
-};
-
-struct FirstByteDeadline {
-  double deadline_s = 0;
-  std::size_t record = 0;  // identifies the request: easy handle addresses get reused
-  CURL* easy = nullptr;
-};
-
-// State of one run. Invariants: a request is in `in_flight_` exactly while its handle is added
-// to `loop_`; a closed-loop user is busy exactly while its request is there; an open-loop
-// job is in `due_` only when its time has come and the in-flight cap was full.
+// One run. The run thread owns the RequestSource (the schedule is computed once, here, however
+// many threads carry the transfers), the pacer and the records; transfer threads own every
+// libcurl handle. Invariant: a job is in flight (counted in in_flight_) from its submit to its
+// TransferDone; its record's slot exists from the submit and is filled at the TransferDone.
 class LoadRun {
  public:
   LoadRun(const LoadOptions& options, const Workload& workload,
           const std::function<void(const Progress&)>& on_progress)
       : options_(options),
-        conversations_(workload.conversations),
         on_progress_(on_progress),
-        url_(endpoint_url(options.base_url, options.endpoint)),
-        open_loop_(is_open_loop(options, workload)) {
-    for (const Conversation& c : conversations_) {
-      max_turns_ = std::max(max_turns_, static_cast<int>(c.user.size()));
+        source_(options, workload),
+        thread_count_(transfer_threads(options, workload)),
+        waiter_(pacer_.fd(), done_.fd()) {
+    context_.options = &options_;
+    context_.settings = transfer_settings(options);
+    context_.done = &done_;
+    if (options_.on_measured_underway) context_.underway = &underway_;
+    in_flight_by_thread_.assign(static_cast<std::size_t>(thread_count_), 0);
+    if (options.num_requests > 0 && options.duration_s == 0) {
+      result_.records.reserve(
+          static_cast<std::size_t>(options.num_requests + options.warmup_requests));
     }
-    if (!open_loop_) {
-      users_.resize(static_cast<std::size_t>(options.concurrency));
-      loop_.set_connection_limits(options.concurrency, options.concurrency);
-    } else {
-      trace_ = !workload.arrival_s.empty();
-      if (trace_) {
-        fixed_arrivals_ = workload.arrival_s;
-      } else if (options.num_requests > 0 && options.duration_s == 0 && options.warmup_s == 0 &&
-                 options.warmup_conversations == 0) {
-        fixed_arrivals_ = gamma_arrival_times(options.request_rate, options.burstiness,
-                                              options.warmup_requests + options.num_requests,
-                                              options.seed);
-        counted_ = true;
-      } else {
-        lazy_arrivals_.emplace(options.request_rate, options.burstiness, options.seed);
-      }
-      const long cap = options.max_concurrency;
-      loop_.set_connection_limits(cap > 0 ? cap : kOpenLoopCachedConnections, cap);
-      loop_.watch(pacer_.fd());
-    }
+    batches_.resize(static_cast<std::size_t>(thread_count_));
   }
 
   LoadResult run() {
-    raise_open_file_limit();
     epoch_ = Clock::now();
+    context_.epoch = epoch_;
+    for (int t = 0; t < thread_count_; ++t) {
+      workers_.push_back(std::make_unique<TransferWorker>(context_, t));
+    }
     result_.epoch_steady_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(epoch_.time_since_epoch()).count();
     result_.epoch_wall_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     double next_progress_s = kProgressPeriodS;
     while (true) {
-      if (options_.stop != nullptr && options_.stop->load()) {
-        cancel_in_flight();
+      if (!stopping_ && options_.stop != nullptr && options_.stop->load()) {
+        stopping_ = true;
         result_.interrupted = true;
-        break;
+        for (const auto& worker : workers_) worker->cancel();
       }
-      expire_first_byte_deadlines();
-      if (open_loop_) {
-        release_due();
-        if (arrivals_done_ && due_.empty() && in_flight_.empty()) break;
-      } else {
-        for (std::size_t u = 0; u < users_.size() && !sending_done_; ++u) {
-          if (!users_[u].busy) send_closed(static_cast<int>(u));
-        }
-        if (in_flight_.empty()) break;  // nothing may be sent and nothing is running
-      }
-      if (loop_.wait_and_drive(kMaxWaitMs)) pacer_.acknowledge();
+      take_completions();
       notice_measured_underway();
-      reap_finished();
+      if (!stopping_) dispatch();
+      if ((stopping_ || source_.exhausted()) && in_flight_ == 0) break;
+      // A wake-up already due (the clock passed it while dispatching) needs no wait.
+      if (arm_pacer() > now_s() && waiter_.wait(kMaxWaitMs)) pacer_.acknowledge();
       if (on_progress_ && now_s() >= next_progress_s) {
         on_progress_(progress());
         next_progress_s = now_s() + kProgressPeriodS;
       }
     }
+    workers_.clear();  // stops and joins every transfer thread
+    drop_unsent();
     if (on_progress_) on_progress_(progress());
     return std::move(result_);
   }
@@ -140,267 +150,89 @@ class LoadRun {
  private:
   double now_s() const { return std::chrono::duration<double>(Clock::now() - epoch_).count(); }
 
-  // Applies the measured-phase bounds to a job about to be sent (closed loop) or scheduled
-  // (open loop, at its scheduled time, so the count is fixed by the seed). False: stop.
-  bool within_bounds(const Job& job, double start_s) {
-    if (job.warmup) return true;
-    if (options_.num_requests > 0 && measured_planned_ >= options_.num_requests) return false;
-    if (options_.duration_s > 0 && measured_start_s_ >= 0 &&
-        start_s - measured_start_s_ >= options_.duration_s) {
-      return false;
-    }
-    if (measured_start_s_ < 0) measured_start_s_ = start_s;
-    ++measured_planned_;
-    return true;
-  }
-
-  // ---- closed loop ----
-
-  void take_next_conversation(VirtualUser& user) {
-    // validate() guarantees a conversation with turns exists, so this ends within one lap.
-    do {
-      user.conversation = static_cast<int>(cursor_ % conversations_.size());
-      ++cursor_;
-    } while (conversations_[static_cast<std::size_t>(user.conversation)].user.empty());
-    user.turn = 0;
-    user.replies.clear();
-    user.warmup_conversation = conversations_started_++ < options_.warmup_conversations;
-  }
-
-  void send_closed(int user_index) {
-    VirtualUser& user = users_[static_cast<std::size_t>(user_index)];
-    if (user.conversation < 0) take_next_conversation(user);
+  // Hands every job the source has now to a transfer thread: a closed-loop user always to the
+  // same one (its keep-alive connection lives there), open-loop jobs to the least busy.
+  void dispatch() {
     const double now = now_s();
-    Job job{user.conversation, user.turn, -1, user_index, false};
-    job.warmup = next_index_ < options_.warmup_requests || user.warmup_conversation ||
-                 now < options_.warmup_s;
-    if (!within_bounds(job, now)) {
-      sending_done_ = true;
-      return;
-    }
-    send(job);
-  }
-
-  // ---- open loop ----
-
-  // The next job of the schedule, or nullopt when the schedule or trace is exhausted.
-  std::optional<Job> draw_job() {
-    Job job;
-    if (trace_) {  // trace replay: conversation i at arrival_s[i]
-      while (next_arrival_ < fixed_arrivals_.size() &&
-             conversations_[next_arrival_].user.empty()) {
-        ++next_arrival_;
-      }
-      if (next_arrival_ >= fixed_arrivals_.size()) return std::nullopt;
-      job.conversation = static_cast<int>(next_arrival_);
-      job.scheduled_s = fixed_arrivals_[next_arrival_++];
-      job.warmup = job.conversation < options_.warmup_conversations;
-    } else {
-      if (counted_) {
-        if (next_arrival_ >= fixed_arrivals_.size()) return std::nullopt;
-        job.scheduled_s = fixed_arrivals_[next_arrival_++];
+    while (std::optional<Job> job = source_.next(now)) {
+      std::size_t thread = 0;
+      if (job->user >= 0) {
+        thread = static_cast<std::size_t>(job->user % thread_count_);
       } else {
-        job.scheduled_s = lazy_arrivals_->next();
+        thread = static_cast<std::size_t>(
+            std::min_element(in_flight_by_thread_.begin(), in_flight_by_thread_.end()) -
+            in_flight_by_thread_.begin());
       }
-      next_turn_major(job);
+      ++in_flight_by_thread_[thread];
+      ++in_flight_;
+      result_.records.emplace_back();
+      batches_[thread].push_back(std::move(*job));
     }
-    job.warmup = job.warmup || planned_ < options_.warmup_requests ||
-                 job.scheduled_s < options_.warmup_s;
-    ++planned_;
-    return job;
-  }
-
-  // Turn-major order over the dataset (see load_run.h); fills conversation and turn.
-  void next_turn_major(Job& job) {
-    while (true) {
-      if (order_conversation_ >= conversations_.size()) {
-        order_conversation_ = 0;
-        if (++order_turn_ >= max_turns_) {
-          order_turn_ = 0;
-          ++order_lap_;
-        }
-      }
-      const std::size_t c = order_conversation_++;
-      if (static_cast<int>(conversations_[c].user.size()) > order_turn_) {
-        job.conversation = static_cast<int>(c);
-        job.turn = order_turn_;
-        job.warmup =
-            order_lap_ == 0 && job.conversation < options_.warmup_conversations;
-        return;
-      }
+    for (std::size_t t = 0; t < batches_.size(); ++t) {
+      if (!batches_[t].empty()) workers_[t]->submit(batches_[t]);
     }
   }
 
-  bool slot_free() const {
-    return options_.max_concurrency <= 0 ||
-           in_flight_.size() < static_cast<std::size_t>(options_.max_concurrency);
-  }
-
-  void release_due() {
+  void take_completions() {
+    std::vector<TransferDone> batch = done_.take();
+    if (batch.empty()) return;
     const double now = now_s();
-    while (!arrivals_done_) {
-      if (!upcoming_) {
-        upcoming_ = draw_job();
-        if (!upcoming_ || !within_bounds(*upcoming_, upcoming_->scheduled_s)) {
-          upcoming_.reset();
-          arrivals_done_ = true;
-          pacer_.disarm();
-          break;
-        }
-        pacer_armed_ = false;
-      }
-      if (upcoming_->scheduled_s > now) break;
-      due_.push_back(*upcoming_);
-      upcoming_.reset();
-    }
-    while (!due_.empty() && slot_free()) {
-      send(due_.front());
-      due_.pop_front();
-    }
-    if (upcoming_ && !pacer_armed_) {
-      pacer_.arm_at(epoch_ + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(upcoming_->scheduled_s)));
-      pacer_armed_ = true;
-    }
-  }
-
-  // ---- both ----
-
-  void send(const Job& job) {
-    const Conversation& conversation = conversations_[static_cast<std::size_t>(job.conversation)];
-    VirtualUser* user = job.user >= 0 ? &users_[static_cast<std::size_t>(job.user)] : nullptr;
-    const bool server_history = user != nullptr && conversation.replies_from_server;
-
-    ChatRequest chat;
-    chat.model = options_.model;
-    chat.messages =
-        messages_for_turn(conversation, job.turn, server_history ? &user->replies : nullptr);
-    const auto turn = static_cast<std::size_t>(job.turn);
-    chat.max_tokens = turn < conversation.max_tokens.size() && conversation.max_tokens[turn] > 0
-                          ? conversation.max_tokens[turn]
-                          : options_.max_tokens;
-    if (options_.max_tokens_cap > 0) chat.max_tokens = std::min(chat.max_tokens, options_.max_tokens_cap);
-    chat.ignore_eos = options_.ignore_eos;
-    chat.stream = options_.stream;
-    chat.temperature = options_.temperature;
-    chat.extra_body_json = options_.extra_body_json;
-    StreamRequest request;
-    request.url = url_;
-    request.api_key = options_.api_key;
-    request.headers = options_.headers;
-    request.body = options_.endpoint == LoadOptions::Endpoint::kChat
-                       ? chat_request_body(chat)
-                       : completion_request_body(chat);
-    request.stream = options_.stream;
-    request.keep_text = server_history || options_.keep_response_text;
-    request.connect_timeout_s = options_.connect_timeout_s;
-    request.timeout_s = options_.request_timeout_s;
-
-    RequestRecord record;
-    record.index = next_index_++;
-    record.worker = std::max(job.user, 0);
-    record.conversation = job.conversation;
-    record.turn = job.turn;
-    record.warmup = job.warmup;
-    record.scheduled_s = job.scheduled_s;
-
-    InFlight flight{std::make_unique<StreamTransfer>(std::move(request), epoch_),
-                    result_.records.size(), job.user};
-    record.sent_s = now_s();
-    if (job.scheduled_s >= 0) {
-      record.schedule_lag_ms = std::max(0.0, record.sent_s - job.scheduled_s) * 1000.0;
-    }
-    loop_.add(flight.transfer->easy());
-    if (options_.first_byte_timeout_s > 0) {
-      first_byte_deadlines_.push_back({record.sent_s + options_.first_byte_timeout_s,
-                                       flight.record, flight.transfer->easy().get()});
-    }
-    result_.records.push_back(std::move(record));
-    if (user != nullptr) user->busy = true;
-    in_flight_.emplace(flight.transfer->easy().get(), std::move(flight));
-  }
-
-  void reap_finished() {
-    while (const std::optional<CurlDone> done = loop_.next_done()) {
-      const auto it = in_flight_.find(done->easy);
-      if (it == in_flight_.end()) continue;
-      RequestRecord& record = result_.records[it->second.record];
-      it->second.transfer->finish(done->result, record);
-      complete(it);
-    }
-  }
-
-  // Fires LoadOptions::on_measured_underway at the first status line of a measured request.
-  // Scans the in-flight requests only until it fires.
-  void notice_measured_underway() {
-    if (underway_noticed_ || !options_.on_measured_underway) return;
-    for (const auto& [easy, flight] : in_flight_) {
-      if (!result_.records[flight.record].warmup && flight.transfer->got_first_byte()) {
-        underway_noticed_ = true;
-        options_.on_measured_underway();
-        return;
-      }
-    }
-  }
-
-  // Deadlines are pushed in send order with one timeout, so they are sorted: check the front.
-  void expire_first_byte_deadlines() {
-    if (first_byte_deadlines_.empty()) return;
-    const double now = now_s();
-    while (!first_byte_deadlines_.empty() && first_byte_deadlines_.front().deadline_s <= now) {
-      const FirstByteDeadline deadline = first_byte_deadlines_.front();
-      first_byte_deadlines_.pop_front();
-      const auto it = in_flight_.find(deadline.easy);
-      if (it == in_flight_.end() || it->second.record != deadline.record ||
-          it->second.transfer->got_first_byte()) {
+    for (TransferDone& done : batch) {
+      --in_flight_;
+      --in_flight_by_thread_[static_cast<std::size_t>(done.thread)];
+      const auto index = static_cast<std::size_t>(done.record.index);
+      if (!done.sent) {
+        unsent_.push_back(index);
         continue;
       }
-      RequestRecord& record = result_.records[deadline.record];
-      it->second.transfer->keep_response_so_far(record);
-      record.ok = false;
-      record.error_kind = kErrorTimeout;
-      record.error = "first byte timeout: no response within " +
-                     std::to_string(options_.first_byte_timeout_s) + " s of the send";
-      complete(it);
+      count(done.record);
+      if (!stopping_) {
+        source_.complete(done.record.index, done.record.ok, now, std::move(done.reply));
+      }
+      result_.records[index] = std::move(done.record);
     }
   }
 
-  // Removes a finished (or abandoned) request and moves its user on.
-  void complete(std::unordered_map<CURL*, InFlight>::iterator it) {
-    InFlight& flight = it->second;
-    RequestRecord& record = result_.records[flight.record];
-    record.ended_s = now_s();
-    loop_.remove(flight.transfer->easy());
-    if (flight.user >= 0) {
-      VirtualUser& user = users_[static_cast<std::size_t>(flight.user)];
-      user.busy = false;
-      const Conversation& conversation =
-          conversations_[static_cast<std::size_t>(user.conversation)];
-      if (record.ok && conversation.replies_from_server) {
-        user.replies.push_back(flight.transfer->reply_text());
+  // Jobs the stop caught before they reached libcurl were never requests: no record.
+  void drop_unsent() {
+    if (unsent_.empty()) return;
+    std::sort(unsent_.begin(), unsent_.end());
+    std::vector<RequestRecord> kept;
+    kept.reserve(result_.records.size() - unsent_.size());
+    std::size_t u = 0;
+    for (std::size_t i = 0; i < result_.records.size(); ++i) {
+      if (u < unsent_.size() && unsent_[u] == i) {
+        ++u;
+        continue;
       }
-      ++user.turn;
-      // A failed turn ends the conversation: later turns would replay a history the server
-      // never answered.
-      if (!record.ok || static_cast<std::size_t>(user.turn) >= conversation.user.size()) {
-        user.conversation = -1;
-      }
+      kept.push_back(std::move(result_.records[i]));
+      kept.back().index = static_cast<std::int64_t>(kept.size() - 1);
     }
-    if (!options_.keep_response_text) std::string().swap(record.response_text);
-    count(record);
-    in_flight_.erase(it);
+    result_.records = std::move(kept);
   }
 
-  void cancel_in_flight() {
-    while (!in_flight_.empty()) {
-      const auto it = in_flight_.begin();
-      RequestRecord& record = result_.records[it->second.record];
-      it->second.transfer->keep_response_so_far(record);  // the status it had received
-      record.ok = false;
-      record.error_kind = kErrorCancelled;
-      record.error = "run stopped before the response completed";
-      complete(it);
+  // Arms the pacer at the source's next wake-up and returns it (infinity when there is none).
+  double arm_pacer() {
+    const std::optional<double> wake = stopping_ ? std::nullopt : source_.wake_s();
+    if (wake != armed_s_) {
+      armed_s_ = wake;
+      if (wake) {
+        // Rounded up: a timer that fires a nanosecond early would find the job not yet due.
+        pacer_.arm_at(epoch_ +
+                      std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(*wake)));
+      } else {
+        pacer_.disarm();
+      }
     }
+    return wake.value_or(std::numeric_limits<double>::infinity());
+  }
+
+  // Fires LoadOptions::on_measured_underway once, on this thread, after a transfer thread saw
+  // the first status line of a measured request.
+  void notice_measured_underway() {
+    if (context_.underway == nullptr || underway_.load(std::memory_order_relaxed) != 1) return;
+    underway_.store(2, std::memory_order_relaxed);
+    options_.on_measured_underway();
   }
 
   void count(const RequestRecord& record) {
@@ -409,7 +241,7 @@ class LoadRun {
     if (!record.ok) {
       ++measured_failed_;
     } else if (record.first_token_s >= 0) {
-      ttfts_ms_.push_back(record.ttft_ms);
+      ttft_ms_.add(record.ttft_ms);
     }
   }
 
@@ -418,58 +250,36 @@ class LoadRun {
     progress.done = measured_done_;
     progress.total = options_.num_requests;
     progress.failed = measured_failed_;
-    progress.elapsed_s = measured_start_s_ >= 0 ? std::max(0.0, now_s() - measured_start_s_) : 0;
+    const double start_s = source_.measured_start_s();
+    progress.elapsed_s = start_s >= 0 ? std::max(0.0, now_s() - start_s) : 0;
     progress.requests_per_s =
         progress.elapsed_s > 0 ? static_cast<double>(measured_done_) / progress.elapsed_s : 0;
-    std::vector<double> sorted = ttfts_ms_;
-    std::sort(sorted.begin(), sorted.end());
-    progress.p50_ttft_ms = percentile(sorted, 50);
+    progress.p50_ttft_ms = ttft_ms_.percentile(50);
     return progress;
   }
 
   const LoadOptions& options_;
-  const std::vector<Conversation>& conversations_;
   const std::function<void(const Progress&)>& on_progress_;
-  const std::string url_;
-  const bool open_loop_;
-  int max_turns_ = 0;
+  RequestSource source_;
+  const int thread_count_;
+  Pacer pacer_;
+  CompletionQueue done_;
+  RunWaiter waiter_;
+  std::atomic<int> underway_{0};
+  TransferContext context_;
   Clock::time_point epoch_;
   LoadResult result_;
-  std::int64_t next_index_ = 0;
-  std::int64_t measured_planned_ = 0;
+  std::optional<double> armed_s_;
+  std::size_t in_flight_ = 0;
+  std::vector<std::size_t> in_flight_by_thread_;
+  std::vector<std::vector<Job>> batches_;
+  std::vector<std::size_t> unsent_;
+  bool stopping_ = false;
   std::int64_t measured_done_ = 0;
   std::int64_t measured_failed_ = 0;
-  double measured_start_s_ = -1;
-  bool underway_noticed_ = false;
-  std::vector<double> ttfts_ms_;
-
-  // Closed loop.
-  std::vector<VirtualUser> users_;
-  std::size_t cursor_ = 0;
-  int conversations_started_ = 0;
-  bool sending_done_ = false;
-
-  // Open loop.
-  bool trace_ = false;    // trace replay: fixed_arrivals_ is Workload::arrival_s
-  bool counted_ = false;  // fixed_arrivals_ was drawn up front for a known request count
-  std::vector<double> fixed_arrivals_;
-  std::optional<GammaArrivals> lazy_arrivals_;
-  std::size_t next_arrival_ = 0;
-  std::int64_t planned_ = 0;
-  std::size_t order_conversation_ = 0;
-  int order_turn_ = 0;
-  int order_lap_ = 0;
-  std::optional<Job> upcoming_;  // drawn, not yet due
-  std::deque<Job> due_;          // due, waiting for an in-flight slot
-  bool arrivals_done_ = false;
-  bool pacer_armed_ = false;
-  Pacer pacer_;
-
-  std::deque<FirstByteDeadline> first_byte_deadlines_;
-  // Members are destroyed in reverse order: loop_ goes first and removes every easy handle
-  // still added, then in_flight_ cleans the handles up, never while still added.
-  std::unordered_map<CURL*, InFlight> in_flight_;
-  SocketLoop loop_;
+  LogHistogram ttft_ms_;
+  // Last: destroyed first, so the threads stop before anything they read goes away.
+  std::vector<std::unique_ptr<TransferWorker>> workers_;
 };
 
 }  // namespace
@@ -477,6 +287,7 @@ class LoadRun {
 LoadResult run_load(const LoadOptions& options, const Workload& workload,
                     const std::function<void(const Progress&)>& on_progress) {
   validate_load_options(options, workload);
+  check_descriptor_budget(options, workload);
   return LoadRun(options, workload, on_progress).run();
 }
 

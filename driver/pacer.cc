@@ -21,8 +21,8 @@ Pacer::Pacer() {
 Pacer::~Pacer() { ::close(fd_); }
 
 void Pacer::arm_at(std::chrono::steady_clock::time_point deadline) {
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch())
-                      .count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   itimerspec spec{};
   // An all-zero it_value would disarm the timer; a deadline at the clock's origin is long past.
   spec.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);

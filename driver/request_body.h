@@ -14,9 +14,9 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;
   int max_tokens = 64;
   bool ignore_eos = true;
-  bool stream = true;                  // streaming asks for usage in the last chunk
-  std::optional<double> temperature;   // unset: 0, so repeated runs generate the same text
-  std::string extra_body_json;         // "" or a JSON object merged last (RFC 7386 merge patch)
+  bool stream = true;                 // streaming asks for usage in the last chunk
+  std::optional<double> temperature;  // unset: 0, so repeated runs generate the same text
+  std::string extra_body_json;        // "" or a JSON object merged last (RFC 7386 merge patch)
 };
 
 // Throws std::invalid_argument when extra_body_json is not a JSON object.

@@ -1,43 +1,25 @@
-// One streamed chat or completions response: SSE events → content timing, usage, [DONE], per-request metrics.
+// One streamed chat or completions response: SSE events → content timing, usage, [DONE],
+// per-request metrics.
 #include "driver/stream_decoder.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include "driver/chunk_fields.h"
 
 namespace kvsweep::driver {
 namespace {
 
 constexpr std::size_t kMaxQuotedData = 120;  // how much of a bad event to keep in `error`
 
-const std::string* non_empty_string(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
-    return nullptr;
-  }
-  return &it->get_ref<const std::string&>();
-}
-
-// The generated text a chunk carries, or nullptr when it carries none: choices[0] has
-// non-empty text. The role-only first chunk ({"delta":{"role":"assistant","content":""}}) and
-// the usage-only last chunk ("choices": []) do not: vLLM's client counts the role chunk as the
-// first token; we don't, see metrics.md (vllm#27485). Reasoning text is generated tokens too,
-// so it counts.
-const std::string* content_of(const nlohmann::json& chunk) {
-  const auto choices = chunk.find("choices");
-  if (choices == chunk.end() || !choices->is_array() || choices->empty()) return nullptr;
-  const nlohmann::json& choice = choices->front();
-  if (!choice.is_object()) return nullptr;
-  if (const std::string* text = non_empty_string(choice, "text")) return text;  // completions
-  const auto delta = choice.find("delta");
-  if (delta == choice.end() || !delta->is_object()) return nullptr;
-  if (const std::string* text = non_empty_string(*delta, "content")) return text;
-  if (const std::string* text = non_empty_string(*delta, "reasoning_content")) return text;
-  return non_empty_string(*delta, "reasoning");
-}
-
-int int_or(const nlohmann::json& object, const char* key, int fallback) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
+// The message of an error event: error.message when it is a string, else the error as JSON.
+std::string error_text(const std::string& data) {
+  const nlohmann::json chunk = nlohmann::json::parse(data, nullptr, false);
+  const nlohmann::json& error = chunk["error"];
+  const bool has_message =
+      error.is_object() && error.contains("message") && error["message"].is_string();
+  return (has_message ? error["message"].get<std::string>() : error.dump())
+      .substr(0, kMaxQuotedData);
 }
 
 }  // namespace
@@ -54,22 +36,17 @@ void StreamDecoder::handle_event(const SseEvent& event, double now_s) {
     done_ = true;
     return;
   }
-  const nlohmann::json chunk = nlohmann::json::parse(event.data, nullptr, false);
-  if (chunk.is_discarded() || !chunk.is_object()) {
+  ChunkFields chunk;
+  if (!read_chunk(event.data, chunk) || !chunk.object) {
     if (malformed_.empty()) {
       malformed_ = "undecodable JSON in data event: " + event.data.substr(0, kMaxQuotedData);
     }
     return;
   }
   // vLLM reports an engine failure inside a 200 stream as {"error": {...}}: the request failed.
-  if (const auto error = chunk.find("error"); error != chunk.end() && !error->is_null()) {
-    if (server_error_.empty()) {
-      const bool has_message = error->is_object() && error->contains("message") &&
-                               (*error)["message"].is_string();
-      server_error_ = "error event in stream: " +
-                      (has_message ? (*error)["message"].get<std::string>() : error->dump())
-                          .substr(0, kMaxQuotedData);
-    }
+  // Rare, so its message is read from a whole document.
+  if (chunk.error) {
+    if (server_error_.empty()) server_error_ = "error event in stream: " + error_text(event.data);
     return;
   }
   // With continuous_usage_stats every chunk carries cumulative usage, so the difference from the
@@ -77,22 +54,17 @@ void StreamDecoder::handle_event(const SseEvent& event, double now_s) {
   // The split needs a previous cumulative count: a server that puts usage only on its last
   // content chunk must not have that chunk's gap divided by the whole completion.
   int tokens = 1;
-  const auto usage = chunk.find("usage");
-  if (usage != chunk.end() && usage->is_object()) {
-    prompt_tokens_ = int_or(*usage, "prompt_tokens", prompt_tokens_);
-    const int completion = int_or(*usage, "completion_tokens", -1);
-    if (completion >= 0) {
-      if (completion_tokens_ >= 0) tokens = completion - completion_tokens_;
-      completion_tokens_ = completion;
-    }
-    const auto details = usage->find("prompt_tokens_details");
-    if (details != usage->end() && details->is_object()) {
-      cached_tokens_ = int_or(*details, "cached_tokens", cached_tokens_);
-    }
+  if (chunk.prompt_tokens) prompt_tokens_ = *chunk.prompt_tokens;
+  if (chunk.completion_tokens && *chunk.completion_tokens >= 0) {
+    if (completion_tokens_ >= 0) tokens = *chunk.completion_tokens - completion_tokens_;
+    completion_tokens_ = *chunk.completion_tokens;
   }
-  if (const std::string* text = content_of(chunk)) {
+  if (chunk.cached_tokens) cached_tokens_ = *chunk.cached_tokens;
+  // Generated text: vLLM's client counts the role-only first chunk as the first token; we
+  // don't, see metrics.md (vllm#27485). Reasoning text is generated tokens too, so it counts.
+  if (chunk.content) {
     content_.push_back({now_s, std::max(tokens, 1)});
-    if (keep_text_) text_ += *text;
+    if (keep_text_) text_ += *chunk.content;
   }
 }
 

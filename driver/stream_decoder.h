@@ -1,4 +1,5 @@
-// One streamed chat or completions response: SSE events → content timing, usage, [DONE], per-request metrics.
+// One streamed chat or completions response: SSE events → content timing, usage, [DONE],
+// per-request metrics.
 #pragma once
 
 #include <string>
@@ -43,9 +44,9 @@ class StreamDecoder {
   std::vector<SseEvent> scratch_;  // reused across feeds to avoid an allocation per chunk
   std::vector<ContentEvent> content_;
   bool done_ = false;
-  std::string malformed_;  // first decoding problem, "" when none
-  std::string server_error_;  // first error event the server sent, "" when none
-  int prompt_tokens_ = -1;    // last usage.prompt_tokens seen; -1 when none
+  std::string malformed_;       // first decoding problem, "" when none
+  std::string server_error_;    // first error event the server sent, "" when none
+  int prompt_tokens_ = -1;      // last usage.prompt_tokens seen; -1 when none
   int completion_tokens_ = -1;  // last usage.completion_tokens seen; -1 when none
   int cached_tokens_ = -1;
   bool keep_text_ = false;

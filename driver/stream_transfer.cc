@@ -1,12 +1,17 @@
-// One HTTP request on an easy handle: headers, body bytes, outcome into a RequestRecord.
+// One HTTP request on a reusable easy handle: headers, body bytes, outcome into a RequestRecord.
 #include "driver/stream_transfer.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "driver/descriptor_budget.h"
 #include "driver/full_response.h"
 
 namespace kvsweep::driver {
@@ -63,40 +68,90 @@ std::string error_message(std::string_view body) {
 
 }  // namespace
 
-StreamTransfer::StreamTransfer(StreamRequest request, std::chrono::steady_clock::time_point epoch)
-    : epoch_(epoch),
-      url_(std::move(request.url)),
-      body_(std::move(request.body)),
-      connect_timeout_s_(request.connect_timeout_s),
-      timeout_s_(request.timeout_s),
-      stream_(request.stream),
-      keep_text_(request.keep_text) {
-  decoder_.keep_text(keep_text_);
-  headers_.append("Content-Type: application/json");
-  headers_.append(stream_ ? "Accept: text/event-stream" : "Accept: application/json");
+CurlSlist request_headers(const TransferSettings& settings) {
+  CurlSlist headers;
+  headers.append("Content-Type: application/json");
+  headers.append(settings.stream ? "Accept: text/event-stream" : "Accept: application/json");
   // libcurl would otherwise send "Expect: 100-continue" for large prompts and wait for a
   // reply many servers never send, adding up to a second to TTFT.
-  headers_.append("Expect:");
-  if (!request.api_key.empty()) headers_.append("Authorization: Bearer " + request.api_key);
-  for (const auto& [name, value] : request.headers) headers_.append(name + ": " + value);
+  headers.append("Expect:");
+  if (!settings.api_key.empty()) headers.append("Authorization: Bearer " + settings.api_key);
+  for (const auto& [name, value] : settings.headers) headers.append(name + ": " + value);
+  return headers;
+}
 
+StreamTransfer::StreamTransfer(const TransferSettings& settings, const CurlSlist& headers,
+                               std::chrono::steady_clock::time_point epoch)
+    : epoch_(epoch),
+      connect_timeout_s_(settings.connect_timeout_s),
+      timeout_s_(settings.timeout_s),
+      stream_(settings.stream) {
   CURL* easy = easy_.get();
-  curl_easy_setopt(easy, CURLOPT_URL, url_.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers_.get());
+  // libcurl copies the URL string; the header list and the body are borrowed.
+  curl_easy_setopt(easy, CURLOPT_URL, settings.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(easy, CURLOPT_POST, 1L);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body_.c_str());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_.size()));
   // Signals for DNS timeouts are unsafe with several handles on one thread.
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, to_ms(connect_timeout_s_));
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, to_ms(timeout_s_));
+  if (settings.new_connection) {
+    curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+  }
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error_);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &StreamTransfer::on_header);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &StreamTransfer::on_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
+  // Our own socket(): its errno tells a full descriptor table (EMFILE) from a server that
+  // refused (libcurl reports both as "Couldn't connect to server"), and every socket opened
+  // and closed is counted on the multi handle that owns the connection.
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &StreamTransfer::on_open_socket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, this);
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &StreamTransfer::on_close_socket);
+}
+
+void StreamTransfer::begin(std::string body, bool keep_text, ConnectionCount* connections,
+                           std::atomic<int>* underway) {
+  body_ = std::move(body);
+  keep_text_ = keep_text;
+  connections_ = connections;
+  underway_ = underway;
+  curl_error_[0] = '\0';
+  socket_errno_ = 0;
+  status_ = 0;
+  replica_.clear();
+  error_body_.clear();
+  full_body_.clear();
+  last_byte_s_ = -1;
+  full_text_.clear();
+  decoder_ = StreamDecoder();
+  decoder_.keep_text(keep_text_);
+  CURL* easy = easy_.get();
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body_.c_str());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_.size()));
+  // libcurl stores this with each connection the handle opens, and calls the close callback
+  // with it whichever handle later closes the connection: the owner's count stays right.
+  curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, connections);
+}
+
+curl_socket_t StreamTransfer::on_open_socket(void* self, curlsocktype, curl_sockaddr* address) {
+  auto* transfer = static_cast<StreamTransfer*>(self);
+  const int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  if (fd < 0) {
+    transfer->socket_errno_ = errno;
+    return CURL_SOCKET_BAD;
+  }
+  if (transfer->connections_ != nullptr) ++transfer->connections_->open;
+  return fd;
+}
+
+int StreamTransfer::on_close_socket(void* connections, curl_socket_t socket) {
+  if (connections != nullptr) --static_cast<ConnectionCount*>(connections)->open;
+  return ::close(socket);
 }
 
 std::size_t StreamTransfer::on_header(char* data, std::size_t size, std::size_t count, void* self) {
@@ -109,6 +164,11 @@ std::size_t StreamTransfer::on_header(char* data, std::size_t size, std::size_t 
                             ? 0
                             : std::atoi(std::string(line.substr(space + 1, 3)).c_str());
     transfer->replica_.clear();
+    if (transfer->underway_ != nullptr && transfer->status_ != 0) {
+      int waiting = 0;
+      transfer->underway_->compare_exchange_strong(waiting, 1, std::memory_order_relaxed);
+      transfer->underway_ = nullptr;
+    }
   } else if (starts_with_ignoring_case(line, kReplicaHeader) &&
              line.size() > kReplicaHeader.size() && line[kReplicaHeader.size()] == ':') {
     transfer->replica_ = std::string(trim(line.substr(kReplicaHeader.size() + 1)));
@@ -135,8 +195,7 @@ std::size_t StreamTransfer::on_body(char* data, std::size_t size, std::size_t co
   return bytes.size();
 }
 
-void StreamTransfer::classify_timeout(RequestRecord& record,
-                                      const std::string& curl_reason) const {
+void StreamTransfer::classify_timeout(RequestRecord& record, const std::string& curl_reason) const {
   record.ok = false;
   record.error_kind = kErrorTimeout;
   // Zero pre-transfer time means the connection never became usable (a reused connection
@@ -144,8 +203,8 @@ void StreamTransfer::classify_timeout(RequestRecord& record,
   curl_off_t pretransfer_us = 0;
   curl_easy_getinfo(easy_.get(), CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
   if (pretransfer_us == 0 && status_ == 0) {
-    record.error = "connect timeout after " + std::to_string(connect_timeout_s_) + " s: " +
-                   curl_reason;
+    record.error =
+        "connect timeout after " + std::to_string(connect_timeout_s_) + " s: " + curl_reason;
   } else {
     record.error = "total timeout after " + std::to_string(timeout_s_) + " s: " + curl_reason;
   }
@@ -169,7 +228,18 @@ void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
   }
 
   const std::string curl_reason = curl_error_[0] != '\0' ? curl_error_ : curl_easy_strerror(result);
-  if (result == CURLE_OPERATION_TIMEDOUT) {
+  if (result != CURLE_OK && status_ == 0 &&
+      (socket_errno_ == EMFILE || socket_errno_ == ENFILE ||
+       curl_reason.find("Too many open files") != std::string::npos)) {
+    record.ok = false;
+    record.error_kind = kErrorClientResources;
+    record.error = std::string("socket(): ") +
+                   (socket_errno_ == ENFILE ? "the system's file table is full (ENFILE)"
+                                            : "too many open files (EMFILE)") +
+                   ": the client hit its descriptor limit (RLIMIT_NOFILE " +
+                   std::to_string(open_file_limit()) +
+                   "), the server was not reached; raise `ulimit -n` or lower the concurrency";
+  } else if (result == CURLE_OPERATION_TIMEDOUT) {
     classify_timeout(record, curl_reason);
   } else if (status_ != 0 && !success_status) {
     // The status says why even when the error body was then cut short.

@@ -10,9 +10,9 @@ namespace kvsweep::reports {
 namespace {
 
 struct MetricView {
-  const char* key;     // vLLM's key fragment
-  const char* title;   // console section title
-  const char* label;   // console row label
+  const char* key;    // vLLM's key fragment
+  const char* title;  // console section title
+  const char* label;  // console row label
   const SampleSummary* summary;
   const std::vector<double>* sorted;
 };
@@ -39,11 +39,15 @@ std::string number(double value, int decimals) {
   return buffer;
 }
 
-// vLLM: "{:<40}{:<10}" for every row, "{:-^50}" for section titles, "=" x 50 around.
+// vLLM: "{:<40} {:<10}" for every row (label padded to 40, one space, value padded to 10;
+// neither is ever cut), "{s:-^50}" for section titles, "=" x 50 around.
 std::string row(const std::string& label, const std::string& value) {
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, "%-40s%-10s\n", label.c_str(), value.c_str());
-  return buffer;
+  std::string line = label;
+  if (line.size() < 40) line.append(40 - line.size(), ' ');
+  line += ' ';
+  line += value;
+  if (value.size() < 10) line.append(10 - value.size(), ' ');
+  return line + "\n";
 }
 
 std::string centered(const std::string& title, char fill) {
@@ -142,10 +146,18 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
   return j;
 }
 
-std::string serving_result_text(const CellMetrics& m, const PercentileSelection& selection) {
+std::string serving_result_text(const CellMetrics& m, const PercentileSelection& selection,
+                                const VllmRunInfo* run) {
+  // vLLM's rows in vLLM's order (vllm/benchmarks/serve.py), then its metric sections.
   std::string out = centered(" Serving Benchmark Result ", '=');
   out += row("Successful requests:", std::to_string(m.ok));
-  if (m.failed > 0) out += row("Failed requests:", std::to_string(m.failed));
+  out += row("Failed requests:", std::to_string(m.failed));
+  if (run != nullptr && run->max_concurrency > 0) {
+    out += row("Maximum request concurrency:", std::to_string(run->max_concurrency));
+  }
+  if (run != nullptr && run->request_rate > 0) {
+    out += row("Request rate configured (RPS):", number(run->request_rate, 2));
+  }
   out += row("Benchmark duration (s):", number(m.window_s, 2));
   const std::string estimated = m.output_tokens_estimated > 0 ? " (estimated)" : "";
   out += row("Total input tokens:", m.prompt_tokens ? std::to_string(*m.prompt_tokens) : kUnknown);
@@ -153,9 +165,11 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
   out += row("Request throughput (req/s):", number(m.request_throughput, 2));
   if (m.goodput) out += row("Request goodput (req/s):", number(*m.goodput, 2));
   out += row("Output token throughput (tok/s):", number(m.output_throughput, 2) + estimated);
-  out += row("Total Token throughput (tok/s):",
+  out += row("Peak output token throughput (tok/s):",
+             number(m.max_output_tokens_per_s, 2) + estimated);
+  out += row("Peak concurrent requests:", number(m.max_concurrent_requests, 2));
+  out += row("Total token throughput (tok/s):",
              m.total_token_throughput ? number(*m.total_token_throughput, 2) : kUnknown);
-  out += token_count_note(m);
   for (const auto& v : metric_views(m)) {
     if (!selected(selection, v.key)) continue;
     out += centered(v.title, '-');
@@ -193,6 +207,7 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
     }
   }
   out += std::string(50, '=') + "\n";
+  out += token_count_note(m);  // after the block: every line inside it has vLLM's shape
   return out;
 }
 

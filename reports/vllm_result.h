@@ -2,10 +2,9 @@
 // "Serving Benchmark Result" console block, so existing tooling and habits read our runs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reports/cell_metrics.h"
 
@@ -13,14 +12,14 @@ namespace kvsweep::reports {
 
 // What the result describes besides its figures (vLLM's run metadata keys).
 struct VllmRunInfo {
-  std::string date;            // "20261122-043000", as vLLM writes it
-  std::string endpoint_type;   // "openai-chat" | "openai"
+  std::string date;           // "20261122-043000", as vLLM writes it
+  std::string endpoint_type;  // "openai-chat" | "openai"
   std::string label;
   std::string model_id;
   std::int64_t num_prompts = 0;
-  double request_rate = 0;     // 0 = closed loop or unpaced: written as the string "inf", as vLLM does
+  double request_rate = 0;  // 0 = closed loop or unpaced: written as the string "inf", as vLLM does
   double burstiness = 1.0;
-  int max_concurrency = 0;     // 0 = none: written as null
+  int max_concurrency = 0;  // 0 = none: written as null
 };
 
 // Which latency metrics get percentiles, and which percentiles (vLLM's --percentile-metrics,
@@ -43,9 +42,14 @@ struct PercentileSelection {
 nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
                                         const PercentileSelection& selection = {});
 
-// The console block vLLM prints, line for line, for the selected metrics and percentiles.
+// The console block vLLM prints, byte for byte ("{:<40} {:<10}" rows, vLLM's labels and
+// order), for the selected metrics and percentiles; `run` adds vLLM's "Maximum request
+// concurrency" and "Request rate configured" rows when it has a cap or a rate. kvsweep's own
+// sections (schedule lag, prefix cache, failures) follow vLLM's in the same format; a note on
+// estimated token counts follows the closing line.
 std::string serving_result_text(const CellMetrics& metrics,
-                                const PercentileSelection& selection = {});
+                                const PercentileSelection& selection = {},
+                                const VllmRunInfo* run = nullptr);
 
 // "p99" for 99, "p99.9" for 99.9: the key fragment vLLM uses.
 std::string percentile_key(double p);

@@ -36,6 +36,7 @@ test_packages=(
   sqlite3                   # CLI tests read the store with the sqlite3 shell
   chromium                  # the HTML report test opens reports in headless Chromium
   python3-jsonschema        # tests validate the JSON exports against docs/schemas/ (/usr/bin/python3)
+  wrk                       # bench/driver_bench.sh: the raw request rate is compared with wrk's
 )
 
 packages=("${build_packages[@]}")

@@ -12,6 +12,7 @@ namespace kvsweep::driver {
 // validates them (DatasetError names the field). docs/datasets.md documents every kind.
 struct DatasetOptions {
   // "synthetic-multiturn" | "sharegpt" | "chat-threads" | "shared-prefix" | "jsonl" | "mooncake"
+  // | "random"
   std::string kind;
   std::string path;        // file-based kinds: sharegpt, chat-threads, jsonl, mooncake
   std::uint64_t seed = 1;  // every generated text and order derives from it; no clock is read
@@ -40,6 +41,16 @@ struct DatasetOptions {
   int prompts_per_prefix = 16;
   int suffix_tokens = 128;
   bool ordered = false;  // false: shuffled by seed (SGLang's default); true: group by group
+
+  // random (vLLM's `random` dataset): num_prompts single-turn prompts; each is one shared
+  // prefix of random_prefix_len tokens, then a unique part whose length is drawn uniformly from
+  // [floor(random_input_len * (1 - r)), ceil(random_input_len * (1 + r))], asking for an output
+  // length drawn likewise from random_output_len (at least 1); r = random_range_ratio in [0, 1).
+  int num_prompts = 1000;
+  int random_input_len = 1024;
+  int random_output_len = 128;
+  double random_range_ratio = 0.0;
+  int random_prefix_len = 0;
 
   // mooncake: tokens per hash_id block. Required (0 = unset is an error): Mooncake's traces
   // use 512, vLLM's timed_trace silently defaults to 16 and makes prompts 32x too short.

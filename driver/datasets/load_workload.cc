@@ -7,6 +7,7 @@
 #include "driver/datasets/chat_threads.h"
 #include "driver/datasets/jsonl_prompts.h"
 #include "driver/datasets/mooncake_trace.h"
+#include "driver/datasets/random_prompts.h"
 #include "driver/datasets/shared_prefix.h"
 #include "driver/datasets/sharegpt.h"
 #include "driver/datasets/synthetic_multiturn.h"
@@ -14,7 +15,13 @@
 namespace kvsweep::driver {
 
 std::vector<std::string> dataset_kinds() {
-  return {"synthetic-multiturn", "sharegpt", "chat-threads", "shared-prefix", "jsonl", "mooncake"};
+  return {"synthetic-multiturn",
+          "sharegpt",
+          "chat-threads",
+          "shared-prefix",
+          "jsonl",
+          "mooncake",
+          "random"};
 }
 
 Workload load_workload(const DatasetOptions& options) {
@@ -25,6 +32,7 @@ Workload load_workload(const DatasetOptions& options) {
   if (kind == "shared-prefix") return make_shared_prefix(options);
   if (kind == "jsonl") return load_jsonl_prompts(options);
   if (kind == "mooncake") return load_mooncake_trace(options);
+  if (kind == "random") return make_random_prompts(options);
 
   const std::vector<std::string> kinds = dataset_kinds();
   std::string known;

@@ -29,7 +29,49 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+// `kvsweep load --turns 6` meant six turns per synthetic conversation before --turns took the
+// turn order; an integer keeps that meaning, so old command lines run unchanged.
+std::optional<int> legacy_turn_count(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::atoi(text.c_str());
+}
+
 }  // namespace
+
+driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args) {
+  using Endpoint = driver::LoadOptions::Endpoint;
+  std::optional<Endpoint> from_endpoint;
+  if (args.endpoint == "chat" || args.endpoint == "/v1/chat/completions" ||
+      args.endpoint == "v1/chat/completions") {
+    from_endpoint = Endpoint::kChat;
+  } else if (args.endpoint == "completions" || args.endpoint == "/v1/completions" ||
+             args.endpoint == "v1/completions") {
+    from_endpoint = Endpoint::kCompletions;
+  } else if (!args.endpoint.empty()) {
+    throw std::invalid_argument(
+        "--endpoint: expected chat or completions (or vLLM's /v1/chat/completions or "
+        "/v1/completions), got \"" +
+        args.endpoint + "\"");
+  }
+  std::optional<Endpoint> from_backend;
+  if (args.backend == "openai-chat") {
+    from_backend = Endpoint::kChat;
+  } else if (args.backend == "openai" || args.backend == "vllm") {
+    from_backend = Endpoint::kCompletions;
+  } else if (!args.backend.empty()) {
+    throw std::invalid_argument(
+        "--backend: expected openai-chat, openai or vllm (the OpenAI-compatible endpoints "
+        "kvsweep drives), got \"" +
+        args.backend + "\"");
+  }
+  if (from_endpoint && from_backend && *from_endpoint != *from_backend) {
+    throw std::invalid_argument("--endpoint " + args.endpoint + " and --backend " + args.backend +
+                                " name different endpoints");
+  }
+  return from_endpoint.value_or(from_backend.value_or(Endpoint::kChat));
+}
 
 double duration_or_throw(const std::string& text, const std::string& option) {
   if (text.empty()) return 0;
@@ -73,14 +115,21 @@ driver::LoadOptions load_options(const LoadArgs& args) {
     if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");
     o.headers.push_back(*header);
   }
-  if (args.endpoint == "chat") {
-    o.endpoint = driver::LoadOptions::Endpoint::kChat;
-  } else if (args.endpoint == "completions") {
-    o.endpoint = driver::LoadOptions::Endpoint::kCompletions;
-  } else {
-    throw std::invalid_argument("--endpoint: expected chat or completions, got \"" + args.endpoint +
-                                "\"");
+  o.endpoint = endpoint_of(args);
+  if (!args.result_file.empty() && !args.result_filename.empty()) {
+    throw std::invalid_argument(
+        "--result-file and --result-filename: give one (--result-file is a whole path, "
+        "--result-filename a name in --result-dir)");
   }
+  if (args.turn_order == "sequential") {
+    o.turns = driver::LoadOptions::Turns::kSequential;
+  } else if (args.turn_order != "independent" && !legacy_turn_count(args.turn_order)) {
+    throw std::invalid_argument("--turns: expected independent or sequential, got \"" +
+                                args.turn_order + "\"");
+  }
+  o.think_time_s = duration_or_throw(args.think_time, "--think-time");
+  o.threads = args.threads;
+  o.new_connection_per_request = args.new_connection_per_request;
   o.stream = !args.no_stream;
   o.max_tokens = args.max_tokens;
   o.ignore_eos = args.ignore_eos;
@@ -99,14 +148,23 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.request_timeout_s = duration_or_throw(args.timeout, "--timeout");
   o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
   o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
-  if (o.request_rate == 0 && o.concurrency == 0) o.concurrency = 1;
+  // vLLM's --max-concurrency N without a rate (its rate defaults to inf) keeps N requests in
+  // flight: here that is a closed loop of N users.
+  if (o.request_rate == 0 && o.concurrency == 0) {
+    o.concurrency = args.max_concurrency > 0 ? args.max_concurrency : 1;
+    o.max_concurrency = 0;
+  }
   return o;
 }
 
 driver::DatasetOptions dataset_options(const LoadArgs& args) {
   driver::DatasetOptions d = args.dataset;
   d.seed = args.seed;
-  d.turns = driver::LengthDistribution{static_cast<double>(args.turns)};
+  const int turns = legacy_turn_count(args.turn_order).value_or(args.turns);
+  d.turns = driver::LengthDistribution{static_cast<double>(turns)};
+  if (d.kind == "random" && args.num_prompts > 0) {  // vLLM samples --num-prompts prompts
+    d.num_prompts = static_cast<int>(args.num_prompts + args.warmup_requests);
+  }
   d.system_prompt_words = driver::LengthDistribution{static_cast<double>(args.system_prompt_words)};
   d.user_words = driver::LengthDistribution{static_cast<double>(args.user_words)};
   d.assistant_words = driver::LengthDistribution{static_cast<double>(args.assistant_words)};

@@ -21,7 +21,7 @@ struct LoadArgs {
   std::string model;
   std::string api_key_env;
   std::vector<std::string> headers;
-  std::string endpoint = "chat";
+  std::string endpoint;  // "" = from --backend, else chat
   bool no_stream = false;
   int max_tokens = 128;
   bool ignore_eos = false;
@@ -57,7 +57,21 @@ struct LoadArgs {
   std::string result_dir = ".";
   std::string result_file;
   bool no_save = false;
+
+  // vLLM's client options (vllm bench serve) and the driver's transport and turn order.
+  std::string backend;                     // vLLM's --backend: openai-chat, openai or vllm
+  std::string result_filename;             // vLLM's: a file name inside --result-dir
+  bool save_result = false;                // vLLM's --save-result; kvsweep saves unless --no-save
+  std::string turn_order = "independent";  // --turns; an integer is --turns-per-conversation
+  std::string think_time;
+  int threads = 0;
+  bool new_connection_per_request = false;
 };
+
+// kvsweep's --endpoint chat|completions, or vLLM's path form (/v1/chat/completions,
+// /v1/completions) and --backend (openai-chat; openai and vllm post to /v1/completions). When
+// both are given they must agree. Throws std::invalid_argument naming the option.
+driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args);
 
 // Each throws std::invalid_argument naming the option at fault.
 driver::LoadOptions load_options(const LoadArgs& args);  // reads the API key's variable

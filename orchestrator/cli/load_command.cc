@@ -11,6 +11,7 @@
 #include "common/wall_clock.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/load_workload.h"
+#include "driver/descriptor_budget.h"
 #include "driver/load_run.h"
 #include "driver/test_request.h"
 #include "orchestrator/cli/console.h"
@@ -48,7 +49,10 @@ std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
     load["concurrency"] = o.concurrency;
   }
   load["dataset"] = workload.description;
-  load["endpoint"] = args.endpoint;
+  load["endpoint"] = o.endpoint == driver::LoadOptions::Endpoint::kChat ? "chat" : "completions";
+  if (o.turns == driver::LoadOptions::Turns::kSequential) load["turns"] = "sequential";
+  if (o.think_time_s > 0) load["think_time_s"] = o.think_time_s;
+  if (o.new_connection_per_request) load["new_connection_per_request"] = true;
   load["stream"] = o.stream;
   load["max_tokens"] = o.max_tokens;
   if (o.num_requests > 0) load["num_requests"] = o.num_requests;
@@ -165,25 +169,34 @@ std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::Loa
   return rows;
 }
 
-// The result JSON with vLLM's benchmark keys, at --result-file or in --result-dir.
-void write_result(const LoadArgs& args, const driver::LoadOptions& options,
-                  const driver::LoadResult& result, const reports::CellMetrics& metrics,
-                  const std::string& label, Console& console) {
+// What vLLM's console block and result JSON say about the run itself.
+reports::VllmRunInfo run_info(const driver::LoadOptions& options, const driver::LoadResult& result,
+                              const std::string& label) {
   reports::VllmRunInfo info;
   info.date = date_stamp();
-  info.endpoint_type = args.endpoint == "chat" ? "openai-chat" : "openai";
+  info.endpoint_type =
+      options.endpoint == driver::LoadOptions::Endpoint::kChat ? "openai-chat" : "openai";
   info.label = label;
   info.model_id = options.model;
   info.num_prompts = measured_prompts(options, result.records);
   info.request_rate = std::isinf(options.request_rate) ? 0 : options.request_rate;
   info.burstiness = options.burstiness;
   info.max_concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
-  const std::string path = args.result_file.empty()
-                               ? (std::filesystem::path(args.result_dir) /
-                                  result_file_name(label, options.request_rate,
-                                                   info.max_concurrency, options.model, info.date))
-                                     .string()
-                               : args.result_file;
+  return info;
+}
+
+// The result JSON with vLLM's benchmark keys: at --result-file, or in --result-dir under
+// --result-filename or vLLM's own file name.
+void write_result(const LoadArgs& args, const driver::LoadOptions& options,
+                  const reports::VllmRunInfo& info, const reports::CellMetrics& metrics,
+                  const std::string& label, Console& console) {
+  const std::string name = !args.result_filename.empty()
+                               ? args.result_filename
+                               : result_file_name(label, options.request_rate, info.max_concurrency,
+                                                  options.model, info.date);
+  const std::string path = !args.result_file.empty()
+                               ? args.result_file
+                               : (std::filesystem::path(args.result_dir) / name).string();
   write_file(path,
              reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) + "\n");
   console.line("result written to " + path);
@@ -214,6 +227,9 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   console.line("load " + options.base_url + " model " + options.model + ": " + shape_text(options) +
                ", " + workload.description);
 
+  // Before the test request: a run the descriptor limit cannot carry sends nothing at all.
+  driver::check_descriptor_budget(options, workload);
+
   SignalGuard signals;
   driver::LoadOptions run_options = options;
   run_options.stop = &signals.stop_flag();
@@ -228,21 +244,25 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
           : store_run(args, options, workload, m, label, global.db_path, console);
   const reports::CellMetrics metrics =
       reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}));
-  std::fputs(reports::serving_result_text(metrics, selection).c_str(), stdout);
-  if (!args.no_save) write_result(args, options, m.measured, metrics, label, console);
+  const reports::VllmRunInfo info = run_info(options, m.measured, label);
+  std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
+  if (!args.no_save) write_result(args, options, info, metrics, label, console);
   if (m.measured.interrupted) return kExitInterrupted;
   return metrics.ok > 0 ? kExitOk : kExitFailed;
 }
 
 // What each request is: where it goes and what it asks for.
 void add_request_options(CLI::App* cmd, LoadArgs* a) {
-  cmd->add_option("--url", a->url, "server base URL, with or without /v1: http://127.0.0.1:8000")
+  cmd->add_option("--url,--base-url", a->url,
+                  "server base URL, with or without /v1: http://127.0.0.1:8000")
       ->required();
   cmd->add_option("--model", a->model, "model name sent in every request")->required();
   cmd->add_option("--api-key-env", a->api_key_env,
                   "name of the environment variable holding the API key");
   cmd->add_option("--header", a->headers, "extra request header NAME=VALUE (repeatable)");
-  cmd->add_option("--endpoint", a->endpoint, "chat (/v1/chat/completions) or completions")
+  cmd->add_option("--endpoint", a->endpoint,
+                  "chat (/v1/chat/completions, the default) or completions; vLLM's path form "
+                  "/v1/chat/completions or /v1/completions is accepted too")
       ->capture_default_str();
   cmd->add_flag("--no-stream", a->no_stream, "non-streaming requests (TTFT = E2E)");
   cmd->add_option("--max-tokens", a->max_tokens,
@@ -281,8 +301,9 @@ void add_shape_options(CLI::App* cmd, LoadArgs* a) {
 // Which conversations are sent.
 void add_dataset_options(CLI::App* cmd, LoadArgs* a) {
   a->dataset.kind = "synthetic-multiturn";
-  cmd->add_option("--dataset", a->dataset.kind,
-                  "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake")
+  cmd->add_option("--dataset,--dataset-name", a->dataset.kind,
+                  "synthetic-multiturn, sharegpt, chat-threads, shared-prefix, jsonl, mooncake, "
+                  "random")
       ->capture_default_str();
   cmd->add_option("--dataset-path", a->dataset.path, "dataset file (file-based kinds)");
   cmd->add_option("--min-messages", a->dataset.min_messages,
@@ -292,7 +313,8 @@ void add_dataset_options(CLI::App* cmd, LoadArgs* a) {
                   "sharegpt: keep at most N conversations");
   cmd->add_option("--conversations", a->dataset.conversations, "synthetic: conversations")
       ->capture_default_str();
-  cmd->add_option("--turns", a->turns, "synthetic: turns per conversation")->capture_default_str();
+  cmd->add_option("--turns-per-conversation", a->turns, "synthetic: turns per conversation")
+      ->capture_default_str();
   cmd->add_option("--system-prompt-words", a->system_prompt_words,
                   "synthetic: shared system prompt length")
       ->capture_default_str();
@@ -337,6 +359,42 @@ void add_result_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
 }
 
+// Multi-turn order and transport (driver/load_options.h), and vLLM's client options (vllm
+// bench serve) so its command lines run here unchanged.
+void add_driver_and_vllm_options(CLI::App* cmd, LoadArgs* a) {
+  cmd->add_option("--turns", a->turn_order,
+                  "open loop, multi-turn data: independent (every turn on the arrival schedule, "
+                  "with the dataset's history) or sequential (a conversation's next turn after "
+                  "its previous one finished and --think-time passed); an integer N is the old "
+                  "spelling of --turns-per-conversation N")
+      ->capture_default_str();
+  cmd->add_option("--think-time", a->think_time,
+                  "pause before a conversation's next turn (sequential turns, closed loop)");
+  cmd->add_option("--threads", a->threads,
+                  "event-loop threads carrying the requests (default: one per core)");
+  cmd->add_flag("--new-connection-per-request", a->new_connection_per_request,
+                "open a new connection for every request and close it after, so TTFT includes "
+                "connection setup as in vLLM's client (default: keep-alive)");
+  cmd->add_option("--backend", a->backend,
+                  "vLLM's: openai-chat (= --endpoint chat), openai or vllm (= completions)");
+  cmd->add_option("--result-filename", a->result_filename,
+                  "vLLM's: result JSON file name inside --result-dir");
+  cmd->add_flag("--save-result", a->save_result,
+                "vLLM's; kvsweep writes the result JSON unless --no-save");
+  cmd->add_option("--random-input-len", a->dataset.random_input_len,
+                  "random: input tokens per prompt (after the prefix)")
+      ->capture_default_str();
+  cmd->add_option("--random-output-len", a->dataset.random_output_len,
+                  "random: output tokens per request")
+      ->capture_default_str();
+  cmd->add_option("--random-range-ratio", a->dataset.random_range_ratio,
+                  "random: lengths uniform in [len * (1 - r), len * (1 + r)], r in [0, 1)")
+      ->capture_default_str();
+  cmd->add_option("--random-prefix-len", a->dataset.random_prefix_len,
+                  "random: tokens of one prefix shared by every prompt")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
@@ -350,6 +408,7 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   add_shape_options(cmd, a.get());
   add_dataset_options(cmd, a.get());
   add_result_options(cmd, a.get());
+  add_driver_and_vllm_options(cmd, a.get());
   return {cmd, [a, &global] { return run_load_command(*a, global); }};
 }
 

@@ -6,8 +6,11 @@
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
 
 #include "driver/arrival_schedule.h"
+#include "driver/turn_major_order.h"
 #include "tests/driver/test_server.h"
 
 namespace kvsweep::driver {
@@ -25,8 +28,8 @@ struct Seen {
 // many handlers run at once (answers are whole bodies, so a handler spans its request).
 class ScriptServer {
  public:
-  using Script = std::function<void(int n, const Seen&, httplib::Response&,
-                                    const std::atomic<bool>& closing)>;
+  using Script =
+      std::function<void(int n, const Seen&, httplib::Response&, const std::atomic<bool>& closing)>;
 
   explicit ScriptServer(Script script)
       : script_(std::move(script)),
@@ -128,8 +131,14 @@ TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
   const LoadResult result = run_load(options, workload);
 
   const std::vector<double> expected_times = gamma_arrival_times(200, 1, 8, 5);
-  const std::vector<std::pair<int, int>> expected_turns = {{0, 0}, {1, 0}, {2, 0}, {0, 1},
-                                                           {1, 1}, {2, 1}, {0, 0}, {1, 0}};
+  // Turn-major, shuffled within each turn by the seed (turn_major_order.h).
+  std::vector<std::pair<int, int>> expected_turns;
+  const TurnMajorOrder order(workload.conversations, 5);
+  for (TurnPosition p = order.first(); expected_turns.size() < 8; p = order.after(p)) {
+    expected_turns.emplace_back(p.conversation, p.turn);
+  }
+  ASSERT_EQ(expected_turns[3].second, 1);
+  ASSERT_EQ(expected_turns[6].second, 0);  // the second lap
   ASSERT_EQ(result.records.size(), 8u);
   const std::vector<Seen> seen = server.seen();
   ASSERT_EQ(seen.size(), 8u);
@@ -156,6 +165,29 @@ TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
     for (const Seen& s : seen) found = found || contents(s.body) == want;
     EXPECT_TRUE(found) << i;
   }
+}
+
+// The schedule is computed once, on the run thread: the number of transfer threads changes who
+// carries a request, never which request is due when.
+TEST(OpenLoop, TheScheduleIsTheSameWhateverTheNumberOfThreads) {
+  ScriptServer server(quick());
+  const Workload workload = small_workload(5, 3);
+  // A slow rate: cpp-httplib serves each connection on one of a few threads, so requests must
+  // not pile up on many connections (each worker keeps its own).
+  LoadOptions options = open_loop(server.base_url(), 25);
+  options.num_requests = 15;
+  options.seed = 21;
+  std::vector<std::tuple<double, int, int>> schedules[2];
+  for (const int threads : {1, 3}) {
+    options.threads = threads;
+    const LoadResult result = run_load(options, workload);
+    ASSERT_EQ(result.records.size(), 15u);
+    for (const RequestRecord& record : result.records) {
+      EXPECT_TRUE(record.ok) << record.error;
+      schedules[threads == 3].emplace_back(record.scheduled_s, record.conversation, record.turn);
+    }
+  }
+  EXPECT_EQ(schedules[0], schedules[1]);
 }
 
 TEST(OpenLoop, MaxConcurrencyCapsInFlightAndTheWaitIsLag) {
@@ -346,8 +378,8 @@ TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
   const std::vector<Seen> seen = server.seen();
   ASSERT_EQ(seen.size(), 3u);
   const std::vector<std::string> third = contents(seen[2].body);
-  const std::vector<std::string> want = {"system prompt", "c0 user 0", "srv0", "c0 user 1",
-                                         "srv1", "c0 user 2"};
+  const std::vector<std::string> want = {"system prompt", "c0 user 0", "srv0",
+                                         "c0 user 1",     "srv1",      "c0 user 2"};
   EXPECT_EQ(third, want);
   EXPECT_EQ(seen[0].body["max_tokens"], 5);
   EXPECT_EQ(seen[1].body["max_tokens"], 3);
@@ -368,8 +400,8 @@ TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {
   options.warmup_conversations = 0;
   options.warmup_requests = 3;
   std::vector<Progress> progress;
-  const LoadResult by_request = run_load(options, small_workload(3, 2),
-                                         [&](const Progress& p) { progress.push_back(p); });
+  const LoadResult by_request =
+      run_load(options, small_workload(3, 2), [&](const Progress& p) { progress.push_back(p); });
   ASSERT_EQ(by_request.records.size(), 5u);
   for (const RequestRecord& record : by_request.records) {
     EXPECT_EQ(record.warmup, record.index < 3) << record.index;
@@ -486,6 +518,34 @@ TEST(LoadRun, NonStreamingResponseWithoutUsageHasUnknownPromptTokens) {
   EXPECT_TRUE(result.records[0].tokens_estimated);
 }
 
+// Keep-alive reuses one connection for a closed-loop user; --new-connection-per-request opens
+// one per request, as vLLM's client did (its TTFT then includes connection setup).
+TEST(LoadRun, NewConnectionPerRequestOpensOneConnectionPerRequest) {
+  std::mutex mutex;
+  std::set<int> ports;
+  test_support::LoopbackServer server([&](httplib::Server& s, const std::atomic<bool>&) {
+    s.Post("/v1/chat/completions", [&](const httplib::Request& request, httplib::Response& r) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ports.insert(request.remote_port);
+      }
+      answer(r);
+    });
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 4;
+  const LoadResult reused = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(reused.records.size(), 4u);
+  EXPECT_EQ(ports.size(), 1u);
+
+  ports.clear();
+  options.new_connection_per_request = true;
+  const LoadResult fresh = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(fresh.records.size(), 4u);
+  for (const RequestRecord& record : fresh.records) EXPECT_TRUE(record.ok) << record.error;
+  EXPECT_EQ(ports.size(), 4u);
+}
+
 TEST(LoadRun, RejectsBadOptionsNamingTheField) {
   const auto message_of = [](const LoadOptions& options) {
     try {
@@ -501,11 +561,16 @@ TEST(LoadRun, RejectsBadOptionsNamingTheField) {
   EXPECT_NE(message_of(options).find("max_concurrency"), std::string::npos);
   options.concurrency = 0;
   options.extra_body_json = "[1]";
-  EXPECT_EQ(message_of(options),
-            "LoadOptions.extra_body_json: expected a JSON object, got array");
+  EXPECT_EQ(message_of(options), "LoadOptions.extra_body_json: expected a JSON object, got array");
   options.extra_body_json.clear();
   options.burstiness = 0;
   EXPECT_NE(message_of(options).find("burstiness"), std::string::npos);
+  options.burstiness = 1;
+  options.request_rate = std::numeric_limits<double>::infinity();
+  options.num_requests = 0;
+  options.duration_s = 5;
+  EXPECT_EQ(message_of(options).rfind("LoadOptions.num_requests: an infinite request_rate", 0), 0u)
+      << message_of(options);
 }
 
 }  // namespace

@@ -51,6 +51,34 @@ TEST(CompletionRequestBody, PromptIsTheMessagesJoinedByNewlines) {
   EXPECT_EQ(body["stream_options"]["include_usage"], true);
 }
 
+// The body written as text is byte for byte what a JSON document of the same request dumps (the
+// general path, taken when there is an extra body: an empty object patches nothing).
+TEST(ChatRequestBody, TextIsTheSameBytesAsTheJsonDocument) {
+  std::vector<ChatRequest> requests;
+  requests.push_back(two_messages());
+  ChatRequest odd = two_messages();
+  odd.model = "m/\\\"x\"";
+  odd.messages = {{"system", "tabs\tand\nnewlines\r, \x01 \x1f bell\b feed\f"},
+                  {"user", "unicode \xc3\xa9\xe2\x82\xac \xf0\x9f\x99\x82 and \\ slash /"},
+                  {"assistant", ""},
+                  {"user", "last"}};
+  odd.max_tokens = 123456;
+  odd.ignore_eos = true;
+  odd.temperature = 0.7;
+  requests.push_back(odd);
+  ChatRequest plain = odd;
+  plain.stream = false;
+  plain.temperature = 1;
+  plain.messages = {};
+  requests.push_back(plain);
+  for (const ChatRequest& request : requests) {
+    ChatRequest as_document = request;
+    as_document.extra_body_json = "{}";
+    EXPECT_EQ(chat_request_body(request), chat_request_body(as_document));
+    EXPECT_EQ(completion_request_body(request), completion_request_body(as_document));
+  }
+}
+
 TEST(ExtraBody, ProblemsAreNamed) {
   EXPECT_EQ(extra_body_problem(""), "");
   EXPECT_EQ(extra_body_problem(R"({"a":1})"), "");

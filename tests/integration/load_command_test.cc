@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -84,7 +86,7 @@ TEST_F(LoadCommand, ClosedLoopPrintsVllmBlockWritesJsonAndStoresRows) {
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
   EXPECT_NE(r.out.find("============ Serving Benchmark Result ============"), std::string::npos);
-  EXPECT_NE(r.out.find("Successful requests:                    40"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     40"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("P50 TTFT (ms):"), std::string::npos);
   EXPECT_NE(r.out.find("KV hit rate, server (%):"), std::string::npos);
 
@@ -242,14 +244,85 @@ TEST_F(LoadCommand, NumPromptsLeavesWarmupOut) {
   EXPECT_EQ(j["completed"], 12);
 }
 
+// A vLLM client command line (vllm bench serve's options) runs unchanged: base URL, backend
+// and endpoint path, the random dataset, percentile selection, result dir and file name.
+TEST_F(LoadCommand, VllmCommandLineRunsUnchanged) {
+  // clang-format off
+  const std::vector<std::string> argv = {
+      KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load",
+      "--backend", "openai-chat", "--base-url", fleet_->router_url(),
+      "--endpoint", "/v1/chat/completions", "--model", "tiny",
+      "--dataset-name", "random", "--random-input-len", "32", "--random-output-len", "4",
+      "--random-range-ratio", "0.25", "--random-prefix-len", "16", "--num-prompts", "20",
+      "--max-concurrency", "4", "--ignore-eos", "--seed", "5",
+      "--percentile-metrics", "ttft,e2el", "--metric-percentiles", "50",
+      "--save-result", "--result-dir", dir_.file("results"), "--result-filename", "r.json"};
+  // clang-format on
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     20        \n"
+                       "Failed requests:                         0         \n"
+                       "Maximum request concurrency:             4         \n"
+                       "Benchmark duration (s):"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nPeak concurrent requests:                4.00      \n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("---------------End-to-end Latency----------------\n"
+                       "Mean E2EL (ms):"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("TPOT"), std::string::npos) << r.out;  // not a selected metric
+  const auto result = nlohmann::json::parse(read_file(dir_.file("results") + "/r.json"));
+  EXPECT_EQ(result["completed"], 20);
+  EXPECT_EQ(result["max_concurrency"], 4);
+  EXPECT_EQ(result["endpoint_type"], "openai-chat");
+  // --random-output-len 4 with ratio 0.25: every request asked for 3 to 5 tokens.
+  EXPECT_GE(result["total_output_tokens"].get<int>(), 60);
+  EXPECT_LE(result["total_output_tokens"].get<int>(), 100);
+  EXPECT_TRUE(result.contains("p50_e2el_ms"));
+}
+
+TEST_F(LoadCommand, SequentialTurnsWaitForThePreviousTurnAndTheThinkTime) {
+  auto argv = base_argv(dir_.file("s.db"));
+  // clang-format off
+  const std::vector<std::string> more = {
+      "--request-rate", "200", "--turns", "sequential", "--think-time", "100ms",
+      "--conversations", "3", "--turns-per-conversation", "3", "--num-prompts", "9",
+      "--max-tokens", "2", "--system-prompt-words", "20", "--no-save"};
+  // clang-format on
+  argv.insert(argv.end(), more.begin(), more.end());
+  const auto r = orchestrator::run_process(argv, 60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  const auto store = store::Store::open(dir_.file("s.db"));
+  const auto rows = store.requests(store.cells(store.latest_experiment()->id)[0].id);
+  ASSERT_EQ(rows.size(), 9u);
+  std::map<int, const store::RequestRow*> previous;
+  for (const auto& row : rows) {
+    EXPECT_TRUE(row.ok) << row.error;
+    const auto it = previous.find(row.conversation);
+    if (it == previous.end()) {
+      EXPECT_EQ(row.turn, 0);
+    } else if (row.turn == 0) {  // the conversation starts over (a next lap): no think time
+      EXPECT_EQ(it->second->turn, 2);
+      EXPECT_GE(row.sent_s, it->second->ended_s) << "conversation " << row.conversation;
+    } else {
+      EXPECT_EQ(row.turn, it->second->turn + 1);
+      EXPECT_GE(row.sent_s, it->second->ended_s + 0.1) << "conversation " << row.conversation;
+    }
+    previous[row.conversation] = &row;
+  }
+}
+
 TEST_F(LoadCommand, UrlWithV1IsTheSameServer) {
   const auto r = orchestrator::run_process(
       {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url() + "/v1/",
        "--model", "tiny", "--num-prompts", "3", "--max-tokens", "2", "--no-save"},
       60);
   ASSERT_TRUE(r.ok()) << r.err << r.out;
-  EXPECT_NE(r.out.find("Successful requests:                    3"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("Failed requests:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Successful requests:                     3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Failed requests:                         0 "), std::string::npos) << r.out;
 }
 
 // A scripted OpenAI server on loopback for the failure paths the fleet never takes. The test
@@ -453,6 +526,66 @@ TEST(LoadCommandFailures, WrongModelStopsAtTheTestRequestWithTheServersAnswer) {
   EXPECT_FALSE(std::ifstream(dir.file("r.json")).good());
 }
 
+// `ulimit -n 1024` (the hard limit too, set in the child before exec) and --max-concurrency
+// 2000: refused before anything is sent, the test request included, with the numbers.
+TEST(LoadCommandFailures, DescriptorLimitTooLowRefusesBeforeTheTestRequest) {
+  std::atomic<int> answered{0};
+  LoopbackServer server([&answered](httplib::Server& s, const std::atomic<bool>&) {
+    s.Post("/v1/chat/completions",
+           [&answered](const httplib::Request&, httplib::Response&) { ++answered; });
+  });
+  testing::TempDir dir;
+  const std::vector<std::string> args = {KVSWEEP_BINARY,
+                                         "--db",
+                                         dir.file("s.db"),
+                                         "load",
+                                         "--url",
+                                         server.base_url(),
+                                         "--model",
+                                         "m",
+                                         "--request-rate",
+                                         "100",
+                                         "--max-concurrency",
+                                         "2000",
+                                         "--num-prompts",
+                                         "5000",
+                                         "--no-save"};
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string err_path = dir.file("err.txt");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlimit limit{1024, 1024};
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  for (int waited_ms = 0; ::waitpid(pid, &status, WNOHANG) == 0; waited_ms += 10) {
+    if (waited_ms > 30000) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      FAIL() << "kvsweep load did not stop by itself";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const std::string err = read_file(err_path);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2) << err;  // a usage error: the options cannot run here
+  EXPECT_NE(err.find("kvsweep: error: descriptor limit: this run may hold 2000 connections at "
+                     "once (max_concurrency 2000)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("may open only 1024 (RLIMIT_NOFILE; hard limit 1024). Nothing was sent."),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("`ulimit -n "), std::string::npos) << err;
+  EXPECT_EQ(answered, 0);  // not even the test request
+}
+
 TEST(LoadCommandFailures, SummaryPrintsTheFirstReasonOfEachKind) {
   ScriptedServer server([](int n, httplib::Response& r, const std::atomic<bool>&) {
     if (n == 0) {
@@ -474,9 +607,9 @@ TEST(LoadCommandFailures, SummaryPrintsTheFirstReasonOfEachKind) {
   const auto r = orchestrator::run_process(argv, 60);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("---------------------Failures---------------------\n"
-                       "http_status:                            2         \n"
+                       "http_status:                             2         \n"
                        "  first: HTTP 503: overloaded: queue full\n"
-                       "rate_limited:                           1         \n"
+                       "rate_limited:                            1         \n"
                        "  first: HTTP 429: slow down\n"),
             std::string::npos)
       << r.out;
@@ -496,11 +629,11 @@ TEST(LoadCommandFailures, NoUsageFromTheServerSaysUnknownAndEstimated) {
   argv.back() = dir.file("r.json");
   const auto r = orchestrator::run_process(argv, 60);
   ASSERT_TRUE(r.ok()) << r.err;
-  EXPECT_NE(r.out.find("Total input tokens:                     unknown"), std::string::npos)
+  EXPECT_NE(r.out.find("Total input tokens:                      unknown"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Total generated tokens:                 6 (estimated)"), std::string::npos)
+  EXPECT_NE(r.out.find("Total generated tokens:                  6 (estimated)"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("Total Token throughput (tok/s):         unknown"), std::string::npos)
+  EXPECT_NE(r.out.find("Total token throughput (tok/s):          unknown"), std::string::npos)
       << r.out;
   const auto result = nlohmann::json::parse(read_file(dir.file("r.json")));
   EXPECT_TRUE(result["total_input_tokens"].is_null());

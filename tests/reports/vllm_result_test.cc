@@ -67,36 +67,57 @@ TEST(VllmResult, SpecDecodeAcceptanceRateIsAPercentageAsVllmWritesIt) {
   EXPECT_FALSE(j.contains("spec_decode_acceptance"));  // the old fraction key is gone
 }
 
-TEST(VllmResult, ConsoleBlockMatchesVllmLayout) {
-  EXPECT_EQ(serving_result_text(small_cell()),
+// The golden is vLLM's own format applied to small_cell(): each row "{:<40} {:<10}" (label
+// padded to 40, a space, value padded to 10), ".2f" values where vLLM formats floats, titles
+// "{s:=^50}" / "{s:-^50}", in vLLM's order (vllm/benchmarks/serve.py). kvsweep's own sections
+// (prefix cache, failures) follow vLLM's, in the same format, before the closing line.
+TEST(VllmResult, ConsoleBlockIsVllmsByteForByte) {
+  VllmRunInfo info;
+  info.max_concurrency = 4;
+  info.request_rate = 2.5;
+  EXPECT_EQ(serving_result_text(small_cell(), {}, &info),
             "============ Serving Benchmark Result ============\n"
-            "Successful requests:                    2         \n"
-            "Failed requests:                        1         \n"
-            "Benchmark duration (s):                 2.00      \n"
-            "Total input tokens:                     100       \n"
-            "Total generated tokens:                 6         \n"
-            "Request throughput (req/s):             1.00      \n"
-            "Request goodput (req/s):                0.50      \n"
-            "Output token throughput (tok/s):        3.00      \n"
-            "Total Token throughput (tok/s):         53.00     \n"
+            "Successful requests:                     2         \n"
+            "Failed requests:                         1         \n"
+            "Maximum request concurrency:             4         \n"
+            "Request rate configured (RPS):           2.50      \n"
+            "Benchmark duration (s):                  2.00      \n"
+            "Total input tokens:                      100       \n"
+            "Total generated tokens:                  6         \n"
+            "Request throughput (req/s):              1.00      \n"
+            "Request goodput (req/s):                 0.50      \n"
+            "Output token throughput (tok/s):         3.00      \n"
+            "Peak output token throughput (tok/s):    4.00      \n"
+            "Peak concurrent requests:                1.00      \n"
+            "Total token throughput (tok/s):          53.00     \n"
             "---------------Time to First Token----------------\n"
-            "Mean TTFT (ms):                         200.00    \n"
-            "Median TTFT (ms):                       200.00    \n"
-            "P99 TTFT (ms):                          298.00    \n"
+            "Mean TTFT (ms):                          200.00    \n"
+            "Median TTFT (ms):                        200.00    \n"
+            "P99 TTFT (ms):                           298.00    \n"
             "-----Time per Output Token (excl. 1st token)------\n"
-            "Mean TPOT (ms):                         400.00    \n"
-            "Median TPOT (ms):                       400.00    \n"
-            "P99 TPOT (ms):                          596.00    \n"
+            "Mean TPOT (ms):                          400.00    \n"
+            "Median TPOT (ms):                        400.00    \n"
+            "P99 TPOT (ms):                           596.00    \n"
             "---------------Inter-token Latency----------------\n"
-            "Mean ITL (ms):                          400.00    \n"
-            "Median ITL (ms):                        400.00    \n"
-            "P99 ITL (ms):                           600.00    \n"
+            "Mean ITL (ms):                           400.00    \n"
+            "Median ITL (ms):                         400.00    \n"
+            "P99 ITL (ms):                            600.00    \n"
             "-------------------Prefix Cache-------------------\n"
-            "Cached prompt tokens, client (%):       50.00     \n"
+            "Cached prompt tokens, client (%):        50.00     \n"
             "---------------------Failures---------------------\n"
-            "timeout:                                1         \n"
+            "timeout:                                 1         \n"
             "  first: timeout after 1000 ms\n"
             "==================================================\n");
+}
+
+TEST(VllmResult, ConsoleBlockWithoutACapOrARateLeavesThoseRowsOutAsVllmDoes) {
+  const std::string text = serving_result_text(small_cell());
+  EXPECT_EQ(text.find("Maximum request concurrency:"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Request rate configured (RPS):"), std::string::npos) << text;
+  EXPECT_NE(text.find("Failed requests:                         1         \n"
+                      "Benchmark duration (s):                  2.00      \n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(VllmResult, FailuresSayTheFirstReasonOfEachKindWithItsStatus) {
@@ -108,9 +129,9 @@ TEST(VllmResult, FailuresSayTheFirstReasonOfEachKindWithItsStatus) {
   cut.error = "stream ended before data: [DONE]";
   const CellMetrics m = compute_cell_metrics({refused, refused, cut}, {});
   const std::string text = serving_result_text(m);
-  EXPECT_NE(text.find("http_status:                            2         \n"
+  EXPECT_NE(text.find("http_status:                             2         \n"
                       "  first: HTTP 404: The model `wrong-model` does not exist.\n"
-                      "stream_dropped:                         1         \n"
+                      "stream_dropped:                          1         \n"
                       "  first: stream ended before data: [DONE] (HTTP 200)\n"),
             std::string::npos)
       << text;
@@ -129,11 +150,16 @@ TEST(VllmResult, TokenCountsWithoutUsageAreUnknownOrEstimatedNeverZero) {
   }
   const CellMetrics m = compute_cell_metrics(rows, {});
   const std::string text = serving_result_text(m);
-  EXPECT_NE(text.find("Total input tokens:                     unknown   \n"
-                      "Total generated tokens:                 9 (estimated)\n"
-                      "Request throughput (req/s):             3.00      \n"
-                      "Output token throughput (tok/s):        9.00 (estimated)\n"
-                      "Total Token throughput (tok/s):         unknown   \n"
+  EXPECT_NE(text.find("Total input tokens:                      unknown   \n"
+                      "Total generated tokens:                  9 (estimated)\n"
+                      "Request throughput (req/s):              3.00      \n"
+                      "Output token throughput (tok/s):         9.00 (estimated)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Total token throughput (tok/s):          unknown   \n"), std::string::npos)
+      << text;
+  // The note follows the block: every line inside it has vLLM's shape.
+  EXPECT_NE(text.find("==================================================\n"
                       "Note: the server sent no token usage for 3 of 3 requests: output tokens "
                       "are counted content events; input tokens are unknown.\n"),
             std::string::npos)

@@ -44,7 +44,7 @@ TEST(LoadWorkload, UnknownKindListsKindsAndSuggestsTheNearest) {
   options.kind = "sharegtp";
   EXPECT_EQ(error_of([&] { load_workload(options); }),
             "dataset kind: unknown \"sharegtp\" (known: synthetic-multiturn, sharegpt, "
-            "chat-threads, shared-prefix, jsonl, mooncake); did you mean 'sharegpt'?");
+            "chat-threads, shared-prefix, jsonl, mooncake, random); did you mean 'sharegpt'?");
 }
 
 TEST(LoadWorkload, FileKindsWithoutAPathSaySo) {

@@ -1,0 +1,92 @@
+// CurlShard: one libcurl multi handle carrying a bounded number of transfers on a shared epoll set.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "driver/curl_handles.h"
+#include "driver/pacer.h"
+#include "driver/stream_transfer.h"
+
+namespace kvsweep::driver {
+
+// Transfers one shard carries at most, and connections its cache keeps.
+//
+// Why shards: libcurl 7.88 keeps a multi handle's connections to one host in one list and
+// walks it for every new transfer (is one idle and reusable?) and whenever a finished
+// transfer's connection goes back to a full cache (which idle one is oldest?). With 10,000
+// streams open on one multi handle, that walk made a request cost 7.5 times what it costs with
+// 10 open (callgrind/perf, docs/performance.md). A shard holds at most this many, so every walk
+// is bounded whatever the number of open streams; a run uses as many shards as it needs.
+inline constexpr int kShardTransfers = 64;
+
+// What an epoll event of a transfer thread refers to, packed in epoll_event::data.u64.
+enum class EventKind : std::uint8_t { kSocket = 0, kTimer = 1, kWake = 2 };
+struct EventTag {
+  EventKind kind = EventKind::kSocket;
+  std::uint32_t shard = 0;
+  int fd = -1;
+};
+std::uint64_t pack(const EventTag& tag);
+EventTag unpack(std::uint64_t data);
+
+// libcurl tells the shard which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when to call it
+// back (CURLMOPT_TIMERFUNCTION). Sockets go into the thread's epoll set tagged with this shard,
+// so one wake-up costs O(ready sockets), not O(open); the timer is the shard's own timerfd in
+// the same set, armed lazily (an earlier deadline re-arms it, a later one waits for the fire),
+// and "call me back at once" puts the shard on the thread's run-now list instead of a syscall.
+// Not thread-safe: used by its thread only. Invariant: the epoll set holds exactly the sockets
+// libcurl asked this shard to watch, plus its timerfd.
+class CurlShard {
+ public:
+  // `run_now` is the thread's list of shards whose run_timeouts() is due at once.
+  CurlShard(int epoll_fd, std::uint32_t id, std::vector<CurlShard*>* run_now);
+  ~CurlShard();
+  CurlShard(const CurlShard&) = delete;
+  CurlShard& operator=(const CurlShard&) = delete;
+
+  std::uint32_t id() const { return id_; }
+  int active() const { return active_; }
+  bool has_room() const { return active_ < kShardTransfers; }
+  // Open connections not carrying a transfer: a new transfer added here reuses one.
+  int idle_connections() const { return connections_.open - active_; }
+  ConnectionCount* connections() { return &connections_; }
+
+  void add(CURL* easy);     // starts the transfer; throws std::runtime_error
+  void remove(CURL* easy);  // stops it; the easy handle must have been added here
+
+  void on_socket(int fd, std::uint32_t epoll_events);  // epoll reported one of its sockets
+  void on_timer();                                     // its timerfd fired
+  void run_timeouts();                                 // libcurl asked to be called at once
+
+  // The next transfer that finished, if any. The handle stays added until remove().
+  std::optional<CurlDone> next_done();
+
+  // Bookkeeping of the thread's shard choice (transfer_worker.cc): set while listed.
+  bool listed_idle = false;
+  bool listed_room = false;
+
+ private:
+  static int on_socket_change(CURL* easy, curl_socket_t socket, int what, void* self,
+                              void* socket_data);
+  static int on_timer_change(CURLM* multi, long timeout_ms, void* self);
+  void action(curl_socket_t socket, int flags);
+  void arm(std::chrono::steady_clock::time_point deadline);
+
+  int epoll_fd_;
+  std::uint32_t id_;
+  std::vector<CurlShard*>* run_now_;
+  bool on_run_now_ = false;
+  Pacer timer_;
+  std::optional<std::chrono::steady_clock::time_point> curl_deadline_;  // what libcurl asked
+  std::optional<std::chrono::steady_clock::time_point> armed_;          // what timer_ holds
+  int active_ = 0;
+  ConnectionCount connections_;
+  CURLM* multi_ = nullptr;  // last: its cleanup calls back into the members above
+};
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,389 @@
+// TransferWorker: one event-loop thread carrying a load run's transfers over its curl shards.
+#include "driver/transfer_worker.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "driver/request_body.h"
+
+namespace kvsweep::driver {
+namespace {
+
+// New transfers started per loop iteration. libcurl connects a new transfer in the
+// run_timeouts() that follows, so this bounds the connection setup done between two reads of
+// the streams already open (the 10,000-user ramp of docs/performance.md).
+constexpr int kStartsPerIteration = 32;
+// Longest wait without a wake-up; every send and stop arrives through the eventfd anyway.
+constexpr int kMaxWaitMs = 100;
+constexpr std::size_t kMaxEvents = 512;
+
+int make_eventfd(const char* what) {
+  const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(std::string(what) + ": eventfd: " + std::strerror(errno));
+  return fd;
+}
+
+void signal_fd(int fd) {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+}
+
+void drain_fd(int fd) {
+  std::uint64_t count = 0;
+  [[maybe_unused]] const ssize_t n = ::read(fd, &count, sizeof count);
+}
+
+}  // namespace
+
+// ---- CompletionQueue ----
+
+CompletionQueue::CompletionQueue() : fd_(make_eventfd("completion queue")) {}
+
+CompletionQueue::~CompletionQueue() { ::close(fd_); }
+
+void CompletionQueue::push(std::vector<TransferDone>& batch) {
+  bool was_empty = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    was_empty = queue_.empty();
+    if (was_empty) {
+      queue_.swap(batch);
+    } else {
+      for (TransferDone& done : batch) queue_.push_back(std::move(done));
+    }
+  }
+  batch.clear();
+  // Only the first item wakes the run thread: it takes everything queued by then.
+  if (was_empty) signal_fd(fd_);
+}
+
+void CompletionQueue::wake() { signal_fd(fd_); }
+
+std::vector<TransferDone> CompletionQueue::take() {
+  drain_fd(fd_);
+  std::vector<TransferDone> taken;
+  std::lock_guard<std::mutex> lock(mutex_);
+  taken.swap(queue_);
+  return taken;
+}
+
+// ---- TransferWorker: run thread side ----
+
+TransferWorker::TransferWorker(const TransferContext& context, int thread)
+    : context_(context), thread_(thread) {
+  ensure_curl_global_init();  // before any thread touches libcurl
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0)
+    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  try {
+    wake_fd_ = make_eventfd("transfer thread");
+  } catch (...) {
+    ::close(epoll_fd_);
+    throw;
+  }
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = pack({EventKind::kWake, 0, wake_fd_});
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event);
+  headers_ = request_headers(context_.settings);
+  thread_handle_ = std::thread([this] { run(); });
+}
+
+TransferWorker::~TransferWorker() {
+  // A run normally ends with nothing in flight; on an exception it must not wait for streams.
+  cancel();
+  stop();
+  thread_handle_.join();
+  ::close(wake_fd_);
+  ::close(epoll_fd_);
+}
+
+void TransferWorker::submit(std::vector<Job>& jobs) {
+  bool was_empty = false;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    was_empty = inbox_.empty();
+    for (Job& job : jobs) inbox_.push_back(std::move(job));
+  }
+  jobs.clear();
+  if (was_empty) signal_fd(wake_fd_);
+}
+
+void TransferWorker::cancel() {
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    cancel_requested_ = true;
+  }
+  signal_fd(wake_fd_);
+}
+
+void TransferWorker::stop() {
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    stop_requested_ = true;
+  }
+  signal_fd(wake_fd_);
+}
+
+// ---- TransferWorker: its own thread ----
+
+double TransferWorker::now_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - context_.epoch).count();
+}
+
+void TransferWorker::run() {
+  std::array<epoll_event, kMaxEvents> events;
+  while (true) {
+    const int ready = ::epoll_wait(epoll_fd_, events.data(), kMaxEvents, wait_ms());
+    // Reading first: data of open streams, libcurl's timers, the inbox.
+    for (int i = 0; i < ready; ++i) {
+      const epoll_event& event = events[static_cast<std::size_t>(i)];
+      const EventTag tag = unpack(event.data.u64);
+      if (tag.kind == EventKind::kWake) {
+        take_inbox();
+        continue;
+      }
+      if (tag.shard >= shards_.size()) continue;
+      CurlShard* shard = shards_[tag.shard].get();
+      if (tag.kind == EventKind::kTimer) {
+        shard->on_timer();
+      } else {
+        shard->on_socket(tag.fd, event.events);
+      }
+      reap(shard);
+    }
+    if (cancelled_) cancel_everything();
+    // Then connection setup, bounded per iteration.
+    for (int i = 0; i < kStartsPerIteration && !pending_.empty(); ++i) {
+      Job job = std::move(pending_.front());
+      pending_.pop_front();
+      start(std::move(job));
+    }
+    std::vector<CurlShard*> due;
+    due.swap(run_now_);
+    for (CurlShard* shard : due) {
+      shard->run_timeouts();
+      reap(shard);
+    }
+    expire_first_byte_deadlines();
+    if (context_.underway != nullptr && !underway_woken_ &&
+        context_.underway->load(std::memory_order_relaxed) == 1) {
+      underway_woken_ = true;
+      context_.done->wake();
+    }
+    flush();
+    if (stopping_ && active_ == 0 && pending_.empty()) break;
+  }
+  // libcurl handles are released on the thread that used them: shards first (every transfer
+  // was removed), then the easy handles.
+  shards_.clear();
+  flights_.clear();
+}
+
+int TransferWorker::wait_ms() const {
+  if (!pending_.empty() || !run_now_.empty()) return 0;
+  if (deadlines_.empty()) return kMaxWaitMs;
+  const double wait_s = deadlines_.front().at_s - now_s();
+  return static_cast<int>(
+      std::clamp(std::ceil(wait_s * 1000.0), 0.0, static_cast<double>(kMaxWaitMs)));
+}
+
+void TransferWorker::take_inbox() {
+  drain_fd(wake_fd_);
+  std::vector<Job> jobs;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    jobs.swap(inbox_);
+    if (cancel_requested_) cancelled_ = true;
+    if (stop_requested_) stopping_ = true;
+  }
+  for (Job& job : jobs) pending_.push_back(std::move(job));
+}
+
+TransferWorker::Flight* TransferWorker::acquire() {
+  if (!free_flights_.empty()) {
+    Flight* flight = free_flights_.back();
+    free_flights_.pop_back();
+    return flight;
+  }
+  auto flight = std::make_unique<Flight>();
+  flight->transfer = std::make_unique<StreamTransfer>(context_.settings, headers_, context_.epoch);
+  curl_easy_setopt(flight->transfer->easy().get(), CURLOPT_PRIVATE, flight.get());
+  flights_.push_back(std::move(flight));
+  return flights_.back().get();
+}
+
+// A shard with an idle connection (the most recently freed: keep-alive reuse), else one with
+// room, else a new one. O(1) amortized: entries that went stale are dropped as they surface.
+CurlShard* TransferWorker::pick_shard() {
+  while (!idle_shards_.empty()) {
+    CurlShard* shard = idle_shards_.back();
+    if (shard->has_room() && shard->idle_connections() > 0) return shard;
+    shard->listed_idle = false;
+    idle_shards_.pop_back();
+  }
+  while (!room_shards_.empty()) {
+    CurlShard* shard = room_shards_.back();
+    if (shard->has_room()) return shard;
+    shard->listed_room = false;
+    room_shards_.pop_back();
+  }
+  shards_.push_back(std::make_unique<CurlShard>(
+      epoll_fd_, static_cast<std::uint32_t>(shards_.size()), &run_now_));
+  CurlShard* shard = shards_.back().get();
+  shard->listed_room = true;
+  room_shards_.push_back(shard);
+  return shard;
+}
+
+void TransferWorker::start(Job job) {
+  const LoadOptions& options = *context_.options;
+  Flight* flight = acquire();
+  RequestRecord& record = flight->record;
+  record = RequestRecord{};
+  record.index = job.index;
+  record.worker = std::max(job.user, 0);
+  record.conversation = job.conversation;
+  record.turn = job.turn;
+  record.warmup = job.warmup;
+  record.scheduled_s = job.scheduled_s;
+  flight->wants_reply = job.wants_reply;
+  try {
+    ChatRequest chat;
+    chat.model = options.model;
+    chat.messages = std::move(job.messages);
+    chat.max_tokens = job.max_tokens;
+    chat.ignore_eos = options.ignore_eos;
+    chat.stream = options.stream;
+    chat.temperature = options.temperature;
+    chat.extra_body_json = options.extra_body_json;
+    std::string body = options.endpoint == LoadOptions::Endpoint::kChat
+                           ? chat_request_body(chat)
+                           : completion_request_body(chat);
+    CurlShard* shard = pick_shard();
+    flight->transfer->begin(std::move(body), job.wants_reply || options.keep_response_text,
+                            shard->connections(), job.warmup ? nullptr : context_.underway);
+    flight->shard = shard;
+    ++flight->generation;
+    record.sent_s = now_s();
+    if (job.scheduled_s >= 0) {
+      record.schedule_lag_ms = std::max(0.0, record.sent_s - job.scheduled_s) * 1000.0;
+    }
+    shard->add(flight->transfer->easy().get());
+  } catch (const std::exception& e) {
+    fail_to_start(flight, e.what());
+    return;
+  }
+  flight->active = true;
+  ++active_;
+  if (options.first_byte_timeout_s > 0) {
+    deadlines_.push_back(
+        {record.sent_s + options.first_byte_timeout_s, flight, flight->generation});
+  }
+}
+
+// The transfer could not be handed to libcurl (no descriptor for a new shard's timer, no
+// memory): a failure of the client, recorded as such, and the run goes on.
+void TransferWorker::fail_to_start(Flight* flight, const std::string& why) {
+  RequestRecord& record = flight->record;
+  if (record.sent_s == 0) record.sent_s = now_s();
+  record.ended_s = now_s();
+  record.ok = false;
+  record.error_kind = kErrorClientResources;
+  record.error = "could not start the request: " + why;
+  TransferDone done;
+  done.record = std::move(record);
+  done.thread = thread_;
+  outbox_.push_back(std::move(done));
+  free_flights_.push_back(flight);
+}
+
+void TransferWorker::reap(CurlShard* shard) {
+  while (const std::optional<CurlDone> done = shard->next_done()) {
+    Flight* flight = nullptr;
+    curl_easy_getinfo(done->easy, CURLINFO_PRIVATE, &flight);
+    if (flight == nullptr || !flight->active) continue;
+    flight->transfer->finish(done->result, flight->record);
+    retire(flight);
+  }
+}
+
+void TransferWorker::retire(Flight* flight) {
+  RequestRecord& record = flight->record;
+  record.ended_s = now_s();
+  CurlShard* shard = flight->shard;
+  shard->remove(flight->transfer->easy().get());
+  flight->active = false;
+  --active_;
+  TransferDone done;
+  if (flight->wants_reply) done.reply = flight->transfer->reply_text();
+  if (!context_.options->keep_response_text) std::string().swap(record.response_text);
+  done.record = std::move(record);
+  done.thread = thread_;
+  outbox_.push_back(std::move(done));
+  if (!shard->listed_idle && shard->idle_connections() > 0) {
+    shard->listed_idle = true;
+    idle_shards_.push_back(shard);
+  }
+  if (!shard->listed_room) {
+    shard->listed_room = true;
+    room_shards_.push_back(shard);
+  }
+  free_flights_.push_back(flight);
+}
+
+// Deadlines are pushed in start order with one timeout, so they are sorted: check the front.
+void TransferWorker::expire_first_byte_deadlines() {
+  if (deadlines_.empty()) return;
+  const double now = now_s();
+  while (!deadlines_.empty() && deadlines_.front().at_s <= now) {
+    const Deadline deadline = deadlines_.front();
+    deadlines_.pop_front();
+    Flight* flight = deadline.flight;
+    if (!flight->active || flight->generation != deadline.generation ||
+        flight->transfer->got_first_byte()) {
+      continue;
+    }
+    RequestRecord& record = flight->record;
+    flight->transfer->keep_response_so_far(record);
+    record.ok = false;
+    record.error_kind = kErrorTimeout;
+    record.error = "first byte timeout: no response within " +
+                   std::to_string(context_.options->first_byte_timeout_s) + " s of the send";
+    retire(flight);
+  }
+}
+
+void TransferWorker::cancel_everything() {
+  for (const std::unique_ptr<Flight>& flight : flights_) {
+    if (!flight->active) continue;
+    RequestRecord& record = flight->record;
+    flight->transfer->keep_response_so_far(record);  // the status it had received
+    record.ok = false;
+    record.error_kind = kErrorCancelled;
+    record.error = "run stopped before the response completed";
+    retire(flight.get());
+  }
+  for (Job& job : pending_) {
+    TransferDone done;
+    done.record.index = job.index;
+    done.thread = thread_;
+    done.sent = false;
+    outbox_.push_back(std::move(done));
+  }
+  pending_.clear();
+}
+
+void TransferWorker::flush() {
+  if (!outbox_.empty()) context_.done->push(outbox_);
+}
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,133 @@
+// TransferWorker: one event-loop thread carrying a load run's transfers over its curl shards.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "driver/curl_shard.h"
+#include "driver/load_options.h"
+#include "driver/request_record.h"
+#include "driver/request_source.h"
+#include "driver/stream_transfer.h"
+
+namespace kvsweep::driver {
+
+// A job back from a worker: its record, filled in.
+struct TransferDone {
+  RequestRecord record;  // record.index is the job's index
+  std::string reply;     // the generated text when the job wanted it (Job::wants_reply)
+  int thread = 0;        // the worker that carried it
+  bool sent = true;      // false: the run stopped before the job was handed to libcurl
+};
+
+// Where the workers put finished transfers for the run thread: a lock, and an eventfd that
+// becomes readable when the queue turns non-empty (or on wake()), for the run thread's epoll.
+class CompletionQueue {
+ public:
+  CompletionQueue();  // throws std::runtime_error when the eventfd cannot be made
+  ~CompletionQueue();
+  CompletionQueue(const CompletionQueue&) = delete;
+  CompletionQueue& operator=(const CompletionQueue&) = delete;
+
+  int fd() const { return fd_; }
+  void push(std::vector<TransferDone>& batch);  // any thread; empties `batch`
+  void wake();                                  // any thread: makes fd() readable
+  std::vector<TransferDone> take();             // run thread: everything queued, in order
+
+ private:
+  int fd_ = -1;
+  std::mutex mutex_;
+  std::vector<TransferDone> queue_;
+};
+
+// What the workers of a run share; read-only once they run.
+struct TransferContext {
+  const LoadOptions* options = nullptr;
+  TransferSettings settings;
+  std::chrono::steady_clock::time_point epoch;  // set before the first submit()
+  std::atomic<int>* underway = nullptr;         // 0 -> 1 at a measured request's status line
+  CompletionQueue* done = nullptr;
+};
+
+// Thread contract: the constructor starts the thread; submit(), cancel() and stop() are called
+// by the run thread; everything else happens on the worker's own thread, which owns its
+// libcurl handles (none is ever touched by two threads). Per iteration the worker first reads
+// what is ready (socket data, libcurl timers), then starts at most kStartsPerIteration new
+// transfers and runs libcurl's immediate work for them (connecting), so opening thousands of
+// connections cannot delay the tokens of streams already open by more than one such batch.
+class TransferWorker {
+ public:
+  TransferWorker(const TransferContext& context, int thread);
+  ~TransferWorker();  // cancels what is still in flight, stops and joins
+  TransferWorker(const TransferWorker&) = delete;
+  TransferWorker& operator=(const TransferWorker&) = delete;
+
+  void submit(std::vector<Job>& jobs);  // empties `jobs`; each comes back as one TransferDone
+  void cancel();  // every transfer ends as cancelled; jobs not yet sent come back unsent
+  void stop();    // ends the thread once its transfers are done
+
+ private:
+  struct Flight {
+    std::unique_ptr<StreamTransfer> transfer;
+    RequestRecord record;
+    CurlShard* shard = nullptr;
+    std::uint64_t generation = 0;  // tells a stale first-byte deadline from a live one
+    bool active = false;
+    bool wants_reply = false;
+  };
+  struct Deadline {
+    double at_s = 0;
+    Flight* flight = nullptr;
+    std::uint64_t generation = 0;
+  };
+
+  void run();
+  void take_inbox();
+  void start(Job job);
+  CurlShard* pick_shard();
+  Flight* acquire();
+  void reap(CurlShard* shard);
+  void retire(Flight* flight);
+  void fail_to_start(Flight* flight, const std::string& why);
+  void expire_first_byte_deadlines();
+  void cancel_everything();
+  void flush();
+  int wait_ms() const;
+  double now_s() const;
+
+  const TransferContext& context_;
+  const int thread_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+
+  std::mutex inbox_mutex_;  // guards the three below
+  std::vector<Job> inbox_;
+  bool cancel_requested_ = false;
+  bool stop_requested_ = false;
+
+  // The worker thread's own state.
+  CurlSlist headers_;
+  std::vector<std::unique_ptr<CurlShard>> shards_;
+  std::vector<CurlShard*> run_now_;
+  std::vector<CurlShard*> idle_shards_;  // may hold an idle connection; most recent last
+  std::vector<CurlShard*> room_shards_;  // had room for a transfer when listed
+  std::deque<Job> pending_;              // received, not started
+  std::vector<std::unique_ptr<Flight>> flights_;
+  std::vector<Flight*> free_flights_;
+  std::size_t active_ = 0;
+  std::deque<Deadline> deadlines_;  // first-byte deadlines, in start order (one timeout)
+  std::vector<TransferDone> outbox_;
+  bool cancelled_ = false;
+  bool stopping_ = false;
+  bool underway_woken_ = false;
+  std::thread thread_handle_;  // last: started once everything above exists
+};
+
+}  // namespace kvsweep::driver

@@ -1,0 +1,329 @@
+// Tests for driver/request_source.cc: load shapes in virtual time, no clock and no sockets.
+#include "driver/request_source.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+
+namespace kvsweep::driver {
+namespace {
+
+Workload workload_of(int conversations, int turns) {
+  Workload workload;
+  for (int c = 0; c < conversations; ++c) {
+    Conversation conversation;
+    conversation.system_prompt = "sys";
+    for (int t = 0; t < turns; ++t) {
+      conversation.user.push_back("c" + std::to_string(c) + "u" + std::to_string(t));
+      conversation.assistant.push_back("c" + std::to_string(c) + "a" + std::to_string(t));
+    }
+    workload.conversations.push_back(std::move(conversation));
+  }
+  return workload;
+}
+
+LoadOptions open_loop(double rate, std::int64_t requests) {
+  LoadOptions options;
+  options.base_url = "http://127.0.0.1:1";
+  options.request_rate = rate;
+  options.num_requests = requests;
+  return options;
+}
+
+LoadOptions closed_loop(int users, std::int64_t requests) {
+  LoadOptions options;
+  options.base_url = "http://127.0.0.1:1";
+  options.concurrency = users;
+  options.num_requests = requests;
+  return options;
+}
+
+struct Sent {
+  Job job;
+  double sent_s = 0;
+  double done_s = 0;
+};
+
+// Drives a source in virtual time, as a predictor would: every request takes service_s(job)
+// and succeeds unless fail(job). Returns the jobs in the order they were sent.
+std::vector<Sent> simulate(const LoadOptions& options, const Workload& workload,
+                           const std::function<double(const Job&)>& service_s,
+                           const std::function<bool(const Job&)>& fail = {}) {
+  validate_load_options(options, workload);
+  RequestSource source(options, workload);
+  using Done = std::pair<double, std::int64_t>;  // (time, job index)
+  std::priority_queue<Done, std::vector<Done>, std::greater<>> running;
+  std::vector<Sent> sent;
+  double now = 0;
+  for (int step = 0; step < 1000000; ++step) {
+    while (std::optional<Job> job = source.next(now)) {
+      const double done = now + service_s(*job);
+      running.emplace(done, job->index);
+      sent.push_back({std::move(*job), now, done});
+    }
+    if (source.exhausted() && source.in_flight() == 0) return sent;
+    double next = std::numeric_limits<double>::infinity();
+    if (const auto wake = source.wake_s()) next = *wake;
+    if (!running.empty()) next = std::min(next, running.top().first);
+    if (std::isinf(next)) {
+      ADD_FAILURE() << "stuck at " << now << " with " << source.in_flight() << " in flight";
+      return sent;
+    }
+    EXPECT_GE(next, now);
+    now = std::max(now, next);
+    while (!running.empty() && running.top().first <= now) {
+      const std::int64_t index = running.top().second;
+      running.pop();
+      const Job& job = sent[static_cast<std::size_t>(index)].job;
+      const bool ok = !fail || !fail(job);
+      source.complete(index, ok, now, "reply" + std::to_string(index));
+    }
+  }
+  ADD_FAILURE() << "did not finish";
+  return sent;
+}
+
+double constant(const Job&) { return 0.5; }
+
+std::vector<std::string> contents(const Job& job) {
+  std::vector<std::string> out;
+  for (const ChatMessage& m : job.messages) out.push_back(m.content);
+  return out;
+}
+
+TEST(RequestSource, OpenLoopFollowsTheSeededScheduleAndIsDeterministic) {
+  const Workload workload = workload_of(5, 3);
+  LoadOptions options = open_loop(100, 20);
+  options.seed = 11;
+  const std::vector<Sent> first = simulate(options, workload, constant);
+  const std::vector<Sent> second = simulate(options, workload, constant);
+  const std::vector<double> times = gamma_arrival_times(100, 1, 20, 11);
+  ASSERT_EQ(first.size(), 20u);
+  ASSERT_EQ(second.size(), 20u);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].job.index, static_cast<std::int64_t>(i));
+    EXPECT_EQ(first[i].job.scheduled_s, times[i]);
+    EXPECT_EQ(first[i].sent_s, times[i]);  // no cap, no wait: sent when due
+    EXPECT_EQ(first[i].job.conversation, second[i].job.conversation);
+    EXPECT_EQ(first[i].job.turn, second[i].job.turn);
+    EXPECT_EQ(first[i].job.user, -1);
+  }
+}
+
+TEST(RequestSource, TurnMajorOrderIsShuffledWithinEachTurnAndDeterministicPerSeed) {
+  constexpr int kConversations = 16;
+  constexpr int kTurns = 3;
+  const Workload workload = workload_of(kConversations, kTurns);
+  const auto order_for = [&](std::uint64_t seed) {
+    LoadOptions options = open_loop(1000, 2 * kConversations * kTurns);  // two laps
+    options.seed = seed;
+    std::vector<std::pair<int, int>> order;
+    for (const Sent& s : simulate(options, workload, constant)) {
+      order.emplace_back(s.job.turn, s.job.conversation);
+    }
+    return order;
+  };
+  const auto a = order_for(1);
+  ASSERT_EQ(a.size(), 2u * kConversations * kTurns);
+  EXPECT_EQ(a, order_for(1));
+  EXPECT_NE(a, order_for(2));
+  const std::size_t lap = kConversations * kTurns;
+  for (int t = 0; t < kTurns; ++t) {
+    // Turn t of a lap is one block of the order, a permutation of every conversation...
+    std::vector<int> block;
+    for (int r = 0; r < kConversations; ++r) {
+      const auto& [turn, conversation] = a[static_cast<std::size_t>(t * kConversations + r)];
+      EXPECT_EQ(turn, t);
+      block.push_back(conversation);
+    }
+    std::vector<int> sorted = block;
+    std::sort(sorted.begin(), sorted.end());
+    for (int c = 0; c < kConversations; ++c) EXPECT_EQ(sorted[static_cast<std::size_t>(c)], c);
+    // ...not in file order, and the second lap repeats the first.
+    std::vector<int> file_order(kConversations);
+    for (int c = 0; c < kConversations; ++c) file_order[static_cast<std::size_t>(c)] = c;
+    EXPECT_NE(block, file_order) << "turn " << t;
+    for (int r = 0; r < kConversations; ++r) {
+      const std::size_t i = static_cast<std::size_t>(t * kConversations + r);
+      EXPECT_EQ(a[i], a[i + lap]);
+    }
+  }
+}
+
+TEST(RequestSource, ShuffleKeepsRoundRobinFromPinningConversationsToReplicas) {
+  // 64 conversations of 4 turns over 8 replicas: in file order, request i goes to replica
+  // i % 8, and turn k of conversation c is request c + 64 k: the same replica for every turn.
+  constexpr int kReplicas = 8;
+  const Workload workload = workload_of(64, 4);
+  const std::vector<Sent> sent = simulate(open_loop(1000, 256), workload, constant);
+  int same_as_previous_turn = 0;
+  std::map<int, int> last_replica;
+  for (const Sent& s : sent) {
+    const int replica = static_cast<int>(s.job.index % kReplicas);
+    if (s.job.turn > 0 && last_replica.at(s.job.conversation) == replica) ++same_as_previous_turn;
+    last_replica[s.job.conversation] = replica;
+  }
+  // 192 later turns; by chance about 1 in 8 land where the previous turn did (24), never all.
+  EXPECT_LT(same_as_previous_turn, 60);
+}
+
+TEST(RequestSource, SingleTurnDatasetsKeepTheirOwnOrder) {
+  const std::vector<Sent> sent = simulate(open_loop(1000, 10), workload_of(5, 1), constant);
+  ASSERT_EQ(sent.size(), 10u);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i].job.conversation, static_cast<int>(i % 5));
+  }
+}
+
+TEST(RequestSource, IndependentTurnsCarryTheDatasetHistoryWhateverHappened) {
+  const Workload workload = workload_of(2, 2);
+  LoadOptions options = open_loop(1000, 4);
+  // Turn 1 is sent while turn 0 is still running (service 10 s), with the dataset's reply.
+  const std::vector<Sent> sent = simulate(options, workload, [](const Job&) { return 10.0; });
+  ASSERT_EQ(sent.size(), 4u);
+  for (const Sent& s : sent) {
+    EXPECT_FALSE(s.job.wants_reply);
+    if (s.job.turn == 1) {
+      const std::string c = std::to_string(s.job.conversation);
+      EXPECT_EQ(contents(s.job),
+                (std::vector<std::string>{"sys", "c" + c + "u0", "c" + c + "a0", "c" + c + "u1"}));
+      EXPECT_LT(s.sent_s, 10.0);
+    }
+  }
+}
+
+TEST(RequestSource, SequentialTurnsNeverStartBeforeThePreviousTurnFinishedAndThought) {
+  constexpr double kThink = 2.0;
+  Workload workload = workload_of(6, 4);
+  workload.conversations[3].replies_from_server = true;
+  LoadOptions options = open_loop(50, 48);  // two laps of every turn
+  options.turns = LoadOptions::Turns::kSequential;
+  options.think_time_s = kThink;
+  options.seed = 3;
+  // Services of 0.5 to 2.7 s: turns overlap across conversations, never within one.
+  const auto service = [](const Job& job) { return 0.5 + 0.1 * ((job.index * 7) % 23); };
+  const std::vector<Sent> sent = simulate(options, workload, service);
+  ASSERT_EQ(sent.size(), 48u);
+  std::map<int, const Sent*> previous;
+  for (const Sent& s : sent) {
+    const auto it = previous.find(s.job.conversation);
+    if (it != previous.end()) {
+      const Sent& before = *it->second;
+      if (s.job.turn > 0) {
+        EXPECT_EQ(s.job.turn, before.job.turn + 1) << s.job.index;
+        EXPECT_GE(s.sent_s, before.done_s + kThink) << s.job.index;
+      } else {
+        EXPECT_GE(s.sent_s, before.done_s) << s.job.index;  // a new lap: no think time
+      }
+    } else {
+      EXPECT_EQ(s.job.turn, 0);
+    }
+    EXPECT_GE(s.sent_s, s.job.scheduled_s);
+    previous[s.job.conversation] = &s;
+  }
+  // Server replies become the history of the conversation that asks for them.
+  for (const Sent& s : sent) {
+    if (s.job.conversation != 3 || s.job.turn != 2) continue;
+    EXPECT_TRUE(s.job.wants_reply);
+    const std::vector<std::string> history = contents(s.job);
+    ASSERT_EQ(history.size(), 6u);
+    EXPECT_EQ(history[2].rfind("reply", 0), 0u) << history[2];
+    EXPECT_EQ(history[4].rfind("reply", 0), 0u) << history[4];
+  }
+  EXPECT_EQ(simulate(options, workload, service).size(), 48u);
+}
+
+TEST(RequestSource, SequentialArrivalWithoutAReadyTurnWaitsAndTheWaitIsLag) {
+  // One conversation: every arrival but the first waits for the previous turn (1 s).
+  LoadOptions options = open_loop(1000, 3);
+  options.turns = LoadOptions::Turns::kSequential;
+  const std::vector<Sent> sent =
+      simulate(options, workload_of(1, 3), [](const Job&) { return 1.0; });
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[1].sent_s, sent[0].done_s);
+  EXPECT_EQ(sent[2].sent_s, sent[1].done_s);
+  EXPECT_GT(sent[2].sent_s - sent[2].job.scheduled_s, 1.9);
+}
+
+TEST(RequestSource, MaxConcurrencyHoldsArrivalsUntilASlotFrees) {
+  LoadOptions options = open_loop(std::numeric_limits<double>::infinity(), 7);
+  options.max_concurrency = 3;
+  const std::vector<Sent> sent =
+      simulate(options, workload_of(7, 1), [](const Job&) { return 1.0; });
+  ASSERT_EQ(sent.size(), 7u);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i].job.scheduled_s, 0);
+    EXPECT_EQ(sent[i].sent_s, static_cast<double>(i / 3)) << i;
+  }
+}
+
+TEST(RequestSource, ClosedLoopUsersWalkConversationsAndThinkBetweenTurns) {
+  LoadOptions options = closed_loop(2, 6);
+  options.think_time_s = 0.25;
+  Workload workload = workload_of(3, 2);
+  workload.conversations[1].max_tokens = {0, 9};
+  options.max_tokens = 5;
+  options.max_tokens_cap = 8;
+  const std::vector<Sent> sent = simulate(options, workload, constant);
+  ASSERT_EQ(sent.size(), 6u);
+  // User 0: conversation 0 (turns 0, 1), then 2; user 1: conversation 1, then 0 again.
+  const std::vector<std::tuple<int, int, int, double>> want = {{0, 0, 0, 0.0},  {1, 1, 0, 0.0},
+                                                               {0, 0, 1, 0.75}, {1, 1, 1, 0.75},
+                                                               {0, 2, 0, 1.25}, {1, 0, 0, 1.25}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const auto& [user, conversation, turn, at] = want[i];
+    EXPECT_EQ(sent[i].job.user, user) << i;
+    EXPECT_EQ(sent[i].job.conversation, conversation) << i;
+    EXPECT_EQ(sent[i].job.turn, turn) << i;
+    EXPECT_DOUBLE_EQ(sent[i].sent_s, at) << i;
+    EXPECT_EQ(sent[i].job.scheduled_s, -1);
+  }
+  EXPECT_EQ(sent[1].job.max_tokens, 5);
+  EXPECT_EQ(sent[3].job.max_tokens, 8);  // the turn's 9, capped
+}
+
+TEST(RequestSource, ClosedLoopFailedTurnEndsTheConversation) {
+  const std::vector<Sent> sent =
+      simulate(closed_loop(1, 3), workload_of(2, 3), constant,
+               [](const Job& job) { return job.conversation == 0 && job.turn == 0; });
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[0].job.conversation, 0);
+  EXPECT_EQ(sent[1].job.conversation, 1);
+  EXPECT_EQ(sent[1].job.turn, 0);
+}
+
+TEST(RequestSource, WarmupIsExcludedFromTheBounds) {
+  LoadOptions options = open_loop(100, 4);
+  options.warmup_requests = 2;
+  std::vector<Sent> sent = simulate(options, workload_of(3, 1), constant);
+  ASSERT_EQ(sent.size(), 6u);
+  for (const Sent& s : sent) EXPECT_EQ(s.job.warmup, s.job.index < 2);
+
+  LoadOptions timed = closed_loop(1, 0);
+  timed.duration_s = 2;
+  timed.warmup_s = 1;
+  sent = simulate(timed, workload_of(3, 1), constant);
+  // Sends at 0, 0.5 (warm-up), then 1.0 .. 2.5 measured: the duration runs from 1.0.
+  ASSERT_EQ(sent.size(), 6u);
+  for (const Sent& s : sent) EXPECT_EQ(s.job.warmup, s.sent_s < 1) << s.sent_s;
+}
+
+TEST(RequestSource, TraceSendsFirstTurnsAtTheirTimes) {
+  Workload workload = workload_of(3, 2);
+  workload.arrival_s = {0.0, 0.25, 1.5};
+  LoadOptions options = open_loop(0, 0);
+  const std::vector<Sent> sent = simulate(options, workload, constant);
+  ASSERT_EQ(sent.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sent[i].job.conversation, static_cast<int>(i));
+    EXPECT_EQ(sent[i].job.turn, 0);
+    EXPECT_EQ(sent[i].sent_s, workload.arrival_s[i]);
+  }
+}
+
+}  // namespace
+}  // namespace kvsweep::driver
