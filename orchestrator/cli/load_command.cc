@@ -296,6 +296,10 @@ void add_shape_options(CLI::App* cmd, LoadArgs* a) {
       ->capture_default_str();
   cmd->add_option("--first-byte-timeout", a->first_byte_timeout,
                   "send to status line timeout (default off)");
+  cmd->add_option("--max-event-bytes", a->max_event_bytes,
+                  "most bytes one SSE event may hold; a longer one fails the request as "
+                  "\"event too large\"")
+      ->capture_default_str();
 }
 
 // Which conversations are sent.
