@@ -13,9 +13,6 @@
 namespace kvsweep::store {
 namespace {
 
-// A generous wait: several kvsweep processes (a sweep and a report) may share one file.
-constexpr int kBusyTimeoutMs = 10000;
-
 // A -wal file holds its 32-byte header and then one frame per page written; a longer file may
 // hold transactions not yet copied into the database.
 constexpr std::uintmax_t kWalHeaderBytes = 32;
@@ -67,7 +64,7 @@ SqliteDb::SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path, bool r
     : db_(std::move(db)), path_(std::move(path)), read_only_(read_only) {}
 
 SqliteDb SqliteDb::open_with(const std::string& path, const std::string& name, int flags,
-                             bool read_only) {
+                             bool read_only, int busy_timeout_ms) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   // sqlite3_open_v2 allocates a handle even on failure; own it before anything can throw.
@@ -78,17 +75,18 @@ SqliteDb SqliteDb::open_with(const std::string& path, const std::string& name, i
     throw SqliteError(path + ": cannot open store: " + reason, code);
   }
   sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
   return SqliteDb(std::move(owned), path, read_only);
 }
 
 SqliteDb SqliteDb::open(const std::string& path) {
-  return open_with(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false);
+  return open_with(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false,
+                   kDefaultBusyTimeoutMs);
 }
 
-SqliteDb SqliteDb::open_read_only(const std::string& path) {
+SqliteDb SqliteDb::open_read_only(const std::string& path, int busy_timeout_ms) {
   {
-    SqliteDb db = open_with(path, path, SQLITE_OPEN_READONLY, true);
+    SqliteDb db = open_with(path, path, SQLITE_OPEN_READONLY, true, busy_timeout_ms);
     try {
       // The first read opens the WAL index (-shm): this is where a read-only directory fails.
       db.prepare("SELECT count(*) FROM sqlite_master").step();
@@ -104,7 +102,8 @@ SqliteDb SqliteDb::open_read_only(const std::string& path) {
       }
     }
   }
-  return open_with(path, immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, true);
+  return open_with(path, immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, true,
+                   busy_timeout_ms);
 }
 
 bool SqliteDb::in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }

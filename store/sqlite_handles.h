@@ -31,14 +31,20 @@ class SqliteError : public std::runtime_error {
 // file and SQLite's reason, so a caller three layers up still knows which store failed.
 class SqliteDb {
  public:
+  // A generous wait: several kvsweep processes (a sweep and a report) may share one file.
+  static constexpr int kDefaultBusyTimeoutMs = 10000;
+
   // Opens read-write, creating the file when absent.
   static SqliteDb open(const std::string& path);
   // Opens an existing file for reading only: it never writes the file, nor creates -wal or
   // -shm files where it can avoid it. In a directory it cannot write, a WAL file without its
   // -shm cannot be read the usual way; when no -wal file holds unread transactions it is then
   // opened as immutable (SQLite reads it without any lock), which is exact because nothing
-  // is waiting in a -wal. Throws SqliteError when it cannot be read.
-  static SqliteDb open_read_only(const std::string& path);
+  // is waiting in a -wal. busy_timeout_ms bounds how long a statement waits on another
+  // process's lock before it fails (a web page must not hang). Throws SqliteError when it
+  // cannot be read.
+  static SqliteDb open_read_only(const std::string& path,
+                                 int busy_timeout_ms = kDefaultBusyTimeoutMs);
 
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
@@ -50,13 +56,14 @@ class SqliteDb {
   // Throws SqliteError "<path>: <what>: <sqlite3_errmsg>".
   [[noreturn]] void fail(const std::string& what) const;
 
- private:
-  struct Closer {
+  struct Closer {  // sqlite3_close_v2
     void operator()(sqlite3* db) const;
   };
+
+ private:
   SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path, bool read_only);
   static SqliteDb open_with(const std::string& path, const std::string& name, int flags,
-                            bool read_only);
+                            bool read_only, int busy_timeout_ms);
 
   std::unique_ptr<sqlite3, Closer> db_;
   std::string path_;

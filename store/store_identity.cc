@@ -14,7 +14,7 @@ namespace {
 
 // The last schema version written without the application_id stamp: older files carry no
 // stamp, and are recognised by their version and tables instead.
-constexpr int kLastUnstampedVersion = 3;
+constexpr int kLastUnstampedVersion = 4;
 
 // Tables every kvsweep store has had since schema 1.
 const std::set<std::string>& kvsweep_tables() {

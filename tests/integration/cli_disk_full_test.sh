@@ -25,7 +25,7 @@ trap 'umount "$dir/store" "$dir/reports" 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; for f in "$dir"/*.err; do echo "== $f"; cat "$f"; done; exit 1; }
 . "$here/store_checks.sh"
 mkdir "$dir/store" "$dir/reports" "$dir/roomy"
-mount -t tmpfs -o size=240k tmpfs "$dir/store"
+mount -t tmpfs -o size=320k tmpfs "$dir/store"
 mount -t tmpfs -o size=64k tmpfs "$dir/reports"
 
 # 1. The store's disk fills up mid-sweep.

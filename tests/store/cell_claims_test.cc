@@ -1,4 +1,4 @@
-// Tests for store/cell_claims.cc and schema 4: claims on cells, heartbeats, and writes that
+// Tests for store/cell_claims.cc and schema 5: claims on cells, heartbeats, and writes that
 // refuse to land in a cell another run took over.
 #include <gtest/gtest.h>
 
@@ -130,20 +130,21 @@ TEST(CellClaims, ATransactionRollsBackEveryCallInIt) {
   EXPECT_EQ(store.claims(1).size(), 2u);
 }
 
-// Schema 4 on a file exactly as kvsweep wrote it at schema 3 (no claims table, no
-// application_id): the rows stay, the table comes, the file is stamped.
-TEST(CellClaims, Version3FileMigratesToClaims) {
+// Schema 5 on a file exactly as kvsweep wrote it at schema 4 (progress snapshots, no claims
+// table, no application_id): the rows stay, the table comes, the file is stamped.
+TEST(CellClaims, Version4FileMigratesToClaims) {
   TempDir dir;
-  const std::string path = dir.file("v3.db");
+  const std::string path = dir.file("v4.db");
   {
     SqliteDb db = SqliteDb::open(path);
-    migrate_to(db, 3);
+    migrate_to(db, 4);
     db.exec(
         "INSERT INTO experiments (id, name, status) VALUES (1, 'old', 'running');"
         "INSERT INTO cells (id, experiment_id, ordinal, key, status) VALUES"
         "  (1, 1, 0, 'a', 'done'), (2, 1, 1, 'b', 'running');"
         "INSERT INTO requests (cell_id, request_index, ok, ended_s) VALUES (1, 0, 1, 0.5);");
-    EXPECT_EQ(schema_version(db), 3);
+    EXPECT_EQ(schema_version(db), 4);
+    EXPECT_THROW(db.prepare("SELECT * FROM cell_claims"), std::runtime_error);
     SqliteStatement id = db.prepare("PRAGMA application_id");
     id.step();
     EXPECT_EQ(id.column_int64(0), 0);

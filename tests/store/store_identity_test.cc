@@ -96,7 +96,7 @@ TEST(StoreIdentity, NewStoresAreStampedAndOldOnesAccepted) {
   EXPECT_NO_THROW(check_store_identity(fresh));
 
   // An unstamped store of each older schema version is still a kvsweep store.
-  for (int version = 1; version <= 3; ++version) {
+  for (int version = 1; version <= 4; ++version) {
     const std::string path = dir.file("v" + std::to_string(version) + ".db");
     {
       SqliteDb db = SqliteDb::open(path);
