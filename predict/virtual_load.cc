@@ -48,8 +48,8 @@ struct Flight {
   ReplicaRequest request;
   bool wants_reply = false;
   sim::RouteDecision decision;
-  bool routed = false;         // the router counted it (on_routed)
-  bool server_done = false;    // the replica finished, rejected or dropped it
+  bool routed = false;       // the router counted it (on_routed)
+  bool server_done = false;  // the replica finished, rejected or dropped it
   int replica = -1;
   std::uint64_t engine_id = 0;
   double status_client_s = -1;  // when the status line reached the client; -1 not yet
@@ -77,8 +77,8 @@ std::string context_too_long(int max_model_len, std::int64_t prompt_tokens, int 
                              bool chat) {
   return "This model's maximum context length is " + std::to_string(max_model_len) +
          " tokens. However, you requested " + std::to_string(prompt_tokens + max_tokens) +
-         " tokens (" + std::to_string(prompt_tokens) + " in the " +
-         (chat ? "messages" : "prompt") + ", " + std::to_string(max_tokens) +
+         " tokens (" + std::to_string(prompt_tokens) + " in the " + (chat ? "messages" : "prompt") +
+         ", " + std::to_string(max_tokens) +
          " in the completion). Please reduce the length of the messages or completion.";
 }
 
@@ -97,6 +97,7 @@ class VirtualRun {
         patch_(read_body_patch(options)),
         epoch_(fleet.now_s()),
         latency_(std::max(0.0, virtual_options.network_latency_s)),
+        send_cost_(std::max(0.0, virtual_options.client_send_cost_s)),
         by_engine_(static_cast<std::size_t>(fleet.replicas())),
         start_posted_(static_cast<std::size_t>(fleet.replicas()), 0) {
     if (options.num_requests > 0 && options.duration_s == 0) {
@@ -213,18 +214,22 @@ class VirtualRun {
     record.turn = job.turn;
     record.warmup = job.warmup;
     record.scheduled_s = job.scheduled_s;
-    record.sent_s = rel(now_);
+    // The client sends one request at a time: requests due at the same instant leave
+    // send_cost_ apart, in the order the source gives them.
+    const double sent = std::max(now_, client_free_s_);
+    client_free_s_ = sent + send_cost_;
+    record.sent_s = rel(sent);
     if (job.scheduled_s >= 0) {
       record.schedule_lag_ms = std::max(0.0, record.sent_s - job.scheduled_s) * 1000.0;
     }
     Flight& flight = flights_[job.index];
     flight.wants_reply = job.wants_reply;
     flight.request = replica_request(job, options_, patch_);
-    deadlines_.push_back({now_ + options_.request_timeout_s, job.index});
+    deadlines_.push_back({sent + options_.request_timeout_s, job.index});
     if (options_.first_byte_timeout_s > 0) {
-      first_byte_deadlines_.push_back({now_ + options_.first_byte_timeout_s, job.index});
+      first_byte_deadlines_.push_back({sent + options_.first_byte_timeout_s, job.index});
     }
-    events_.push(now_ + latency_, Payload{Kind::kArrive, 0, job.index});
+    events_.push(sent + latency_, Payload{Kind::kArrive, 0, job.index});
   }
 
   // The answer's last byte reached the client: the record is final.
@@ -316,7 +321,8 @@ class VirtualRun {
   double earliest_deadline() const {
     double t = std::numeric_limits<double>::infinity();
     if (!deadlines_.empty()) t = deadlines_.front().at_s - latency_;
-    if (!first_byte_deadlines_.empty()) t = std::min(t, first_byte_deadlines_.front().at_s - latency_);
+    if (!first_byte_deadlines_.empty())
+      t = std::min(t, first_byte_deadlines_.front().at_s - latency_);
     return t;
   }
 
@@ -328,13 +334,13 @@ class VirtualRun {
       const auto found = flights_.find(d.index);
       if (found == flights_.end() || !found->second.abandon_kind.empty()) continue;
       // The status line reaches the client `latency` after the replica writes it.
-      const bool got_status = found->second.status_client_s >= 0 &&
-                              found->second.status_client_s <= d.at_s;
+      const bool got_status =
+          found->second.status_client_s >= 0 && found->second.status_client_s <= d.at_s;
       const bool answered_in_time = found->second.server_done;
       if (got_status || answered_in_time) continue;
-      abandon(d, found->second, "first byte timeout: no response within " +
-                                    std::to_string(options_.first_byte_timeout_s) +
-                                    " s of the send");
+      abandon(d, found->second,
+              "first byte timeout: no response within " +
+                  std::to_string(options_.first_byte_timeout_s) + " s of the send");
     }
     while (!deadlines_.empty() && deadlines_.front().at_s - latency_ <= now_) {
       const Deadline d = deadlines_.front();
@@ -458,7 +464,10 @@ class VirtualRun {
           fleet_.router().on_first_token(f.decision);  // the answer's first byte (chunk)
           rec.first_token_s = rel(at);
         } else {
-          rec.itl_ms.push_back((at - f.last_token_s) * 1000.0);
+          // To the microsecond, the profiles' resolution: a gap of whole-microsecond steps
+          // stored as 70.123, not as the 17 digits its subtraction in seconds leaves, which on
+          // a sweep of millions of tokens is most of what the store writes.
+          rec.itl_ms.push_back(std::round((at - f.last_token_s) * 1e6) / 1e3);
         }
         f.tokens += result.new_tokens;
         f.last_token_s = at;
@@ -533,11 +542,13 @@ class VirtualRun {
   const BodyPatch patch_;
   const double epoch_;
   const double latency_;
+  const double send_cost_;
+  double client_free_s_ = 0;  // when the client can send its next request
   double now_ = 0;
   EventQueue<Payload> events_;
   std::unordered_map<std::int64_t, Flight> flights_;
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> by_engine_;  // per replica
-  std::vector<std::uint8_t> start_posted_;                                   // per replica
+  std::vector<std::uint8_t> start_posted_;                                  // per replica
   std::deque<Deadline> deadlines_;             // sends are in time order: so are these
   std::deque<Deadline> first_byte_deadlines_;  // likewise
   std::optional<double> armed_wake_;
@@ -552,10 +563,10 @@ class VirtualRun {
 
 }  // namespace
 
-VirtualLoadResult run_virtual_load(VirtualFleet& fleet, const driver::LoadOptions& options,
-                                   const driver::Workload& workload,
-                                   const VirtualLoadOptions& virtual_options,
-                                   const std::function<void(const driver::Progress&)>& on_progress) {
+VirtualLoadResult run_virtual_load(
+    VirtualFleet& fleet, const driver::LoadOptions& options, const driver::Workload& workload,
+    const VirtualLoadOptions& virtual_options,
+    const std::function<void(const driver::Progress&)>& on_progress) {
   driver::validate_load_options(options, workload);
   return VirtualRun(fleet, options, workload, virtual_options, on_progress).run();
 }

@@ -20,6 +20,13 @@ struct VirtualLoadOptions {
   // One way, client <-> replica: a request reaches its replica this long after it is sent,
   // and each byte the replica writes reaches the client this long after. 0: none.
   double network_latency_s = 0;
+  // The client's time to send one request (build, write, and on the next one's turn): sends
+  // due at the same instant leave this far apart, one after another, as a real client's do.
+  // Without it, requests that a step's end releases together would reach an idle replica at
+  // the same instant and always share its next step, a lockstep no real client keeps (the
+  // real-time fleet never shows it). Default: the driver's measured cost per request at
+  // saturation, about 20 us (docs/performance.md). 0: sends at the same instant.
+  double client_send_cost_s = 20e-6;
   // > 0: the replicas' /metrics are sampled during the run, as the sweep's periodic scraper
   // does: at the first answer to a measured request, then every interval after it (or every
   // interval from the start while no measured request has an answer). 0: before and after only.

@@ -42,8 +42,11 @@ nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& d
 std::string setup_json(const ScenarioSpec& spec, const std::string& dataset, const Target& target,
                        const RunnerOptions& options) {
   nlohmann::ordered_json setup;
-  const bool sim = options.target_override == "sim" || spec.target.kind == "sim";
-  setup["target"] = {{"kind", sim ? "sim" : spec.target.kind},
+  // The embedded fleet, live (sim) or predicted in virtual time (predict), runs target.sim.
+  const bool predict = options.target_override == "predict";
+  const bool sim = predict || options.target_override == "sim" || spec.target.kind == "sim";
+  const std::string kind = predict ? "predict" : sim ? "sim" : spec.target.kind;
+  setup["target"] = {{"kind", kind},
                      {"replicas", sim ? spec.target.sim.replicas : spec.target.replicas},
                      {"profile", sim ? spec.target.sim.profile : ""},
                      {"description", target.describe()}};

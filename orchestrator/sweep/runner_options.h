@@ -2,11 +2,14 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "driver/load_run.h"
 #include "orchestrator/sweep/cell_load.h"
+#include "store/rows.h"
 
 namespace kvsweep::orchestrator {
 
@@ -15,10 +18,15 @@ struct RunnerOptions {
   // Continue the latest unfinished experiment of this scenario (same text, same target):
   // finished cells are kept, the rest run again from scratch.
   bool resume = false;
-  std::string target_override;       // "" or "sim" (--target sim)
+  std::string target_override;       // "", "sim" (--target sim) or "predict" (--target predict)
   std::string api_key;               // sent as a Bearer token; from the environment, never stored
   Log log = silent_log();            // /metrics scrapes at debug level
   CellLoad load = driver::run_load;  // every load phase of every cell
+  // Set when the load step measures the servers itself (--target predict: the simulated
+  // replicas' counters before, during and after the phase, in virtual time): called once after
+  // each measured phase for its samples, on its epoch, instead of scraping the target's
+  // metrics_urls over HTTP. Empty: scrape.
+  std::function<std::vector<store::MetricSample>()> measured_samples;
 };
 
 }  // namespace kvsweep::orchestrator

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "predict/fleet_samples.h"
 #include "sim/engine/chat_template.h"
@@ -99,6 +100,21 @@ TEST(VirtualLoad, OneRequestsTimingsFollowTheStepModel) {
   EXPECT_NEAR(fleet.now_s(), 4.86e-3, 1e-12);
 }
 
+// Late in a long sweep the clock is large, and a gap taken as a difference of seconds carries
+// the subtraction's noise in its last digits; stored, every gap is whole microseconds.
+TEST(VirtualLoad, InterTokenGapsAreStoredToTheMicrosecond) {
+  VirtualFleet fleet(fleet_options(1));
+  fleet.advance_to(12345.678901);
+  const auto result =
+      run_virtual_load(fleet, closed_loop(1, 1, 6), workload({{kQuestion}}), {}, {});
+  ASSERT_EQ(result.load.records.size(), 1u);
+  ASSERT_EQ(result.load.records[0].itl_ms.size(), 5u);
+  for (double gap : result.load.records[0].itl_ms) {
+    EXPECT_EQ(gap, 1.1);
+    EXPECT_EQ(nlohmann::json(gap).dump(), "1.1");
+  }
+}
+
 TEST(VirtualLoad, ARepeatedPromptHitsTheCacheOnItsNextSend) {
   VirtualFleet fleet(fleet_options(1));
   const auto result =
@@ -116,8 +132,7 @@ TEST(VirtualLoad, NetworkLatencyDelaysTheRequestAndEveryByteOfTheAnswer) {
   VirtualFleet fleet(fleet_options(1));
   VirtualLoadOptions v;
   v.network_latency_s = 0.005;
-  const auto result =
-      run_virtual_load(fleet, closed_loop(1, 2, 4), workload({{kQuestion}}), v, {});
+  const auto result = run_virtual_load(fleet, closed_loop(1, 2, 4), workload({{kQuestion}}), v, {});
   const auto& first = result.load.records[0];
   EXPECT_NEAR(first.ttft_ms, 1.56 + 10, 1e-9);
   EXPECT_NEAR(first.e2e_ms, 1.56 + 3.3 + 10, 1e-9);
@@ -127,14 +142,35 @@ TEST(VirtualLoad, NetworkLatencyDelaysTheRequestAndEveryByteOfTheAnswer) {
 
 TEST(VirtualLoad, ConcurrentRequestsShareSteps) {
   VirtualFleet fleet(fleet_options(1));
-  // Two users start at once: both prompts are prefilled in one step of 1000 + 10 * 112 us.
+  // Two users start at once and the client sends both at the same instant: both prompts are
+  // prefilled in one step of 1000 + 10 * 112 us.
+  VirtualLoadOptions v;
+  v.client_send_cost_s = 0;
   const auto result = run_virtual_load(fleet, closed_loop(2, 2, 2),
-                                       workload({{kQuestion}, {std::string(200, 'z')}}), {}, {});
+                                       workload({{kQuestion}, {std::string(200, 'z')}}), v, {});
   ASSERT_EQ(result.load.records.size(), 2u);
   for (const auto& r : result.load.records) {
     EXPECT_NEAR(r.ttft_ms, 2.12, 1e-9);
     EXPECT_NEAR(r.e2e_ms, 2.12 + 1.2, 1e-9);  // one decode step for both: 1000 + 2 * 100 us
   }
+}
+
+// As a real client: the second of two requests due at once leaves the client's send cost
+// later, finds the replica's step for the first already running, and waits for the next one.
+TEST(VirtualLoad, TheClientSendsOneRequestAtATime) {
+  VirtualFleet fleet(fleet_options(1));
+  VirtualLoadOptions v;
+  v.client_send_cost_s = 20e-6;
+  const auto result = run_virtual_load(fleet, closed_loop(2, 2, 2),
+                                       workload({{kQuestion}, {std::string(200, 'z')}}), v, {});
+  ASSERT_EQ(result.load.records.size(), 2u);
+  const driver::RequestRecord& first = result.load.records[0];
+  const driver::RequestRecord& second = result.load.records[1];
+  EXPECT_DOUBLE_EQ(first.sent_s, 0);
+  EXPECT_NEAR(second.sent_s, 20e-6, 1e-12);
+  EXPECT_NEAR(first.ttft_ms, 1.56, 1e-9);  // its prefill step alone: 1000 + 10 * 56 us
+  // The second's prefill starts when the first's step ends (1.56 ms), with the first's decode.
+  EXPECT_GT(second.ttft_ms, first.ttft_ms + 1.0);
 }
 
 TEST(VirtualLoad, PrefixHashKeepsAConversationOnOneReplicaAndItsTurnsHit) {
@@ -146,8 +182,8 @@ TEST(VirtualLoad, PrefixHashKeepsAConversationOnOneReplicaAndItsTurnsHit) {
   }
   // One user: every replica is idle at each pick, so the bounded load never moves a request
   // off its conversation's ring position.
-  const auto result = run_virtual_load(fleet, closed_loop(1, 24, 2), workload(conversations), {},
-                                       {});
+  const auto result =
+      run_virtual_load(fleet, closed_loop(1, 24, 2), workload(conversations), {}, {});
   std::map<int, std::string> replica_of;
   for (const auto& r : result.load.records) {
     ASSERT_TRUE(r.ok);
@@ -167,8 +203,7 @@ TEST(VirtualLoad, OpenLoopCapWaitsAndTheWaitIsScheduleLag) {
   const auto result = run_virtual_load(fleet, o, workload({{kQuestion}}), {}, {});
   ASSERT_EQ(result.load.records.size(), 3u);
   EXPECT_DOUBLE_EQ(result.load.records[0].schedule_lag_ms, 0);
-  EXPECT_NEAR(result.load.records[1].schedule_lag_ms, result.load.records[0].ended_s * 1000,
-              1e-9);
+  EXPECT_NEAR(result.load.records[1].schedule_lag_ms, result.load.records[0].ended_s * 1000, 1e-9);
   EXPECT_GT(result.load.records[2].schedule_lag_ms, result.load.records[1].schedule_lag_ms);
 }
 
