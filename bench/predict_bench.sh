@@ -25,8 +25,8 @@ predict() {  # $1: label, $2: scenario
     "$kvsweep" --db "$db" predict "$scenario" --no-print -o "$work/$label-report" \
     >"$work/$label.out" 2>&1 || { echo "FAILED: $(tail -3 "$work/$label.out")"; return 1; }
   read -r wall user sys rss_kb <"$work/$label.time"
-  sqlite3 "$db" "SELECT count(*), count(DISTINCT cell_id), sum(output_tokens) FROM requests" |
-    IFS='|' read -r requests cells tokens
+  IFS='|' read -r requests cells tokens <<<"$(sqlite3 "$db" \
+    "SELECT count(*), count(DISTINCT cell_id), sum(output_tokens) FROM requests")"
   virtual=$(sqlite3 "$db" "SELECT round(sum(w), 1) FROM (SELECT max(ended_s) - min(sent_s) AS w
                                                          FROM requests GROUP BY cell_id)")
   printf '%s cells, %s requests, %s output tokens, %s s of virtual time\n' \
