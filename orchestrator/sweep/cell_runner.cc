@@ -3,6 +3,7 @@
 #include "orchestrator/sweep/cell_runner.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -21,10 +22,21 @@ namespace {
 // (shared system prompt, engine state) never pre-caches a measured conversation's turns.
 constexpr std::uint64_t kWarmupSeedOffset = 7919;
 
-driver::DatasetOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
-  driver::DatasetOptions options = spec.load.dataset;
+driver::DatasetOptions with_seed(driver::DatasetOptions options, std::uint64_t seed) {
   options.seed = seed;
   return options;
+}
+
+// The scenario's dataset, or its stand-in when the file is absent on the simulated fleet.
+const driver::DatasetOptions& dataset_in_use(const ScenarioSpec& spec, bool simulated) {
+  const driver::DatasetOptions& d = spec.load.dataset;
+  if (!spec.load.stand_in || d.path.empty() || std::filesystem::exists(d.path)) return d;
+  if (!simulated) {
+    throw std::invalid_argument(spec.path + ": load.dataset.path: no such file: " + d.path +
+                                " (its stand_in is used only on the simulated fleet: --target "
+                                "sim or --target predict)");
+  }
+  return *spec.load.stand_in;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -65,18 +77,21 @@ void print_health_events(const CommandLogs& logs, const std::string& label, Swee
 
 }  // namespace
 
-Workloads load_workloads(const ScenarioSpec& spec) {
+Workloads load_workloads(const ScenarioSpec& spec, bool simulated) {
+  const driver::DatasetOptions& dataset = dataset_in_use(spec, simulated);
   Workloads w;
   try {
-    w.measured = driver::load_workload(dataset_options(spec, spec.seed));
-    const bool generated = spec.load.dataset.kind == "synthetic-multiturn" ||
-                           spec.load.dataset.kind == "shared-prefix";
-    w.warmup = generated
-                   ? driver::load_workload(dataset_options(spec, spec.seed + kWarmupSeedOffset))
-                   : w.measured;
+    w.measured = driver::load_workload(with_seed(dataset, spec.seed));
+    const bool generated = dataset.kind == "synthetic-multiturn" || dataset.kind == "shared-prefix";
+    w.warmup = generated ? driver::load_workload(with_seed(dataset, spec.seed + kWarmupSeedOffset))
+                         : w.measured;
     w.warmup.arrival_s.clear();
   } catch (const driver::DatasetError& e) {
     throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+  }
+  if (&dataset != &spec.load.dataset) {  // the setup, hence every report, says so
+    w.measured.description = "generated stand-in for the absent " + spec.load.dataset.kind +
+                             " file " + spec.load.dataset.path + ": " + w.measured.description;
   }
   return w;
 }

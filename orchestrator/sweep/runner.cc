@@ -224,7 +224,9 @@ class SweepLoop {
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options) {
   const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
-  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
+  // A bad dataset fails before anything runs.
+  const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
+  const Workloads workloads = load_workloads(spec, simulated);
   const std::string hash = scenario_hash(spec.text, options.target_override);
   CellRunner runner(spec, target, store, output, options, workloads);
   try {

@@ -7,6 +7,10 @@
 #   run_target_predict   `run --target predict` is the same thing; `plan --target predict` too
 #   deterministic        the same scenario and seed twice: byte-identical stored figures
 #   bad_options          --network-latency outside a prediction, or malformed: a usage error
+#   stand_in             a file dataset that is absent, with a generated stand-in: the
+#                        prediction and the real-time sim send the stand-in and the report says
+#                        so; a real target stops before anything runs, naming the file
+#                        (SCENARIO's folder holds stand_in_sweep.yaml and stand_in_endpoints.yaml)
 # Usage: cli_predict_test.sh KVSWEEP SCENARIO WORK_DIR CASE
 set -u
 kvsweep=$1 scenario=$2 work=$3 case=$4
@@ -80,6 +84,21 @@ bad_options)
   grep -q "expected a duration >= 0" <<<"$out" || fail "unclear error: $out"
   [ -e x.db ] && [ "$(sqlite3 x.db 'SELECT count(*) FROM experiments')" != 0 ] &&
     fail "a rejected command stored an experiment"
+  ;;
+stand_in)
+  fixtures=$(dirname "$scenario")
+  for verb in predict run; do
+    "$kvsweep" --db "$verb.db" $verb "$fixtures/stand_in_sweep.yaml" -o "$verb" >"$verb.out" 2>&1 ||
+      fail "$verb with a stand-in exited $?: $(tail -3 "$verb.out")"
+    grep -q "dataset=generated stand-in for the absent sharegpt file .*/sharegpt_16_messages_or_more.json: synthetic-multiturn: 6 conversations" \
+      "$verb/cli-stand-in.md" || fail "$verb: the report does not say the stand-in was sent"
+  done
+  out=$("$kvsweep" --db real.db run "$fixtures/stand_in_endpoints.yaml" 2>&1) &&
+    fail "a real target ran without its dataset file"
+  grep -q "stand_in_endpoints.yaml: load.dataset.path: no such file: .*sharegpt_16_messages_or_more.json (its stand_in is used only on the simulated fleet" <<<"$out" ||
+    fail "unclear error: $out"
+  [ "$(sqlite3 real.db 'SELECT count(*) FROM experiments' 2>/dev/null || echo 0)" = 0 ] ||
+    fail "the refused run stored an experiment"
   ;;
 *) fail "unknown case $case" ;;
 esac
