@@ -51,8 +51,8 @@ ReplicaRequest replica_request(const driver::Job& job, const driver::LoadOptions
     nlohmann::json body = {{"max_tokens", job.max_tokens}, {"ignore_eos", options.ignore_eos}};
     body.merge_patch(nlohmann::json::parse(patch.json));
     read_limits(body, out);
-    if (const auto it = body.find("ignore_eos"); out.error.empty() && it != body.end() &&
-                                                  !it->is_null()) {
+    if (const auto it = body.find("ignore_eos");
+        out.error.empty() && it != body.end() && !it->is_null()) {
       if (it->is_boolean()) {
         out.ignore_eos = it->get<bool>();
       } else {

@@ -81,7 +81,9 @@ class VirtualReplica {
 
   ReplicaCounters counters() const;
   const sim::TimingProfile& profile() const { return profile_; }
-  bool idle() const { return !stepping_ && scheduler_.num_running() == 0 && scheduler_.num_waiting() == 0; }
+  bool idle() const {
+    return !stepping_ && scheduler_.num_running() == 0 && scheduler_.num_waiting() == 0;
+  }
 
  private:
   struct Timing {
