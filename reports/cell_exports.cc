@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "reports/llmd_benchmark_report.h"
+#include "reports/report_model.h"
 #include "reports/vllm_result.h"
 
 namespace kvsweep::reports {
@@ -83,6 +84,7 @@ VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell, 
   const Json burstiness = load.value("burstiness", Json());
   if (burstiness.is_number()) info.burstiness = burstiness.get<double>();
   info.max_concurrency = cell.concurrency;
+  info.figures = figures_kind(e);
   return info;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/join.h"
+#include "reports/report_model.h"
 #include "reports/units.h"
 
 namespace kvsweep::reports {
@@ -163,7 +164,10 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
   CompareResult result;
   auto label = [&store](std::int64_t id) {
     const auto e = store.experiment(id);
-    return "experiment " + std::to_string(id) + (e ? " (" + e->name + ")" : "");
+    if (!e) return "experiment " + std::to_string(id);
+    const std::string figures = figures_label(*e);
+    return "experiment " + std::to_string(id) + " (" + e->name +
+           (figures.empty() ? "" : ", " + figures) + ")";
   };
   result.a_label = label(experiment_a);
   result.b_label = label(experiment_b);
@@ -204,10 +208,14 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
 CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
                             const store::CellRow& b, const CompareOptions& options) {
   CompareResult result;
-  result.a_label =
-      "experiment " + std::to_string(a.experiment_id) + " cell " + std::to_string(a.ordinal + 1);
-  result.b_label =
-      "experiment " + std::to_string(b.experiment_id) + " cell " + std::to_string(b.ordinal + 1);
+  auto label = [&store](const store::CellRow& cell) {
+    const auto e = store.experiment(cell.experiment_id);
+    const std::string figures = e ? figures_label(*e) : "";
+    return "experiment " + std::to_string(cell.experiment_id) + " cell " +
+           std::to_string(cell.ordinal + 1) + (figures.empty() ? "" : " (" + figures + ")");
+  };
+  result.a_label = label(a);
+  result.b_label = label(b);
   const std::string strategy =
       a.strategy == b.strategy ? a.strategy : a.strategy + " vs " + b.strategy;
   result.rows.push_back({strategy, b.concurrency,

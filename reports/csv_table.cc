@@ -22,9 +22,11 @@ std::string prefix_regime(const store::ExperimentRow& experiment) {
 
 std::string seconds(double ms) { return format_fixed(ms / 1000.0, 4); }
 
-std::string notes(const StrategyRow& row) {
+std::string notes(const StrategyRow& row, const std::string& figures) {
   std::string text;
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+  // Every row of a prediction says so: a CSV row travels without its report.
+  if (figures == "predicted") add("predicted");
   if (!row.measured) {
     add(row.cell.status.empty() ? "no status" : row.cell.status);
     if (!row.cell.error.empty()) add(row.cell.error);
@@ -60,7 +62,7 @@ std::string render_csv(const ReportModel& model) {
       } else {
         out += ",,,,,,";
       }
-      out += "," + csv_field(notes(row)) + "\n";
+      out += "," + csv_field(notes(row, model.figures)) + "\n";
     }
   }
   return out;

@@ -132,6 +132,8 @@ Json dashboard_baseline_json(const ReportModel& model) {
   run["scenario_hash"] = e.scenario_hash;
   run["host"] = e.host;
   run["model"] = setup_string("model");
+  // "predicted", "simulated" or "measured": a dashboard must not plot a prediction as a run.
+  run["figures"] = model.figures;
 
   const std::vector<std::string> names = strategies(model);
   const bool has_baseline = !model.baseline.empty() &&

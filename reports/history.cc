@@ -49,6 +49,7 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
         HistoryPoint p;
         p.experiment_id = e.id;
         p.started_at = e.started_at;
+        p.figures = doc["run"]["figures"].get<std::string>();
         if (!s["values"][i].is_null()) p.value = s["values"][i].get<double>();
         find_series(s["strategy"].get<std::string>(), doc["concurrency"][i].get<int>())
             .points.push_back(p);
@@ -56,8 +57,9 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
     }
   }
   for (auto& s : series) {
-    std::vector<double> previous;
+    std::map<std::string, std::vector<double>> previous_by_figures;
     for (auto& p : s.points) {
+      std::vector<double>& previous = previous_by_figures[p.figures];
       if (!previous.empty()) {
         std::vector<double> recent(
             previous.end() - std::min<std::ptrdiff_t>(window, previous.size()), previous.end());
@@ -77,19 +79,20 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
 std::string history_table(const std::vector<HistorySeries>& series, const std::string& metric) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %6s %6s  %-21s %14s %14s %10s\n", "strategy", "conc",
-                "run", "started", metric.c_str(), "baseline", "deviation");
+  std::snprintf(line, sizeof line, "%-16s %6s %6s  %-21s %14s %14s %10s  %s\n", "strategy", "conc",
+                "run", "started", metric.c_str(), "baseline", "deviation", "figures");
   out += line;
   for (const auto& s : series) {
     for (const auto& p : s.points) {
       std::snprintf(
-          line, sizeof line, "%-16s %6d %6lld  %-21s %14s %14s %10s\n", s.strategy.c_str(),
+          line, sizeof line, "%-16s %6d %6lld  %-21s %14s %14s %10s  %s\n", s.strategy.c_str(),
           s.concurrency, static_cast<long long>(p.experiment_id), p.started_at.c_str(),
           p.value ? format_fixed(*p.value, 2).c_str() : kNotAvailable,
           p.baseline ? format_fixed(*p.baseline, 2).c_str() : kNotAvailable,
           p.deviation
               ? ((*p.deviation >= 0 ? "+" : "") + format_fixed(*p.deviation * 100, 1) + "%").c_str()
-              : kNotAvailable);
+              : kNotAvailable,
+          p.figures.c_str());
       out += line;
     }
   }
@@ -108,6 +111,7 @@ nlohmann::ordered_json history_json(const std::vector<HistorySeries>& series,
     for (const auto& p : s.points) {
       points.push_back({{"experiment_id", p.experiment_id},
                         {"started_at", p.started_at},
+                        {"figures", p.figures},
                         {"value", opt(p.value)},
                         {"baseline", opt(p.baseline)},
                         {"deviation", opt(p.deviation)}});

@@ -19,9 +19,10 @@ std::vector<std::string> history_metrics();
 struct HistoryPoint {
   std::int64_t experiment_id = 0;
   std::string started_at;
-  std::optional<double> value;      // nullopt when the cell was not measured in that run
-  std::optional<double> baseline;   // median of up to `window` previous values
-  std::optional<double> deviation;  // value / baseline - 1
+  std::string figures = "measured";  // reports/report_model.h figures_kind(): "predicted", ...
+  std::optional<double> value;       // nullopt when the cell was not measured in that run
+  std::optional<double> baseline;    // median of up to `window` previous values
+  std::optional<double> deviation;   // value / baseline - 1
 };
 
 struct HistorySeries {
@@ -30,7 +31,9 @@ struct HistorySeries {
   std::vector<HistoryPoint> points;  // oldest first
 };
 
-// Throws std::invalid_argument for an unknown metric (naming the known ones).
+// A point's baseline is the median of the previous points of its own kind of figures: a
+// prediction is never the yardstick of a measurement, nor the other way round. Throws
+// std::invalid_argument for an unknown metric (naming the known ones).
 std::vector<HistorySeries> metric_history(const store::Store& store,
                                           const std::string& scenario_name,
                                           const std::string& metric, int window = 5);

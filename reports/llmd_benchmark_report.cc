@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/stats.h"
+#include "reports/report_model.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -134,8 +135,11 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
   if (!c.finished_at.empty()) time["end"] = c.finished_at;
   time["duration"] = iso8601_duration(m.window_s);
   run["time"] = time;
-  run["description"] = model + " [" + e.name + "]";
+  // A prediction says so in both places a reader of the report looks for what it is.
+  const std::string figures = figures_label(e);
+  run["description"] = model + " [" + e.name + (figures.empty() ? "" : ", " + figures) + "]";
   run["keywords"] = {"kvsweep", c.strategy, "concurrency=" + std::to_string(c.concurrency)};
+  if (!figures.empty()) run["keywords"].push_back(figures);
 
   return run;
 }
@@ -144,7 +148,8 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
 Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& target,
                    const std::string& model) {
   const std::string target_kind = target.value("kind", std::string(kUnknown));
-  const bool sim = target_kind == "sim";
+  // The embedded fleet, live or predicted: kvsweep's own replicas and router.
+  const bool sim = target_kind == "sim" || target_kind == "predict";
   Json engine;
   engine["metadata"] = metadata("model-server", e.scenario_hash);
   const int replicas = target.value("replicas", 0);

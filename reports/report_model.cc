@@ -118,12 +118,28 @@ std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
   return lines;
 }
 
-std::string figures_source(const store::ExperimentRow& experiment) {
+std::string figures_kind(const store::ExperimentRow& experiment) {
   const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
-  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) return "";
+  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) {
+    return "measured";
+  }
   const Json& target = setup["target"];
-  if (!target.contains("kind") || json_text(target["kind"]) != "sim") return "";
-  std::string text = "Simulated: these figures come from kvsweep's embedded fleet (target kind sim";
+  const std::string kind = target.contains("kind") ? json_text(target["kind"]) : "";
+  if (kind == "predict") return "predicted";
+  if (kind == "sim") return "simulated";
+  return "measured";
+}
+
+std::string figures_source(const store::ExperimentRow& experiment) {
+  const std::string figures = figures_kind(experiment);
+  if (figures == "measured") return "";
+  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
+  const Json& target = setup["target"];
+  std::string text =
+      figures == "predicted"
+          ? "Predicted: these figures are a prediction, computed in virtual time by kvsweep's "
+            "simulated fleet (target kind predict"
+          : "Simulated: these figures come from kvsweep's embedded fleet (target kind sim";
   if (target.contains("profile") && !json_text(target["profile"]).empty()) {
     text += ", profile " + json_text(target["profile"]);
   }
@@ -132,7 +148,13 @@ std::string figures_source(const store::ExperimentRow& experiment) {
   if (target.contains("stands_in_for")) {
     text += ", standing in for the " + json_text(target["stands_in_for"]) + " target";
   }
-  return text + ", not from real servers.";
+  return text + (figures == "predicted" ? ", not measurements of real servers."
+                                        : ", not from real servers.");
+}
+
+std::string figures_label(const store::ExperimentRow& experiment) {
+  const std::string figures = figures_kind(experiment);
+  return figures == "measured" ? "" : figures;
 }
 
 ReportModel make_report_model(const store::ExperimentRow& experiment,
@@ -151,6 +173,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
   model.experiment = experiment;
   model.setup = setup_lines(experiment);
   model.figures_source = figures_source(experiment);
+  model.figures = figures_kind(experiment);
   model.baseline = baseline_of(experiment);
 
   for (std::size_t i = 0; i < cells.size(); ++i) {

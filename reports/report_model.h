@@ -51,6 +51,7 @@ struct ReportModel {
   store::ExperimentRow experiment;
   std::vector<SetupLine> setup;
   std::string figures_source;            // figures_source() of the experiment
+  std::string figures = "measured";      // figures_kind() of the experiment
   std::string baseline;                  // setup_json "baseline"; "" when none was given
   std::vector<ConcurrencyLevel> levels;  // ascending concurrency
 };
@@ -70,9 +71,17 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
                               const std::vector<CellMetrics>& metrics,
                               const std::vector<ReplicaBreakdown>& replicas = {});
 
+// Where an experiment's figures come from, from its setup's target kind: "predicted" (kind
+// predict: the simulated fleet in virtual time), "simulated" (kind sim: the embedded fleet in
+// real time) or "measured" (real servers; also a setup that says nothing).
+std::string figures_kind(const store::ExperimentRow& experiment);
+// figures_kind(), or "" when measured: the word every output puts next to such figures.
+std::string figures_label(const store::ExperimentRow& experiment);
+
 // A sentence for the top of a report when its figures did not come from real servers: the
-// embedded fleet (target kind sim) and its profile, and the target it stood in for when a
-// cluster scenario was rehearsed with --target sim. "" for every other target.
+// prediction (target kind predict) or the embedded fleet (kind sim), its profile and size, and
+// the target it stood in for when a cluster scenario was run with --target sim or --target
+// predict. "" for every other target.
 std::string figures_source(const store::ExperimentRow& experiment);
 
 // The setup lines of an experiment, from its row and its setup_json (a malformed setup_json

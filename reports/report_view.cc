@@ -242,7 +242,10 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
     lines.push_back(d);
   }
   mustache::data d;
-  d.set("name", text(model.experiment.name));
+  // A predicted report says so in its title too: a reader skimming to the tables must not
+  // take it for a measurement.
+  d.set("name", text(model.experiment.name +
+                     (model.figures == "predicted" ? std::string(" (predicted)") : "")));
   d.set("has_figures_source", !model.figures_source.empty());
   d.set("figures_source", text(model.figures_source));
   d.set("has_verdicts", !verdicts.is_empty_list());

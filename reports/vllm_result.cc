@@ -123,7 +123,8 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
       j[percentile_key(p) + "_" + key + "_ms"] = percentile(*v.sorted, p);
     }
   }
-  // kvsweep's own figures, after vLLM's.
+  // kvsweep's own figures, after vLLM's: first where they come from.
+  j["figures"] = info.figures;
   j["input_tokens_known"] = m.prompt_tokens.has_value();
   j["output_tokens_estimated"] = m.output_tokens_estimated > 0;
   j["mean_schedule_lag_ms"] = m.schedule_lag_ms.mean;

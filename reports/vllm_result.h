@@ -20,6 +20,8 @@ struct VllmRunInfo {
   double request_rate = 0;  // 0 = closed loop or unpaced: written as the string "inf", as vLLM does
   double burstiness = 1.0;
   int max_concurrency = 0;  // 0 = none: written as null
+  // kvsweep's: "measured", "simulated" or "predicted" (reports/report_model.h figures_kind).
+  std::string figures = "measured";
 };
 
 // Which latency metrics get percentiles, and which percentiles (vLLM's --percentile-metrics,

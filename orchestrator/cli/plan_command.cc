@@ -58,8 +58,8 @@ Subcommand register_plan(CLI::App& app, const GlobalOptions&) {
   auto* cmd = app.add_subcommand(
       "plan", "print a scenario's cells in order and the exact commands, run nothing");
   cmd->add_option("scenario", *scenario, "scenario YAML file")->required()->check(scenario_file());
-  cmd->add_option("--target", *override_kind, "plan for another target: sim")
-      ->check(CLI::IsMember({"sim"}));
+  cmd->add_option("--target", *override_kind, "plan for another target: sim, predict")
+      ->check(CLI::IsMember({"sim", "predict"}));
   return {cmd, [scenario, override_kind] { return plan_command(*scenario, *override_kind); }};
 }
 

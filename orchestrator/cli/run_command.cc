@@ -1,4 +1,6 @@
 // `kvsweep run`: a scenario's sweep on its target, stored, then its report written and printed.
+#include "orchestrator/cli/run_command.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -11,7 +13,6 @@
 #include "orchestrator/cli/scenario_lookup.h"
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/store_lookup.h"
-#include "orchestrator/cli/subcommand.h"
 #include "orchestrator/cli/sweep_preview.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/rehearsal.h"
@@ -23,21 +24,10 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-struct RunArgs {
-  std::string db_path;
-  std::string scenario_path;
-  std::string reports_dir = kDefaultReportsDir;  // --output
-  bool print_report = true;
-  bool resume = false;
-  std::string target_override;  // "" or "sim"
-  std::string api_key_env;      // the variable holding the servers' API key, if any
-  std::string claim_timeout = "60s";
-};
-
 // The line that says how to pick up a sweep that stopped before its end.
 std::string continue_hint(const RunArgs& args, const store::Store& store) {
   return "to continue: kvsweep --db " + store.path() + " run --resume " + args.scenario_path +
-         (args.target_override.empty() ? "" : " --target sim");
+         (args.target_override.empty() ? "" : " --target " + args.target_override);
 }
 
 double claim_timeout_s(const std::string& text) {
@@ -49,22 +39,52 @@ double claim_timeout_s(const std::string& text) {
   return *seconds;
 }
 
-int run_command(const RunArgs& args, const GlobalOptions& global) {
+// The target to run on, and for a prediction its load step and samples wired into `options`.
+std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const RunArgs& args,
+                                   const GlobalOptions& global, RunnerOptions& options) {
+  if (args.target_override != "predict") {
+    return build_target(spec, args.target_override, global.log);
+  }
+  std::unique_ptr<PredictTarget> predicted =
+      build_predict_target(spec, args.network_latency_s, global.log);
+  PredictTarget* fleet = predicted.get();  // owned by the returned target, which outlives the run
+  options.load = [fleet](const driver::LoadOptions& o, const driver::Workload& w,
+                         const std::function<void(const driver::Progress&)>& progress) {
+    return fleet->run_load(o, w, progress);
+  };
+  options.measured_samples = [fleet] { return fleet->measured_samples(); };
+  return predicted;
+}
+
+}  // namespace
+
+std::optional<double> parse_network_latency(const std::string& text) {
+  const std::optional<double> seconds = parse_duration_s(text);
+  if (!seconds || *seconds < 0) return std::nullopt;
+  return seconds;
+}
+
+int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   const double claim_timeout = claim_timeout_s(args.claim_timeout);
   ScenarioSpec spec = load_scenario_or_throw(args.scenario_path);
   if (args.target_override == "sim") spec = rehearsal_of(spec);
+  if (args.network_latency_s > 0 && args.target_override != "predict") {
+    throw std::invalid_argument(
+        "--network-latency: only a prediction models the network "
+        "(--target predict, or kvsweep predict)");
+  }
   const std::string api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   if (const auto dir = std::filesystem::path(args.db_path).parent_path(); !dir.empty()) {
     std::filesystem::create_directories(dir);
   }
   store::Store store = store::Store::open(args.db_path);
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
-  std::unique_ptr<Target> target = build_target(spec, args.target_override, global.log);
+  RunnerOptions options;
+  std::unique_ptr<Target> target = target_for(spec, args, global, options);
   console.line(plan_headline(spec, expand_plan(spec, args.target_override), target->describe()));
   console.line(cell_shape(spec, args.target_override == "sim"));
 
   SignalGuard signals;
-  RunnerOptions options;
   options.stop = &signals.stop_flag();
   options.resume = args.resume;
   options.target_override = args.target_override;
@@ -108,38 +128,59 @@ int run_command(const RunArgs& args, const GlobalOptions& global) {
   return outcome.status == "done" ? kExitOk : kExitFailed;
 }
 
-}  // namespace
-
-Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
-  auto args = std::make_shared<RunArgs>();
-  auto* cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
-  cmd->add_option("scenario", args->scenario_path, "scenario YAML file")
+void add_run_options(CLI::App* cmd, RunArgs& args, bool* no_print) {
+  cmd->add_option("scenario", args.scenario_path, "scenario YAML file")
       ->required()
       ->check(scenario_file());
-  cmd->add_option("-o,--output,--reports-dir", args->reports_dir,
+  cmd->add_option("-o,--output,--reports-dir", args.reports_dir,
                   "directory the markdown report <name>.md goes to (old name --reports-dir)")
       ->capture_default_str();
-  cmd->add_flag("--resume", args->resume,
+  cmd->add_flag("--resume", args.resume,
                 "continue the latest unfinished experiment of this scenario: finished cells are "
                 "kept, finished deployments are not redone");
-  cmd->add_option("--claim-timeout", args->claim_timeout,
+  cmd->add_option("--claim-timeout", args.claim_timeout,
                   "with --resume: a cell claimed by another run whose heartbeat is older than "
                   "this is taken over (that run is dead); a younger claim makes this run refuse "
                   "with exit status 4")
       ->capture_default_str();
-  cmd->add_option("--target", args->target_override,
-                  "run on another target than the scenario's: sim (the embedded fleet, sized "
-                  "by target.sim)")
-      ->check(CLI::IsMember({"sim"}));
-  cmd->add_option("--api-key-env", args->api_key_env,
+  cmd->add_option("--api-key-env", args.api_key_env,
                   "name of the environment variable holding the API key sent as a Bearer "
                   "token (the key itself is never stored or printed)");
-  auto no_print = std::make_shared<bool>(false);
   cmd->add_flag("--no-print", *no_print, "write the report file but do not print it");
+}
+
+void add_network_latency_option(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option_function<std::string>(
+         "--network-latency",
+         [&args](const std::string& text) {
+           const auto seconds = parse_network_latency(text);
+           if (!seconds) {
+             throw CLI::ValidationError(
+                 "--network-latency",
+                 "expected a duration >= 0 (2ms, 0.5ms, 1s), got \"" + text + "\"");
+           }
+           args.network_latency_s = *seconds;
+         },
+         "prediction only: one-way latency between client and replica, added to every "
+         "request and every byte of its answer (default 0)")
+      ->type_name("DURATION");
+}
+
+Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "run a scenario's sweep, store it, write its report");
+  auto no_print = std::make_shared<bool>(false);
+  add_run_options(cmd, *args, no_print.get());
+  cmd->add_option("--target", args->target_override,
+                  "run on another target than the scenario's: sim (the embedded fleet, sized "
+                  "by target.sim, cut as target.sim says), predict (the same fleet in virtual "
+                  "time, full size, in seconds: kvsweep predict)")
+      ->check(CLI::IsMember({"sim", "predict"}));
+  add_network_latency_option(cmd, *args);
   return {cmd, [args, no_print, &global] {
             args->db_path = global.db_path;
             args->print_report = !*no_print;
-            return run_command(*args, global);
+            return run_scenario(*args, global);
           }};
 }
 

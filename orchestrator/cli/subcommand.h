@@ -43,6 +43,7 @@ struct Subcommand {
 // Each registers one subcommand on `app`; each lives in its own file, cli/<name>_command.cc.
 // `global` outlives the returned runner.
 Subcommand register_run(CLI::App& app, const GlobalOptions& global);
+Subcommand register_predict(CLI::App& app, const GlobalOptions& global);  // run --target predict
 Subcommand register_runs(CLI::App& app, const GlobalOptions& global);
 Subcommand register_plan(CLI::App& app, const GlobalOptions& global);
 Subcommand register_report(CLI::App& app, const GlobalOptions& global);

@@ -182,6 +182,7 @@ void read_bounded_length(YamlMapReader& reader, const std::string& key,
 const std::map<std::string, std::vector<std::string>>& dataset_key_kinds() {
   static const std::map<std::string, std::vector<std::string>> kinds = {
       {"path", {"sharegpt", "chat-threads", "jsonl", "mooncake"}},
+      {"stand_in", {"sharegpt", "chat-threads", "jsonl", "mooncake"}},
       {"min_messages", {"sharegpt"}},
       {"max_conversations", {"sharegpt"}},
       {"conversations", {"synthetic-multiturn"}},
@@ -201,14 +202,36 @@ const std::map<std::string, std::vector<std::string>>& dataset_key_kinds() {
   return kinds;
 }
 
-void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) {
-  driver::DatasetOptions& d = spec.load.dataset;
+// The generated kinds, which a stand-in must be.
+bool generated_kind(const std::string& kind) {
+  return kind == "synthetic-multiturn" || kind == "shared-prefix" || kind == "random";
+}
+
+// One dataset mapping into `d`. `stand_in`: where the mapping's own stand_in goes; null for a
+// stand-in itself (which has none).
+void read_dataset(YamlMapReader& dataset, driver::DatasetOptions& d,
+                  std::optional<driver::DatasetOptions>* stand_in, const ScenarioSpec& spec,
+                  YamlErrors& sink) {
   dataset.read_choice("kind", &d.kind, driver::dataset_kinds());
   for (const auto& [key, kinds] : dataset_key_kinds()) {
     const YAML::Node value = dataset.node()[key];
     if (value.IsDefined() && std::find(kinds.begin(), kinds.end(), d.kind) == kinds.end()) {
       sink.add(value.Mark(), dataset.path_of(key),
                "not used by dataset kind " + d.kind + " (used by: " + join(kinds) + ")");
+    }
+  }
+  if (stand_in != nullptr) {
+    if (YAML::Node node = dataset.mapping("stand_in"); node.IsDefined()) {
+      const std::string path = dataset.path_of("stand_in");
+      driver::DatasetOptions generated = LoadSpec::default_dataset();
+      YamlMapReader reader(node, path, sink);
+      read_dataset(reader, generated, nullptr, spec, sink);
+      if (!generated_kind(generated.kind)) {
+        sink.add(node.Mark(), path + ".kind",
+                 "a stand-in is generated: synthetic-multiturn, shared-prefix or random, not " +
+                     generated.kind);
+      }
+      *stand_in = generated;
     }
   }
   dataset.read_string("path", &d.path);
@@ -219,18 +242,21 @@ void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) 
       file = std::filesystem::path(spec.path).parent_path() / file;
     }
     d.path = file.lexically_normal().string();
+    // With a stand-in, an absent file is decided when the sweep knows its target.
     if (!std::filesystem::exists(file)) {
-      sink.add(dataset.node()["path"].Mark(), "load.dataset.path", "no such file: " + d.path);
+      if (stand_in == nullptr || !stand_in->has_value()) {
+        sink.add(dataset.node()["path"].Mark(), dataset.path_of("path"), "no such file: " + d.path);
+      }
     } else if (const auto problem = input_file_problem(d.path, driver::kMaxDatasetFileBytes)) {
       // /dev/zero, a FIFO, a directory, a file of many gigabytes: refused before the sweep.
-      sink.add(dataset.node()["path"].Mark(), "load.dataset.path", d.path + ": " + *problem);
+      sink.add(dataset.node()["path"].Mark(), dataset.path_of("path"), d.path + ": " + *problem);
     }
   }
   const auto& kinds = dataset_key_kinds();
   if (std::find(kinds.at("path").begin(), kinds.at("path").end(), d.kind) !=
           kinds.at("path").end() &&
       d.path.empty() && !dataset.node()["path"].IsDefined()) {
-    sink.add(dataset.node().Mark(), "load.dataset.path",
+    sink.add(dataset.node().Mark(), dataset.path_of("path"),
              "dataset kind " + d.kind + " reads a file: give its path");
   }
   using driver::kMaxConversations;
@@ -252,7 +278,7 @@ void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) 
   dataset.read_int("block_size", &d.block_size, 1, kMaxPromptTokens);
   dataset.read_double("time_scale", &d.time_scale, 0, false, "a number > 0", driver::kMaxTimeScale);
   if (d.kind == "mooncake" && d.block_size == 0) {
-    sink.add(dataset.node().Mark(), "load.dataset.block_size",
+    sink.add(dataset.node().Mark(), dataset.path_of("block_size"),
              "required for mooncake traces (Mooncake's own traces use 512; vLLM's silent "
              "default of 16 makes prompts 32x too short)");
   }
@@ -272,7 +298,7 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink,
   LoadSpec& l = spec.load;
   if (YAML::Node node = load.mapping("dataset"); node.IsDefined()) {
     YamlMapReader dataset(node, "load.dataset", sink, &marks);
-    read_dataset(dataset, spec, sink);
+    read_dataset(dataset, spec.load.dataset, &spec.load.stand_in, spec, sink);
   }
   load.read_choice("endpoint", &l.endpoint, {"chat", "completions"});
   load.read_bool("stream", &l.stream);

@@ -124,6 +124,11 @@ struct TargetSpec {
 struct LoadSpec {
   // Which workload and its parameters; file paths are resolved against the scenario's folder.
   driver::DatasetOptions dataset = default_dataset();
+  // `dataset.stand_in`: a generated dataset with the real file's statistics, for a file that
+  // cannot be shipped. Used in place of `dataset` when its file is absent and the sweep runs on
+  // the simulated fleet (--target sim, --target predict, kind sim); a real target still needs
+  // the file (sweep/cell_runner.h load_workloads).
+  std::optional<driver::DatasetOptions> stand_in;
   std::string endpoint = "chat";  // "chat" | "completions"
   bool stream = true;
   int max_tokens = 64;     // unless the dataset sets a turn's own

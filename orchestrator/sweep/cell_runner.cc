@@ -3,6 +3,7 @@
 #include "orchestrator/sweep/cell_runner.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -22,10 +23,21 @@ namespace {
 // (shared system prompt, engine state) never pre-caches a measured conversation's turns.
 constexpr std::uint64_t kWarmupSeedOffset = 7919;
 
-driver::DatasetOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
-  driver::DatasetOptions options = spec.load.dataset;
+driver::DatasetOptions with_seed(driver::DatasetOptions options, std::uint64_t seed) {
   options.seed = seed;
   return options;
+}
+
+// The scenario's dataset, or its stand-in when the file is absent on the simulated fleet.
+const driver::DatasetOptions& dataset_in_use(const ScenarioSpec& spec, bool simulated) {
+  const driver::DatasetOptions& d = spec.load.dataset;
+  if (!spec.load.stand_in || d.path.empty() || std::filesystem::exists(d.path)) return d;
+  if (!simulated) {
+    throw std::invalid_argument(spec.path + ": load.dataset.path: no such file: " + d.path +
+                                " (its stand_in is used only on the simulated fleet: --target "
+                                "sim or --target predict)");
+  }
+  return *spec.load.stand_in;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -89,18 +101,21 @@ const char* CellRunner::phase_name(Phase phase) {
   return "measured";
 }
 
-Workloads load_workloads(const ScenarioSpec& spec) {
+Workloads load_workloads(const ScenarioSpec& spec, bool simulated) {
+  const driver::DatasetOptions& dataset = dataset_in_use(spec, simulated);
   Workloads w;
   try {
-    w.measured = driver::load_workload(dataset_options(spec, spec.seed));
-    const bool generated = spec.load.dataset.kind == "synthetic-multiturn" ||
-                           spec.load.dataset.kind == "shared-prefix";
-    w.warmup = generated
-                   ? driver::load_workload(dataset_options(spec, spec.seed + kWarmupSeedOffset))
-                   : w.measured;
+    w.measured = driver::load_workload(with_seed(dataset, spec.seed));
+    const bool generated = dataset.kind == "synthetic-multiturn" || dataset.kind == "shared-prefix";
+    w.warmup = generated ? driver::load_workload(with_seed(dataset, spec.seed + kWarmupSeedOffset))
+                         : w.measured;
     w.warmup.arrival_s.clear();
   } catch (const driver::DatasetError& e) {
     throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+  }
+  if (&dataset != &spec.load.dataset) {  // the setup, hence every report, says so
+    w.measured.description = "generated stand-in for the absent " + spec.load.dataset.kind +
+                             " file " + spec.load.dataset.path + ": " + w.measured.description;
   }
   return w;
 }
@@ -194,6 +209,11 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
 // periodic scrapes during it.
 void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                          CellMeasurement& m) {
+  if (options_.measured_samples) {  // the load step sampled the servers itself
+    m.measured = drive(plan, workloads_.measured, Phase::kMeasured, label, endpoints.base_url);
+    m.samples = options_.measured_samples();
+    return;
+  }
   const std::vector<std::string>& metrics_urls = endpoints.metrics_urls;
   ScrapeResult before = scrape_metrics(metrics_urls, "before", 0, *options_.log);
   const double measured_start_wall = unix_now_s();

@@ -25,8 +25,10 @@ struct Workloads {
 // Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
 // file datasets are what they are, so their warm-up replays the same file (and a trace's
 // warm-up ignores its timestamps: warm-up is a closed loop). Throws std::invalid_argument
-// "load.dataset: ..." for a dataset that cannot be loaded.
-Workloads load_workloads(const ScenarioSpec& spec);
+// "load.dataset: ..." for a dataset that cannot be loaded. `simulated`: the sweep runs on the
+// simulated fleet, so a file dataset that is absent is replaced by its stand_in (the measured
+// workload's description says so); on a real target an absent file is an error.
+Workloads load_workloads(const ScenarioSpec& spec, bool simulated);
 
 // Thread contract: the runner's thread only. Everything passed in outlives it.
 class CellRunner {

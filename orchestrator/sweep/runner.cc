@@ -44,8 +44,11 @@ nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& d
 std::string setup_json(const ScenarioSpec& spec, const std::string& dataset, const Target& target,
                        const RunnerOptions& options) {
   nlohmann::ordered_json setup;
-  const bool sim = options.target_override == "sim" || spec.target.kind == "sim";
-  setup["target"] = {{"kind", sim ? "sim" : spec.target.kind},
+  // The embedded fleet, live (sim) or predicted in virtual time (predict), runs target.sim.
+  const bool predict = options.target_override == "predict";
+  const bool sim = predict || options.target_override == "sim" || spec.target.kind == "sim";
+  const std::string kind = predict ? "predict" : sim ? "sim" : spec.target.kind;
+  setup["target"] = {{"kind", kind},
                      {"replicas", sim ? spec.target.sim.replicas : spec.target.replicas},
                      {"profile", sim ? spec.target.sim.profile : ""},
                      {"description", target.describe()}};
@@ -262,7 +265,9 @@ class SweepLoop {
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options) {
   const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
-  const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
+  // A bad dataset fails before anything runs.
+  const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
+  const Workloads workloads = load_workloads(spec, simulated);
   const std::string hash = scenario_hash(spec.text, options.target_override);
   const store::ClaimOwner me = this_process_owner();
   CellRunner runner(spec, target, store, output, options, workloads, me.run_id);

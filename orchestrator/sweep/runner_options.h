@@ -2,12 +2,15 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "driver/load_run.h"
 #include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/cell_load.h"
+#include "store/rows.h"
 
 namespace kvsweep::orchestrator {
 
@@ -19,10 +22,15 @@ struct RunnerOptions {
   // A claim on a cell whose heartbeat is older than this belongs to a dead run, and a resume
   // takes it over; a younger one makes the resume refuse (ClaimedByAnotherRun).
   double claim_timeout_s = kDefaultClaimTimeoutS;
-  std::string target_override;       // "" or "sim" (--target sim)
+  std::string target_override;       // "", "sim" (--target sim) or "predict" (--target predict)
   std::string api_key;               // sent as a Bearer token; from the environment, never stored
   Log log = silent_log();            // /metrics scrapes at debug level
   CellLoad load = driver::run_load;  // every load phase of every cell
+  // Set when the load step measures the servers itself (--target predict: the simulated
+  // replicas' counters before, during and after the phase, in virtual time): called once after
+  // each measured phase for its samples, on its epoch, instead of scraping the target's
+  // metrics_urls over HTTP. Empty: scrape.
+  std::function<std::vector<store::MetricSample>()> measured_samples;
 };
 
 }  // namespace kvsweep::orchestrator

@@ -25,6 +25,12 @@ TargetKinds make_kinds() {
                    false,
                    FactorPhase::kRun,
                    {"prefix_caching", "replication"}});
+  // The same fleet predicted in virtual time (--target predict): it applies what sim applies.
+  kinds.push_back({"predict",
+                   router_factors({"strategy", "prefix_caching"}),
+                   false,
+                   FactorPhase::kRun,
+                   {"prefix_caching", "replication"}});
   // kvsweep's router before real servers: it cannot reconfigure the engines (prefix_caching).
   kinds.push_back({"replicas", router_factors({"strategy"}), false, FactorPhase::kRun, {}});
   kinds.push_back({"kubeai",

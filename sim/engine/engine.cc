@@ -32,7 +32,9 @@ struct Engine::Impl {
       : io(io), profile(std::move(p)), seed(s), scheduler(profile, seed), timer(io) {}
 
   void schedule_step_soon();
-  void start_step();
+  // `chained`: called by finish_step, so this step starts when the last one's modelled time
+  // ended (its timer's expiry), not when the io thread got round to it.
+  void start_step(bool chained = false);
   void finish_step();
 
   boost::asio::io_context& io;
@@ -69,14 +71,23 @@ void Engine::Impl::schedule_step_soon() {
   });
 }
 
-void Engine::Impl::start_step() {
+void Engine::Impl::start_step(bool chained) {
   if (step_running) return;
   const double cpu_before = thread_cpu_seconds();
   current = scheduler.plan();
   scheduler_cpu_seconds_total += thread_cpu_seconds() - cpu_before;
   if (current.empty()) return;  // idle until the next submit
   step_running = true;
-  timer.expires_after(std::chrono::microseconds(static_cast<std::int64_t>(current.duration_us)));
+  const auto duration = std::chrono::microseconds(static_cast<std::int64_t>(current.duration_us));
+  // A busy engine's steps follow each other on the GPU's timeline: a host that wakes this
+  // thread late (a loaded machine) delays when a step's tokens are delivered, but not when the
+  // next step ends, as a GPU does not slow down for its host. Otherwise every late wake-up
+  // would add to every later step, and the fleet would run slower than its profile.
+  if (chained) {
+    timer.expires_at(timer.expiry() + duration);
+  } else {
+    timer.expires_after(duration);
+  }
   timer.async_wait([this, weak = std::weak_ptr<int>(alive)](const boost::system::error_code& ec) {
     if (ec || weak.expired()) return;
     finish_step();
@@ -119,7 +130,7 @@ void Engine::Impl::finish_step() {
       found->second(update);
     }
   }
-  start_step();
+  start_step(/*chained=*/true);
 }
 
 Engine::Engine(boost::asio::io_context& io, TimingProfile profile, std::uint64_t seed)

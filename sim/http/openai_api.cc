@@ -4,6 +4,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "sim/engine/chat_template.h"
+
 namespace kvsweep::sim {
 namespace {
 
@@ -153,9 +155,10 @@ std::string error_body(const ApiError& error) {
 std::string render_prompt(const std::vector<ChatMessage>& messages) {
   std::string prompt;
   for (const ChatMessage& message : messages) {
-    prompt += "<|" + message.role + "|>\n" + message.content + "\n";
+    append_chat_message(&prompt, message.role, message.content);
   }
-  return prompt + "<|assistant|>\n";
+  append_assistant_header(&prompt);
+  return prompt;
 }
 
 std::string_view first_user_message(const ChatRequest& request) {

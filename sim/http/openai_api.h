@@ -53,8 +53,7 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Completi
 ApiError not_found_error(std::string message);
 std::string error_body(const ApiError& error);
 
-// Deterministic chat template: "<|role|>\n{content}\n" per message, then "<|assistant|>\n".
-// Identical leading messages therefore give an identical leading text, hence shared tokens.
+// The sim's chat template (sim/engine/chat_template.h) over a parsed request's messages.
 std::string render_prompt(const std::vector<ChatMessage>& messages);
 
 // KubeAI's routing key source: the first message with role "user"; empty when there is none.

@@ -107,7 +107,23 @@ TEST(Compare, ASideWithoutFinishedCellsComparesNothing) {
   const auto a = one_cell_experiment(store, "random", 8, 40);
   const auto b = store.add_experiment(kvsweep::testing::small_experiment());
   EXPECT_EQ(compare_experiments(store, a, b, {}).nothing_compared,
-            "B (experiment 2 (small-sim)) has no finished cells");
+            "B (experiment 2 (small-sim, simulated)) has no finished cells");
+}
+
+// A prediction is never read as a measurement: each side's label says where its figures
+// come from.
+TEST(Compare, LabelsSayWhichSideIsPredicted) {
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  store::ExperimentRow predicted = kvsweep::testing::small_experiment();
+  const std::string sim_kind = R"("kind":"sim")";
+  predicted.setup_json.replace(predicted.setup_json.find(sim_kind), sim_kind.size(),
+                               R"("kind":"predict")");
+  const auto a = store.add_experiment(predicted);
+  const auto b = store.add_experiment(kvsweep::testing::small_experiment());
+  const CompareResult result = compare_experiments(store, a, b, {});
+  EXPECT_EQ(result.a_label, "experiment 1 (small-sim, predicted)");
+  EXPECT_EQ(result.b_label, "experiment 2 (small-sim, simulated)");
 }
 
 TEST(Compare, TooFewSamplesForEveryMetricComparesNothing) {

@@ -27,6 +27,28 @@ TEST(History, RollingMedianOfPreviousRunsAndDeviation) {
   EXPECT_TRUE(metric_history(store, "other", "ttft_mean_ms", 5).empty());
 }
 
+// A prediction's baseline is earlier predictions only, and a run's never includes one.
+TEST(History, PredictionsAndRunsHaveTheirOwnBaselines) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  store::ExperimentRow predicted = kvsweep::testing::small_experiment();
+  const std::string sim_kind = R"("kind":"sim")";
+  predicted.setup_json.replace(predicted.setup_json.find(sim_kind), sim_kind.size(),
+                               R"("kind":"predict")");
+  kvsweep::testing::write_small_experiment(store);             // simulated
+  kvsweep::testing::write_small_experiment(store, predicted);  // predicted
+  kvsweep::testing::write_small_experiment(store);             // simulated
+  const auto series = metric_history(store, "small-sim", "ttft_mean_ms", 5);
+  ASSERT_FALSE(series.empty());
+  const auto& points = series[0].points;
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].figures, "simulated");
+  EXPECT_EQ(points[1].figures, "predicted");
+  EXPECT_FALSE(points[1].baseline.has_value());  // no earlier prediction
+  ASSERT_TRUE(points[2].baseline.has_value());   // the first run, not the prediction
+  EXPECT_NE(history_table(series, "ttft_mean_ms").find("predicted"), std::string::npos);
+}
+
 TEST(CellExports, VllmResultAndLlmdReportPerDoneCell) {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));

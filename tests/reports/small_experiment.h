@@ -67,8 +67,9 @@ inline std::vector<store::MetricSample> cell_samples(double hits_a, double hits_
 }
 
 // 2 strategies x 2 concurrency levels, strategy outer as the planner orders them.
-inline std::int64_t write_small_experiment(store::Store& store) {
-  const auto experiment_id = store.add_experiment(small_experiment());
+inline std::int64_t write_small_experiment(
+    store::Store& store, const store::ExperimentRow& experiment = small_experiment()) {
+  const auto experiment_id = store.add_experiment(experiment);
   int ordinal = 0;
   for (const std::string strategy : {"random", "prefix-hash"}) {
     const bool prefix = strategy == "prefix-hash";

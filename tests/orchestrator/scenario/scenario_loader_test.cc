@@ -282,6 +282,43 @@ TEST(ScenarioLoader, FileDatasetsNeedAnExistingPathRelativeToTheScenario) {
   EXPECT_EQ(errors[0].message, "no such file: scenarios/missing.jsonl");
 }
 
+// A file that cannot be shipped gets a generated stand-in: an absent file is then decided by
+// the sweep (stand-in on the simulated fleet, an error on a real target), not by the loader.
+TEST(ScenarioLoader, AFileDatasetWithAStandInMayBeAbsent) {
+  std::vector<ScenarioError> errors;
+  const auto spec = parse_scenario(
+      with_load("  dataset:\n"
+                "    kind: sharegpt\n"
+                "    path: sharegpt_16_messages_or_more.json\n"
+                "    stand_in: {kind: synthetic-multiturn, conversations: 800, turns: 10}\n"
+                "  num_requests: 5\n"),
+      "scenarios/s.yaml", &errors, target_kinds());
+  ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].message);
+  ASSERT_TRUE(spec->load.stand_in.has_value());
+  EXPECT_EQ(spec->load.stand_in->kind, "synthetic-multiturn");
+  EXPECT_EQ(spec->load.stand_in->conversations, 800);
+  EXPECT_EQ(spec->load.dataset.path, "scenarios/sharegpt_16_messages_or_more.json");
+}
+
+TEST(ScenarioLoader, AStandInIsGeneratedAndOnlyForFileDatasets) {
+  auto errors = error_texts(with_load(
+      "  dataset: {kind: jsonl, path: x.jsonl, stand_in: {kind: sharegpt, path: y.json}}\n"
+      "  num_requests: 5\n"));
+  std::string all;
+  for (const auto& e : errors) all += e + "\n";
+  EXPECT_NE(all.find("load.dataset.stand_in.kind: a stand-in is generated: synthetic-multiturn, "
+                     "shared-prefix or random, not sharegpt"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("load.dataset.stand_in.path: no such file: y.json"), std::string::npos) << all;
+  errors = error_texts(with_load(
+      "  dataset: {kind: synthetic-multiturn, stand_in: {kind: random}}\n  num_requests: 5\n"));
+  ASSERT_GE(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("load.dataset.stand_in: not used by dataset kind synthetic-multiturn"),
+            std::string::npos)
+      << errors[0];
+}
+
 TEST(ScenarioLoader, MooncakeNeedsAnExplicitBlockSize) {
   const std::string trace = ::testing::TempDir() + "scenario_loader_empty_trace.jsonl";
   std::ofstream(trace).close();

@@ -198,10 +198,10 @@ TEST(WebServer, TheApiNamesWhatThePagesShow) {
   EXPECT_EQ(cell["charts"].size(), 2u);
 
   EXPECT_EQ(Json::parse(c.Get("/api/compare?a=small-sim~0&b=1")->body)["a"],
-            "experiment 1 (small-sim)");
+            "experiment 1 (small-sim, simulated)");
   EXPECT_EQ(c.Get("/api/compare?a=small-sim~1&b=1")->status, 404);  // one run only
   const Json compare = Json::parse(c.Get("/api/compare?a=1:1&b=1:3")->body);
-  EXPECT_EQ(compare["a"], "experiment 1 cell 1");
+  EXPECT_EQ(compare["a"], "experiment 1 cell 1 (simulated)");
   EXPECT_FALSE(compare["rows"].empty());
 
   const Json running = Json::parse(c.Get("/api/running")->body);

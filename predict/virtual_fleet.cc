@@ -1,0 +1,58 @@
+// The simulated fleet in virtual time: N replicas behind the sim's routing decision, one clock.
+#include "predict/virtual_fleet.h"
+
+#include <stdexcept>
+
+namespace kvsweep::predict {
+namespace {
+
+sim::RouteDeciderOptions decider_options(const VirtualFleetOptions& options) {
+  sim::RouteDeciderOptions decider;
+  decider.strategy = options.strategy;
+  decider.seed = options.seed;
+  decider.params = options.params;
+  decider.block_size = options.profile.block_size;
+  decider.kv_events = true;  // the replicas' own events feed the index, as in the fleet
+  return decider;
+}
+
+}  // namespace
+
+VirtualFleet::VirtualFleet(VirtualFleetOptions options)
+    : options_(std::move(options)), router_(options_.replicas, decider_options(options_)) {
+  for (int i = 0; i < options_.replicas; ++i) {
+    replicas_.push_back(std::make_unique<VirtualReplica>(
+        options_.profile, options_.seed + static_cast<std::uint64_t>(i)));
+    replicas_.back()->set_kv_event_listener(
+        [this, i](const sim::KvEvent& event) { router_.on_kv_event(i, event); });
+  }
+}
+
+void VirtualFleet::advance_to(double t_s) {
+  if (t_s > now_s_) now_s_ = t_s;
+}
+
+bool VirtualFleet::set_strategy(const std::string& name, const sim::StrategyParams& params) {
+  if (!router_.set_strategy(name, params)) return false;
+  options_.strategy = name;
+  options_.params = params;
+  return true;
+}
+
+void VirtualFleet::set_prefix_caching(bool enabled) {
+  for (auto& replica : replicas_) replica->set_prefix_caching(enabled);
+}
+
+void VirtualFleet::reset_prefix_caches() {
+  for (int i = 0; i < replicas(); ++i) {
+    replica(i).reset_prefix_cache();
+    router_.on_prefix_cache_reset(i);
+  }
+}
+
+void VirtualFleet::restart() {
+  for (auto& replica : replicas_) replica->restart();
+  router_.restart();
+}
+
+}  // namespace kvsweep::predict

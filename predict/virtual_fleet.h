@@ -1,0 +1,66 @@
+// The simulated fleet in virtual time: N replicas behind the sim's routing decision, one clock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "predict/virtual_replica.h"
+#include "sim/engine/profile.h"
+#include "sim/router/route_decider.h"
+#include "sim/router/routing_strategy.h"
+
+namespace kvsweep::predict {
+
+struct VirtualFleetOptions {
+  int replicas = 4;
+  sim::TimingProfile profile;            // every replica's (sim/engine/profile.h)
+  std::string model = "sim-model";       // served model id, the metrics' model_name label
+  std::uint64_t seed = 1;                // replica i is seeded with seed + i; the router with seed
+  std::string strategy = "round-robin";  // a name from sim::strategy_names()
+  sim::StrategyParams params;
+};
+
+// What the real-time fleet (sim/fleet.h) is, without HTTP: the same replicas' engines, the
+// router's RouteDecider fed by their KV events, the same seeds, and the admin operations the
+// sweep's targets use (strategy, prefix caching, reset, restart). Time is virtual: now_s()
+// starts at 0 and only load runs (virtual_load.h) move it, forward. Between runs every replica
+// is idle. Not copyable or movable (the replicas' KV listeners point at the router).
+class VirtualFleet {
+ public:
+  // Throws std::invalid_argument for replicas < 1 or an unknown strategy.
+  explicit VirtualFleet(VirtualFleetOptions options);
+  VirtualFleet(const VirtualFleet&) = delete;
+  VirtualFleet& operator=(const VirtualFleet&) = delete;
+
+  int replicas() const { return static_cast<int>(replicas_.size()); }
+  VirtualReplica& replica(int i) { return *replicas_[static_cast<std::size_t>(i)]; }
+  const VirtualReplica& replica(int i) const { return *replicas_[static_cast<std::size_t>(i)]; }
+  sim::RouteDecider& router() { return router_; }
+  const std::string& model() const { return options_.model; }
+  std::uint64_t seed() const { return options_.seed; }
+  const sim::TimingProfile& profile() const { return options_.profile; }
+
+  double now_s() const { return now_s_; }
+  // Moves the clock to t (never back: an earlier t leaves it where it is).
+  void advance_to(double t_s);
+
+  // POST /admin/strategy: false (and no change) for an unknown name.
+  bool set_strategy(const std::string& name, const sim::StrategyParams& params);
+  // POST /admin/engine {"enable_prefix_caching"}: every replica; a change resets their caches.
+  void set_prefix_caching(bool enabled);
+  // POST /reset_prefix_cache on every replica (a cell that starts cold).
+  void reset_prefix_caches();
+  // POST /admin/restart: a redeploy of every replica (empty caches, zeroed counters), and the
+  // router forgets its index and strategy state.
+  void restart();
+
+ private:
+  VirtualFleetOptions options_;
+  sim::RouteDecider router_;
+  std::vector<std::unique_ptr<VirtualReplica>> replicas_;
+  double now_s_ = 0;
+};
+
+}  // namespace kvsweep::predict
