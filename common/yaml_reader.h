@@ -90,8 +90,8 @@ class YamlMapReader {
   // One of `choices`, with "did you mean" for a near miss.
   void read_choice(const std::string& key, std::string* out,
                    const std::vector<std::string>& choices);
-  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds).
-  void read_duration(const std::string& key, double* out_s);
+  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds); with allow_zero, 0 too.
+  void read_duration(const std::string& key, double* out_s, bool allow_zero = false);
   // A nested mapping, or an undefined node (with an error when present but not a mapping).
   YAML::Node mapping(const std::string& key);
 
@@ -118,6 +118,8 @@ class YamlMapReader {
   void finish();
 
   const YAML::Node& node() const { return node_; }
+  // The keys read so far: what this mapping accepts, for a caller's own suggestions.
+  const std::vector<std::string>& known() const { return known_; }
   YamlErrors& errors() { return errors_; }
   std::map<std::string, SourceMark>* marks() { return marks_; }
 

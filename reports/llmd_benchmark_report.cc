@@ -135,7 +135,7 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
   time["duration"] = iso8601_duration(m.window_s);
   run["time"] = time;
   run["description"] = model + " [" + e.name + "]";
-  run["keywords"] = {"kvsweep", c.strategy, "concurrency=" + std::to_string(c.concurrency)};
+  run["keywords"] = {"kvsweep", c.arm, "concurrency=" + std::to_string(c.concurrency)};
 
   return run;
 }
@@ -172,7 +172,7 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const
     router["standardized"] = {{"kind", "generic"},
                               {"tool", sim ? std::string("kvsweep-router") : target_kind},
                               {"tool_version", sim ? e.kvsweep_version : kUnknown}};
-    router["native"] = native({{"strategy", c.strategy}});
+    router["native"] = native({{"strategy", c.arm}});
     stack.push_back(router);
   }
 

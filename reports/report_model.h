@@ -51,7 +51,7 @@ struct ReportModel {
   store::ExperimentRow experiment;
   std::vector<SetupLine> setup;
   std::string figures_source;            // figures_source() of the experiment
-  std::string baseline;                  // setup_json "baseline"; "" when none was given
+  std::string baseline;                  // the experiment's baseline arm; "" when none was given
   std::vector<ConcurrencyLevel> levels;  // ascending concurrency
 };
 

@@ -21,8 +21,8 @@ namespace {
 // (shared system prompt, engine state) never pre-caches a measured conversation's turns.
 constexpr std::uint64_t kWarmupSeedOffset = 7919;
 
-driver::DatasetOptions dataset_options(const ScenarioSpec& spec, std::uint64_t seed) {
-  driver::DatasetOptions options = spec.load.dataset;
+driver::DatasetOptions dataset_options(const CellPlan& cell, std::uint64_t seed) {
+  driver::DatasetOptions options = cell.load.dataset;
   options.seed = seed;
   return options;
 }
@@ -65,25 +65,31 @@ void print_health_events(const CommandLogs& logs, const std::string& label, Swee
 
 }  // namespace
 
-Workloads load_workloads(const ScenarioSpec& spec) {
-  Workloads w;
-  try {
-    w.measured = driver::load_workload(dataset_options(spec, spec.seed));
-    const bool generated = spec.load.dataset.kind == "synthetic-multiturn" ||
-                           spec.load.dataset.kind == "shared-prefix";
-    w.warmup = generated
-                   ? driver::load_workload(dataset_options(spec, spec.seed + kWarmupSeedOffset))
-                   : w.measured;
-    w.warmup.arrival_s.clear();
-  } catch (const driver::DatasetError& e) {
-    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+std::vector<Workloads> load_workloads(const std::vector<CellPlan>& plan) {
+  std::vector<Workloads> all;
+  for (const auto& cell : plan) {
+    if (cell.workload < static_cast<int>(all.size())) continue;
+    Workloads w;
+    try {
+      w.measured = driver::load_workload(dataset_options(cell, cell.seed));
+      const bool generated = cell.load.dataset.kind == "synthetic-multiturn" ||
+                             cell.load.dataset.kind == "shared-prefix" ||
+                             cell.load.dataset.kind == "random";
+      w.warmup = generated
+                     ? driver::load_workload(dataset_options(cell, cell.seed + kWarmupSeedOffset))
+                     : w.measured;
+      w.warmup.arrival_s.clear();
+    } catch (const driver::DatasetError& e) {
+      throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+    }
+    all.push_back(std::move(w));
   }
-  return w;
+  return all;
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options,
-                       const Workloads& workloads)
+                       const std::vector<Workloads>& workloads)
     : spec_(spec),
       target_(target),
       store_(store),
@@ -113,12 +119,11 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   store_.update_cell(cell);
   CellMeasurement m;
   m.commands = std::exchange(pending_, {});
-  const auto cache_level = plan.load_levels.find("cache");
-  const std::string cache =
-      cache_level != plan.load_levels.end() ? cache_level->second : spec_.load.cache;
+  const CachePolicy cache = plan.load.cache;
+  const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
   try {
     ensure_applied(plan, m.commands);
-    if (cache == "cold") append(m.commands, target_.make_cold());
+    if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());
   } catch (const TargetError& e) {
     append(m.commands, e.commands());
     applied_.reset();
@@ -127,15 +132,15 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   }
   const Endpoints endpoints = target_.endpoints();
   const std::string& base_url = endpoints.base_url;
-  if (cache == "warm") {
+  if (cache == CachePolicy::kWarm) {
     // The measured workload once, unmeasured: every arm starts from a cache that has seen it,
     // as the KubeAI benchmarks ran everything twice.
     m.prepass =
-        drive(plan, workloads_.measured, Phase::kPrepass, label + " warm pre-pass", base_url);
+        drive(plan, workload.measured, CellPhase::kPrepass, label + " warm pre-pass", base_url);
     if (m.prepass.interrupted) return finish(cell, m, "interrupted", "", label);
   }
-  if (spec_.load.warmup_requests > 0) {
-    m.warmup = drive(plan, workloads_.warmup, Phase::kWarmup, label + " warm-up", base_url);
+  if (plan.load.warmup_requests > 0) {
+    m.warmup = drive(plan, workload.warmup, CellPhase::kWarmup, label + " warm-up", base_url);
     if (m.warmup.interrupted) return finish(cell, m, "interrupted", "", label);
   }
   measure(plan, label, endpoints, m);
@@ -159,8 +164,8 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   // still gets a "during" scrape (KV-cache usage is only meaningful under load).
   std::function<void()> underway;
   if (during) underway = [&during] { during->scrape_now(); };
-  m.measured =
-      drive(plan, workloads_.measured, Phase::kMeasured, label, endpoints.base_url, underway);
+  m.measured = drive(plan, workloads_.at(static_cast<std::size_t>(plan.workload)).measured,
+                     CellPhase::kMeasured, label, endpoints.base_url, underway);
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   ScrapeResult after =
       scrape_metrics(metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *options_.log);
@@ -174,52 +179,22 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   }
 }
 
-// The warm-up phase is always a closed loop of at most `concurrency` users sending
-// warmup_requests requests; the pre-pass and the measured phase have the cell's shape.
+// Each phase's options come from the cell's plan (cell_load_options.h); the runner adds where
+// and how to send.
 driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workload& workload,
-                                     Phase phase, const std::string& label,
+                                     CellPhase phase, const std::string& label,
                                      const std::string& base_url,
                                      const std::function<void()>& on_measured_underway) {
-  const LoadSpec& l = spec_.load;
-  const auto level = [&plan](const char* factor) -> const std::string* {
-    const auto it = plan.load_levels.find(factor);
-    return it == plan.load_levels.end() ? nullptr : &it->second;
-  };
-  driver::LoadOptions o;
+  driver::LoadOptions o = cell_load_options(plan, spec_.model, phase);
   o.base_url = base_url;
-  o.model = spec_.model;
-  o.endpoint = l.endpoint == "completions" ? driver::LoadOptions::Endpoint::kCompletions
-                                           : driver::LoadOptions::Endpoint::kChat;
-  o.stream = l.stream;
-  o.max_tokens = level("max_tokens") ? std::stoi(*level("max_tokens")) : l.max_tokens;
-  o.max_tokens_cap = l.max_tokens_cap;
   o.api_key = options_.api_key;
-  o.ignore_eos = l.ignore_eos;
-  o.temperature = l.temperature;
-  o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
-  o.request_timeout_s = l.timeout_s;
   o.stop = options_.stop;
   o.on_measured_underway = on_measured_underway;
-  const double rate = level("request_rate") ? std::stod(*level("request_rate")) : l.request_rate;
-  if (phase == Phase::kWarmup) {
-    o.concurrency = plan.concurrency;
-    o.num_requests = l.warmup_requests;
-  } else {
-    if (rate > 0) {
-      o.request_rate = rate;
-      o.burstiness = l.burstiness;
-      o.max_concurrency = plan.concurrency;
-    } else {
-      o.concurrency = plan.concurrency;
-    }
-    o.num_requests = l.num_requests;
-    o.duration_s = l.duration_s;
-  }
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
     output_.progress(describe_progress(label, p));
   });
   output_.end_progress();
-  if (phase != Phase::kMeasured) {
+  if (phase != CellPhase::kMeasured) {
     for (auto& r : result.records) r.warmup = true;
   }
   return result;

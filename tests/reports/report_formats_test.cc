@@ -9,7 +9,7 @@ namespace {
 
 store::CellRow cell(const std::string& strategy, int concurrency) {
   store::CellRow c;
-  c.strategy = strategy;
+  c.arm = strategy;
   c.concurrency = concurrency;
   c.status = "done";
   return c;
@@ -32,7 +32,8 @@ CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 5
 
 ReportModel model(const std::vector<CellMetrics>& m, const std::string& setup_json = "") {
   store::ExperimentRow e;
-  e.setup_json = setup_json.empty() ? R"({"baseline":"random"})" : setup_json;
+  e.setup_json = setup_json.empty() ? "{}" : setup_json;
+  e.baseline = "random";
   return make_report_model(e, {cell("random", 96), cell("prefix-hash", 96)}, m);
 }
 
@@ -68,9 +69,8 @@ TEST(ChangePhrase, PicksFactorOrPercent) {
 }
 
 TEST(CsvTable, HasSeed004ColumnsInSeconds) {
-  const std::string csv =
-      render_csv(model({metrics(200, 1000), metrics(50, 1400)},
-                       R"({"baseline":"random","load":{"prefix_regime":"large"}})"));
+  const std::string csv = render_csv(
+      model({metrics(200, 1000), metrics(50, 1400)}, R"({"load":{"prefix_regime":"large"}})"));
   EXPECT_EQ(csv,
             "mode,prefix_regime,concurrency,mean_ttft_s,p95_ttft_s,mean_e2e_s,p95_e2e_s,req_s,tok_"
             "s,notes\n"

@@ -20,7 +20,10 @@ KubectlConfig kubectl_config(const TargetSpec& target) {
 }
 
 KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
-    : spec_(spec), kind_(std::move(kind)), kubectl_(kubectl_config(spec.target), std::move(log)) {
+    : spec_(spec),
+      kind_(std::move(kind)),
+      kubectl_(kubectl_config(spec.target), std::move(log)),
+      base_url_(spec.target.base_url) {
   require_field(spec.target.base_url, "target.base_url", kind_,
                 "where the load goes, e.g. the gateway's http://host:port");
   require_field(spec.target.namespace_name, "target.namespace", kind_, "the resources' namespace");
@@ -29,7 +32,7 @@ KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
 
 Endpoints KubeTarget::endpoints() const {
   Endpoints endpoints;
-  endpoints.base_url = spec_.target.base_url;
+  endpoints.base_url = base_url_;
   endpoints.metrics_urls = spec_.target.metrics.urls;
   if (endpoints.metrics_urls.empty()) {
     for (const auto& replica : replica_urls_) {
@@ -44,6 +47,9 @@ CommandLogs KubeTarget::start() {
 }
 
 CommandLogs KubeTarget::apply(const Treatment& t) {
+  // An arm with its own server (a plain Service beside the router): the load and the serving
+  // gates go there from now on.
+  base_url_ = t.base_url.empty() ? spec_.target.base_url : t.base_url;
   return collecting([this, &t] { do_apply(t); });
 }
 
@@ -133,8 +139,8 @@ void KubeTarget::wait_pods(const std::string& selector) {
 
 void KubeTarget::wait_serving() {
   const ReadinessSpec& r = spec_.target.readiness;
-  wait_model_listed(spec_.target.base_url, spec_.model, r.models_s, r.poll_s, log());
-  wait_completion(spec_.target.base_url, spec_.model, r.completion_s, r.poll_s, log());
+  wait_model_listed(base_url_, spec_.model, r.models_s, r.poll_s, log());
+  wait_completion(base_url_, spec_.model, r.completion_s, r.poll_s, log());
 }
 
 void KubeTarget::discover_replicas(const std::string& selector) {

@@ -23,8 +23,8 @@ class KubeTarget : public PlannedTarget {
   // "reset": POST /reset_prefix_cache to every replica; "restart": delete the pods the target
   // restarts (restart_selector()) and wait for readiness again.
   CommandLogs make_cold() final;
-  // target.base_url; target.metrics.urls when given, else every discovered replica +
-  // target.metrics.path.
+  // The applied treatment's base_url, else target.base_url; target.metrics.urls when given,
+  // else every discovered replica + target.metrics.path.
   Endpoints endpoints() const override;
 
  protected:
@@ -54,7 +54,7 @@ class KubeTarget : public PlannedTarget {
 
   // Gate "pods": exactly target.replicas Ready pods match `selector` (at least 1 when 0).
   void wait_pods(const std::string& selector);
-  // Gates "models" and "completion" on target.base_url.
+  // Gates "models" and "completion" where the load goes (endpoints().base_url).
   void wait_serving();
   // Step "discover": the replica base URLs from the Ready pods matching `selector`.
   void discover_replicas(const std::string& selector);
@@ -78,6 +78,7 @@ class KubeTarget : public PlannedTarget {
   Kubectl kubectl_;
   std::vector<CommandLog> logs_;  // calls of short-lived Kubectl runners, kept in call order
   std::vector<std::string> replica_urls_;
+  std::string base_url_;  // where the load goes: the applied treatment's, else the target's
 };
 
 // The kubectl settings of a target spec.
