@@ -64,7 +64,12 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
   if (l.max_tokens_cap > 0) text += " (capped at " + std::to_string(l.max_tokens_cap) + ")";
   text +=
       "; cache " + std::string(by_factor("load.cache") ? "by factor" : cache_policy_name(l.cache));
-  if (l.warmup_requests > 0) text += "; " + std::to_string(l.warmup_requests) + " warm-up requests";
+  if (l.cache == CachePolicy::kWarm && l.warm_passes > 1) {
+    text += " (" + std::to_string(l.warm_passes) + " unmeasured passes first)";
+  }
+  if (l.warmup_requests > 0)
+    text += "; " + std::to_string(l.warmup_requests) +
+            (l.warmup_requests == 1 ? " warm-up request" : " warm-up requests");
   if (l.new_connection_per_request) text += "; a new connection per request";
   if (l.threads > 0) text += "; " + std::to_string(l.threads) + " driver threads";
   const SimSpec& sim = spec.target.sim;

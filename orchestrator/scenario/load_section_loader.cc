@@ -126,12 +126,19 @@ void read_turn_order(YamlMapReader& load, LoadSpec& l) {
   load.read_duration("think_time", &l.think_time_s, /*allow_zero=*/true);
 }
 
-void read_cache_policy(YamlMapReader& load, LoadSpec& l) {
+void read_cache_policy(YamlMapReader& load, LoadSpec& l, YamlErrors& sink) {
   std::string cache;
   load.read_choice("cache", &cache, {"cold", "warm", "as-is"});
   if (cache == "cold") l.cache = CachePolicy::kCold;
   if (cache == "warm") l.cache = CachePolicy::kWarm;
   if (cache == "as-is") l.cache = CachePolicy::kAsIs;
+  load.read_int("warm_passes", &l.warm_passes, 1);
+  const YAML::Node passes = load.node()["warm_passes"];
+  if (passes.IsDefined() && l.cache != CachePolicy::kWarm) {
+    sink.add(
+        passes.Mark(), load.path_of("warm_passes"),
+        std::string("only read with cache: warm (cache is ") + cache_policy_name(l.cache) + ")");
+  }
 }
 
 }  // namespace
@@ -192,7 +199,7 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
   load.read_int<std::int64_t>("num_requests", &l.num_requests, 1);
   load.read_duration("duration", &l.duration_s);
   load.read_duration("timeout", &l.timeout_s);
-  read_cache_policy(load, l);
+  read_cache_policy(load, l, sink);
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     YamlMapReader warmup(node, "load.warmup", sink, load.marks());
     warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0);

@@ -211,6 +211,9 @@ struct LoadSpec {
   std::int64_t warmup_requests = 0;
   double timeout_s = 300;  // per request
   CachePolicy cache = CachePolicy::kCold;
+  // cache warm: how many unmeasured passes of the measured workload come first (seed 001 ran
+  // everything twice before measuring); only read with cache: warm.
+  int warm_passes = 1;
 
   static driver::DatasetOptions default_dataset() {
     driver::DatasetOptions d;

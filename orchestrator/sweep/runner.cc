@@ -51,6 +51,7 @@ nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& d
   if (l.duration_s > 0) load["duration_s"] = l.duration_s;
   load["warmup_requests"] = l.warmup_requests;
   load["cache"] = cache_policy_name(l.cache);
+  if (l.cache == CachePolicy::kWarm) load["warm_passes"] = l.warm_passes;
   load["timeout_s"] = l.timeout_s;
   if (l.new_connection_per_request) load["connections"] = "one per request";
   if (l.threads > 0) load["threads"] = l.threads;

@@ -78,6 +78,28 @@ TEST(CsvTable, HasSeed004ColumnsInSeconds) {
             "prefix-hash,large,96,0.0500,0.1000,1.0500,1.1000,5.00,140.00,\n");
 }
 
+// Seed 004: the prefix length is a factor, so each cell has its own regime and the mode column
+// is the arm without it.
+TEST(CsvTable, APrefixRegimeFactorFillsTheColumnPerCell) {
+  std::vector<store::CellRow> cells;
+  for (const std::string mode : {"no_cache", "cache"}) {
+    for (const std::string regime : {"512", "1024"}) {
+      store::CellRow c = cell(mode + ", prefix_tokens=" + regime, 16);
+      c.factors_json = R"({"mode":")" + mode + R"(","load.dataset.prefix_tokens":")" + regime +
+                       R"(","concurrency":16})";
+      cells.push_back(c);
+    }
+  }
+  store::ExperimentRow e;
+  e.baseline = "no_cache, prefix_tokens=512";
+  const std::vector<CellMetrics> m(4, metrics(100, 1000));
+  const std::string csv = render_csv(make_report_model(e, cells, m));
+  EXPECT_NE(csv.find("\nno_cache,512,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nno_cache,1024,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncache,512,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncache,1024,16,"), std::string::npos) << csv;
+}
+
 TEST(CsvTable, QuotesFieldsThatNeedIt) {
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
