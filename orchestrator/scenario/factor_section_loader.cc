@@ -257,6 +257,8 @@ class FactorReader {
       if (path.empty()) {
         problem = suggest(key, names_.bare_names(), "unknown field") +
                   "; a field is named by its path (load.<key>, target.<knob>)";
+      } else if (!problem.empty()) {
+        // path_of said why this field-like name is wrong ("target kind sim applies no knob").
       } else if (path == "concurrency" && f.path != "concurrency") {
         problem =
             "concurrency is a factor of its own: give a concurrency level its settings there, "
