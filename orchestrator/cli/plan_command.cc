@@ -14,9 +14,10 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-// At a change of treatment: the treatment, and the exact commands the runner would run.
-void print_apply(const TreatmentPlanner& target, const std::optional<Treatment>& applied,
-                 const Treatment& next) {
+// At a change of treatment: the treatment, the exact commands the runner would run, and the
+// readiness gates it would open after them.
+void print_apply(const TreatmentPlanner& target, const ScenarioSpec& spec,
+                 const std::optional<Treatment>& applied, const Treatment& next) {
   std::printf("\n  apply:");
   for (const auto& [factor, level] : next.levels) {
     std::printf(" %s=%s", factor.c_str(), level.c_str());
@@ -28,7 +29,13 @@ void print_apply(const TreatmentPlanner& target, const std::optional<Treatment>&
   if (commands.empty() && !next.base_url.empty()) {
     std::printf("    (no command: the load goes to %s)\n", next.base_url.c_str());
   }
-  std::printf("    then the readiness gates\n");
+  const auto gates = target.planned_gates(applied ? &*applied : nullptr, next);
+  std::printf("    then the readiness gates%s\n", gates.empty() ? "" : ", in order:");
+  for (const auto& gate : gates) std::printf("      %s\n", gate.c_str());
+  if (const int retries = spec.target.readiness.retries; retries > 0) {
+    std::printf("    a failed apply or gate is tried again up to %d time%s\n", retries,
+                retries == 1 ? "" : "s");
+  }
 }
 
 // `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
@@ -43,7 +50,7 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
   for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
-    if (!applied || !(*applied == c.treatment)) print_apply(*target, applied, c.treatment);
+    if (!applied || !(*applied == c.treatment)) print_apply(*target, spec, applied, c.treatment);
     applied = c.treatment;
     std::string extra;
     for (const auto& s : c.settings) {

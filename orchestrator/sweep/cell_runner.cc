@@ -11,6 +11,7 @@
 #include "driver/datasets/load_workload.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
+#include "orchestrator/sweep/progress_snapshots.h"
 #include "reports/cell_metrics.h"
 #include "reports/units.h"
 
@@ -63,7 +64,30 @@ void print_health_events(const CommandLogs& logs, const std::string& label, Swee
   }
 }
 
+// The first line of a health event that says the pods changed during the cell, or "".
+std::string pods_moved(const CommandLogs& logs) {
+  for (const auto& log : logs) {
+    if (log.step != "health" || log.exit_code != 0) continue;
+    if (log.out.rfind("pods changed during the cell", 0) == 0) {
+      return log.out.substr(0, log.out.find('\n'));
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+const char* CellRunner::phase_name(CellPhase phase) {
+  switch (phase) {
+    case CellPhase::kPrepass:
+      return "warm pre-pass";
+    case CellPhase::kWarmup:
+      return "warm-up";
+    case CellPhase::kMeasured:
+      break;
+  }
+  return "measured";
+}
 
 std::vector<Workloads> load_workloads(const std::vector<CellPlan>& plan) {
   std::vector<Workloads> all;
@@ -100,14 +124,34 @@ CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& s
 void CellRunner::start_target() { append(pending_, target_.start()); }
 
 // Applies the plan's treatment when it differs from what the target runs now, then opens the
-// readiness gates. Throws TargetError; the target's state is unknown afterwards.
+// readiness gates; a failure is tried again, apply and gates, readiness.retries times. Throws
+// TargetError; the target's state is unknown afterwards.
 void CellRunner::ensure_applied(const CellPlan& plan, CommandLogs& commands) {
   if (applied_ && *applied_ == plan.treatment) return;
   applied_.reset();
   const auto start = std::chrono::steady_clock::now();
-  output_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe());
-  append(commands, target_.apply(plan.treatment));
-  append(commands, target_.wait_ready());
+  const int attempts = 1 + spec_.target.readiness.retries;
+  for (int attempt = 1;; ++attempt) {
+    output_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe() +
+                 (attempt > 1 ? " (attempt " + std::to_string(attempt) + " of " +
+                                    std::to_string(attempts) + ")"
+                              : ""));
+    try {
+      append(commands, target_.apply(plan.treatment));
+      append(commands, target_.wait_ready());
+      break;
+    } catch (const TargetError& e) {
+      if (attempt >= attempts) {
+        if (attempts == 1) throw;
+        throw TargetError(std::string(e.what()) + " (attempt " + std::to_string(attempt) + " of " +
+                              std::to_string(attempts) + ")",
+                          e.commands());
+      }
+      append(commands, e.commands());  // every attempt's commands stay with the cell
+      output_.line("  attempt " + std::to_string(attempt) + " failed: " + e.what() +
+                   "; trying again (target.readiness.retries)");
+    }
+  }
   output_.line("  ready after " + reports::format_ms(seconds_since(start) * 1000) + " ms");
   applied_ = plan.treatment;
 }
@@ -132,6 +176,8 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   }
   const Endpoints endpoints = target_.endpoints();
   const std::string& base_url = endpoints.base_url;
+  current_cell_id_ = cell.id;
+  metrics_urls_ = endpoints.metrics_urls;
   if (cache == CachePolicy::kWarm) {
     // The measured workload warm_passes times, unmeasured: every arm starts from a cache that
     // has seen it, as the KubeAI benchmarks ran everything twice before measuring (seed 001).
@@ -196,10 +242,16 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
   o.api_key = options_.api_key;
   o.stop = options_.stop;
   o.on_measured_underway = on_measured_underway;
+  ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_);
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
     output_.progress(describe_progress(label, p));
+    snapshots.write(p);
   });
   output_.end_progress();
+  if (!snapshots.failure().empty()) {
+    output_.line("  warning: " + label + ": progress not stored (kvsweep serve cannot follow " +
+                 "this phase; the cell's own record is unaffected): " + snapshots.failure());
+  }
   if (phase != CellPhase::kMeasured) {
     for (auto& r : result.records) r.warmup = true;
   }
@@ -209,12 +261,16 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
 // Stores the cell with everything it measured and ran, in one transaction.
 bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::string& status,
                         const std::string& failure, const std::string& label) {
-  for (const auto& error : m.scrape_errors) output_.line("  warning: scrape: " + error);
+  // What the target saw first: a scrape that failed while pods were rolling says so.
+  const CommandLogs seen = target_.cell_finished();
+  const std::string moved = pods_moved(seen);
+  for (const auto& error : m.scrape_errors) {
+    output_.line("  warning: scrape: " + error + (moved.empty() ? "" : " (" + moved + ")"));
+  }
   cell.status = status;
   cell.error = status == "interrupted" ? "stopped by a signal" : failure;
   if (status == "done" && !failure.empty()) cell.status = "failed";
   cell.finished_at = utc_now_iso8601();
-  const CommandLogs seen = target_.cell_finished();
   print_health_events(seen, label, output_);
   append(m.commands, seen);
   const std::vector<store::RequestRow> rows = record_cell(store_, cell, m);

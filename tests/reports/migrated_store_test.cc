@@ -1,4 +1,4 @@
-// An experiment stored by the kvsweep before schema 4 (the arm in cells.strategy, the baseline
+// An experiment stored by the kvsweep before schema 5 (the arm in cells.strategy, the baseline
 // inside setup_json) opens after the migration and reports with its arms and baseline.
 #include <gtest/gtest.h>
 
@@ -16,10 +16,11 @@ namespace {
 
 using kvsweep::testing::TempDir;
 
-// The file exactly as schema 3 wrote it: two arms at one level, two requests each.
-void write_schema3_file(const std::string& path) {
+// The file exactly as schema 4 (the current one before the arm column) wrote it: two arms at one
+// level, two requests each.
+void write_schema4_file(const std::string& path) {
   store::SqliteDb db = store::SqliteDb::open(path);
-  store::migrate_to(db, 3);
+  store::migrate_to(db, 4);
   db.exec(
       "INSERT INTO experiments (id, name, status, setup_json) VALUES (1, 'old', 'done',"
       "  '{\"model\":\"llama\",\"baseline\":\"random\"}');"
@@ -33,13 +34,13 @@ void write_schema3_file(const std::string& path) {
       "  (1, 0, 1, 0.0, 0.2, 0.5, 0.5, 500, 1024, 8), (1, 1, 1, 0.1, 0.3, 0.6, 0.6, 500, 1024, 8),"
       "  (2, 0, 1, 0.0, 0.1, 0.4, 0.4, 400, 1024, 8), (2, 1, 1, 0.1, 0.2, 0.5, 0.5, 400, 1024, "
       "8);");
-  ASSERT_EQ(store::schema_version(db), 3);
+  ASSERT_EQ(store::schema_version(db), 4);
 }
 
-TEST(MigratedStore, ASchema3FileKeepsItsArmsAndBaselineAndReports) {
+TEST(MigratedStore, ASchema4FileKeepsItsArmsAndBaselineAndReports) {
   TempDir dir;
-  const std::string path = dir.file("v3.db");
-  write_schema3_file(path);
+  const std::string path = dir.file("v4.db");
+  write_schema4_file(path);
   const store::Store store = store::Store::open(path);
   EXPECT_EQ(store::schema_version(store::SqliteDb::open(path)), store::kSchemaVersion);
   const auto experiment = store.experiment(1);
