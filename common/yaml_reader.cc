@@ -210,15 +210,16 @@ void YamlMapReader::read_choice(const std::string& key, std::string* out,
   errors_.add(value.Mark(), path_of(key), message);
 }
 
-void YamlMapReader::read_duration(const std::string& key, double* out_s, double max_s) {
+void YamlMapReader::read_duration(const std::string& key, double* out_s, bool allow_zero,
+                                  double max_s) {
   const YAML::Node value = get(key);
   if (!value.IsDefined()) return;
   std::optional<double> seconds;
   if (value.IsScalar()) seconds = parse_duration_s(value.Scalar());
-  if (!seconds || *seconds <= 0) {
-    errors_.add(
-        value.Mark(), path_of(key),
-        "expected a duration > 0 such as 90s, 5m, 250ms or 30, got " + describe_node(value));
+  if (!seconds || *seconds < 0 || (*seconds == 0 && !allow_zero)) {
+    errors_.add(value.Mark(), path_of(key),
+                std::string("expected a duration ") + (allow_zero ? ">= 0" : "> 0") +
+                    " such as 90s, 5m, 250ms or 30, got " + describe_node(value));
     return;
   }
   if (*seconds > max_s) {

@@ -92,8 +92,10 @@ class YamlMapReader {
   // One of `choices`, with "did you mean" for a near miss.
   void read_choice(const std::string& key, std::string* out,
                    const std::vector<std::string>& choices);
-  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds), at most max_s.
-  void read_duration(const std::string& key, double* out_s, double max_s = kMaxDurationS);
+  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds), at most max_s; with allow_zero, 0
+  // too.
+  void read_duration(const std::string& key, double* out_s, bool allow_zero = false,
+                     double max_s = kMaxDurationS);
 
   // A week: longer than any cell, gate or timeout kvsweep waits out, and far from where a
   // duration overflows a clock.
@@ -124,6 +126,8 @@ class YamlMapReader {
   void finish();
 
   const YAML::Node& node() const { return node_; }
+  // The keys read so far: what this mapping accepts, for a caller's own suggestions.
+  const std::vector<std::string>& known() const { return known_; }
   YamlErrors& errors() { return errors_; }
   std::map<std::string, SourceMark>* marks() { return marks_; }
 

@@ -22,7 +22,7 @@ Json setup_of(const store::ExperimentRow& e) {
 
 std::string cell_stem(const store::CellRow& c) {
   std::string strategy;
-  for (char ch : c.strategy)
+  for (char ch : c.arm)
     strategy += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' ? ch : '_';
   char ordinal[16];
   std::snprintf(ordinal, sizeof ordinal, "%03d", c.ordinal + 1);
@@ -76,7 +76,7 @@ VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell, 
       endpoint.is_string() && endpoint.get<std::string>().starts_with("completions")
           ? "openai"
           : "openai-chat";
-  info.label = cell.strategy;
+  info.label = cell.arm;
   info.model_id = setup.value("model", std::string());
   info.num_prompts = m.ok + m.failed;
   const Json rate = load.value("request_rate", Json());

@@ -152,7 +152,7 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     std::map<Key, std::vector<store::CellRow>> cells;
     for (const auto& cell : store.cells(id)) {
       if (cell.status != "done") continue;
-      const Key key{cell.strategy, cell.concurrency};
+      const Key key{cell.arm, cell.concurrency};
       if (cells.find(key) == cells.end() && order != nullptr) order->push_back(key);
       cells[key].push_back(cell);
     }
@@ -216,8 +216,7 @@ CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
   };
   result.a_label = label(a);
   result.b_label = label(b);
-  const std::string strategy =
-      a.strategy == b.strategy ? a.strategy : a.strategy + " vs " + b.strategy;
+  const std::string strategy = a.arm == b.arm ? a.arm : a.arm + " vs " + b.arm;
   result.rows.push_back({strategy, b.concurrency,
                          compare_runs(run_samples(store.requests(a.id)),
                                       run_samples(store.requests(b.id)), options)});

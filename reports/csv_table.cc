@@ -20,6 +20,33 @@ std::string prefix_regime(const store::ExperimentRow& experiment) {
   return "";
 }
 
+// A cell whose prefix length is a factor (load.dataset.prefix_tokens: [512, 1024]) has its own
+// regime; its arm label then names it ("cache, prefix_tokens=512"), which the mode column
+// leaves out: the seed's table has the mode and the regime in columns of their own.
+constexpr const char* kRegimeFactor = "load.dataset.prefix_tokens";
+
+std::string cell_regime(const store::CellRow& cell) {
+  const auto factors = nlohmann::json::parse(cell.factors_json, nullptr, false);
+  if (!factors.is_object() || !factors.contains(kRegimeFactor)) return "";
+  const auto& value = factors[kRegimeFactor];
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string mode_of(const std::string& label, const std::string& regime) {
+  std::string mode;
+  std::size_t start = 0;
+  while (start <= label.size()) {
+    std::size_t end = label.find(", ", start);
+    if (end == std::string::npos) end = label.size();
+    const std::string part = label.substr(start, end - start);
+    const bool names_regime =
+        part == "prefix_tokens=" + regime || part == std::string(kRegimeFactor) + "=" + regime;
+    if (!names_regime) mode += (mode.empty() ? "" : ", ") + part;
+    start = end + 2;
+  }
+  return mode.empty() ? label : mode;
+}
+
 std::string seconds(double ms) { return format_fixed(ms / 1000.0, 4); }
 
 std::string notes(const StrategyRow& row, const std::string& figures) {
@@ -49,11 +76,17 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string render_csv(const ReportModel& model) {
-  const std::string regime = csv_field(prefix_regime(model.experiment));
+  const std::string experiment_regime = prefix_regime(model.experiment);
   std::string out = std::string(kCsvHeader) + "\n";
   for (const ConcurrencyLevel& level : model.levels) {
     for (const StrategyRow& row : level.rows) {
-      out += csv_field(row.label) + "," + regime + "," + std::to_string(level.concurrency);
+      const std::string own = cell_regime(row.cell);
+      const std::string regime = own.empty() ? experiment_regime : own;
+      // The label is the arm, then " #N" for a repeat: the suffix stays.
+      const std::string mode =
+          own.empty() ? row.label
+                      : mode_of(row.cell.arm, own) + row.label.substr(row.cell.arm.size());
+      out += csv_field(mode) + "," + csv_field(regime) + "," + std::to_string(level.concurrency);
       const CellMetrics& m = row.metrics;
       if (row.measured && m.ok > 0) {
         out += "," + seconds(m.ttft_ms.mean) + "," + seconds(m.ttft_ms.p95) + "," +

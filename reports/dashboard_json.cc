@@ -83,7 +83,7 @@ Json number(std::optional<double> v) {
 const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& strategy) {
   const StrategyRow* found = nullptr;
   for (const auto& row : level.rows) {
-    if (row.cell.strategy != strategy || !row.measured) continue;
+    if (row.cell.arm != strategy || !row.measured) continue;
     if (found == nullptr || row.cell.repeat < found->cell.repeat) found = &row;
   }
   return found;
@@ -93,8 +93,8 @@ std::vector<std::string> strategies(const ReportModel& model) {
   std::vector<std::string> names;
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
-      if (std::find(names.begin(), names.end(), row.cell.strategy) == names.end()) {
-        names.push_back(row.cell.strategy);
+      if (std::find(names.begin(), names.end(), row.cell.arm) == names.end()) {
+        names.push_back(row.cell.arm);
       }
     }
   }

@@ -138,7 +138,7 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
   // A prediction says so in both places a reader of the report looks for what it is.
   const std::string figures = figures_label(e);
   run["description"] = model + " [" + e.name + (figures.empty() ? "" : ", " + figures) + "]";
-  run["keywords"] = {"kvsweep", c.strategy, "concurrency=" + std::to_string(c.concurrency)};
+  run["keywords"] = {"kvsweep", c.arm, "concurrency=" + std::to_string(c.concurrency)};
   if (!figures.empty()) run["keywords"].push_back(figures);
 
   return run;
@@ -177,7 +177,7 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const
     router["standardized"] = {{"kind", "generic"},
                               {"tool", sim ? std::string("kvsweep-router") : target_kind},
                               {"tool_version", sim ? e.kvsweep_version : kUnknown}};
-    router["native"] = native({{"strategy", c.strategy}});
+    router["native"] = native({{"strategy", c.arm}});
     stack.push_back(router);
   }
 

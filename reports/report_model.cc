@@ -68,21 +68,13 @@ BaselineRatios ratios_to(const CellMetrics& row, const CellMetrics& base) {
   return r;
 }
 
-std::string baseline_of(const store::ExperimentRow& experiment) {
-  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
-  if (!setup.is_object() || !setup.contains("baseline") || !setup["baseline"].is_string()) {
-    return "";
-  }
-  return setup["baseline"].get<std::string>();
-}
-
 // Picks the row every other row at this level is divided by: the baseline strategy's first
 // repeat that was measured. Returns rows.size() when there is none.
 std::size_t baseline_index(const std::vector<StrategyRow>& rows, const std::string& baseline) {
   std::size_t best = rows.size();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const StrategyRow& row = rows[i];
-    if (!row.measured || row.cell.strategy != baseline) continue;
+    if (!row.measured || row.cell.arm != baseline) continue;
     if (best == rows.size() || row.cell.repeat < rows[best].cell.repeat) best = i;
   }
   return best;
@@ -114,7 +106,7 @@ std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
   if (setup.contains("target")) add("Target", target_text(setup["target"]));
   if (setup.contains("model")) add("Model", json_text(setup["model"]));
   if (setup.contains("load")) add("Load", load_text(setup["load"]));
-  if (setup.contains("baseline")) add("Baseline", json_text(setup["baseline"]));
+  add("Baseline", experiment.baseline);
   return lines;
 }
 
@@ -174,7 +166,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
   model.setup = setup_lines(experiment);
   model.figures_source = figures_source(experiment);
   model.figures = figures_kind(experiment);
-  model.baseline = baseline_of(experiment);
+  model.baseline = experiment.baseline;
 
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const store::CellRow& cell = cells[i];
@@ -186,7 +178,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
       level = std::prev(model.levels.end());
     }
     StrategyRow row;
-    row.label = repeat_label(cell.strategy, cell.repeat, repeats);
+    row.label = repeat_label(cell.arm, cell.repeat, repeats);
     row.cell = cell;
     row.measured = cell.status == "done";
     row.metrics = metrics[i];

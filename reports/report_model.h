@@ -52,7 +52,7 @@ struct ReportModel {
   std::vector<SetupLine> setup;
   std::string figures_source;            // figures_source() of the experiment
   std::string figures = "measured";      // figures_kind() of the experiment
-  std::string baseline;                  // setup_json "baseline"; "" when none was given
+  std::string baseline;                  // the experiment's baseline arm; "" when none was given
   std::vector<ConcurrencyLevel> levels;  // ascending concurrency
 };
 

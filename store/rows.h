@@ -18,7 +18,10 @@ struct ExperimentRow {
   std::string status;         // "running" | "done" | "failed" | "interrupted"
   std::string kvsweep_version;
   std::string host;
-  std::string setup_json;  // {"target":{...},"model":..,"load":{..},"baseline":"random"}
+  std::string setup_json;  // {"target":{...},"model":..,"load":{..},"factors":{..}}
+  // The arm every other arm is compared to (report.baseline). Rows older than schema 5 have
+  // the baseline their setup_json held.
+  std::string baseline;
 };
 
 struct CellRow {
@@ -26,7 +29,7 @@ struct CellRow {
   std::int64_t experiment_id = 0;
   int ordinal = 0;  // position in the plan, from 0
   std::string key;  // deterministic: scenario hash + factor levels + repeat
-  std::string strategy;
+  std::string arm;  // what the reports compare: "PrefixHash", "k8s-service", "cache, x=512"
   int concurrency = 0;
   int repeat = 0;
   std::string factors_json;  // {"strategy":"random","concurrency":8}

@@ -142,6 +142,16 @@ CREATE TABLE cell_claims (
 );
 CREATE INDEX cell_claims_run ON cell_claims(run_id);
 )sql",
+    // 6: the arm a cell belongs to, and the experiment's baseline arm, in columns of their
+    // own. A cell's "strategy" always held its arm label (named arms, "prefix_caching=off"),
+    // so the column is renamed; the baseline moves out of the setup JSON, older rows keeping
+    // the value they had there.
+    R"sql(
+ALTER TABLE cells RENAME COLUMN strategy TO arm;
+ALTER TABLE experiments ADD COLUMN baseline TEXT NOT NULL DEFAULT '';
+UPDATE experiments SET baseline = json_extract(setup_json, '$.baseline')
+  WHERE json_valid(setup_json) AND json_type(setup_json, '$.baseline') = 'text';
+)sql",
 };
 
 }  // namespace

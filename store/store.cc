@@ -15,9 +15,9 @@ namespace {
 
 constexpr const char* kExperimentColumns =
     "id, name, scenario_path, scenario_text, scenario_hash, started_at, finished_at, status, "
-    "kvsweep_version, host, setup_json";
+    "kvsweep_version, host, setup_json, baseline";
 constexpr const char* kCellColumns =
-    "id, experiment_id, ordinal, key, strategy, concurrency, repeat, factors_json, status, "
+    "id, experiment_id, ordinal, key, arm, concurrency, repeat, factors_json, status, "
     "started_at, finished_at, error, epoch_wall_s";
 constexpr const char* kRequestColumns =
     "id, cell_id, request_index, worker, conversation, turn, warmup, ok, error_kind, error, "
@@ -38,6 +38,7 @@ ExperimentRow read_experiment(const SqliteStatement& s) {
   row.kvsweep_version = s.column_text(8);
   row.host = s.column_text(9);
   row.setup_json = s.column_text(10);
+  row.baseline = s.column_text(11);
   return row;
 }
 
@@ -47,7 +48,7 @@ CellRow read_cell(const SqliteStatement& s) {
   row.experiment_id = s.column_int64(1);
   row.ordinal = static_cast<int>(s.column_int64(2));
   row.key = s.column_text(3);
-  row.strategy = s.column_text(4);
+  row.arm = s.column_text(4);
   row.concurrency = static_cast<int>(s.column_int64(5));
   row.repeat = static_cast<int>(s.column_int64(6));
   row.factors_json = s.column_text(7);
@@ -251,7 +252,8 @@ const std::string& Store::path() const { return impl_->db.path(); }
 std::int64_t Store::add_experiment(const ExperimentRow& row) {
   SqliteStatement s = impl_->db.prepare(
       "INSERT INTO experiments (name, scenario_path, scenario_text, scenario_hash, started_at, "
-      "finished_at, status, kvsweep_version, host, setup_json) VALUES (?,?,?,?,?,?,?,?,?,?)");
+      "finished_at, status, kvsweep_version, host, setup_json, baseline) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   s.bind_text(1, row.name);
   s.bind_text(2, row.scenario_path);
   s.bind_text(3, row.scenario_text);
@@ -262,6 +264,7 @@ std::int64_t Store::add_experiment(const ExperimentRow& row) {
   s.bind_text(8, row.kvsweep_version);
   s.bind_text(9, row.host);
   s.bind_text(10, row.setup_json);
+  s.bind_text(11, row.baseline);
   s.step();
   return impl_->db.last_insert_rowid();
 }
@@ -282,13 +285,13 @@ void Store::finish_experiment(std::int64_t experiment_id, const std::string& sta
 
 std::int64_t Store::add_cell(const CellRow& row) {
   SqliteStatement s = impl_->db.prepare(
-      "INSERT INTO cells (experiment_id, ordinal, key, strategy, concurrency, repeat, "
+      "INSERT INTO cells (experiment_id, ordinal, key, arm, concurrency, repeat, "
       "factors_json, status, started_at, finished_at, error, epoch_wall_s) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind_int64(1, row.experiment_id);
   s.bind_int64(2, row.ordinal);
   s.bind_text(3, row.key);
-  s.bind_text(4, row.strategy);
+  s.bind_text(4, row.arm);
   s.bind_int64(5, row.concurrency);
   s.bind_int64(6, row.repeat);
   s.bind_text(7, row.factors_json);

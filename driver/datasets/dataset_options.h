@@ -56,6 +56,9 @@ struct DatasetOptions {
   // use 512, vLLM's timed_trace silently defaults to 16 and makes prompts 32x too short.
   int block_size = 0;
   double time_scale = 1.0;  // arrival_s = (timestamp_ms - first) / 1000 * time_scale
+
+  // Same options, same workload: a sweep loads each distinct one once.
+  bool operator==(const DatasetOptions&) const = default;
 };
 
 }  // namespace kvsweep::driver

@@ -17,6 +17,8 @@ struct LengthDistribution {
   double stddev = 0;
   int min = 0;
   int max = 0;
+
+  bool operator==(const LengthDistribution&) const = default;
 };
 
 // True when every sample is the same value (no random draw is made for it).

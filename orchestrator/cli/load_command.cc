@@ -155,7 +155,7 @@ std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::Loa
   store::CellRow cell;
   cell.experiment_id = experiment_id;
   cell.key = "load";
-  cell.strategy = label;
+  cell.arm = label;
   cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
   cell.factors_json = "{}";
   cell.status = "running";

@@ -14,6 +14,30 @@
 namespace kvsweep::orchestrator {
 namespace {
 
+// At a change of treatment: the treatment, the exact commands the runner would run, and the
+// readiness gates it would open after them.
+void print_apply(const TreatmentPlanner& target, const ScenarioSpec& spec,
+                 const std::optional<Treatment>& applied, const Treatment& next) {
+  std::printf("\n  apply:");
+  for (const auto& [factor, level] : next.levels) {
+    std::printf(" %s=%s", factor.c_str(), level.c_str());
+  }
+  if (!next.base_url.empty()) std::printf(" base_url=%s", next.base_url.c_str());
+  std::printf("%s\n", next.levels.empty() && next.base_url.empty() ? " (nothing to apply)" : "");
+  const auto commands = target.planned_commands(applied ? &*applied : nullptr, next);
+  for (const auto& argv : commands) std::printf("    $ %s\n", describe_argv(argv).c_str());
+  if (commands.empty() && !next.base_url.empty()) {
+    std::printf("    (no command: the load goes to %s)\n", next.base_url.c_str());
+  }
+  const auto gates = target.planned_gates(applied ? &*applied : nullptr, next);
+  std::printf("    then the readiness gates%s\n", gates.empty() ? "" : ", in order:");
+  for (const auto& gate : gates) std::printf("      %s\n", gate.c_str());
+  if (const int retries = spec.target.readiness.retries; retries > 0) {
+    std::printf("    a failed apply or gate is tried again up to %d time%s\n", retries,
+                retries == 1 ? "" : "s");
+  }
+}
+
 // `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
 // runner would run. Builds the target (to validate and describe) but never starts it.
 int plan_command(const std::string& scenario_path, const std::string& override_kind) {
@@ -23,27 +47,17 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
   std::unique_ptr<TreatmentPlanner> target = build_planner(spec, override_kind);
   std::printf("%s\n%s\n", plan_headline(spec, cells, target->describe()).c_str(),
               cell_shape(spec, override_kind == "sim").c_str());
+  for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
-    if (!applied || !(*applied == c.treatment)) {
-      std::printf("\n  apply:");
-      for (const auto& [factor, level] : c.treatment.levels) {
-        std::printf(" %s=%s", factor.c_str(), level.c_str());
-      }
-      std::printf("%s\n", c.treatment.levels.empty() ? " (nothing to apply)" : "");
-      const auto commands = target->planned_commands(applied ? &*applied : nullptr, c.treatment);
-      for (const auto& argv : commands) std::printf("    $ %s\n", describe_argv(argv).c_str());
-      const auto gates = target->planned_gates(applied ? &*applied : nullptr, c.treatment);
-      std::printf("    then the readiness gates%s\n", gates.empty() ? "" : ", in order:");
-      for (const auto& gate : gates) std::printf("      %s\n", gate.c_str());
-      if (const int retries = spec.target.readiness.retries; retries > 0) {
-        std::printf("    a failed apply or gate is tried again up to %d time%s\n", retries,
-                    retries == 1 ? "" : "s");
-      }
-      applied = c.treatment;
-    }
+    if (!applied || !(*applied == c.treatment)) print_apply(*target, spec, applied, c.treatment);
+    applied = c.treatment;
     std::string extra;
-    for (const auto& [factor, level] : c.load_levels) extra += " " + factor + "=" + level;
+    for (const auto& s : c.settings) {
+      if (s.path.rfind("load.", 0) == 0 || s.path == "seed") {
+        extra += " " + s.path.substr(s.path.rfind('.') + 1) + "=" + s.value;
+      }
+    }
     std::printf("  %3d  %-28s concurrency=%-5d repeat=%d%s  key=%s\n", c.ordinal + 1, c.arm.c_str(),
                 c.concurrency, c.repeat + 1, extra.c_str(), c.key.c_str());
   }

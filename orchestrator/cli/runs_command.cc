@@ -39,7 +39,7 @@ void print_cell_commands(const store::Store& store, const std::vector<store::Cel
     if (only_cell != 0 && c.ordinal + 1 != only_cell) continue;
     const auto commands = store.commands(c.id);
     std::printf("\ncell %d (%s, concurrency %d, repeat %d): %zu command%s\n", c.ordinal + 1,
-                c.strategy.c_str(), c.concurrency, c.repeat + 1, commands.size(),
+                c.arm.c_str(), c.concurrency, c.repeat + 1, commands.size(),
                 commands.size() == 1 ? "" : "s");
     for (const auto& command : commands) {
       const std::string exit_text = command.exit_code < 0
@@ -90,7 +90,7 @@ int runs_command(const RunsArgs& args) {
               "repeat", "status", "requests", "warm-up", "error");
   for (const auto& c : cells) {
     const store::RequestCounts counts = store.request_counts(c.id);
-    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %s\n", c.ordinal + 1, c.strategy.c_str(),
+    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %s\n", c.ordinal + 1, c.arm.c_str(),
                 c.concurrency, c.repeat + 1, c.status.c_str(),
                 static_cast<long long>(counts.measured), static_cast<long long>(counts.warmup),
                 c.error.c_str());

@@ -35,21 +35,68 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
 // What every cell does, so a rehearsal's cuts are in plain sight.
 std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
   const LoadSpec& l = spec.load;
+  const auto by_factor = [&spec](const char* path) { return spec.factor_setting(path) != nullptr; };
   std::string text = "each cell: ";
-  if (l.num_requests > 0) text += std::to_string(l.num_requests) + " requests";
-  if (l.num_requests > 0 && l.duration_s > 0) text += " or ";
-  if (l.duration_s > 0) text += format_seconds(l.duration_s);
-  if (l.num_requests > 0 && l.duration_s > 0) text += ", whichever ends first";
-  if (l.request_rate > 0) text += "; open loop at " + format_number(l.request_rate) + " req/s";
-  text += "; max_tokens " + std::to_string(l.max_tokens);
+  const bool requests = l.num_requests > 0 || by_factor("load.num_requests");
+  const bool duration = l.duration_s > 0 || by_factor("load.duration");
+  if (requests) {
+    text += by_factor("load.num_requests") ? "requests by factor"
+                                           : std::to_string(l.num_requests) + " requests";
+  }
+  if (requests && duration) text += " or ";
+  if (duration)
+    text += by_factor("load.duration") ? "duration by factor" : format_seconds(l.duration_s);
+  if (requests && duration) text += ", whichever ends first";
+  const bool open = l.request_rate > 0 || by_factor("load.request_rate");
+  if (open) {
+    text += by_factor("load.request_rate")
+                ? "; open loop at each cell's rate"
+                : "; open loop at " + format_number(l.request_rate) + " req/s";
+    text += by_factor("load.turns")                              ? ", turns by factor"
+            : l.turns == driver::LoadOptions::Turns::kSequential ? ", turns sequential"
+                                                                 : ", turns independent";
+  } else {
+    text += "; closed loop";
+  }
+  if (l.think_time_s > 0) text += ", think time " + format_seconds(l.think_time_s);
+  text += "; max_tokens " +
+          (by_factor("load.max_tokens") ? std::string("by factor") : std::to_string(l.max_tokens));
   if (l.max_tokens_cap > 0) text += " (capped at " + std::to_string(l.max_tokens_cap) + ")";
-  text += "; cache " + l.cache;
-  if (l.warmup_requests > 0) text += "; " + std::to_string(l.warmup_requests) + " warm-up requests";
+  text +=
+      "; cache " + std::string(by_factor("load.cache") ? "by factor" : cache_policy_name(l.cache));
+  if (l.cache == CachePolicy::kWarm && l.warm_passes > 1) {
+    text += " (" + std::to_string(l.warm_passes) + " unmeasured passes first)";
+  }
+  if (l.warmup_requests > 0)
+    text += "; " + std::to_string(l.warmup_requests) +
+            (l.warmup_requests == 1 ? " warm-up request" : " warm-up requests");
+  if (l.new_connection_per_request) text += "; a new connection per request";
+  if (l.threads > 0) text += "; " + std::to_string(l.threads) + " driver threads";
   const SimSpec& sim = spec.target.sim;
   if (rehearsal && (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0)) {
     text += "  [cut by target.sim for the rehearsal]";
   }
   return text;
+}
+
+std::vector<std::string> factor_lines(const ScenarioSpec& spec) {
+  std::vector<std::string> lines;
+  for (const auto& f : spec.factors) {
+    std::string line = "factor " + f.name + " (" +
+                       (f.phase == FactorPhase::kDeploy ? "deploy-time" : "run-time") + "): ";
+    for (std::size_t i = 0; i < f.levels.size(); ++i) {
+      const FactorLevel& level = f.levels[i];
+      line += (i == 0 ? "" : ", ") + level.label;
+      std::string sets;
+      for (const auto& s : level.settings) {
+        if (s.path == f.path) continue;
+        sets += (sets.empty() ? "" : ", ") + s.path + ": " + s.value;
+      }
+      if (!sets.empty()) line += " {" + sets + "}";
+    }
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind,

@@ -18,9 +18,14 @@ namespace kvsweep::orchestrator {
 std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
                           const std::string& target);
 
-// "each cell: 100 requests or 60s, whichever ends first; max_tokens 64; cache cold", with the
-// rehearsal's cuts in plain sight under --target sim.
+// "each cell: 100 requests or 60s, whichever ends first; open loop at 800 req/s, turns
+// independent; max_tokens 64; cache cold", with the rehearsal's cuts in plain sight under
+// --target sim; a field a factor sets reads "by factor".
 std::string cell_shape(const ScenarioSpec& spec, bool rehearsal);
+
+// One line per factor: its phase, its levels and what each sets beyond its own field
+// ("factor arm (run-time): k8s-service {target.base_url: http://...}, LeastLoad {...}").
+std::vector<std::string> factor_lines(const ScenarioSpec& spec);
 
 // The scenario's target (the embedded fleet under --target sim, its prediction under
 // --target predict), or its planning side. A scenario the target cannot apply is a usage

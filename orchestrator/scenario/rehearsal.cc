@@ -5,9 +5,7 @@
 
 namespace kvsweep::orchestrator {
 
-ScenarioSpec rehearsal_of(ScenarioSpec spec) {
-  const SimSpec& sim = spec.target.sim;
-  LoadSpec& load = spec.load;
+void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim) {
   if (sim.duration_s > 0) {
     load.duration_s =
         load.duration_s > 0 ? std::min(load.duration_s, sim.duration_s) : sim.duration_s;
@@ -20,6 +18,10 @@ ScenarioSpec rehearsal_of(ScenarioSpec spec) {
     load.max_tokens = std::min(load.max_tokens, sim.max_tokens);
     load.max_tokens_cap = sim.max_tokens;  // turns whose dataset sets their own length too
   }
+}
+
+ScenarioSpec rehearsal_of(ScenarioSpec spec) {
+  cut_for_rehearsal(spec.load, spec.target.sim);
   return spec;
 }
 

@@ -5,8 +5,12 @@
 
 namespace kvsweep::orchestrator {
 
-// The load cut to target.sim's rehearsal limits (duration, num_requests, max_tokens),
-// everything else unchanged.
+// Cuts `load` to target.sim's rehearsal limits (duration, num_requests, max_tokens); applying
+// it twice changes nothing.
+void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim);
+
+// The scenario with its load section cut (cut_for_rehearsal), everything else unchanged. The
+// cells of expand_plan(spec, "sim") are cut the same way.
 ScenarioSpec rehearsal_of(ScenarioSpec spec);
 
 }  // namespace kvsweep::orchestrator

@@ -1,5 +1,6 @@
 // The scenario loader's reads on top of common/yaml_reader.h: the driver-typed ones (a length
-// distribution) and the `target:` section's entry point. Shared by the scenario loader's parts.
+// distribution), the `load:` and `target:` sections' entry points, the fields a factor level
+// is read by. Shared by the scenario loader's parts and the cell resolver.
 #pragma once
 
 #include <limits>
@@ -18,6 +19,18 @@ namespace kvsweep::orchestrator {
 // A length: a number in [min_value, max_value], or {mean, stddev, min, max} (GuideLLM's form).
 void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDistribution* out,
                  int min_value, int max_value = std::numeric_limits<int>::max());
+
+// The `load:` section (load_section_loader.cc) into spec.load; marks under load.marks().
+void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink);
+
+// A server's base URL, in the driver's one normal form: "http://h:8000/v1/" is "http://h:8000".
+void read_base_url(YamlMapReader& reader, const std::string& key, std::string* out,
+                   YamlErrors& sink);
+
+// The `factors:` section (factor_section_loader.cc): every factor, its levels and what each
+// sets, its phase; `kind` is the scenario's target kind (nullptr when target.kind is unknown).
+void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKinds& kinds,
+                  YamlErrors& sink);
 
 // The `target:` section (target_section_loader.cc): target.kind one of `kinds`, then every key
 // that kind reads.

@@ -9,6 +9,7 @@
 
 #include "common/source_mark.h"
 #include "driver/datasets/dataset_options.h"
+#include "driver/load_options.h"
 
 namespace kvsweep::orchestrator {
 
@@ -18,18 +19,69 @@ namespace kvsweep::orchestrator {
 // may change every cell.
 enum class FactorPhase { kDeploy, kRun };
 
-// Factors the load driver applies itself; every other factor is applied to the target.
-// "cache" is the per-cell cache policy: cold | warm | as-is.
-inline bool is_load_factor(const std::string& name) {
-  return name == "concurrency" || name == "request_rate" || name == "max_tokens" || name == "cache";
-}
+// One value a factor level gives a scenario field, by the field's path. Paths:
+//   concurrency                 the factor every scenario has (users, or the in-flight cap)
+//   seed                        the scenario's seed (dataset, arrival schedule)
+//   load.<key>, load.dataset.<key>, load.warmup.requests   any key of the load section
+//   target.<knob>               a knob the target kind applies (strategy, prefix_caching, ...)
+//   target.base_url             where an arm's load goes (an arm that bypasses the router)
+//   target.sim.<knob>           what --target sim applies in place of the arm's own knobs
+// The loader checks every value by reading it with the field's own reader, so a setting holds
+// exactly what the field would accept; `value` is the scalar as written.
+struct Setting {
+  std::string path;
+  std::string value;
+  SourceMark mark;  // where the value was written (the level, or its entry in an arm)
+};
 
-struct FactorSpec {
-  std::string name;                 // "strategy", "concurrency", "prefix_caching", ...
-  std::vector<std::string> levels;  // as written (scalars), in order
-  FactorPhase phase = FactorPhase::kRun;
+// One level of a factor: what the plan and the reports call it, and what it sets.
+struct FactorLevel {
+  std::string label;              // the value as written, or a named arm's name
+  std::vector<Setting> settings;  // in the order written; a value factor's first is its path
   SourceMark mark;
 };
+
+struct FactorSpec {
+  std::string name;  // as written: "concurrency", "strategy", "load.request_rate", "arm"
+  // The field the levels' labels set ("load.request_rate", "target.strategy"); "" for a factor
+  // of named arms, whose labels are names and whose levels set only their mappings.
+  std::string path;
+  std::vector<FactorLevel> levels;  // in order, at least one
+  FactorPhase phase = FactorPhase::kRun;
+  SourceMark mark;
+
+  bool named_arms() const { return path.empty(); }
+  std::vector<std::string> labels() const {
+    std::vector<std::string> out;
+    for (const auto& level : levels) out.push_back(level.label);
+    return out;
+  }
+  // Whether some level sets `field_path`.
+  bool sets(const std::string& field_path) const {
+    for (const auto& level : levels) {
+      for (const auto& setting : level.settings) {
+        if (setting.path == field_path) return true;
+      }
+    }
+    return false;
+  }
+};
+
+// A factor whose every level sets one field to its label: what `name: [a, b]` reads as. For
+// scenarios built in code (tests, tools) rather than read from a file.
+inline FactorSpec value_factor(const std::string& name, const std::string& path,
+                               const std::vector<std::string>& values,
+                               FactorPhase phase = FactorPhase::kRun) {
+  FactorSpec factor;
+  factor.name = name;
+  factor.path = path;
+  factor.phase = phase;
+  for (const auto& value : values) factor.levels.push_back({value, {{path, value, {}}}, {}});
+  return factor;
+}
+
+// The path of a target knob: "strategy" is set through "target.strategy".
+inline std::string knob_path(const std::string& knob) { return "target." + knob; }
 
 // Per-gate time limits of the layered readiness check after every apply, and how a failed
 // apply or gate is treated.
@@ -121,6 +173,23 @@ struct TargetSpec {
   MetricsSpec metrics;
 };
 
+// The cache state a cell starts from: cold (the target's cold_method), warm (a pre-pass of the
+// measured workload first, as seed 001 ran everything twice) or as-is (nothing).
+enum class CachePolicy { kCold, kWarm, kAsIs };
+
+// "cold", "warm", "as-is": how scenarios write it and reports show it.
+inline const char* cache_policy_name(CachePolicy policy) {
+  switch (policy) {
+    case CachePolicy::kCold:
+      return "cold";
+    case CachePolicy::kWarm:
+      return "warm";
+    case CachePolicy::kAsIs:
+      return "as-is";
+  }
+  return "cold";
+}
+
 struct LoadSpec {
   // Which workload and its parameters; file paths are resolved against the scenario's folder.
   driver::DatasetOptions dataset = default_dataset();
@@ -140,13 +209,25 @@ struct LoadSpec {
   // 002 varied --max-concurrency at a fixed --request-rate.
   double request_rate = 0;
   double burstiness = 1.0;
+  // Multi-turn order in open loop (driver/load_options.h): independent, the default (every
+  // turn prebuilt from the dataset and sent on the arrival schedule, as seed 002's client did)
+  // or sequential (a conversation's next turn only after its previous one finished and
+  // think_time_s passed, as a chat user or seed 001's k6 threads). A closed loop is sequential.
+  driver::LoadOptions::Turns turns = driver::LoadOptions::Turns::kIndependent;
+  double think_time_s = 0;
+  int threads = 0;  // the driver's event-loop threads; 0 = one per core
+  // One connection per request, closed after it (vLLM's client of the seeds' time opened one
+  // per request): a Kubernetes Service then picks a pod per request, as kube-proxy does per
+  // connection. Off: connections are kept alive and reused.
+  bool new_connection_per_request = false;
   std::int64_t num_requests = 0;  // measured requests per cell; 0 = bounded by duration only
   double duration_s = 0;          // measured phase per cell; 0 = bounded by num_requests only
   std::int64_t warmup_requests = 0;
   double timeout_s = 300;  // per request
-  // Cache state each cell starts from: "cold" (the target's cold_method), "warm" (a pre-pass
-  // of the measured workload first, as seed 001 ran everything twice) or "as-is".
-  std::string cache = "cold";
+  CachePolicy cache = CachePolicy::kCold;
+  // cache warm: how many unmeasured passes of the measured workload come first (seed 001 ran
+  // everything twice before measuring); only read with cache: warm.
+  int warm_passes = 1;
 
   static driver::DatasetOptions default_dataset() {
     driver::DatasetOptions d;
@@ -174,6 +255,49 @@ struct ScenarioSpec {
       if (f.name == name) return &f;
     }
     return nullptr;
+  }
+
+  // The factor some level of which sets `path` ("target.strategy"), or nullptr. The loader
+  // refuses two factors setting one path, so there is at most one.
+  const FactorSpec* factor_setting(const std::string& path) const {
+    for (const auto& f : factors) {
+      if (f.sets(path)) return &f;
+    }
+    return nullptr;
+  }
+
+  // The target knobs the factors set (target.<knob>, directly or in named arms), in the order
+  // first written; not target.base_url nor the stand-in's target.sim.<knob>.
+  std::vector<std::string> knobs() const {
+    std::vector<std::string> out;
+    for (const auto& f : factors) {
+      for (const auto& level : f.levels) {
+        for (const auto& s : level.settings) {
+          const std::string knob = s.path.rfind("target.", 0) == 0 ? s.path.substr(7) : "";
+          if (knob.empty() || knob == "base_url" || knob.find('.') != std::string::npos) continue;
+          bool seen = false;
+          for (const auto& k : out) seen = seen || k == knob;
+          if (!seen) out.push_back(knob);
+        }
+      }
+    }
+    return out;
+  }
+
+  // Every value the factors give target knob `knob`, in order written, each once.
+  std::vector<std::string> knob_levels(const std::string& knob) const {
+    std::vector<std::string> out;
+    for (const auto& f : factors) {
+      for (const auto& level : f.levels) {
+        for (const auto& s : level.settings) {
+          if (s.path != knob_path(knob)) continue;
+          bool seen = false;
+          for (const auto& v : out) seen = seen || v == s.value;
+          if (!seen) out.push_back(s.value);
+        }
+      }
+    }
+    return out;
   }
 };
 

@@ -12,9 +12,9 @@ namespace kvsweep::orchestrator {
 
 struct TargetKind {
   std::string name;  // target.kind: "sim", "kubeai", ...
-  // The factors it applies, beyond the load driver's (concurrency, request_rate, max_tokens,
-  // cache). Unused when factors_from_levels.
-  std::vector<std::string> factors;
+  // The knobs it applies (the factors beyond the load driver's fields). Unused when
+  // factors_from_levels.
+  std::vector<std::string> factors;  // its knobs: target.<knob> in a scenario
   // kubectl, endpoints: it applies whatever factors target.levels defines.
   bool factors_from_levels = false;
   // When each of its factors changes unless the scenario says otherwise: deploy-time where a
@@ -30,8 +30,8 @@ struct TargetKind {
     return names;
   }
 
+  // The default phase of one of its knobs.
   FactorPhase phase_of(const std::string& factor) const {
-    if (is_load_factor(factor)) return FactorPhase::kRun;
     for (const auto& name : other_phase) {
       if (name == factor) {
         return default_phase == FactorPhase::kRun ? FactorPhase::kDeploy : FactorPhase::kRun;

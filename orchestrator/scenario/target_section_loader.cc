@@ -68,17 +68,6 @@ bool is_http_url(const std::string& text) {
   return text.rfind("http://", 0) == 0 || text.rfind("https://", 0) == 0;
 }
 
-// A server's base URL, in the driver's one normal form: "http://h:8000/v1/" is "http://h:8000".
-void read_base_url(YamlMapReader& reader, const std::string& key, std::string* out,
-                   YamlErrors& sink) {
-  reader.read_string(key, out);
-  if (!out->empty() && !is_http_url(*out)) {
-    sink.add(reader.node()[key].Mark(), reader.path_of(key),
-             "expected an http:// or https:// URL, got \"" + *out + "\"");
-  }
-  *out = normalize_base_url(*out);
-}
-
 void read_urls(YamlMapReader& reader, const std::string& key, std::vector<std::string>* out,
                YamlErrors& sink) {
   YAML::Node node = reader.get(key);
@@ -329,6 +318,16 @@ void read_cluster_keys(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& si
 }
 
 }  // namespace
+
+void read_base_url(YamlMapReader& reader, const std::string& key, std::string* out,
+                   YamlErrors& sink) {
+  reader.read_string(key, out);
+  if (!out->empty() && !is_http_url(*out)) {
+    sink.add(reader.node()[key].Mark(), reader.path_of(key),
+             "expected an http:// or https:// URL, got \"" + *out + "\"");
+  }
+  *out = normalize_base_url(*out);
+}
 
 void read_target(YamlMapReader& reader, ScenarioSpec& spec, const TargetKinds& kinds,
                  YamlErrors& sink) {

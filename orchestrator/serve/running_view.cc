@@ -16,7 +16,7 @@ std::string cell_url(std::int64_t experiment_id, int k) {
 }
 
 std::string cell_name(const store::CellRow& c) {
-  return c.strategy + " c=" + std::to_string(c.concurrency) +
+  return c.arm + " c=" + std::to_string(c.concurrency) +
          (c.repeat > 0 ? " #" + std::to_string(c.repeat + 1) : "");
 }
 
@@ -44,7 +44,7 @@ Json current_cell(std::int64_t experiment_id, const store::CellRow& c, std::size
   Json current = {{"k", c.ordinal + 1},
                   {"k_of_n", std::to_string(c.ordinal + 1) + " of " + std::to_string(cells)},
                   {"label", cell_name(c)},
-                  {"strategy", c.strategy},
+                  {"strategy", c.arm},
                   {"concurrency", c.concurrency},
                   {"url", cell_url(experiment_id, c.ordinal + 1)}};
   if (snapshots.empty()) {

@@ -188,7 +188,7 @@ nlohmann::ordered_json experiment_view(const store::Store& store,
       const store::RequestCounts counts = store.request_counts(c.id);
       Json cell = {{"k", c.ordinal + 1},
                    {"label", row.label},
-                   {"strategy", c.strategy},
+                   {"strategy", c.arm},
                    {"concurrency", c.concurrency},
                    {"repeat", c.repeat + 1},
                    {"status", c.status},
@@ -271,7 +271,7 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
                {"experiment_url", experiment_url(e.id)},
                {"k", k},
                {"cells_total", cells.size()},
-               {"strategy", c.strategy},
+               {"strategy", c.arm},
                {"concurrency", c.concurrency},
                {"repeat", c.repeat + 1},
                {"factors", Json::parse(c.factors_json, nullptr, false).is_discarded()

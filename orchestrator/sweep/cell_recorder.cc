@@ -53,12 +53,16 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
   // The measured phase's epoch is the cell's; earlier phases land before 0.
   double epoch = measurement.measured.epoch_wall_s;
   if (epoch == 0) epoch = measurement.warmup.epoch_wall_s;
-  if (epoch == 0) epoch = measurement.prepass.epoch_wall_s;
+  if (epoch == 0 && !measurement.prepasses.empty()) {
+    epoch = measurement.prepasses.back().epoch_wall_s;
+  }
   cell.epoch_wall_s = epoch;
   std::vector<store::RequestRow> rows;
   std::int64_t index = 0;
-  for (const driver::LoadResult* phase :
-       {&measurement.prepass, &measurement.warmup, &measurement.measured}) {
+  std::vector<const driver::LoadResult*> phases;
+  for (const auto& pass : measurement.prepasses) phases.push_back(&pass);
+  phases.insert(phases.end(), {&measurement.warmup, &measurement.measured});
+  for (const driver::LoadResult* phase : phases) {
     const auto phase_rows = to_request_rows(phase->records, phase->epoch_wall_s - epoch, index);
     index += static_cast<std::int64_t>(phase->records.size());
     rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());

@@ -13,8 +13,8 @@ namespace kvsweep::orchestrator {
 
 // What one cell measured and ran, before it is stored.
 struct CellMeasurement {
-  driver::LoadResult prepass;  // cache: warm; empty otherwise
-  driver::LoadResult warmup;   // load.warmup; empty otherwise
+  std::vector<driver::LoadResult> prepasses;  // cache: warm, load.warm_passes of them; else none
+  driver::LoadResult warmup;                  // load.warmup; empty otherwise
   driver::LoadResult measured;
   std::vector<store::MetricSample> samples;  // on the measured phase's epoch
   std::vector<std::string> scrape_errors;

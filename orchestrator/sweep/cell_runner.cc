@@ -28,9 +28,9 @@ driver::DatasetOptions with_seed(driver::DatasetOptions options, std::uint64_t s
   return options;
 }
 
-// The scenario's dataset, or its stand-in when the file is absent on the simulated fleet.
-const driver::DatasetOptions& dataset_in_use(const ScenarioSpec& spec, bool simulated) {
-  const driver::DatasetOptions& d = spec.load.dataset;
+// A cell's dataset, or the scenario's stand-in when the file is absent on the simulated fleet.
+const driver::DatasetOptions& dataset_in_use(const ScenarioSpec& spec,
+                                             const driver::DatasetOptions& d, bool simulated) {
   if (!spec.load.stand_in || d.path.empty() || std::filesystem::exists(d.path)) return d;
   if (!simulated) {
     throw std::invalid_argument(spec.path + ": load.dataset.path: no such file: " + d.path +
@@ -89,40 +89,48 @@ std::string pods_moved(const CommandLogs& logs) {
 
 }  // namespace
 
-const char* CellRunner::phase_name(Phase phase) {
+const char* CellRunner::phase_name(CellPhase phase) {
   switch (phase) {
-    case Phase::kPrepass:
+    case CellPhase::kPrepass:
       return "warm pre-pass";
-    case Phase::kWarmup:
+    case CellPhase::kWarmup:
       return "warm-up";
-    case Phase::kMeasured:
+    case CellPhase::kMeasured:
       break;
   }
   return "measured";
 }
 
-Workloads load_workloads(const ScenarioSpec& spec, bool simulated) {
-  const driver::DatasetOptions& dataset = dataset_in_use(spec, simulated);
-  Workloads w;
-  try {
-    w.measured = driver::load_workload(with_seed(dataset, spec.seed));
-    const bool generated = dataset.kind == "synthetic-multiturn" || dataset.kind == "shared-prefix";
-    w.warmup = generated ? driver::load_workload(with_seed(dataset, spec.seed + kWarmupSeedOffset))
-                         : w.measured;
-    w.warmup.arrival_s.clear();
-  } catch (const driver::DatasetError& e) {
-    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                                      bool simulated) {
+  std::vector<Workloads> all;
+  for (const auto& cell : plan) {
+    if (cell.workload < static_cast<int>(all.size())) continue;
+    const driver::DatasetOptions& dataset = dataset_in_use(spec, cell.load.dataset, simulated);
+    Workloads w;
+    try {
+      w.measured = driver::load_workload(with_seed(dataset, cell.seed));
+      const bool generated = dataset.kind == "synthetic-multiturn" ||
+                             dataset.kind == "shared-prefix" || dataset.kind == "random";
+      w.warmup = generated
+                     ? driver::load_workload(with_seed(dataset, cell.seed + kWarmupSeedOffset))
+                     : w.measured;
+      w.warmup.arrival_s.clear();
+    } catch (const driver::DatasetError& e) {
+      throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+    }
+    if (&dataset != &cell.load.dataset) {  // the setup, hence every report, says so
+      w.measured.description = "generated stand-in for the absent " + cell.load.dataset.kind +
+                               " file " + cell.load.dataset.path + ": " + w.measured.description;
+    }
+    all.push_back(std::move(w));
   }
-  if (&dataset != &spec.load.dataset) {  // the setup, hence every report, says so
-    w.measured.description = "generated stand-in for the absent " + spec.load.dataset.kind +
-                             " file " + spec.load.dataset.path + ": " + w.measured.description;
-  }
-  return w;
+  return all;
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options,
-                       const Workloads& workloads, std::string claimed_by)
+                       const std::vector<Workloads>& workloads, std::string claimed_by)
     : spec_(spec),
       target_(target),
       store_(store),
@@ -173,12 +181,11 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   store_.update_cell(cell, claimed_by_);
   CellMeasurement m;
   m.commands = std::exchange(pending_, {});
-  const auto cache_level = plan.load_levels.find("cache");
-  const std::string cache =
-      cache_level != plan.load_levels.end() ? cache_level->second : spec_.load.cache;
+  const CachePolicy cache = plan.load.cache;
+  const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
   try {
     ensure_applied(plan, m.commands);
-    if (cache == "cold") append(m.commands, target_.make_cold());
+    if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());
   } catch (const TargetError& e) {
     append(m.commands, e.commands());
     applied_.reset();
@@ -189,15 +196,21 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   const std::string& base_url = endpoints.base_url;
   current_cell_id_ = cell.id;
   metrics_urls_ = endpoints.metrics_urls;
-  if (cache == "warm") {
-    // The measured workload once, unmeasured: every arm starts from a cache that has seen it,
-    // as the KubeAI benchmarks ran everything twice.
-    m.prepass =
-        drive(plan, workloads_.measured, Phase::kPrepass, label + " warm pre-pass", base_url);
-    if (m.prepass.interrupted) return finish(cell, m, "interrupted", "", label);
+  if (cache == CachePolicy::kWarm) {
+    // The measured workload warm_passes times, unmeasured: every arm starts from a cache that
+    // has seen it, as the KubeAI benchmarks ran everything twice before measuring (seed 001).
+    for (int pass = 1; pass <= plan.load.warm_passes; ++pass) {
+      const std::string what = plan.load.warm_passes == 1
+                                   ? " warm pre-pass"
+                                   : " warm pre-pass " + std::to_string(pass) + "/" +
+                                         std::to_string(plan.load.warm_passes);
+      m.prepasses.push_back(
+          drive(plan, workload.measured, CellPhase::kPrepass, label + what, base_url));
+      if (m.prepasses.back().interrupted) return finish(cell, m, "interrupted", "", label);
+    }
   }
-  if (spec_.load.warmup_requests > 0) {
-    m.warmup = drive(plan, workloads_.warmup, Phase::kWarmup, label + " warm-up", base_url);
+  if (plan.load.warmup_requests > 0) {
+    m.warmup = drive(plan, workload.warmup, CellPhase::kWarmup, label + " warm-up", base_url);
     if (m.warmup.interrupted) return finish(cell, m, "interrupted", "", label);
   }
   measure(plan, label, endpoints, m);
@@ -210,7 +223,8 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
 void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                          CellMeasurement& m) {
   if (options_.measured_samples) {  // the load step sampled the servers itself
-    m.measured = drive(plan, workloads_.measured, Phase::kMeasured, label, endpoints.base_url);
+    m.measured = drive(plan, workloads_.at(static_cast<std::size_t>(plan.workload)).measured,
+                       CellPhase::kMeasured, label, endpoints.base_url);
     m.samples = options_.measured_samples();
     return;
   }
@@ -226,8 +240,8 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   // still gets a "during" scrape (KV-cache usage is only meaningful under load).
   std::function<void()> underway;
   if (during) underway = [&during] { during->scrape_now(); };
-  m.measured =
-      drive(plan, workloads_.measured, Phase::kMeasured, label, endpoints.base_url, underway);
+  m.measured = drive(plan, workloads_.at(static_cast<std::size_t>(plan.workload)).measured,
+                     CellPhase::kMeasured, label, endpoints.base_url, underway);
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   ScrapeResult after =
       scrape_metrics(metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *options_.log);
@@ -241,47 +255,17 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   }
 }
 
-// The warm-up phase is always a closed loop of at most `concurrency` users sending
-// warmup_requests requests; the pre-pass and the measured phase have the cell's shape.
+// Each phase's options come from the cell's plan (cell_load_options.h); the runner adds where
+// and how to send.
 driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workload& workload,
-                                     Phase phase, const std::string& label,
+                                     CellPhase phase, const std::string& label,
                                      const std::string& base_url,
                                      const std::function<void()>& on_measured_underway) {
-  const LoadSpec& l = spec_.load;
-  const auto level = [&plan](const char* factor) -> const std::string* {
-    const auto it = plan.load_levels.find(factor);
-    return it == plan.load_levels.end() ? nullptr : &it->second;
-  };
-  driver::LoadOptions o;
+  driver::LoadOptions o = cell_load_options(plan, spec_.model, phase);
   o.base_url = base_url;
-  o.model = spec_.model;
-  o.endpoint = l.endpoint == "completions" ? driver::LoadOptions::Endpoint::kCompletions
-                                           : driver::LoadOptions::Endpoint::kChat;
-  o.stream = l.stream;
-  o.max_tokens = level("max_tokens") ? std::stoi(*level("max_tokens")) : l.max_tokens;
-  o.max_tokens_cap = l.max_tokens_cap;
   o.api_key = options_.api_key;
-  o.ignore_eos = l.ignore_eos;
-  o.temperature = l.temperature;
-  o.seed = spec_.seed;  // the same arrival schedule for every strategy: a fair comparison
-  o.request_timeout_s = l.timeout_s;
   o.stop = options_.stop;
   o.on_measured_underway = on_measured_underway;
-  const double rate = level("request_rate") ? std::stod(*level("request_rate")) : l.request_rate;
-  if (phase == Phase::kWarmup) {
-    o.concurrency = plan.concurrency;
-    o.num_requests = l.warmup_requests;
-  } else {
-    if (rate > 0) {
-      o.request_rate = rate;
-      o.burstiness = l.burstiness;
-      o.max_concurrency = plan.concurrency;
-    } else {
-      o.concurrency = plan.concurrency;
-    }
-    o.num_requests = l.num_requests;
-    o.duration_s = l.duration_s;
-  }
   ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_);
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
     output_.progress(describe_progress(label, p));
@@ -292,7 +276,7 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
     output_.line("  warning: " + label + ": progress not stored (kvsweep serve cannot follow " +
                  "this phase; the cell's own record is unaffected): " + snapshots.failure());
   }
-  if (phase != Phase::kMeasured) {
+  if (phase != CellPhase::kMeasured) {
     for (auto& r : result.records) r.warmup = true;
   }
   return result;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "driver/workload.h"
+#include "orchestrator/scenario/cell_load_options.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/sweep/cell_recorder.h"
@@ -16,26 +17,30 @@
 
 namespace kvsweep::orchestrator {
 
-// The sweep's workloads, loaded once before the first cell.
+// One workload of the sweep (CellPlan::workload), loaded once before the first cell.
 struct Workloads {
   driver::Workload measured;
   driver::Workload warmup;
 };
 
-// Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
+// Every workload of `plan`, by CellPlan::workload index, each from the first cell that uses
+// it. Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
 // file datasets are what they are, so their warm-up replays the same file (and a trace's
 // warm-up ignores its timestamps: warm-up is a closed loop). Throws std::invalid_argument
-// "load.dataset: ..." for a dataset that cannot be loaded. `simulated`: the sweep runs on the
-// simulated fleet, so a file dataset that is absent is replaced by its stand_in (the measured
+// "load.dataset: ..." for a dataset that cannot be loaded: one Workloads per distinct dataset of
+// the plan (CellPlan::workload indexes them). `simulated`: the sweep runs on the simulated
+// fleet, so a file dataset that is absent is replaced by the scenario's stand_in (the measured
 // workload's description says so); on a real target an absent file is an error.
-Workloads load_workloads(const ScenarioSpec& spec, bool simulated);
+std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                                      bool simulated);
 
 // Thread contract: the runner's thread only. Everything passed in outlives it.
 class CellRunner {
  public:
   // `claimed_by`: the run id whose claim every cell must hold when it is stored ("" = none).
   CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store, SweepOutput& output,
-             const RunnerOptions& options, const Workloads& workloads, std::string claimed_by = "");
+             const RunnerOptions& options, const std::vector<Workloads>& workloads,
+             std::string claimed_by = "");
 
   // Target::start(); the commands it ran are stored with the first cell run. Throws
   // TargetError.
@@ -49,13 +54,12 @@ class CellRunner {
   bool setup_failed() const { return setup_failed_; }
 
  private:
-  enum class Phase { kPrepass, kWarmup, kMeasured };
-  static const char* phase_name(Phase phase);  // as progress snapshots name it
+  static const char* phase_name(CellPhase phase);  // as progress snapshots name it
 
   void ensure_applied(const CellPlan& plan, CommandLogs& commands);
   void measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                CellMeasurement& m);
-  driver::LoadResult drive(const CellPlan& plan, const driver::Workload& workload, Phase phase,
+  driver::LoadResult drive(const CellPlan& plan, const driver::Workload& workload, CellPhase phase,
                            const std::string& label, const std::string& base_url,
                            const std::function<void()>& on_measured_underway = {});
   bool finish(store::CellRow& cell, CellMeasurement& m, const std::string& status,
@@ -66,7 +70,7 @@ class CellRunner {
   store::Store& store_;
   SweepOutput& output_;
   const RunnerOptions& options_;
-  const Workloads& workloads_;
+  const std::vector<Workloads>& workloads_;
   const std::string claimed_by_;
   std::optional<Treatment> applied_;  // what the target runs now, when known
   CommandLogs pending_;               // start()'s commands, until a cell is stored

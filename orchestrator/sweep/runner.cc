@@ -20,28 +20,49 @@
 namespace kvsweep::orchestrator {
 namespace {
 
+const char* turn_order_name(driver::LoadOptions::Turns turns) {
+  return turns == driver::LoadOptions::Turns::kSequential ? "sequential" : "independent";
+}
+
+// The load section as written (factors' levels are in "factors"); "by factor" where a factor
+// sets the field.
 nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& dataset) {
   const LoadSpec& l = spec.load;
+  const auto by_factor = [&spec](const char* path) { return spec.factor_setting(path) != nullptr; };
   nlohmann::ordered_json load;
-  if (l.request_rate > 0) {
+  if (by_factor("load.request_rate")) {
+    load["shape"] = "open loop at each cell's rate (a factor), concurrency level = in-flight cap";
+  } else if (l.request_rate > 0) {
     load["shape"] = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
                     reports::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
   } else {
     load["shape"] = "closed loop, one request in flight per user";
   }
+  if (l.request_rate > 0 || by_factor("load.request_rate")) {
+    load["turns"] = turn_order_name(l.turns);
+  }
+  if (l.think_time_s > 0) load["think_time_s"] = l.think_time_s;
   load["dataset"] = dataset;
+  // Seed 004's canonical table has a prefix_regime column: the shared prefix's length.
+  if (l.dataset.kind == "shared-prefix" && !by_factor("load.dataset.prefix_tokens")) {
+    load["prefix_regime"] = l.dataset.prefix_tokens;
+  }
   load["endpoint"] = l.endpoint + (l.stream ? ", streaming" : ", not streaming");
   load["max_tokens"] = l.max_tokens;
   if (l.num_requests > 0) load["num_requests"] = l.num_requests;
   if (l.duration_s > 0) load["duration_s"] = l.duration_s;
   load["warmup_requests"] = l.warmup_requests;
-  load["cache"] = l.cache;
+  load["cache"] = cache_policy_name(l.cache);
+  if (l.cache == CachePolicy::kWarm) load["warm_passes"] = l.warm_passes;
   load["timeout_s"] = l.timeout_s;
+  if (l.new_connection_per_request) load["connections"] = "one per request";
+  if (l.threads > 0) load["threads"] = l.threads;
   return load;
 }
 
 // What the report's setup block shows; ordered as a reader scans it.
-std::string setup_json(const ScenarioSpec& spec, const std::string& dataset, const Target& target,
+std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                       const std::string& dataset, const Target& target,
                        const RunnerOptions& options) {
   nlohmann::ordered_json setup;
   // The embedded fleet, live (sim) or predicted in virtual time (predict), runs target.sim.
@@ -58,19 +79,26 @@ std::string setup_json(const ScenarioSpec& spec, const std::string& dataset, con
   setup["seed"] = spec.seed;
   nlohmann::ordered_json factors = nlohmann::ordered_json::object();
   for (const auto& f : spec.factors) {
-    factors[f.name] = {{"levels", f.levels},
+    nlohmann::ordered_json levels = nlohmann::ordered_json::object();
+    for (const auto& level : f.levels) {
+      nlohmann::ordered_json sets = nlohmann::ordered_json::object();
+      for (const auto& s : level.settings) sets[s.path] = s.value;
+      levels[level.label] = sets;
+    }
+    factors[f.name] = {{"levels", levels},
                        {"phase", f.phase == FactorPhase::kDeploy ? "deploy" : "run"}};
   }
   setup["factors"] = factors;
-  setup["strategies"] = arm_labels(spec);
+  setup["arms"] = arm_labels(spec);
   std::vector<int> concurrency;
-  for (const auto& level : spec.factor("concurrency")->levels) {
-    concurrency.push_back(std::stoi(level));
+  for (const auto& cell : plan) {
+    if (std::find(concurrency.begin(), concurrency.end(), cell.concurrency) == concurrency.end()) {
+      concurrency.push_back(cell.concurrency);
+    }
   }
   setup["concurrency"] = concurrency;
   setup["repeats"] = spec.repeats;
   setup["load"] = load_setup(spec, dataset);
-  setup["baseline"] = spec.baseline;
   return setup.dump();
 }
 
@@ -95,7 +123,7 @@ std::vector<store::CellRow> prepare_cells(const std::vector<CellPlan>& plan, sto
     cell.experiment_id = experiment_id;
     cell.ordinal = p.ordinal;
     cell.key = p.key;
-    cell.strategy = p.arm;
+    cell.arm = p.arm;
     cell.concurrency = p.concurrency;
     cell.repeat = p.repeat;
     cell.factors_json = p.factors_json;
@@ -151,8 +179,9 @@ void open_experiment(const ScenarioSpec& spec, const std::string& hash, const st
     output.line("nothing to resume: no unfinished experiment of this scenario in " + store.path() +
                 "; starting a new one");
   }
-  outcome.experiment_id =
-      store.add_experiment(new_experiment_row(spec.name, spec.path, spec.text, hash, setup));
+  store::ExperimentRow row = new_experiment_row(spec.name, spec.path, spec.text, hash, setup);
+  row.baseline = spec.baseline;
+  outcome.experiment_id = store.add_experiment(row);
 }
 
 // What stopped a sweep, as its experiment's status says it after "failed: ".
@@ -267,7 +296,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
   // A bad dataset fails before anything runs.
   const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
-  const Workloads workloads = load_workloads(spec, simulated);
+  const std::vector<Workloads> workloads = load_workloads(spec, plan, simulated);
   const std::string hash = scenario_hash(spec.text, options.target_override);
   const store::ClaimOwner me = this_process_owner();
   CellRunner runner(spec, target, store, output, options, workloads, me.run_id);
@@ -280,8 +309,12 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   // One transaction from reading the claims to taking the cells: a second runner waits for it,
   // then sees this run's claims.
   SweepOutcome outcome;
+  std::string datasets;
+  for (const auto& w : workloads) {
+    datasets += (datasets.empty() ? "" : " | ") + w.measured.description;
+  }
   std::vector<store::CellRow> cells;
-  const std::string setup = setup_json(spec, workloads.measured.description, target, options);
+  const std::string setup = setup_json(spec, plan, datasets, target, options);
   store.in_transaction([&] {
     open_experiment(spec, hash, setup, store, output, options, me, outcome);
     cells = prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);

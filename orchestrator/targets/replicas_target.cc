@@ -22,14 +22,13 @@ std::chrono::milliseconds to_ms(double seconds) {
 // Validates what the router must apply before anything is built, then its options.
 sim::ProxyOptions router_options(const ScenarioSpec& spec) {
   const std::vector<std::string>& applies = target_kind("replicas").factors;
-  for (const auto& factor : spec.factors) {
-    if (is_load_factor(factor.name)) continue;
-    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
-      throw TargetError("factor " + factor.name + ": kind replicas cannot apply it (kvsweep's " +
+  for (const auto& knob : spec.knobs()) {
+    if (std::find(applies.begin(), applies.end(), knob) == applies.end()) {
+      throw TargetError("factor " + knob + ": kind replicas cannot apply it (kvsweep's " +
                         "router applies " + join(applies) +
                         "; the servers' own settings are theirs)");
     }
-    check_router_levels(factor, "kvsweep's router");
+    check_router_levels(knob, spec.knob_levels(knob), "kvsweep's router");
   }
   if (spec.target.upstreams.empty()) {
     throw TargetError("target.upstreams: required for kind replicas: the servers' base URLs");

@@ -57,16 +57,16 @@ std::optional<double> number_level(const std::string& level) {
   return std::nullopt;
 }
 
-void check_router_levels(const FactorSpec& factor, const std::string& who) {
-  for (const auto& level : factor.levels) {
-    if (factor.name == "strategy" && !canonical_strategy(level)) {
+void check_router_levels(const std::string& factor, const std::vector<std::string>& levels,
+                         const std::string& who) {
+  for (const auto& level : levels) {
+    if (factor == "strategy" && !canonical_strategy(level)) {
       throw TargetError("factor strategy: " + who + " has no strategy \"" + level +
                         "\" (it has: random, round-robin, least-load, prefix-hash, kv-aware, "
                         "session, under KubeAI's and Dynamo's names too)");
     }
-    if (is_router_knob(factor.name) && !number_level(level)) {
-      throw TargetError("factor " + factor.name + ": level \"" + level +
-                        "\" is not a finite number");
+    if (is_router_knob(factor) && !number_level(level)) {
+      throw TargetError("factor " + factor + ": level \"" + level + "\" is not a finite number");
     }
   }
 }

@@ -22,9 +22,10 @@ bool is_router_knob(const std::string& factor);
 // A finite number, or nullopt.
 std::optional<double> number_level(const std::string& level);
 
-// Throws TargetError when `factor` (strategy or a router knob) has a level the router cannot
-// apply. `who` names the target in the message ("the simulated fleet").
-void check_router_levels(const FactorSpec& factor, const std::string& who);
+// Throws TargetError when knob `factor` (strategy or a router knob) has a level the router
+// cannot apply. `who` names the target in the message ("the simulated fleet").
+void check_router_levels(const std::string& factor, const std::vector<std::string>& levels,
+                         const std::string& who);
 
 // {"strategy": <canonical>, <knob>: <number>...} for the treatment's strategy and router knobs;
 // "" when it sets none of them.

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
 
 #include "common/join.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/targets/readiness.h"
 #include "orchestrator/targets/target_kinds.h"
 
@@ -39,20 +41,47 @@ sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
   return options;
 }
 
+// A stand-in for a cluster arm with its own server (target.base_url, seed 002's plain Service)
+// must be told what the fleet does in its place: nothing applied would keep the previous
+// arm's strategy, a silent wrong rehearsal.
+void check_stand_in_for_own_servers(const ScenarioSpec& spec) {
+  for (const auto& cell : expand_plan(spec)) {
+    if (cell.treatment.base_url.empty()) continue;
+    const bool told = std::any_of(cell.settings.begin(), cell.settings.end(), [](const Setting& s) {
+      return s.path.rfind("target.sim.", 0) == 0;
+    });
+    if (told) continue;
+    throw TargetError("cells " + cell.arm +
+                      ": their load goes to their own server (target.base_url " +
+                      cell.treatment.base_url +
+                      "); say what the simulated fleet does in its place with target.sim.strategy "
+                      "in the same level (random stands in for a Kubernetes Service: kube-proxy "
+                      "picks a pod per connection)");
+  }
+}
+
 }  // namespace
 
 SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
     : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
   const std::vector<std::string>& applies = target_kind("sim").factors;
-  for (const auto& factor : spec.factors) {
-    if (is_load_factor(factor.name)) continue;
-    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
-      throw TargetError("factor " + factor.name + ": the simulated fleet cannot apply it " +
+  const bool stand_in = spec.target.kind != "sim";
+  if (stand_in) check_stand_in_for_own_servers(spec);
+  std::map<std::string, std::vector<std::string>> levels;  // knob -> every level it gets
+  for (const auto& cell : expand_plan(spec, stand_in ? "sim" : "")) {
+    for (const auto& [knob, level] : cell.treatment.levels) {
+      auto& seen = levels[knob];
+      if (std::find(seen.begin(), seen.end(), level) == seen.end()) seen.push_back(level);
+    }
+  }
+  for (const auto& [knob, knob_levels] : levels) {
+    if (std::find(applies.begin(), applies.end(), knob) == applies.end()) {
+      throw TargetError("factor " + knob + ": the simulated fleet cannot apply it " +
                         "(it applies: " + join(applies) + ")");
     }
-    check_router_levels(factor, "the simulated fleet");
-    for (const auto& level : factor.levels) {
-      if (factor.name == "prefix_caching" && !on_off(level)) {
+    check_router_levels(knob, knob_levels, "the simulated fleet");
+    for (const auto& level : knob_levels) {
+      if (knob == "prefix_caching" && !on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
       }
     }
@@ -82,10 +111,14 @@ SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
 }
 
 bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment& next) const {
-  for (const auto& [factor, level] : next.levels) {
-    const FactorSpec* spec = spec_.factor(factor);
-    const std::string* before = previous.find(factor);
-    if (spec && spec->phase == FactorPhase::kDeploy && (!before || *before != level)) return true;
+  for (const auto& [knob, level] : next.levels) {
+    // The factor that sets the knob, or the stand-in's value of it, decides its phase.
+    const FactorSpec* factor = spec_.factor_setting(knob_path(knob));
+    if (factor == nullptr) factor = spec_.factor_setting("target.sim." + knob);
+    const std::string* before = previous.find(knob);
+    if (factor && factor->phase == FactorPhase::kDeploy && (!before || *before != level)) {
+      return true;
+    }
   }
   return false;
 }

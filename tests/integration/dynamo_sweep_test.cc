@@ -190,7 +190,7 @@ TEST_F(DynamoSweepTest, TenCellsTwoFrontendChangesEachFollowedByOneWorkerRollout
   for (const auto& cell : cells) {
     SCOPED_TRACE("cell " + std::to_string(cell.ordinal + 1));
     EXPECT_EQ(cell.status, "done") << cell.error;
-    EXPECT_EQ(cell.strategy, cell.ordinal < 5 ? "round-robin" : "kv");
+    EXPECT_EQ(cell.arm, cell.ordinal < 5 ? "round-robin" : "kv");
     const bool first_of_group = cell.ordinal == 0 || cell.ordinal == 5;
     const auto commands = store_.commands(cell.id);
     const bool patched = std::any_of(commands.begin(), commands.end(), [](const auto& c) {

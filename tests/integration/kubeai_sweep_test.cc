@@ -48,7 +48,9 @@ class KubeAISweepTest : public ::testing::Test {
     spec_.load.warmup_requests = 2;
     spec_.load.max_tokens = 4;
     for (auto& factor : spec_.factors) {
-      if (factor.name == "concurrency") factor.levels = {"1", "2", "4"};
+      if (factor.name == "concurrency") {
+        factor = value_factor("concurrency", "concurrency", {"1", "2", "4"});
+      }
     }
 
     server_.put("models",
@@ -101,11 +103,10 @@ class KubeAISweepTest : public ::testing::Test {
 // Model's pods as the new one's, Ready, and replaces them only after the garbage collector and
 // its own lag. No request of any cell (warm-up included) may be sent inside a rollout.
 TEST_F(KubeAISweepTest, NoCellMeasuresWhileTheOperatorRollsThePods) {
-  FactorSpec replication;
-  replication.name = "replication";
-  replication.levels = {"256", "32"};
-  spec_.factors.insert(spec_.factors.begin(), replication);
-  spec_.factors[1].levels = {"PrefixHash"};  // strategy: one level, so 2 arms x 3 levels
+  spec_.factors.insert(spec_.factors.begin(),
+                       value_factor("replication", knob_path("replication"), {"256", "32"}));
+  // strategy: one level, so 2 arms x 3 levels
+  spec_.factors[1] = value_factor("strategy", knob_path("strategy"), {"PrefixHash"});
   server_.set_termination_delay("pods", 0.3);
   testing::KubeAIOperatorOptions options = operator_options();
   // The garbage collector takes the old Model's pods after KubeAI has reported them ready as

@@ -119,7 +119,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
     ASSERT_EQ(commands.size(), 1u);
     EXPECT_EQ(commands[0].argv.at(0), "POST");
     EXPECT_EQ(commands[0].argv.at(1), target->endpoints().base_url + "/admin/strategy");
-    EXPECT_EQ(commands[0].argv.at(2), R"({"strategy":")" + cell.strategy + R"("})");
+    EXPECT_EQ(commands[0].argv.at(2), R"({"strategy":")" + cell.arm + R"("})");
     EXPECT_EQ(commands[0].exit_code, 0);
 
     // Which upstream served each request, by its index in target.upstreams.
@@ -131,7 +131,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
       ++share[r.replica];
       replicas_of_conversation[r.conversation].insert(r.replica);
     }
-    if (cell.strategy == "round-robin") {
+    if (cell.arm == "round-robin") {
       EXPECT_EQ(share, (std::map<std::string, int>{{"0", 15}, {"1", 15}}));
     } else {
       EXPECT_EQ(share["0"] + share["1"], 30);
@@ -147,7 +147,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
     EXPECT_EQ(sources, (std::set<std::string>{url0 + "/metrics", url1 + "/metrics"}));
     const auto metrics = reports::compute_cell_metrics(requests, samples);
     ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
-    hit_rate[cell.strategy] = *metrics.kv_hit_rate_server;
+    hit_rate[cell.arm] = *metrics.kv_hit_rate_server;
   }
   // A conversation kept on one replica finds its history cached there; alternating replicas
   // computes it again. Both cells started cold (the reset went through the router).

@@ -88,7 +88,7 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
     EXPECT_LE(*metrics.kv_usage_max, 1.0);
     EXPECT_TRUE(metrics.preemptions.has_value());
     EXPECT_FALSE(metrics.spec_decode_acceptance.has_value());  // no speculative decoding
-    if (cell.concurrency == 1) hit_rate_at_1[cell.strategy] = *metrics.kv_hit_rate_server;
+    if (cell.concurrency == 1) hit_rate_at_1[cell.arm] = *metrics.kv_hit_rate_server;
   }
   // Conversations stick to one replica under prefix-hash, so their histories stay cached;
   // random spreads each conversation's turns over 4 replicas.

@@ -42,7 +42,7 @@ std::int64_t write_load_experiment(store::Store& store) {
   store::CellRow cell;
   cell.experiment_id = id;
   cell.key = "load";
-  cell.strategy = "kvsweep";
+  cell.arm = "kvsweep";
   cell.concurrency = 8;
   cell.status = "done";
   cell.started_at = e.started_at;
@@ -185,7 +185,7 @@ TEST(CellExports, StatisticsWithoutSamplesAreLeftOut) {
   const auto id = store.add_experiment(kvsweep::testing::small_experiment());
   store::CellRow cell;
   cell.experiment_id = id;
-  cell.strategy = "random";
+  cell.arm = "random";
   cell.concurrency = 1;
   cell.status = "done";
   cell.id = store.add_cell(cell);

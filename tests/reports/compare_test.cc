@@ -74,7 +74,7 @@ std::int64_t one_cell_experiment(store::Store& store, const std::string& strateg
   store::CellRow cell;
   cell.experiment_id = id;
   cell.key = strategy + "/" + std::to_string(concurrency);
-  cell.strategy = strategy;
+  cell.arm = strategy;
   cell.concurrency = concurrency;
   cell.status = "done";
   cell.id = store.add_cell(cell);
@@ -155,7 +155,7 @@ TEST(Compare, NoIntervalForAnyMetricComparesNothing) {
   const auto a = store.add_experiment(kvsweep::testing::small_experiment());
   store::CellRow cell;
   cell.experiment_id = a;
-  cell.strategy = "random";
+  cell.arm = "random";
   cell.concurrency = 8;
   cell.status = "done";
   cell.id = store.add_cell(cell);

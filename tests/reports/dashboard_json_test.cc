@@ -72,7 +72,7 @@ TEST(DashboardJson, NoBaselineMakesEveryStrategyATreatment) {
   store::ExperimentRow e;
   e.name = "x";
   store::CellRow c;
-  c.strategy = "a";
+  c.arm = "a";
   c.concurrency = 2;
   c.status = "failed";
   const auto doc = dashboard_baseline_json(make_report_model(e, {c}, {CellMetrics{}}));

@@ -92,7 +92,7 @@ TEST(HtmlReport, ScriptInUserStringsIsShownAsText) {
   store::CellRow cell;
   cell.experiment_id = id;
   cell.key = "k";
-  cell.strategy = "<b>bold</b>";
+  cell.arm = "<b>bold</b>";
   cell.concurrency = 4;
   cell.status = "failed";
   cell.error = "x < y & \"z\"";

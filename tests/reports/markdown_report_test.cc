@@ -98,7 +98,7 @@ TEST(MarkdownReport, FailedCellShowsStatusAndEscapedError) {
   store::CellRow cell;
   cell.experiment_id = experiment_id;
   cell.key = "k";
-  cell.strategy = "odd|name";
+  cell.arm = "odd|name";
   cell.concurrency = 4;
   cell.status = "failed";
   cell.error = "kubectl exited 1: a | b\nsecond line";
@@ -163,7 +163,7 @@ TEST(MarkdownReport, TokenFiguresWithoutUsageAreMarkedNotZero) {
   store::CellRow cell;
   cell.experiment_id = experiment_id;
   cell.key = "k";
-  cell.strategy = "random";
+  cell.arm = "random";
   cell.concurrency = 2;
   cell.status = "done";
   cell.id = store.add_cell(cell);

@@ -9,7 +9,7 @@ namespace {
 
 store::CellRow cell(const std::string& strategy, int concurrency) {
   store::CellRow c;
-  c.strategy = strategy;
+  c.arm = strategy;
   c.concurrency = concurrency;
   c.status = "done";
   return c;
@@ -32,7 +32,8 @@ CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 5
 
 ReportModel model(const std::vector<CellMetrics>& m, const std::string& setup_json = "") {
   store::ExperimentRow e;
-  e.setup_json = setup_json.empty() ? R"({"baseline":"random"})" : setup_json;
+  e.setup_json = setup_json.empty() ? "{}" : setup_json;
+  e.baseline = "random";
   return make_report_model(e, {cell("random", 96), cell("prefix-hash", 96)}, m);
 }
 
@@ -68,14 +69,35 @@ TEST(ChangePhrase, PicksFactorOrPercent) {
 }
 
 TEST(CsvTable, HasSeed004ColumnsInSeconds) {
-  const std::string csv =
-      render_csv(model({metrics(200, 1000), metrics(50, 1400)},
-                       R"({"baseline":"random","load":{"prefix_regime":"large"}})"));
+  const std::string csv = render_csv(
+      model({metrics(200, 1000), metrics(50, 1400)}, R"({"load":{"prefix_regime":"large"}})"));
   EXPECT_EQ(csv,
             "mode,prefix_regime,concurrency,mean_ttft_s,p95_ttft_s,mean_e2e_s,p95_e2e_s,req_s,tok_"
             "s,notes\n"
             "random,large,96,0.2000,0.4000,1.2000,1.4000,5.00,100.00,baseline\n"
             "prefix-hash,large,96,0.0500,0.1000,1.0500,1.1000,5.00,140.00,\n");
+}
+
+// Seed 004: the prefix length is a factor, so each cell has its own regime and the mode column
+// is the arm without it.
+TEST(CsvTable, APrefixRegimeFactorFillsTheColumnPerCell) {
+  std::vector<store::CellRow> cells;
+  for (const std::string mode : {"no_cache", "cache"}) {
+    for (const std::string regime : {"512", "1024"}) {
+      store::CellRow c = cell(mode + ", prefix_tokens=" + regime, 16);
+      c.factors_json = R"({"mode":")" + mode + R"(","load.dataset.prefix_tokens":")" + regime +
+                       R"(","concurrency":16})";
+      cells.push_back(c);
+    }
+  }
+  store::ExperimentRow e;
+  e.baseline = "no_cache, prefix_tokens=512";
+  const std::vector<CellMetrics> m(4, metrics(100, 1000));
+  const std::string csv = render_csv(make_report_model(e, cells, m));
+  EXPECT_NE(csv.find("\nno_cache,512,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nno_cache,1024,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncache,512,16,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ncache,1024,16,"), std::string::npos) << csv;
 }
 
 TEST(CsvTable, QuotesFieldsThatNeedIt) {

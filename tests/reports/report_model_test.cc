@@ -9,7 +9,7 @@ namespace {
 store::CellRow cell(const std::string& strategy, int concurrency, int repeat = 0,
                     const std::string& status = "done") {
   store::CellRow c;
-  c.strategy = strategy;
+  c.arm = strategy;
   c.concurrency = concurrency;
   c.repeat = repeat;
   c.status = status;
@@ -33,12 +33,13 @@ store::ExperimentRow experiment(const std::string& setup_json) {
   store::ExperimentRow e;
   e.name = "x";
   e.setup_json = setup_json;
+  e.baseline = "random";
   return e;
 }
 
 TEST(ReportModel, LevelsAscendRowsKeepPlanOrderRepeatsAreLabelled) {
   const auto model = make_report_model(
-      experiment(R"({"baseline":"random"})"),
+      experiment("{}"),
       {cell("prefix-hash", 16), cell("random", 16), cell("prefix-hash", 8), cell("random", 8),
        cell("random", 8, 1)},
       {metrics(1, 1), metrics(2, 2), metrics(3, 3), metrics(4, 4), metrics(5, 5)});
@@ -62,10 +63,9 @@ TEST(ReportModel, RepeatLabelsMatchTheSweepsConsole) {
 }
 
 TEST(ReportModel, RatiosDivideByTheBaselinesFirstRepeat) {
-  const auto model =
-      make_report_model(experiment(R"({"baseline":"random"})"),
-                        {cell("random", 8, 1), cell("random", 8), cell("prefix-hash", 8)},
-                        {metrics(50, 100), metrics(100, 1000), metrics(31, 1420)});
+  const auto model = make_report_model(
+      experiment("{}"), {cell("random", 8, 1), cell("random", 8), cell("prefix-hash", 8)},
+      {metrics(50, 100), metrics(100, 1000), metrics(31, 1420)});
   const auto& rows = model.levels.at(0).rows;
   EXPECT_TRUE(model.levels[0].has_baseline);
   EXPECT_TRUE(rows[1].is_baseline);
@@ -80,9 +80,9 @@ TEST(ReportModel, RatiosDivideByTheBaselinesFirstRepeat) {
 }
 
 TEST(ReportModel, FailedCellsAreNotMeasuredAndBaselineMayBeMissing) {
-  const auto model = make_report_model(experiment(R"({"baseline":"random"})"),
-                                       {cell("random", 8, 0, "failed"), cell("prefix-hash", 8)},
-                                       {metrics(1, 1), metrics(2, 2)});
+  const auto model =
+      make_report_model(experiment("{}"), {cell("random", 8, 0, "failed"), cell("prefix-hash", 8)},
+                        {metrics(1, 1), metrics(2, 2)});
   const auto& level = model.levels.at(0);
   EXPECT_FALSE(level.rows[0].measured);
   EXPECT_FALSE(level.has_baseline);
@@ -92,7 +92,7 @@ TEST(ReportModel, FailedCellsAreNotMeasuredAndBaselineMayBeMissing) {
 TEST(ReportModel, SetupLinesFromRowAndSetupJson) {
   store::ExperimentRow e = experiment(
       R"({"target":{"kind":"sim","replicas":8,"profile":"l4","port":9000},"model":"llama",)"
-      R"("load":{"request_rate":800,"dataset":{"kind":"sharegpt"}},"baseline":"random"})");
+      R"("load":{"request_rate":800,"dataset":{"kind":"sharegpt"}}})");
   e.status = "done";
   e.kvsweep_version = "0.1.0";
   const auto lines = setup_lines(e);
@@ -106,10 +106,12 @@ TEST(ReportModel, SetupLinesFromRowAndSetupJson) {
 }
 
 TEST(ReportModel, MalformedSetupJsonIsALineNotAnError) {
-  const auto lines = setup_lines(experiment("{not json"));
+  store::ExperimentRow broken = experiment("{not json");
+  broken.baseline = "";  // nothing else to say either
+  const auto lines = setup_lines(broken);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].label, "Setup");
-  const auto model = make_report_model(experiment("{not json"), {cell("a", 1)}, {metrics(1, 1)});
+  const auto model = make_report_model(broken, {cell("a", 1)}, {metrics(1, 1)});
   EXPECT_EQ(model.baseline, "");
   EXPECT_FALSE(model.levels.at(0).rows[0].vs_baseline.has_value());
 }

@@ -32,7 +32,8 @@ inline store::ExperimentRow small_experiment() {
   e.host = "ci-runner";
   e.setup_json = R"({"target":{"kind":"sim","replicas":2,"profile":"tiny"},"model":"tiny-llama",)"
                  R"("load":{"dataset":{"kind":"synthetic"},"max_concurrency":"${concurrency}",)"
-                 R"("num_prompts":4},"baseline":"random"})";
+                 R"("num_prompts":4}})";
+  e.baseline = "random";
   return e;
 }
 
@@ -78,7 +79,7 @@ inline std::int64_t write_small_experiment(
       cell.experiment_id = experiment_id;
       cell.ordinal = ordinal++;
       cell.key = "00ff/" + strategy + "/" + std::to_string(concurrency) + "/0";
-      cell.strategy = strategy;
+      cell.arm = strategy;
       cell.concurrency = concurrency;
       cell.status = "done";
       cell.id = store.add_cell(cell);

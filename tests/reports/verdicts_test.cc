@@ -11,7 +11,7 @@ namespace {
 store::CellRow cell(const std::string& strategy, int concurrency,
                     const std::string& status = "done") {
   store::CellRow c;
-  c.strategy = strategy;
+  c.arm = strategy;
   c.concurrency = concurrency;
   c.status = status;
   return c;
@@ -32,7 +32,7 @@ CellMetrics metrics(double ttft_p50_ms, double ttft_p95_ms, double total_tok_s,
 
 ReportModel model(const std::vector<store::CellRow>& cells, const std::vector<CellMetrics>& m) {
   store::ExperimentRow e;
-  e.setup_json = R"({"baseline":"random"})";
+  e.baseline = "random";
   return make_report_model(e, cells, m);
 }
 

@@ -25,7 +25,7 @@ std::int64_t running_cell(Store& store) {
   CellRow c;
   c.experiment_id = experiment_id;
   c.key = "k0";
-  c.strategy = "random";
+  c.arm = "random";
   c.concurrency = 4;
   c.status = "running";
   return store.add_cell(c);
@@ -85,7 +85,7 @@ TEST(StoreProgress, FileOfThePreviousSchemaMigratesKeepingItsRows) {
   const std::string path = dir.file("old.db");
   {
     SqliteDb db = SqliteDb::open(path);
-    migrate_to(db, 3);
+    migrate_to(db, 3);  // the schema before cell_progress (4)
     db.exec(
         "INSERT INTO experiments (id, name, status) VALUES (1, 'old', 'done');"
         "INSERT INTO cells (id, experiment_id, ordinal, key, status) VALUES (1, 1, 0, 'k', 'done');"

@@ -26,7 +26,8 @@ ExperimentRow make_experiment(const std::string& name) {
   row.status = "running";
   row.kvsweep_version = "0.1.0";
   row.host = "bench-host";
-  row.setup_json = R"({"baseline":"random"})";
+  row.setup_json = R"({"load":{"request_rate":800}})";
+  row.baseline = "random";
   return row;
 }
 
@@ -35,7 +36,7 @@ CellRow make_cell(std::int64_t experiment_id, int ordinal) {
   row.experiment_id = experiment_id;
   row.ordinal = ordinal;
   row.key = "hash/strategy=random/concurrency=8/repeat=" + std::to_string(ordinal);
-  row.strategy = "random";
+  row.arm = "random";
   row.concurrency = 8;
   row.repeat = ordinal;
   row.factors_json = R"({"strategy":"random","concurrency":8})";
@@ -87,6 +88,7 @@ void expect_same(const ExperimentRow& a, const ExperimentRow& b) {
   EXPECT_EQ(a.kvsweep_version, b.kvsweep_version);
   EXPECT_EQ(a.host, b.host);
   EXPECT_EQ(a.setup_json, b.setup_json);
+  EXPECT_EQ(a.baseline, b.baseline);
 }
 
 void expect_same(const CellRow& a, const CellRow& b) {
@@ -94,7 +96,7 @@ void expect_same(const CellRow& a, const CellRow& b) {
   EXPECT_EQ(a.experiment_id, b.experiment_id);
   EXPECT_EQ(a.ordinal, b.ordinal);
   EXPECT_EQ(a.key, b.key);
-  EXPECT_EQ(a.strategy, b.strategy);
+  EXPECT_EQ(a.arm, b.arm);
   EXPECT_EQ(a.concurrency, b.concurrency);
   EXPECT_EQ(a.repeat, b.repeat);
   EXPECT_EQ(a.factors_json, b.factors_json);

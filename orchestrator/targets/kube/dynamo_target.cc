@@ -36,7 +36,6 @@ std::string mode_of_level(const std::string& level) {
 // The router mode a treatment asks for; nullopt when it sets no strategy.
 std::optional<std::string> mode_of(const Treatment& t) {
   for (const auto& [factor, level] : t.levels) {
-    if (is_load_factor(factor)) continue;
     if (factor != "strategy") {
       throw TargetError("factor " + factor + ": kind dynamo cannot apply it; it applies strategy");
     }
@@ -87,9 +86,7 @@ class DynamoTarget : public KubeTarget {
     require_field(target().frontend_service, "target.frontend_service", kind(),
                   "the spec.services key of the frontend");
     check_factor_names(spec, kind(), target_kind("dynamo").factors);
-    if (const FactorSpec* strategy = spec.factor("strategy")) {
-      for (const auto& level : strategy->levels) mode_of_level(level);
-    }
+    for (const auto& level : spec.knob_levels("strategy")) mode_of_level(level);
   }
 
   std::string describe() const override {

@@ -24,11 +24,11 @@ class EndpointsTarget : public PlannedTarget {
     const auto factors = target_factors(spec_);
     if (factors.size() > 1) {
       std::vector<std::string> names;
-      for (const FactorSpec* f : factors) names.push_back(f->name);
+      for (const KnobLevels& f : factors) names.push_back(f.name);
       throw TargetError("factors " + join(names) +
-                        ": kind endpoints switches the URL by "
-                        "one factor only; the load driver applies concurrency, request_rate, "
-                        "max_tokens, cache");
+                        ": kind endpoints switches the URL by one factor only (or set "
+                        "target.base_url in named arms); the load driver applies concurrency, "
+                        "seed and every load.* field");
     }
     if (factors.empty()) {
       require_field(target.base_url, "target.base_url", "endpoints", "where the load goes");
@@ -36,17 +36,17 @@ class EndpointsTarget : public PlannedTarget {
       metrics_ = target.metrics.urls;
       return;
     }
-    factor_ = factors.front()->name;
-    for (const auto& level : factors.front()->levels) check_level(level);
-    select(factors.front()->levels.front());
+    factor_ = factors.front().name;
+    levels_ = factors.front().levels;
+    for (const auto& level : levels_) check_level(level);
+    select(levels_.front());
   }
 
   std::string describe() const override {
     if (factor_.empty()) return "endpoints " + url_;
     std::string text = "endpoints by " + factor_ + " (";
-    const FactorSpec* factor = spec_.factor(factor_);
-    for (std::size_t i = 0; i < factor->levels.size(); ++i) {
-      const std::string& level = factor->levels[i];
+    for (std::size_t i = 0; i < levels_.size(); ++i) {
+      const std::string& level = levels_[i];
       text += (i == 0 ? "" : ", ") + level + "=" + action(level).base_url;
     }
     return text + ")";
@@ -58,7 +58,8 @@ class EndpointsTarget : public PlannedTarget {
                                                          const Treatment& t) const override {
     try {
       const std::string* level = level_of(t);
-      return {{"use", level != nullptr ? action(*level).base_url : url_}};
+      if (!t.base_url.empty()) return {{"use", t.base_url}};
+      return {{"use", level != nullptr ? action(*level).base_url : default_url()}};
     } catch (const TargetError& e) {
       return {{"<cannot apply: " + std::string(e.what()) + ">"}};
     }
@@ -66,7 +67,15 @@ class EndpointsTarget : public PlannedTarget {
 
   CommandLogs apply(const Treatment& t) override {
     const std::string* level = level_of(t);
-    if (level != nullptr) select(*level);
+    if (!t.base_url.empty()) {  // an arm's own server
+      url_ = t.base_url;
+      metrics_ = spec_.target.metrics.urls;
+    } else if (level != nullptr) {
+      select(*level);
+    } else if (factor_.empty()) {
+      url_ = spec_.target.base_url;
+      metrics_ = spec_.target.metrics.urls;
+    }
     return {};
   }
 
@@ -114,7 +123,6 @@ class EndpointsTarget : public PlannedTarget {
   const std::string* level_of(const Treatment& t) const {
     const std::string* found = nullptr;
     for (const auto& [name, level] : t.levels) {
-      if (is_load_factor(name)) continue;
       if (name != factor_) {
         throw TargetError("factor " + name + ": kind endpoints " +
                           (factor_.empty() ? "has no factor of its own"
@@ -126,6 +134,8 @@ class EndpointsTarget : public PlannedTarget {
     return found;
   }
 
+  std::string default_url() const { return factor_.empty() ? spec_.target.base_url : url_; }
+
   void select(const std::string& level) {
     const LevelAction& chosen = action(level);
     url_ = chosen.base_url;
@@ -135,6 +145,7 @@ class EndpointsTarget : public PlannedTarget {
   ScenarioSpec spec_;
   Log log_;
   std::string factor_;                // the factor that picks the URL; "" = target.base_url
+  std::vector<std::string> levels_;   // its levels, in the order written
   std::string url_;                   // where the load goes now
   std::vector<std::string> metrics_;  // that URL's /metrics
 };

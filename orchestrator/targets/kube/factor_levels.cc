@@ -4,26 +4,25 @@
 #include <algorithm>
 #include <charconv>
 
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/targets/planned_target.h"
 
 namespace kvsweep::orchestrator::kube {
 
-std::vector<const FactorSpec*> target_factors(const ScenarioSpec& spec) {
-  std::vector<const FactorSpec*> out;
-  for (const auto& factor : spec.factors) {
-    if (!is_load_factor(factor.name)) out.push_back(&factor);
-  }
+std::vector<KnobLevels> target_factors(const ScenarioSpec& spec) {
+  std::vector<KnobLevels> out;
+  for (const auto& knob : spec.knobs()) out.push_back({knob, spec.knob_levels(knob)});
   return out;
 }
 
 void check_factor_names(const ScenarioSpec& spec, const std::string& kind,
                         const std::vector<std::string>& accepted) {
-  for (const FactorSpec* factor : target_factors(spec)) {
-    if (std::find(accepted.begin(), accepted.end(), factor->name) != accepted.end()) continue;
+  for (const KnobLevels& factor : target_factors(spec)) {
+    if (std::find(accepted.begin(), accepted.end(), factor.name) != accepted.end()) continue;
     const std::string applies =
         accepted.empty() ? "it applies no factor of its own" : "it applies " + join(accepted);
-    throw TargetError("factor " + factor->name + ": kind " + kind + " cannot apply it; " + applies +
-                      " (the load driver applies concurrency, request_rate, max_tokens, cache)");
+    throw TargetError("factor " + factor.name + ": kind " + kind + " cannot apply it; " + applies +
+                      " (the load driver applies concurrency, seed and every load.* field)");
   }
 }
 
@@ -43,10 +42,9 @@ void require_field(const std::string& value, const std::string& field, const std
 }
 
 bool scenario_needs_cold(const ScenarioSpec& spec) {
-  if (const FactorSpec* cache = spec.factor("cache")) {
-    return std::find(cache->levels.begin(), cache->levels.end(), "cold") != cache->levels.end();
-  }
-  return spec.load.cache == "cold";
+  const std::vector<CellPlan> cells = expand_plan(spec);
+  return std::any_of(cells.begin(), cells.end(),
+                     [](const CellPlan& c) { return c.load.cache == CachePolicy::kCold; });
 }
 
 void check_cold_method(const ScenarioSpec& spec, const std::string& kind,

@@ -11,11 +11,18 @@
 
 namespace kvsweep::orchestrator::kube {
 
-// The scenario's factors the target applies (every one is_load_factor() rejects), in order.
-std::vector<const FactorSpec*> target_factors(const ScenarioSpec& spec);
+// A knob the scenario's factors set (target.<knob>, directly or in named arms) and every level
+// they give it, in the order written.
+struct KnobLevels {
+  std::string name;
+  std::vector<std::string> levels;
+};
+
+// The knobs the target applies, in the order first written.
+std::vector<KnobLevels> target_factors(const ScenarioSpec& spec);
 
 // Throws TargetError "factor NAME: kind KIND cannot apply it; it applies A, B (the load
-// driver applies concurrency, ...)" unless every target factor is in `accepted`.
+// driver applies concurrency, ...)" unless every knob is in `accepted`.
 void check_factor_names(const ScenarioSpec& spec, const std::string& kind,
                         const std::vector<std::string>& accepted);
 
@@ -26,7 +33,7 @@ std::optional<long long> integer_level(const std::string& level, long long min);
 void require_field(const std::string& value, const std::string& field, const std::string& kind,
                    const std::string& why);
 
-// True when some cell may start with a cold cache (load.cache or a "cache" factor level).
+// True when some cell starts with a cold cache (load.cache, or a factor's level of it).
 bool scenario_needs_cold(const ScenarioSpec& spec);
 
 // Throws TargetError unless target.cold_method is one the target supports.

@@ -45,7 +45,10 @@ KubectlConfig kubectl_config(const TargetSpec& target) {
 }
 
 KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
-    : spec_(spec), kind_(std::move(kind)), kubectl_(kubectl_config(spec.target), std::move(log)) {
+    : spec_(spec),
+      kind_(std::move(kind)),
+      kubectl_(kubectl_config(spec.target), std::move(log)),
+      base_url_(spec.target.base_url) {
   require_field(spec.target.base_url, "target.base_url", kind_,
                 "where the load goes, e.g. the gateway's http://host:port");
   require_field(spec.target.namespace_name, "target.namespace", kind_, "the resources' namespace");
@@ -54,7 +57,7 @@ KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
 
 Endpoints KubeTarget::endpoints() const {
   Endpoints endpoints;
-  endpoints.base_url = spec_.target.base_url;
+  endpoints.base_url = base_url_;
   endpoints.metrics_urls = spec_.target.metrics.urls;
   if (endpoints.metrics_urls.empty()) {
     for (const auto& replica : replica_urls_) {
@@ -69,6 +72,9 @@ CommandLogs KubeTarget::start() {
 }
 
 CommandLogs KubeTarget::apply(const Treatment& t) {
+  // An arm with its own server (a plain Service beside the router): the load and the serving
+  // gates go there from now on.
+  base_url_ = t.base_url.empty() ? spec_.target.base_url : t.base_url;
   return collecting([this, &t] {
     // Before the change: which pods are there, so that the gates can tell the ones it makes.
     change_ = pod_change(t);
@@ -163,8 +169,10 @@ std::vector<std::string> KubeTarget::planned_gates(const Treatment* /*previous*/
   std::vector<std::string> lines = planned_resource_gate(next);
   if (!pods_selector().empty()) lines.push_back(planned_pods_gate(pod_change(next)));
   for (auto& line : planned_gates_after_pods(next)) lines.push_back(std::move(line));
-  lines.push_back("models: GET " + spec_.target.base_url + "/v1/models lists " + spec_.model +
-                  " (limit " + duration_text(r.models_s) + "); completion: a 1-token chat " +
+  // An arm with its own server (target.base_url in a level) is served there.
+  const std::string& serving = next.base_url.empty() ? spec_.target.base_url : next.base_url;
+  lines.push_back("models: GET " + serving + "/v1/models lists " + spec_.model + " (limit " +
+                  duration_text(r.models_s) + "); completion: a 1-token chat " +
                   "completion answers 200 (limit " + duration_text(r.completion_s) + ")");
   return lines;
 }
@@ -295,8 +303,8 @@ void KubeTarget::wait_pods() {
 
 void KubeTarget::wait_serving() {
   const ReadinessSpec& r = spec_.target.readiness;
-  wait_model_listed(spec_.target.base_url, spec_.model, r.models_s, r.poll_s, log());
-  wait_completion(spec_.target.base_url, spec_.model, r.completion_s, r.poll_s, log());
+  wait_model_listed(base_url_, spec_.model, r.models_s, r.poll_s, log());
+  wait_completion(base_url_, spec_.model, r.completion_s, r.poll_s, log());
 }
 
 void KubeTarget::discover_replicas() {

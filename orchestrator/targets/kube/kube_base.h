@@ -28,8 +28,8 @@ class KubeTarget : public PlannedTarget {
   // "reset": POST /reset_prefix_cache to every replica; "restart": delete the pods the target
   // restarts (pods_selector()) and wait for readiness again.
   CommandLogs make_cold() final;
-  // target.base_url; target.metrics.urls when given, else every discovered replica +
-  // target.metrics.path.
+  // The applied treatment's base_url, else target.base_url; target.metrics.urls when given,
+  // else every discovered replica + target.metrics.path.
   Endpoints endpoints() const override;
   // The pods behind the replicas read again: a "health" log when they changed during the
   // cell (a rollout, a pod replaced or restarted), which changes what it measured.
@@ -80,7 +80,7 @@ class KubeTarget : public PlannedTarget {
       const std::function<std::optional<std::string>(const nlohmann::json&)>& not_ready);
   // Gate "pods": the pods of pods_selector() are settled (PodsGate) for the change applied.
   void wait_pods();
-  // Gates "models" and "completion" on target.base_url.
+  // Gates "models" and "completion" where the load goes (endpoints().base_url).
   void wait_serving();
   // Step "discover": the replica base URLs from the Ready pods of pods_selector().
   void discover_replicas();
@@ -123,6 +123,7 @@ class KubeTarget : public PlannedTarget {
   Kubectl kubectl_;
   std::vector<CommandLog> logs_;  // calls of short-lived Kubectl runners, kept in call order
   std::vector<std::string> replica_urls_;
+  std::string base_url_;  // where the load goes: the applied treatment's, else the target's
   // The change the gates wait for: what the last apply (or a cold restart) does to the pods,
   // and the uids of the pods there before it.
   PodChange change_ = PodChange::kNone;

@@ -60,10 +60,7 @@ json load_balancing_of(const std::string& factor, const std::string& level) {
 // The merge patch of spec.loadBalancing for a whole treatment; empty when it sets nothing.
 json load_balancing_of(const Treatment& t) {
   json patch = json::object();
-  for (const auto& [factor, level] : t.levels) {
-    if (is_load_factor(factor)) continue;
-    patch.merge_patch(load_balancing_of(factor, level));
-  }
+  for (const auto& [factor, level] : t.levels) patch.merge_patch(load_balancing_of(factor, level));
   return patch;
 }
 
@@ -101,7 +98,7 @@ class KubeAITarget : public KubeTarget {
  public:
   KubeAITarget(const ScenarioSpec& spec, Log log)
       : KubeTarget(spec, "kubeai", std::move(log)),
-        recreate_(spec.factor("replication") != nullptr) {
+        recreate_(spec.factor_setting(knob_path("replication")) != nullptr) {
     require_field(target().resource, "target.resource", kind(), "the KubeAI Model's name");
     if (target().replicas <= 0) {
       throw TargetError(
@@ -109,8 +106,8 @@ class KubeAITarget : public KubeTarget {
           "ready replicas, checked against .status.replicas.ready)");
     }
     check_factor_names(spec, kind(), kubeai_factors());
-    for (const FactorSpec* factor : target_factors(spec)) {
-      for (const auto& level : factor->levels) load_balancing_of(factor->name, level);
+    for (const KnobLevels& factor : target_factors(spec)) {
+      for (const auto& level : factor.levels) load_balancing_of(factor.name, level);
     }
   }
 

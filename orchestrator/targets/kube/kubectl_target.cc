@@ -50,24 +50,24 @@ std::vector<std::string> replicas_from_metrics(const MetricsSpec& metrics) {
 class KubectlTarget : public KubeTarget {
  public:
   KubectlTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "kubectl", std::move(log)) {
-    for (const FactorSpec* factor : target_factors(spec)) {
-      const auto entry = target().levels.find(factor->name);
+    for (const KnobLevels& factor : target_factors(spec)) {
+      const auto entry = target().levels.find(factor.name);
       std::vector<std::string> known;
       if (entry != target().levels.end()) {
         for (const auto& [level, action] : entry->second) known.push_back(level);
       }
-      for (const auto& level : factor->levels) {
-        const std::string where = "target.levels." + factor->name + "." + level;
+      for (const auto& level : factor.levels) {
+        const std::string where = "target.levels." + factor.name + "." + level;
         if (std::find(known.begin(), known.end(), level) == known.end()) {
-          throw TargetError("factor " + factor->name + ": level \"" + level + "\" has no " +
-                            "entry in target.levels." + factor->name +
+          throw TargetError("factor " + factor.name + ": level \"" + level + "\" has no " +
+                            "entry in target.levels." + factor.name +
                             " (it has: " + (known.empty() ? "none" : join(known)) + ")");
         }
         const LevelAction& action = entry->second.at(level);
         check_argvs(action.apply, where + ".apply", target().kubectl);
         check_argvs(action.wait, where + ".wait", target().kubectl);
       }
-      factors_.push_back(factor->name);
+      factors_.push_back(factor.name);
     }
     if (target().pod_selector.empty()) set_replica_urls(replicas_from_metrics(target().metrics));
   }
@@ -157,8 +157,7 @@ class KubectlTarget : public KubeTarget {
   // a factor or level the target lacks.
   std::vector<LabeledAction> actions_of(const Treatment& t) const {
     for (const auto& [factor, level] : t.levels) {
-      const bool known = is_load_factor(factor) ||
-                         std::find(factors_.begin(), factors_.end(), factor) != factors_.end();
+      const bool known = std::find(factors_.begin(), factors_.end(), factor) != factors_.end();
       if (!known) {
         throw TargetError("factor " + factor + ": not a factor of this scenario's kubectl target");
       }

@@ -60,10 +60,10 @@ TEST(ScenarioLoader, ReadsEveryField) {
   EXPECT_EQ(spec->seed, 7u);
   ASSERT_EQ(spec->factors.size(), 2u);
   EXPECT_EQ(spec->factors[0].name, "strategy");
-  EXPECT_EQ(spec->factors[0].levels, (std::vector<std::string>{"random", "prefix-hash"}));
+  EXPECT_EQ(spec->factors[0].labels(), (std::vector<std::string>{"random", "prefix-hash"}));
   EXPECT_EQ(spec->factors[0].phase, FactorPhase::kRun);  // the sim router switches live
-  EXPECT_EQ(spec->factor("concurrency")->levels, (std::vector<std::string>{"2", "8"}));
-  EXPECT_EQ(spec->load.cache, "cold");
+  EXPECT_EQ(spec->factor("concurrency")->labels(), (std::vector<std::string>{"2", "8"}));
+  EXPECT_EQ(spec->load.cache, CachePolicy::kCold);
   EXPECT_EQ(spec->load.dataset.conversations, 8);
   EXPECT_DOUBLE_EQ(spec->load.dataset.assistant_words.mean, 12);
   EXPECT_EQ(spec->load.dataset.kind, "synthetic-multiturn");

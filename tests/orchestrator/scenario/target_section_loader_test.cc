@@ -177,10 +177,11 @@ TEST(ScenarioTarget, LevelsTheRunnerCannotHoldAreRefusedOnce) {
   ASSERT_EQ(heads.size(), 2u);  // no extra "give at least one level" for either
   EXPECT_EQ(heads[0],
             "s.yaml:12:17: factors.concurrency: level \"3000000000\": expected an integer from 1 "
-            "to 1000000");
+            "to 1000000, got \"3000000000\"");
+  // The level is read by load.max_tokens' own reader: the field's own message.
   EXPECT_EQ(heads[1],
             "s.yaml:13:16: factors.max_tokens: level \"0\": expected an integer from 1 to "
-            "1000000");
+            "1000000, got \"0\"");
 }
 
 TEST(ScenarioTarget, FactorTheKindCannotApplyIsUnknown) {
@@ -213,12 +214,12 @@ TEST(ScenarioTarget, ExplicitPhaseOverridesTheDefault) {
                         "  strategy:\n    levels: [LeastLoad, PrefixHash]\n    phase: deploy\n"));
   const FactorSpec* strategy = spec.factor("strategy");
   ASSERT_NE(strategy, nullptr);
-  EXPECT_EQ(strategy->levels, (std::vector<std::string>{"LeastLoad", "PrefixHash"}));
+  EXPECT_EQ(strategy->labels(), (std::vector<std::string>{"LeastLoad", "PrefixHash"}));
   EXPECT_EQ(strategy->phase, FactorPhase::kDeploy);
   // The flow form too, and a load factor may say run (its only phase).
   const ScenarioSpec flow = parse_ok(replaced(kKubeai, "  concurrency: [4, 8]\n",
                                               "  concurrency: {levels: [4, 8], phase: run}\n"));
-  EXPECT_EQ(flow.factor("concurrency")->levels, (std::vector<std::string>{"4", "8"}));
+  EXPECT_EQ(flow.factor("concurrency")->labels(), (std::vector<std::string>{"4", "8"}));
 }
 
 TEST(ScenarioTarget, LoadFactorCannotBeDeployTime) {

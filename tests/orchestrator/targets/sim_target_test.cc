@@ -52,9 +52,9 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
   ASSERT_EQ(spec.factor("prefix_caching")->phase, FactorPhase::kDeploy);
   SimTarget target(spec);
   target.start();
-  const Treatment off_random{{{"prefix_caching", "off"}, {"strategy", "random"}}};
-  const Treatment off_hash{{{"prefix_caching", "off"}, {"strategy", "prefix-hash"}}};
-  const Treatment on_random{{{"prefix_caching", "on"}, {"strategy", "random"}}};
+  const Treatment off_random{{{"prefix_caching", "off"}, {"strategy", "random"}}, ""};
+  const Treatment off_hash{{{"prefix_caching", "off"}, {"strategy", "prefix-hash"}}, ""};
+  const Treatment on_random{{{"prefix_caching", "on"}, {"strategy", "random"}}, ""};
 
   // Each apply returns the requests it made.
   const CommandLogs first = target.apply(off_random);  // follows the start: no restart
@@ -100,10 +100,7 @@ TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
 // The message of the TargetError the constructor throws with one more factor, or "(no error)".
 std::string error_with_factor(const std::string& name, const std::vector<std::string>& levels) {
   ScenarioSpec spec = parse(kScenario);
-  FactorSpec factor;
-  factor.name = name;
-  factor.levels = levels;
-  spec.factors.push_back(factor);
+  spec.factors.push_back(value_factor(name, knob_path(name), levels));
   try {
     SimTarget target(spec);
   } catch (const TargetError& e) {
@@ -145,7 +142,7 @@ TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
   EXPECT_EQ(spec.target.health.failures, 2);
   SimTarget target(spec);
   target.start();
-  target.apply({{{"prefix_caching", "on"}, {"strategy", "random"}}});
+  target.apply({{{"prefix_caching", "on"}, {"strategy", "random"}}, ""});
   auto down = driver::http_post_json(target.endpoints().base_url + "/admin/faults",
                                      R"({"replica":1,"down":true})", 10);
   ASSERT_EQ(down.status, 200) << down.error << down.body;

@@ -229,7 +229,8 @@ TEST_F(DynamoTargetTest, TheConstructorRejectsWhatDynamoCannotApply) {
     return target_error_of([&] { make_dynamo_target(spec); });
   };
   ScenarioSpec spec = dynamo_spec();
-  spec.factors.back().levels.push_back("prefix-hash");
+  spec.factors.back().levels.push_back(
+      {"prefix-hash", {{"target.strategy", "prefix-hash", {}}}, {}});
   EXPECT_CONTAINS(message_of(spec),
                   "factor strategy: level \"prefix-hash\": Dynamo has no such "
                   "router mode; it accepts kv (kv-aware), round-robin");
@@ -237,12 +238,13 @@ TEST_F(DynamoTargetTest, TheConstructorRejectsWhatDynamoCannotApply) {
   add_factor(spec, "replication", {"1"});
   EXPECT_EQ(message_of(spec),
             "factor replication: kind dynamo cannot apply it; it applies strategy (the load "
-            "driver applies concurrency, request_rate, max_tokens, cache)");
+            "driver applies concurrency, seed and every load.* field)");
   spec = dynamo_spec();
   spec.target.resource = "";
   EXPECT_CONTAINS(message_of(spec), "target.resource: required for kind dynamo");
   spec = dynamo_spec();
-  spec.factors.back().levels = {"power-of-two", "direct"};  // Dynamo's own, passed through
+  spec.factors.back() = value_factor("strategy", "target.strategy",
+                                     {"power-of-two", "direct"});  // Dynamo's own, passed through
   EXPECT_EQ(message_of(spec), "(no error)");
 }
 

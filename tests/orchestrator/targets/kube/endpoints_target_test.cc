@@ -33,7 +33,7 @@ std::string message_of(const ScenarioSpec& spec) {
 TEST_F(EndpointsTargetTest, TheFactorLevelSwitchesTheUrl) {
   auto target = make_endpoints_target(endpoints_spec());
   target->start();
-  const Treatment on{{{"concurrency", "4"}, {"prefix_caching", "on"}}};
+  const Treatment on{{{"prefix_caching", "on"}}, ""};
   EXPECT_EQ(target->planned_commands(nullptr, on),
             (std::vector<std::vector<std::string>>{{"use", gateway_->router_url()}}));
   CommandLogs ran = target->apply(on);
@@ -71,7 +71,7 @@ TEST_F(EndpointsTargetTest, WithoutAFactorTheBaseUrlIsTheEndpoint) {
   EXPECT_EQ(target->endpoints().base_url, gateway_->router_url());
   EXPECT_EQ(target->planned_commands(nullptr, {}),
             (std::vector<std::vector<std::string>>{{"use", gateway_->router_url()}}));
-  target->apply({{{"concurrency", "1"}}});
+  target->apply({});
   target->wait_ready();
   EXPECT_EQ(target->describe(), "endpoints " + gateway_->router_url());
 
@@ -96,7 +96,7 @@ TEST_F(EndpointsTargetTest, TheConstructorRejectsWhatItCannotSwitch) {
   EXPECT_CONTAINS(message_of(spec),
                   "target.cold_method: kind endpoints cannot restart plain "
                   "endpoints");
-  spec.load.cache = "warm";  // no cell needs a cold cache: restart is never asked for
+  spec.load.cache = CachePolicy::kWarm;  // no cell needs a cold cache: restart is never asked for
   auto target = make_endpoints_target(spec);
   EXPECT_THROW(target->make_cold(), TargetError);
   EXPECT_EQ(target->planned_commands(nullptr, {{{"prefix_caching", "maybe"}}}).size(), 1u);

@@ -146,19 +146,13 @@ class KubeTargetTest : public ::testing::Test {
     spec.target.readiness.completion_s = 5;
     spec.target.readiness.poll_s = 0.05;
     spec.target.readiness.settle_s = 0.2;
-    FactorSpec concurrency;
-    concurrency.name = "concurrency";
-    concurrency.levels = {"1", "4"};
-    spec.factors.push_back(concurrency);
+    spec.factors.push_back(value_factor("concurrency", "concurrency", {"1", "4"}));
     return spec;
   }
 
   static void add_factor(ScenarioSpec& spec, const std::string& name,
                          const std::vector<std::string>& levels) {
-    FactorSpec factor;
-    factor.name = name;
-    factor.levels = levels;
-    spec.factors.push_back(factor);
+    spec.factors.push_back(value_factor(name, knob_path(name), levels));
   }
 
   testing::TempDir dir_;

@@ -92,10 +92,9 @@ TEST_F(KubeAITargetTest, ApplyPatchesOnlyTheKeysTheTreatmentSets) {
   add_factor(spec, "mean_load_factor", {"125", "150"});
   add_factor(spec, "prefix_char_length", {"100", "500"});
   auto target = make_kubeai_target(spec);
-  target->apply({{{"strategy", "PrefixHash"},
-                  {"concurrency", "4"},
-                  {"mean_load_factor", "150"},
-                  {"prefix_char_length", "500"}}});
+  target->apply(
+      {{{"strategy", "PrefixHash"}, {"mean_load_factor", "150"}, {"prefix_char_length", "500"}},
+       ""});
   const auto lb = (*server_.get("models", "default", "m1"))["spec"]["loadBalancing"];
   EXPECT_EQ(lb, json::parse(R"({"strategy":"PrefixHash","prefixHash":
       {"replication":256,"meanLoadFactor":150,"prefixCharLength":500}})"));
@@ -237,7 +236,8 @@ TEST_F(KubeAITargetTest, TheConstructorRejectsWhatKubeAICannotApply) {
     return target_error_of([&] { make_kubeai_target(spec); });
   };
   ScenarioSpec spec = kubeai_spec();
-  spec.factors.back().levels.push_back("round-robin");
+  spec.factors.back().levels.push_back(
+      {"round-robin", {{"target.strategy", "round-robin", {}}}, {}});
   EXPECT_EQ(message_of(spec),
             "factor strategy: level \"round-robin\": KubeAI has no round-robin strategy; it has "
             "LeastLoad (least-load) and PrefixHash (prefix-hash)");

@@ -58,7 +58,7 @@ TEST_F(KubectlTargetTest, RunsTheLevelsCommandsInScenarioOrderThenTheGates) {
   auto target = make_kubectl_target(kubectl_spec());
   target->start();
   // The treatment lists the factors in another order; the scenario's order is what counts.
-  const Treatment t{{{"block_size", "16"}, {"concurrency", "1"}, {"prefix_caching", "on"}}};
+  const Treatment t{{{"block_size", "16"}, {"prefix_caching", "on"}}, ""};
   const auto planned = target->planned_commands(nullptr, t);
   CommandLogs logs = target->apply(t);
   EXPECT_EQ(argvs_of(logs), planned);
