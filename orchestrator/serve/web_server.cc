@@ -139,7 +139,7 @@ int WebServer::start() {
   i.http.set_payload_max_length(limits.payload_max_bytes);
   i.http.set_read_timeout(to_micros(limits.read_timeout_s));
   i.http.set_write_timeout(to_micros(limits.write_timeout_s));
-  // httplib takes whole seconds here; 0 would close every connection after one request.
+  // httplib takes whole seconds here; at least 1, so a browser's next request can reuse it.
   i.http.set_keep_alive_timeout(
       std::max<time_t>(1, static_cast<time_t>(std::lround(limits.keep_alive_timeout_s))));
   i.http.set_keep_alive_max_count(static_cast<std::size_t>(limits.keep_alive_max_count));
