@@ -16,6 +16,7 @@ struct ServeArgs {
   std::string token_env;
   double scrape_interval_s = 2;
   double window_s = 30;
+  serve::ServerLimits limits;
 };
 
 int serve_command(const GlobalOptions& global, const ServeArgs& args, Console& console) {
@@ -26,6 +27,7 @@ int serve_command(const GlobalOptions& global, const ServeArgs& args, Console& c
   options.token = api_key_from_env(args.token_env, "--token-env");
   options.live.interval_s = args.scrape_interval_s;
   options.live.window_s = args.window_s;
+  options.limits = args.limits;
   serve::WebServer server(options);  // refuses a non-loopback bind without a token
   server.start();
   // The URL line is the result (a script reads it, even with --quiet); the rest is status.
@@ -70,6 +72,25 @@ Subcommand register_serve(CLI::App& app, const GlobalOptions& global) {
                   "live page: seconds of histogram increase each figure is taken over")
       ->capture_default_str()
       ->check(CLI::Range(2.0, 3600.0));
+  cmd->add_option("--threads", args->limits.threads,
+                  "connections served at once (each open live page holds one)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-queued", args->limits.max_queued,
+                  "accepted connections waiting for a thread; beyond, new ones wait in the "
+                  "kernel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--read-timeout", args->limits.read_timeout_s,
+                  "seconds a request (line, header or body) may stay silent before its "
+                  "connection is closed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--write-timeout", args->limits.write_timeout_s,
+                  "seconds a client may read nothing of an answer before its connection is "
+                  "closed")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
   return {cmd, [args, &global] {
             Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
             return serve_command(global, *args, console);

@@ -3,14 +3,22 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <thread>
 
+#include "orchestrator/serve/bounded_task_queue.h"
 #include "orchestrator/serve/page_render.h"
 #include "orchestrator/serve/serve_context.h"
 
 namespace kvsweep::orchestrator::serve {
 namespace {
+
+std::chrono::microseconds to_micros(double seconds) {
+  return std::chrono::microseconds(std::llround(seconds * 1e6));
+}
 
 // "127.0.0.1:8765", "[::1]:8765", "localhost": the host part of a Host header.
 std::string host_name(const std::string& host_header) {
@@ -123,13 +131,18 @@ WebServer::~WebServer() { stop(); }
 int WebServer::start() {
   Impl& i = *impl_;
   const ServeOptions& o = i.context.options();
-  const int threads = o.threads;
-  i.http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  i.http.set_payload_max_length(64 * 1024);  // a login form at most
-  i.http.set_read_timeout(5, 0);
-  // An idle keep-alive connection holds a thread, and stop() waits for it: short, so Ctrl-C
-  // ends the server within a couple of seconds.
-  i.http.set_keep_alive_timeout(2);
+  const ServerLimits limits = o.limits;
+  i.http.new_task_queue = [limits] {
+    return new BoundedTaskQueue(static_cast<std::size_t>(limits.threads),
+                                static_cast<std::size_t>(limits.max_queued));
+  };
+  i.http.set_payload_max_length(limits.payload_max_bytes);
+  i.http.set_read_timeout(to_micros(limits.read_timeout_s));
+  i.http.set_write_timeout(to_micros(limits.write_timeout_s));
+  // httplib takes whole seconds here; at least 1, so a browser's next request can reuse it.
+  i.http.set_keep_alive_timeout(
+      std::max<time_t>(1, static_cast<time_t>(std::lround(limits.keep_alive_timeout_s))));
+  i.http.set_keep_alive_max_count(static_cast<std::size_t>(limits.keep_alive_max_count));
   i.http.set_pre_routing_handler(
       [&i](const httplib::Request& req, httplib::Response& res) { return i.check(req, res); });
   i.http.Post("/login",

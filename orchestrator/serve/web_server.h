@@ -2,6 +2,7 @@
 // read-only, beside any sweep writing it. Routes and their JSON: docs/serve.md.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -9,13 +10,26 @@
 
 namespace kvsweep::orchestrator::serve {
 
+// What the HTTP server allows a client (docs/serve.md, "Limits"): httplib's own knobs.
+struct ServerLimits {
+  int threads = 16;           // connections served at once; each open live stream (SSE) holds one
+  int max_queued = 64;        // accepted connections waiting for a thread; beyond, accepting pauses
+  double read_timeout_s = 5;  // a request line, header or body silent this long: closed
+  double write_timeout_s = 10;  // a client that reads nothing for this long: closed
+  // An idle keep-alive connection holds a thread, and stop() waits for it: short, so Ctrl-C
+  // ends the server within a couple of seconds.
+  double keep_alive_timeout_s = 2;
+  int keep_alive_max_count = 100;             // requests on one connection, then it is closed
+  std::size_t payload_max_bytes = 64 * 1024;  // a login form at most; beyond: 413
+};
+
 struct ServeOptions {
   std::string db_path = "kvsweep.db";
   std::string bind = "127.0.0.1";
   int port = 8765;    // 0: any free port (tests)
   std::string token;  // "" only on a loopback bind (bind_refusal); never printed
   LiveSettings live;
-  int threads = 16;  // each open live stream (SSE) holds one
+  ServerLimits limits;
 };
 
 // Thread contract: start() and stop() from the owning thread; requests are served on the

@@ -48,6 +48,20 @@ function start(args, name) {
   return child;
 }
 
+// Whether the child has exited and no process of its group is left, within limitMs.
+async function groupGone(child, limitMs) {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    let alive = child.exitCode === null && child.signalCode === null;
+    if (!alive) {
+      try { process.kill(-child.pid, 0); alive = true; } catch (e) { alive = e.code !== 'ESRCH'; }
+    }
+    if (!alive) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function waitFor(what, predicate, limitMs = STEP_LIMIT_MS) {
   const until = Date.now() + limitMs;
   for (;;) {
@@ -290,14 +304,22 @@ async function main() {
 main().catch((e) => {
   failures++;
   console.log('FAIL: ' + (e.stack || e));
-}).finally(() => {
+}).finally(async () => {
   for (const child of children) {
     try { process.kill(-child.pid, 'SIGTERM'); } catch (e) { /* already gone */ }
+  }
+  // The temp directory goes only once every child's process group has gone: a killed child
+  // (or its descendants) still closing the store or writing a report would otherwise make
+  // rmSync fail with ENOTEMPTY. A group that ignores SIGTERM gets SIGKILL.
+  for (const child of children) {
+    if (!(await groupGone(child, 15000))) {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch (e) { /* gone meanwhile */ }
+      if (!(await groupGone(child, 15000))) console.log('note: ' + child.name + ' outlived SIGKILL');
+    }
   }
   for (const child of children) {
     if (failures > 0) console.log('--- ' + child.name + ' output (tail):\n' + child.output.slice(-1500));
   }
-  // Killed children may still be closing their files for a moment.
   fs.rmSync(work, {recursive: true, force: true, maxRetries: 10, retryDelay: 200});
   console.log(passes + ' passed, ' + failures + ' failed');
   process.exit(failures === 0 ? 0 : 1);
