@@ -77,6 +77,7 @@ struct Progress {
   double elapsed_s = 0;
   double requests_per_s = 0;
   double p50_ttft_ms = 0;
+  double p95_ttft_ms = 0;  // over the successful requests so far, as p50
 };
 
 struct LoadResult {

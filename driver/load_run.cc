@@ -255,6 +255,7 @@ class LoadRun {
     progress.requests_per_s =
         progress.elapsed_s > 0 ? static_cast<double>(measured_done_) / progress.elapsed_s : 0;
     progress.p50_ttft_ms = ttft_ms_.percentile(50);
+    progress.p95_ttft_ms = ttft_ms_.percentile(95);
     return progress;
   }
 

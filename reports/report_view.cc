@@ -247,14 +247,45 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
   return d;
 }
 
-std::string render_embedded(const std::string& template_name, const mustache::data& data,
-                            const std::function<std::string(const std::string&)>& escape) {
+namespace {
+
+std::string_view embedded_or_throw(const std::string& template_name) {
   const auto text = embedded_template(template_name);
   if (!text) {
     throw std::logic_error("template " + template_name +
                            ".mustache was not embedded at build time");
   }
-  mustache::mustache tmpl{std::string(*text)};
+  return *text;
+}
+
+// Every `{{> name}}` in text and, in turn, in the partials it names, as partial data taken
+// from the embedded templates, so one template can include another.
+void add_partials(std::string_view text, mustache::data& data) {
+  for (std::size_t at = text.find("{{>"); at != std::string_view::npos;
+       at = text.find("{{>", at + 3)) {
+    const std::size_t end = text.find("}}", at);
+    if (end == std::string_view::npos) return;  // the parser reports the unclosed tag
+    std::string name(text.substr(at + 3, end - at - 3));
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (data.get(name) != nullptr) continue;
+    std::string_view partial = embedded_or_throw(name);
+    // A partial's tag stands on a line of its own, whose newline follows it already: the
+    // partial's last newline would add a blank line.
+    if (!partial.empty() && partial.back() == '\n') partial.remove_suffix(1);
+    data.set(name, mustache::partial([partial] { return std::string(partial); }));
+    add_partials(partial, data);
+  }
+}
+
+}  // namespace
+
+std::string render_embedded(const std::string& template_name, const mustache::data& data,
+                            const std::function<std::string(const std::string&)>& escape) {
+  const std::string_view text = embedded_or_throw(template_name);
+  mustache::data with_partials = data;
+  add_partials(text, with_partials);
+  mustache::mustache tmpl{std::string(text)};
   if (!tmpl.is_valid()) {
     throw std::logic_error("templates/" + template_name + ".mustache: " + tmpl.error_message());
   }
@@ -263,7 +294,11 @@ std::string render_embedded(const std::string& template_name, const mustache::da
   } else {
     tmpl.set_custom_escape([](const std::string& s) { return s; });
   }
-  return tmpl.render(data);
+  std::string out = tmpl.render(with_partials);
+  if (!tmpl.is_valid()) {
+    throw std::logic_error("templates/" + template_name + ".mustache: " + tmpl.error_message());
+  }
+  return out;
 }
 
 }  // namespace kvsweep::reports

@@ -26,8 +26,9 @@ using TextFilter = std::function<std::string(const std::string&)>;
 // sources[label, source, queries, share, kv_hit_server]].
 kainjow::mustache::data report_view(const ReportModel& model, const TextFilter& text);
 
-// Renders a template compiled into the binary (templates_embedded.h). escape is the template's
-// {{value}} escaping; nullptr keeps values as they are.
+// Renders a template compiled into the binary (templates_embedded.h); a `{{> name}}` tag in it
+// includes the embedded template `name` (report.html includes report_body.html). escape is the
+// template's {{value}} escaping; nullptr keeps values as they are.
 std::string render_embedded(const std::string& template_name, const kainjow::mustache::data& data,
                             const std::function<std::string(const std::string&)>& escape);
 

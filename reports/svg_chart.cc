@@ -156,14 +156,17 @@ std::string legend_text(const ChartFrame& frame, const std::string& name) {
   return fit_text(name, legend_row_width(frame) - kLegendSwatch - 4, kLegendFont);
 }
 
+// colours[i] is entry i's palette index; entries past its end take their position.
 std::string legend(const ChartFrame& frame, const ChartLayout& layout,
-                   const std::vector<std::string>& names) {
+                   const std::vector<std::string>& names,
+                   const std::vector<std::size_t>& colours = {}) {
   std::string s = "<g class=\"legend\" font-size=\"" + std::to_string(kLegendFont) + "\">\n";
   for (std::size_t i = 0; i < names.size() && i < layout.legend.size(); ++i) {
     const Box& entry = layout.legend[i];
     const double baseline = baseline_of(entry, kLegendFont);
     s += "<rect x=\"" + num(entry.x) + "\" y=\"" + num(baseline - 10) +
-         "\" width=\"12\" height=\"10\" fill=\"" + colour(i) + "\"/>";
+         "\" width=\"12\" height=\"10\" fill=\"" + colour(i < colours.size() ? colours[i] : i) +
+         "\"/>";
     s += "<text x=\"" + num(entry.x + kLegendSwatch + 4) + "\" y=\"" + num(baseline) + "\">" +
          xml_escape(legend_text(frame, names[i])) + "</text>\n";
   }
@@ -185,17 +188,30 @@ std::string no_data(const ChartFrame& frame) {
 }
 
 std::string polyline(const Plot& plot, const std::vector<ChartPoint>& points, std::size_t index,
-                     bool markers) {
+                     bool markers, SeriesStyle style = SeriesStyle::kLine) {
+  if (style == SeriesStyle::kMarkers) {
+    // Open rings, larger than a line's markers, so they stand out on the line they mark.
+    std::string s = "<g class=\"series markers\" fill=\"none\" stroke-width=\"2.5\" stroke=\"" +
+                    std::string(colour(index)) + "\">";
+    for (const auto& p : points) {
+      s += "<circle cx=\"" + num(plot.px(p.x)) + "\" cy=\"" + num(plot.py(p.y)) + "\" r=\"7\"/>";
+    }
+    return s + "</g>\n";
+  }
   std::string path;
   for (const auto& p : points) {
     path += (path.empty() ? "" : " ") + num(plot.px(p.x)) + "," + num(plot.py(p.y));
   }
+  const bool dashed = style == SeriesStyle::kDashed;
   std::string s = "<polyline class=\"series\" fill=\"none\" stroke-width=\"2\" stroke=\"" +
-                  std::string(colour(index)) + "\" points=\"" + path + "\"/>\n";
+                  std::string(colour(index)) + "\"" + (dashed ? " stroke-dasharray=\"7 5\"" : "") +
+                  " points=\"" + path + "\"/>\n";
   if (markers) {
     for (const auto& p : points) {
       s += "<circle cx=\"" + num(plot.px(p.x)) + "\" cy=\"" + num(plot.py(p.y)) +
-           "\" r=\"3.5\" fill=\"" + colour(index) + "\"/>";
+           (dashed ? "\" r=\"3\" fill=\"#fff\" stroke-width=\"1.5\" stroke=\""
+                   : "\" r=\"3.5\" fill=\"") +
+           colour(index) + "\"/>";
     }
     s += "\n";
   }
@@ -310,12 +326,14 @@ std::string svg_line_chart(const ChartFrame& frame, const std::vector<ChartSerie
     x_ticks.emplace_back(categorical_x ? slot.at(x_values[i]) : x_values[i], x_labels[i]);
   }
   std::string s = open_svg(frame) + axes(plot, y_ticks, x_ticks);
+  std::vector<std::size_t> colours;
   for (std::size_t i = 0; i < series.size(); ++i) {
+    colours.push_back(series[i].colour >= 0 ? static_cast<std::size_t>(series[i].colour) : i);
     std::vector<ChartPoint> placed;
     for (const auto& p : series[i].points) placed.push_back({place(p.x), p.y});
-    s += polyline(plot, placed, i, /*markers=*/true);
+    s += polyline(plot, placed, colours.back(), /*markers=*/true, series[i].style);
   }
-  return s + legend(frame, layout, names_of(series)) + "</svg>\n";
+  return s + legend(frame, layout, names_of(series), colours) + "</svg>\n";
 }
 
 std::string svg_cdf_chart(const ChartFrame& frame, const std::vector<ChartSeries>& samples) {

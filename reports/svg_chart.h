@@ -14,9 +14,19 @@ struct ChartPoint {
   double y = 0;
 };
 
+// How a line chart draws a series: a solid line with markers (the default), a dashed line
+// without markers (a reference, such as a stored baseline under live figures), or markers
+// alone (points picked out on another series, such as regressions on a history line).
+// Dashed lines mark their points with small open rings, so a reference of one point shows.
+enum class SeriesStyle { kLine, kDashed, kMarkers };
+
 struct ChartSeries {
-  std::string name;                // legend text; escaped by the chart
-  std::vector<ChartPoint> points;  // drawn in the given order
+  std::string name;                        // legend text; escaped by the chart
+  std::vector<ChartPoint> points;          // drawn in the given order
+  SeriesStyle style = SeriesStyle::kLine;  // line charts only
+  // Line charts: the palette entry; -1 takes the series' position. A reference drawn for
+  // another series (its baseline, its rolling median) takes that series' colour.
+  int colour = -1;
 };
 
 // What every chart shares. Every string is plain text: the chart escapes it for SVG.

@@ -28,25 +28,26 @@ build_packages=(
   libboost-dev              # Beast/Asio for the simulated fleet
   libkainjow-mustache-dev   # report templates
   libxxhash-dev             # CHWBL ring and block hashes
+  libcpp-httplib-dev        # kvsweep serve's web server (also the tests' small servers)
 )
 
 # The tests and benchmarks: `make test` (and `make build`) add these.
 test_packages=(
   libgtest-dev googletest   # tests
-  libcpp-httplib-dev        # small test servers (fake API server, scripted upstreams), benches
   sqlite3                   # CLI tests read the store with the sqlite3 shell
-  chromium                  # the HTML report test opens reports in headless Chromium
+  chromium                  # the HTML report and kvsweep serve tests open pages in headless Chromium
   python3-jsonschema        # tests validate the JSON exports against docs/schemas/ (/usr/bin/python3)
   wrk                       # bench/driver_bench.sh: the raw request rate is compared with wrk's
   clang libclang-rt-14-dev  # make sanitize and make fuzz: ASan, UBSan, libFuzzer runtimes
   llvm                      # llvm-symbolizer: sanitizer reports name files and lines
+  python3-yaml              # deploy/'s manifests are read by their tests (/usr/bin/python3)
 )
 
 packages=("${build_packages[@]}")
 [ "$set_name" = test ] && packages+=("${test_packages[@]}")
 if [ "$list" = --list ]; then
   printf '%s\n' "${packages[@]}"
-  [ "$set_name" = test ] && echo kubectl
+  [ "$set_name" = test ] && echo kubectl && echo npm
   exit 0
 fi
 
@@ -58,6 +59,10 @@ done
 # Google's packages, which conflict with Debian's); else take Debian's.
 if [ "$set_name" = test ]; then
   command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+  # kvsweep serve's browser tests install puppeteer-core with npm into the build tree (it
+  # drives the chromium above; it downloads no browser). Keep a node and npm already on PATH
+  # (NodeSource's nodejs bundles npm and conflicts with Debian's npm); else take Debian's.
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -86,6 +86,23 @@ struct MetricSample {
   double t_s = 0;  // seconds relative to the cell's epoch
 };
 
+// What a running cell has done so far, written about once a second while a load phase runs
+// (schema 4), so another process (kvsweep serve) can follow a sweep. Counts are of the phase
+// named; the TTFT figures are over its successful requests so far.
+struct ProgressSnapshot {
+  std::int64_t cell_id = 0;
+  std::string phase;       // "measured", "warm-up", "warm pre-pass"
+  double wall_s = 0;       // unix time the snapshot was taken
+  double elapsed_s = 0;    // since the phase's first request
+  std::int64_t done = 0;   // requests finished, ok and failed
+  std::int64_t total = 0;  // requests planned; 0 when the phase is bounded by time
+  std::int64_t failed = 0;
+  double requests_per_s = 0;  // done / elapsed_s
+  double ttft_p50_ms = -1;    // -1: no successful request yet
+  double ttft_p95_ms = -1;
+  std::vector<std::string> metrics_urls;  // the target's /metrics URLs (stored as JSON)
+};
+
 // One external command run for a cell (a kubectl apply, a readiness poll), with its output.
 struct CommandRow {
   std::int64_t cell_id = 0;

@@ -104,6 +104,26 @@ CREATE INDEX cell_commands_cell ON cell_commands(cell_id);
 ALTER TABLE requests ADD COLUMN ended_s REAL NOT NULL DEFAULT -1;
 UPDATE requests SET prompt_tokens = -1 WHERE prompt_tokens = 0;
 )sql",
+    // 4: progress snapshots of running cells, one row about every second of a load phase, for
+    // `kvsweep serve` in another process. Small rows in their own table: the cell's
+    // one-transaction record is unchanged, and a reader never waits on a cell's big write.
+    R"sql(
+CREATE TABLE cell_progress (
+  id INTEGER PRIMARY KEY,
+  cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+  phase TEXT NOT NULL,
+  wall_s REAL NOT NULL,
+  elapsed_s REAL NOT NULL,
+  done INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  requests_per_s REAL NOT NULL,
+  ttft_p50_ms REAL NOT NULL,
+  ttft_p95_ms REAL NOT NULL,
+  metrics_urls_json TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX cell_progress_cell ON cell_progress(cell_id);
+)sql",
 };
 
 }  // namespace

@@ -16,19 +16,32 @@ void SqliteDb::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 SqliteDb::SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path)
     : db_(std::move(db)), path_(std::move(path)) {}
 
-SqliteDb SqliteDb::open(const std::string& path) {
+namespace {
+
+std::unique_ptr<sqlite3, SqliteDb::Closer> open_handle(const std::string& path, int flags,
+                                                       int busy_timeout_ms) {
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   // sqlite3_open_v2 allocates a handle even on failure; own it before anything can throw.
-  std::unique_ptr<sqlite3, Closer> owned(raw);
+  std::unique_ptr<sqlite3, SqliteDb::Closer> owned(raw);
   if (rc != SQLITE_OK) {
     const std::string reason = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     throw std::runtime_error(path + ": cannot open store: " + reason);
   }
   sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  return SqliteDb(std::move(owned), path);
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  return owned;
+}
+
+}  // namespace
+
+SqliteDb SqliteDb::open(const std::string& path) {
+  return SqliteDb(open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, kBusyTimeoutMs),
+                  path);
+}
+
+SqliteDb SqliteDb::open_read_only(const std::string& path, int busy_timeout_ms) {
+  return SqliteDb(open_handle(path, SQLITE_OPEN_READONLY, busy_timeout_ms), path);
 }
 
 void SqliteDb::fail(const std::string& what) const {

@@ -19,6 +19,9 @@ class SqliteDb {
  public:
   // Opens read-write, creating the file when absent.
   static SqliteDb open(const std::string& path);
+  // Opens an existing file read-only (never creates it). busy_timeout_ms bounds how long a
+  // statement waits on another process's lock before it fails: a web page must not hang.
+  static SqliteDb open_read_only(const std::string& path, int busy_timeout_ms);
 
   const std::string& path() const { return path_; }
   void exec(const std::string& sql) const;  // one or more statements, no results
@@ -28,10 +31,11 @@ class SqliteDb {
   // Throws "<path>: <what>: <sqlite3_errmsg>".
   [[noreturn]] void fail(const std::string& what) const;
 
- private:
-  struct Closer {
+  struct Closer {  // sqlite3_close_v2
     void operator()(sqlite3* db) const;
   };
+
+ private:
   SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path);
 
   std::unique_ptr<sqlite3, Closer> db_;

@@ -187,6 +187,21 @@ Store::~Store() = default;
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
+Store Store::open_read_only(const std::string& path, int busy_timeout_ms) {
+  auto impl = std::make_unique<Impl>(Impl{SqliteDb::open_read_only(path, busy_timeout_ms)});
+  const int version = schema_version(impl->db);
+  if (version == 0) throw std::runtime_error(path + ": not a kvsweep store (no schema)");
+  if (version != kSchemaVersion) {
+    throw std::runtime_error(
+        path + ": store has schema version " + std::to_string(version) + ", this kvsweep reads " +
+        std::to_string(kSchemaVersion) +
+        (version < kSchemaVersion
+             ? "; any kvsweep command that writes migrates it (e.g. kvsweep --db " + path + " runs)"
+             : "; upgrade kvsweep to read it"));
+  }
+  return Store(std::move(impl));
+}
+
 Store Store::open(const std::string& path) {
   auto impl = std::make_unique<Impl>(Impl{SqliteDb::open(path)});
   const SqliteDb& db = impl->db;
@@ -299,12 +314,62 @@ void Store::record_cell(const CellRow& row, const std::vector<RequestRow>& reque
   transaction.commit();
 }
 
+void Store::add_progress(const ProgressSnapshot& p) {
+  SqliteStatement s = impl_->db.prepare(
+      "INSERT INTO cell_progress (cell_id, phase, wall_s, elapsed_s, done, total, failed, "
+      "requests_per_s, ttft_p50_ms, ttft_p95_ms, metrics_urls_json) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind_int64(1, p.cell_id);
+  s.bind_text(2, p.phase);
+  s.bind_double(3, p.wall_s);
+  s.bind_double(4, p.elapsed_s);
+  s.bind_int64(5, p.done);
+  s.bind_int64(6, p.total);
+  s.bind_int64(7, p.failed);
+  s.bind_double(8, p.requests_per_s);
+  s.bind_double(9, p.ttft_p50_ms);
+  s.bind_double(10, p.ttft_p95_ms);
+  s.bind_text(11, nlohmann::json(p.metrics_urls).dump());
+  s.step();
+}
+
+std::vector<ProgressSnapshot> Store::progress(std::int64_t cell_id) const {
+  SqliteStatement s = impl_->db.prepare(
+      "SELECT cell_id, phase, wall_s, elapsed_s, done, total, failed, requests_per_s, "
+      "ttft_p50_ms, ttft_p95_ms, metrics_urls_json FROM cell_progress WHERE cell_id = ? "
+      "ORDER BY id");
+  s.bind_int64(1, cell_id);
+  std::vector<ProgressSnapshot> rows;
+  while (s.step()) {
+    ProgressSnapshot p;
+    p.cell_id = s.column_int64(0);
+    p.phase = s.column_text(1);
+    p.wall_s = s.column_double(2);
+    p.elapsed_s = s.column_double(3);
+    p.done = s.column_int64(4);
+    p.total = s.column_int64(5);
+    p.failed = s.column_int64(6);
+    p.requests_per_s = s.column_double(7);
+    p.ttft_p50_ms = s.column_double(8);
+    p.ttft_p95_ms = s.column_double(9);
+    const auto urls = nlohmann::json::parse(s.column_text(10), nullptr, false);
+    if (urls.is_array()) {
+      for (const auto& url : urls) {
+        if (url.is_string()) p.metrics_urls.push_back(url.get<std::string>());
+      }
+    }
+    rows.push_back(std::move(p));
+  }
+  return rows;
+}
+
 void Store::reset_cell(std::int64_t cell_id) {
   const SqliteDb& db = impl_->db;
   Transaction transaction(db);
   for (const char* sql :
        {"DELETE FROM requests WHERE cell_id = ?", "DELETE FROM metric_samples WHERE cell_id = ?",
         "DELETE FROM cell_commands WHERE cell_id = ?",
+        "DELETE FROM cell_progress WHERE cell_id = ?",
         "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
         "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
     SqliteStatement s = db.prepare(sql);

@@ -19,6 +19,12 @@ class Store {
  public:
   // Opens or creates the file, applies migrations, enables WAL and foreign keys.
   static Store open(const std::string& path);
+  // Opens an existing store for reading only, beside a sweep that may be writing it (kvsweep
+  // serve): never creates, migrates or writes; a statement waits at most busy_timeout_ms on a
+  // lock (under WAL a reader rarely waits at all). Throws std::runtime_error when the file is
+  // missing, is not a store, or has another schema version than this kvsweep's (older: any
+  // writing kvsweep command, e.g. `kvsweep runs`, migrates it).
+  static Store open_read_only(const std::string& path, int busy_timeout_ms = 500);
   ~Store();
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -39,7 +45,10 @@ class Store {
   void record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
                    const std::vector<MetricSample>& samples,
                    const std::vector<CommandRow>& commands);
-  // Forgets what a cell measured (requests, samples, commands) and marks it pending, so a
+  // One progress snapshot of a running cell: a single-row autocommit insert, so the write lock
+  // is held for microseconds while readers (kvsweep serve) poll.
+  void add_progress(const ProgressSnapshot& snapshot);
+  // Forgets what a cell measured (requests, samples, commands, progress) and marks it pending, so a
   // resumed sweep runs it again from scratch.
   void reset_cell(std::int64_t cell_id);
   // A resumed experiment: status "running", finished_at cleared.
@@ -55,9 +64,10 @@ class Store {
   std::vector<CellRow> cells(std::int64_t experiment_id) const;  // by ordinal
   std::vector<RequestRow> requests(std::int64_t cell_id) const;  // by index
   std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
-  std::int64_t request_count(std::int64_t cell_id) const;        // warm-up included
-  RequestCounts request_counts(std::int64_t cell_id) const;      // measured and warm-up apart
-  std::vector<CommandRow> commands(std::int64_t cell_id) const;  // in the order run
+  std::int64_t request_count(std::int64_t cell_id) const;              // warm-up included
+  RequestCounts request_counts(std::int64_t cell_id) const;            // measured and warm-up apart
+  std::vector<CommandRow> commands(std::int64_t cell_id) const;        // in the order run
+  std::vector<ProgressSnapshot> progress(std::int64_t cell_id) const;  // oldest first
 
  private:
   struct Impl;

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       orch::register_sim(app, global),     orch::register_proxy(app, global),
       orch::register_load(app, global),    orch::register_compare(app, global),
       orch::register_history(app, global), orch::register_export(app, global),
+      orch::register_serve(app, global),
   };
 
   if (const auto status = orch::parse_command_line(app, argc, argv)) return *status;

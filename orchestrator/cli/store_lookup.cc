@@ -30,6 +30,27 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
   if (which.find_first_not_of("0123456789") == std::string::npos) {
     found = store.experiment(std::stoll(which));
   }
+  // NAME~N: the Nth run of NAME before its latest (a nightly job compares NAME~1 with NAME).
+  if (const auto tilde = which.rfind('~'); !found && tilde != std::string::npos) {
+    const std::string name = which.substr(0, tilde);
+    const std::string back = which.substr(tilde + 1);
+    if (back.empty() || back.size() > 6 ||
+        back.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument("\"" + which +
+                                  "\": expected NAME~N, N a whole number of runs back");
+    }
+    std::vector<store::ExperimentRow> runs;
+    for (auto& e : store.experiments()) {
+      if (e.name == name) runs.push_back(std::move(e));
+    }
+    const std::size_t n = std::stoul(back);
+    if (!runs.empty() && n < runs.size()) return runs[runs.size() - 1 - n];
+    if (!runs.empty()) {
+      throw std::invalid_argument("no experiment \"" + which + "\" in " + store.path() + ": " +
+                                  std::to_string(runs.size()) + " stored run" +
+                                  (runs.size() == 1 ? "" : "s") + " of " + name);
+    }
+  }
   if (!found) found = store.experiment_by_name(which);
   if (!found) {
     std::vector<std::string> names;

@@ -12,7 +12,8 @@ namespace kvsweep::orchestrator {
 // never creates one).
 store::Store open_existing_store(const std::string& path);
 
-// "" = the latest experiment; digits = by id, else by name (the latest of that name).
+// "" = the latest experiment; digits = by id, else by name (the latest of that name);
+// NAME~N = the Nth run of that name before its latest (NAME~1: the one before).
 // Throws std::invalid_argument naming the store, with "did you mean" for a mistyped name.
 store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which);
 

@@ -50,5 +50,6 @@ Subcommand register_export(CLI::App& app, const GlobalOptions& global);
 Subcommand register_load(CLI::App& app, const GlobalOptions& global);
 Subcommand register_sim(CLI::App& app, const GlobalOptions& global);  // `sim serve`
 Subcommand register_proxy(CLI::App& app, const GlobalOptions& global);
+Subcommand register_serve(CLI::App& app, const GlobalOptions& global);  // the web view
 
 }  // namespace kvsweep::orchestrator

@@ -11,6 +11,7 @@
 #include "driver/datasets/load_workload.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
+#include "orchestrator/sweep/progress_snapshots.h"
 #include "reports/cell_metrics.h"
 #include "reports/units.h"
 
@@ -64,6 +65,18 @@ void print_health_events(const CommandLogs& logs, const std::string& label, Swee
 }
 
 }  // namespace
+
+const char* CellRunner::phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::kPrepass:
+      return "warm pre-pass";
+    case Phase::kWarmup:
+      return "warm-up";
+    case Phase::kMeasured:
+      break;
+  }
+  return "measured";
+}
 
 Workloads load_workloads(const ScenarioSpec& spec) {
   Workloads w;
@@ -127,6 +140,8 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   }
   const Endpoints endpoints = target_.endpoints();
   const std::string& base_url = endpoints.base_url;
+  current_cell_id_ = cell.id;
+  metrics_urls_ = endpoints.metrics_urls;
   if (cache == "warm") {
     // The measured workload once, unmeasured: every arm starts from a cache that has seen it,
     // as the KubeAI benchmarks ran everything twice.
@@ -215,10 +230,16 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
     o.num_requests = l.num_requests;
     o.duration_s = l.duration_s;
   }
+  ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_);
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
     output_.progress(describe_progress(label, p));
+    snapshots.write(p);
   });
   output_.end_progress();
+  if (!snapshots.failure().empty()) {
+    output_.line("  warning: " + label + ": progress not stored (kvsweep serve cannot follow " +
+                 "this phase; the cell's own record is unaffected): " + snapshots.failure());
+  }
   if (phase != Phase::kMeasured) {
     for (auto& r : result.records) r.warmup = true;
   }

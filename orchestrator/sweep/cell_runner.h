@@ -47,6 +47,7 @@ class CellRunner {
 
  private:
   enum class Phase { kPrepass, kWarmup, kMeasured };
+  static const char* phase_name(Phase phase);  // as progress snapshots name it
 
   void ensure_applied(const CellPlan& plan, CommandLogs& commands);
   void measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
@@ -66,6 +67,9 @@ class CellRunner {
   std::optional<Treatment> applied_;  // what the target runs now, when known
   CommandLogs pending_;               // start()'s commands, until a cell is stored
   bool setup_failed_ = false;
+  // The cell being run and its target's /metrics URLs, for its progress snapshots.
+  std::int64_t current_cell_id_ = 0;
+  std::vector<std::string> metrics_urls_;
 };
 
 }  // namespace kvsweep::orchestrator

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make quickstart` on a fresh checkout installs only the build's packages and builds only the
-# kvsweep binary: no GoogleTest, Chromium or test servers, no test or benchmark target.
+# kvsweep binary: no GoogleTest, Chromium or kubectl, no test or benchmark target.
 # Usage: quickstart_build_test.sh SOURCE_DIR WORK_DIR
 set -u
 src=$1 work=$2
@@ -10,10 +10,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 # The package sets.
 build_set=$("$src/scripts/install-deps.sh" build --list) || fail "install-deps.sh build --list"
 test_set=$("$src/scripts/install-deps.sh" test --list) || fail "install-deps.sh test --list"
-for p in cmake libcurl4-openssl-dev libsqlite3-dev libspdlog-dev libcli11-dev; do
+# cpp-httplib is kvsweep serve's web server, so it belongs to the build set.
+for p in cmake libcurl4-openssl-dev libsqlite3-dev libspdlog-dev libcli11-dev libcpp-httplib-dev; do
   grep -qx "$p" <<<"$build_set" || fail "the build set lacks $p"
 done
-for p in chromium libgtest-dev googletest libcpp-httplib-dev sqlite3 kubectl; do
+for p in chromium libgtest-dev googletest sqlite3 kubectl; do
   grep -qx "$p" <<<"$build_set" && fail "the build set installs the test-only $p"
   grep -qx "$p" <<<"$test_set" || fail "the test set lacks $p"
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The include graph points one way. Inside orchestrator/: cli -> sweep -> targets -> scenario;
-# no file includes a header of a folder above its own. Outside it, no part includes
+# The include graph points one way. Inside orchestrator/: cli -> sweep -> targets -> scenario,
+# and cli -> serve, which includes none of cli, sweep or targets (it reads the store, as a
+# report does); no file includes a header of a folder above its own. Outside it, no part includes
 # orchestrator/ (tests aside), and common/ includes nothing of ours but common/.
 # Usage: layering_test.sh SOURCE_DIR. Prints one FAIL line per offending include, else PASS.
 set -u
@@ -11,6 +12,7 @@ rank() {
     scenario) echo 0 ;;
     targets) echo 1 ;;
     sweep) echo 2 ;;
+    serve) echo 2 ;;
     cli) echo 3 ;;
     *) echo -1 ;;
   esac
@@ -30,7 +32,11 @@ while IFS= read -r hit; do
   from=$(rank "$folder")
   to=$(rank "$included")
   if [ "$from" -lt 0 ] || [ "$to" -lt 0 ]; then
-    fail "$hit: a folder outside cli, sweep, targets, scenario"
+    fail "$hit: a folder outside cli, serve, sweep, targets, scenario"
+  elif [ "$folder" = serve ] && [ "$included" != serve ]; then
+    fail "$hit: orchestrator/serve includes only itself of the orchestrator (store, reports, driver below)"
+  elif [ "$folder" != serve ] && [ "$folder" != cli ] && [ "$included" = serve ]; then
+    fail "$hit: only cli includes orchestrator/serve"
   elif [ "$to" -gt "$from" ]; then
     fail "$hit: orchestrator/$folder may not include orchestrator/$included (above it)"
   fi

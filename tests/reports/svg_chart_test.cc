@@ -36,6 +36,19 @@ TEST(SvgChart, LineChartDrawsOneLineAndMarkersPerSeries) {
   EXPECT_NE(svg.find(">64</text>"), std::string::npos);  // categorical tick labels
 }
 
+TEST(SvgChart, DashedSeriesHaveNoMarkersAndMarkerSeriesNoLine) {
+  ChartSeries live{"live p95", {{0, 10}, {1, 12}, {2, 11}}};
+  ChartSeries baseline{"baseline p95", {{0, 15}, {2, 15}}, SeriesStyle::kDashed};
+  ChartSeries marked{"regression", {{1, 12}}, SeriesStyle::kMarkers};
+  const std::string svg = svg_line_chart({}, {live, baseline, marked});
+  EXPECT_EQ(count(svg, "<polyline"), 2u);
+  EXPECT_EQ(count(svg, "stroke-dasharray"), 1u);
+  EXPECT_EQ(count(svg, "class=\"series markers\""), 1u);
+  EXPECT_EQ(count(svg, "r=\"3.5\""), 3u);                        // the live line's markers only
+  EXPECT_EQ(count(svg, "r=\"7\""), 1u);                          // the ring on the marked point
+  EXPECT_NE(svg.find(">regression</text>"), std::string::npos);  // in the legend
+}
+
 TEST(SvgChart, CdfEndsAtOneAndBarsSkipMissingValues) {
   const std::string cdf = svg_cdf_chart({}, {{"a", {{3, 0}, {1, 0}, {2, 0}}}});
   EXPECT_EQ(count(cdf, "<polyline"), 1u);

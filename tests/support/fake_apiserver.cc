@@ -61,6 +61,9 @@ const std::vector<Resource>& served_resources() {
        "nvidia.com",
        "v1alpha1",
        {"dgd"}},
+      // What deploy/serve.yaml and deploy/cronjob.yaml hold, for their dry runs.
+      {"services", "service", "Service", "", "v1", {"svc"}},
+      {"cronjobs", "cronjob", "CronJob", "batch", "v1", {"cj"}},
   };
   return kResources;
 }
@@ -435,6 +438,7 @@ struct FakeApiServer::Impl {
              const std::string& content_type, const json& patch);
   json erase(const Resource& r, const std::string& ns, const std::string& name);
   json erase_all(const Selection& selection);
+  json dry_run(const httplib::Request& req, const ObjectPath& target, int& code);
 
   const json* find_locked(const Resource& r, const std::string& ns, const std::string& name) const {
     const auto it = objects.find(Key{r.plural, ns, name});
@@ -532,7 +536,10 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
   int code = 200;
   bool mutated = false;
   try {
-    if (target) {
+    if (target && req.get_param_value("dryRun") == "All") {
+      // kubectl apply --dry-run=server: answered as the real server would, nothing stored.
+      reply = dry_run(req, *target, code);
+    } else if (target) {
       mutated = serve_object(req, *target, reply, code, res);
     } else if (const auto doc = discovery.find(req.path);
                req.method == "GET" && doc != discovery.end()) {
@@ -613,6 +620,30 @@ bool FakeApiServer::Impl::serve_object(const httplib::Request& req, const Object
   }
   throw ApiError{405, "MethodNotAllowed",
                  "the server does not allow this method on the requested resource"};
+}
+
+// A mutating request with dryRun=All: a create (POST) answers the object as it would be
+// stored, with the server's fields; anything else on an object that exists answers it as it
+// is. Nothing is stored and no watcher or controller hears of it.
+json FakeApiServer::Impl::dry_run(const httplib::Request& req, const ObjectPath& target,
+                                  int& code) {
+  const Resource& r = *target.resource;
+  if (req.method == "POST" && target.name.empty() && !target.namespace_name.empty()) {
+    json object = parse_body(req.body);
+    json& meta = request_metadata(object, target.namespace_name);
+    const std::string name = meta.value("name", "");
+    std::lock_guard lock(mu);
+    if (name.empty() || find_locked(r, target.namespace_name, name) != nullptr) {
+      throw ApiError{409, "AlreadyExists", qualified_name(r) + " \"" + name + "\" already exists"};
+    }
+    stamp_locked(r, object, nullptr);
+    code = 201;
+    return object;
+  }
+  std::lock_guard lock(mu);
+  const json* existing = find_locked(r, target.namespace_name, target.name);
+  if (existing == nullptr) throw not_found(r, target.name);
+  return *existing;
 }
 
 json FakeApiServer::Impl::list_objects(const Selection& selection) {

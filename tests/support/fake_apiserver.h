@@ -31,7 +31,9 @@ struct ApiCall {
 // Resources served (all namespaced):
 //   v1 pods (kind Pod); apps/v1 deployments (Deployment);
 //   kubeai.org/v1 models (Model); nvidia.com/v1alpha1 dynamographdeployments
-//   (DynamoGraphDeployment, short name dgd).
+//   (DynamoGraphDeployment, short name dgd); v1 services and batch/v1 cronjobs (deploy/'s
+//   manifests). A mutating request with dryRun=All (kubectl apply --dry-run=server) is
+//   answered without storing anything.
 class FakeApiServer {
  public:
   // Binds 127.0.0.1 on an ephemeral port and serves on its own threads until destroyed.

@@ -99,7 +99,7 @@ class FakeLoad {
       n /= 2;
     }
     for (std::int64_t i = 0; i < n; ++i) result.records.push_back(record(i));
-    if (progress) progress(driver::Progress{n, o.num_requests, 0, 1, double(n), 2});
+    if (progress) progress(driver::Progress{n, o.num_requests, 0, 1, double(n), 2, 3});
     return result;
   }
 

@@ -263,5 +263,46 @@ TEST(Runner, ATargetThatCannotStartStoresNothing) {
   EXPECT_EQ(sweep.calls, (Calls{"start"}));
 }
 
+// Each load phase's progress is stored as it comes, committed at once: another process
+// reading the file mid-cell (kvsweep serve) sees the cell running and its snapshot, while the
+// cell's requests are still only in memory (they are stored in one transaction at its end).
+TEST(Runner, ProgressIsStoredWhileTheCellRunsAndKeptWithIt) {
+  FakeSweep sweep(kTwoGroups);
+  std::vector<std::string> seen_mid_cell;
+  FakeLoad fake(sweep.calls, sweep.stop);
+  RunnerOptions options;
+  options.load = [&](const driver::LoadOptions& o, const driver::Workload& w,
+                     const std::function<void(const driver::Progress&)>& on_progress) {
+    driver::LoadResult result = fake(o, w, on_progress);
+    const store::Store reader = store::Store::open_read_only(sweep.store.path());
+    for (const auto& e : reader.experiments()) {
+      for (const auto& cell : reader.cells(e.id)) {
+        if (cell.status != "running") continue;
+        const auto snapshots = reader.progress(cell.id);
+        seen_mid_cell.push_back(cell.key.substr(cell.key.find('/') + 1) + " " +
+                                std::to_string(snapshots.size()) + " " + snapshots.back().phase +
+                                " requests=" + std::to_string(reader.request_count(cell.id)));
+      }
+    }
+    return result;
+  };
+  const SweepOutcome outcome =
+      run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+  ASSERT_EQ(outcome.status, "done") << sweep.output.text();
+  ASSERT_EQ(seen_mid_cell.size(), 8u);  // 4 cells x (warm-up, measured)
+  EXPECT_NE(seen_mid_cell[0].find(" 1 warm-up requests=0"), std::string::npos) << seen_mid_cell[0];
+  EXPECT_NE(seen_mid_cell[1].find(" 2 measured requests=0"), std::string::npos) << seen_mid_cell[1];
+
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  const auto kept = sweep.store.progress(cells[0].id);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[1].phase, "measured");
+  EXPECT_EQ(kept[1].done, 4);
+  EXPECT_EQ(kept[1].total, 4);
+  EXPECT_EQ(kept[1].ttft_p50_ms, 2);
+  EXPECT_EQ(kept[1].ttft_p95_ms, 3);
+  EXPECT_GT(kept[1].wall_s, 1.6e9);
+}
+
 }  // namespace
 }  // namespace kvsweep::orchestrator::test

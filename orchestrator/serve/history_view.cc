@@ -1,0 +1,131 @@
+// The history page's view: a metric over stored runs, its rolling median, regressions marked.
+#include "orchestrator/serve/history_view.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/join.h"
+#include "reports/history.h"
+#include "reports/svg_chart.h"
+
+namespace kvsweep::orchestrator::serve {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// (experiment, strategy, concurrency) -> the compare metrics that regressed against the run
+// before, for every run of the scenario after its first.
+std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> regressions(
+    const std::vector<std::int64_t>& runs, const CompareRuns& compare) {
+  std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> out;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const reports::CompareResult result = compare(runs[i - 1], runs[i]);
+    for (const auto& row : result.rows) {
+      for (const auto& m : row.metrics) {
+        if (m.verdict == reports::Verdict::kRegression) {
+          out[{runs[i], row.strategy, row.concurrency}].push_back(m.metric);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string level_chart(const std::vector<reports::HistorySeries>& series, int concurrency,
+                        const std::string& metric, const Json& marks_by_series) {
+  std::vector<reports::ChartSeries> lines;
+  std::vector<reports::ChartSeries> medians;
+  reports::ChartSeries marked{
+      "regression (compare vs previous run)", {}, reports::SeriesStyle::kMarkers};
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& s = series[i];
+    if (s.concurrency != concurrency) continue;
+    reports::ChartSeries line{s.strategy, {}};
+    reports::ChartSeries median{s.strategy + " rolling median",
+                                {},
+                                reports::SeriesStyle::kDashed,
+                                static_cast<int>(lines.size())};  // its strategy's colour
+    for (std::size_t p = 0; p < s.points.size(); ++p) {
+      const auto& point = s.points[p];
+      const double x = static_cast<double>(point.experiment_id);
+      if (point.value) line.points.push_back({x, *point.value});
+      if (point.baseline) median.points.push_back({x, *point.baseline});
+      if (point.value && marks_by_series[i][p].get<bool>())
+        marked.points.push_back({x, *point.value});
+    }
+    lines.push_back(std::move(line));
+    if (!median.points.empty()) medians.push_back(std::move(median));
+  }
+  lines.insert(lines.end(), medians.begin(), medians.end());
+  if (!marked.points.empty()) lines.push_back(std::move(marked));
+  reports::ChartFrame frame;
+  frame.title = metric + " at concurrency " + std::to_string(concurrency);
+  frame.x_label = "experiment (run)";
+  frame.y_label = metric;
+  return reports::svg_line_chart(frame, lines, /*categorical_x=*/true);
+}
+
+}  // namespace
+
+nlohmann::ordered_json history_view(const store::Store& store, const std::string& scenario,
+                                    const std::string& metric, int window,
+                                    const CompareRuns& compare, bool charts) {
+  const auto series = reports::metric_history(store, scenario, metric, window);
+  std::vector<std::int64_t> runs;
+  std::set<std::string> names;
+  for (const auto& e : store.experiments()) {
+    names.insert(e.name);
+    if (e.name == scenario && e.status != "running") runs.push_back(e.id);
+  }
+  const auto marked = regressions(runs, compare);
+  Json list = Json::array();
+  Json marks_by_series = Json::array();
+  std::set<int> levels;
+  for (const auto& s : series) {
+    levels.insert(s.concurrency);
+    Json points = Json::array();
+    Json marks = Json::array();
+    for (const auto& p : s.points) {
+      const auto it = marked.find({p.experiment_id, s.strategy, s.concurrency});
+      const bool regression = it != marked.end();
+      marks.push_back(regression);
+      auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+      points.push_back({{"experiment_id", p.experiment_id},
+                        {"started_at", p.started_at},
+                        {"value", opt(p.value)},
+                        {"baseline", opt(p.baseline)},
+                        {"deviation_pct", p.deviation ? Json(*p.deviation * 100) : Json(nullptr)},
+                        {"regression", regression},
+                        {"regressed_metrics", regression ? join(it->second) : ""},
+                        {"url", "/experiments/" + std::to_string(p.experiment_id)}});
+    }
+    marks_by_series.push_back(marks);
+    list.push_back({{"strategy", s.strategy}, {"concurrency", s.concurrency}, {"points", points}});
+  }
+  auto choices = [](const auto& values, const std::string& chosen) {
+    Json out = Json::array();
+    for (const std::string& v : values) out.push_back({{"value", v}, {"selected", v == chosen}});
+    return out;
+  };
+  Json view = {{"scenario", scenario},
+               {"metric", metric},
+               {"window", window},
+               {"metrics", reports::history_metrics()},
+               {"scenarios", Json(std::vector<std::string>(names.begin(), names.end()))},
+               {"metric_choices", choices(reports::history_metrics(), metric)},
+               {"scenario_choices", choices(names, scenario)},
+               {"runs", runs.size()},
+               {"series", list}};
+  if (charts) {
+    Json level_charts = Json::array();
+    for (int level : levels) {
+      level_charts.push_back(
+          {{"concurrency", level}, {"svg", level_chart(series, level, metric, marks_by_series)}});
+    }
+    view["charts"] = level_charts;
+  }
+  return view;
+}
+
+}  // namespace kvsweep::orchestrator::serve

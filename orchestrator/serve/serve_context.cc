@@ -1,0 +1,137 @@
+// What serve's route handlers share, and how they open the store and answer errors.
+#include "orchestrator/serve/serve_context.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "orchestrator/serve/page_render.h"
+#include "orchestrator/serve/store_views.h"
+
+namespace kvsweep::orchestrator::serve {
+namespace {
+
+// Kept at most; past this a cache starts over (it only saves recomputing).
+constexpr std::size_t kMaxCached = 1024;
+constexpr std::size_t kMaxMonitors = 32;
+// A monitor nobody polled for this long is dropped with its history.
+constexpr double kMonitorIdleS = 600;
+
+bool is_api(const httplib::Request& req) { return req.path.rfind("/api/", 0) == 0; }
+
+}  // namespace
+
+ServeContext::ServeContext(ServeOptions options)
+    : options_(std::move(options)), guard_(options_.token) {}
+
+std::string ServeContext::headline(const store::Store& store, const store::ExperimentRow& e) {
+  // A cell finishing or an experiment resumed changes the key: the headline is recomputed.
+  std::string key = e.status + "|" + e.finished_at;
+  for (const auto& c : store.cells(e.id)) key += "|" + c.status + c.finished_at;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = headlines_.find(e.id);
+    if (it != headlines_.end() && it->second.first == key) return it->second.second;
+  }
+  std::string text = experiment_headline(store, e);
+  std::lock_guard lock(mutex_);
+  if (headlines_.size() >= kMaxCached) headlines_.clear();
+  headlines_[e.id] = {key, text};
+  return text;
+}
+
+reports::CompareResult ServeContext::compare_runs(const store::Store& store, std::int64_t previous,
+                                                  std::int64_t experiment) {
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = compares_.find({previous, experiment});
+    if (it != compares_.end()) return it->second;
+  }
+  reports::CompareResult result = reports::compare_experiments(store, previous, experiment, {});
+  const auto a = store.experiment(previous);
+  const auto b = store.experiment(experiment);
+  const bool settled = a && b && a->status != "running" && b->status != "running";
+  std::lock_guard lock(mutex_);
+  if (compares_.size() >= kMaxCached) compares_.clear();
+  if (settled) compares_[{previous, experiment}] = result;
+  return result;
+}
+
+std::shared_ptr<LiveMonitor> ServeContext::monitor(const std::vector<std::string>& urls,
+                                                   double now_wall_s) {
+  std::string key;
+  for (const auto& url : urls) key += url + "\n";
+  std::lock_guard lock(mutex_);
+  for (auto it = monitors_.begin(); it != monitors_.end();) {
+    const bool idle = now_wall_s - it->second->last_polled_wall_s() > kMonitorIdleS;
+    it = idle && it->first != key ? monitors_.erase(it) : std::next(it);
+  }
+  auto& slot = monitors_[key];
+  if (!slot) {
+    if (monitors_.size() > kMaxMonitors) {
+      // The least recently polled other monitor goes.
+      auto oldest = monitors_.end();
+      for (auto it = monitors_.begin(); it != monitors_.end(); ++it) {
+        if (it->first == key) continue;
+        if (oldest == monitors_.end() ||
+            it->second->last_polled_wall_s() < oldest->second->last_polled_wall_s()) {
+          oldest = it;
+        }
+      }
+      if (oldest != monitors_.end()) monitors_.erase(oldest);
+    }
+    monitors_[key] = std::make_shared<LiveMonitor>(urls, options_.live);
+  }
+  return monitors_[key];
+}
+
+store::Store open_store(const ServeContext& context) {
+  const std::string& path = context.options().db_path;
+  if (!std::filesystem::exists(path)) {
+    throw HttpError{503, "no store at " + path + " yet: the first kvsweep run creates it"};
+  }
+  try {
+    return store::Store::open_read_only(path);
+  } catch (const std::runtime_error& e) {
+    throw HttpError{503, e.what()};
+  }
+}
+
+void send_json(httplib::Response& res, const nlohmann::ordered_json& body) {
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void send_html(httplib::Response& res, const std::string& html) {
+  res.set_content(html, "text/html; charset=utf-8");
+}
+
+void send_error(const httplib::Request& req, httplib::Response& res, int status,
+                const std::string& message) {
+  res.status = status;
+  if (is_api(req)) {
+    send_json(res, {{"error", message}, {"status", status}});
+    return;
+  }
+  const std::string title = status == 404 ? "Not found" : "Error " + std::to_string(status);
+  send_html(res, render_page("error", title, "",
+                             {{"status", status}, {"title", title}, {"message", message}}));
+}
+
+void answer(const httplib::Request& req, httplib::Response& res,
+            const std::function<void()>& handler) {
+  try {
+    handler();
+  } catch (const NotFound& e) {
+    send_error(req, res, 404, e.message);
+  } catch (const HttpError& e) {
+    send_error(req, res, e.status, e.message);
+  } catch (const std::invalid_argument& e) {
+    send_error(req, res, 400, e.what());
+  } catch (const std::logic_error& e) {
+    send_error(req, res, 500, e.what());
+  } catch (const std::exception& e) {
+    // SQLite's "database is locked" past the busy timeout, a file gone: try again later.
+    send_error(req, res, 503, e.what());
+  }
+}
+
+}  // namespace kvsweep::orchestrator::serve

@@ -1,0 +1,78 @@
+// What serve's route handlers share: the options, the access guard, the caches of figures that
+// no longer change, the live monitors; and how a handler opens the store and answers errors.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "orchestrator/serve/access_guard.h"
+#include "orchestrator/serve/live_monitor.h"
+#include "orchestrator/serve/web_server.h"
+#include "reports/compare.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator::serve {
+
+// Thread contract: shared by every server thread; each member guards itself.
+class ServeContext {
+ public:
+  explicit ServeContext(ServeOptions options);
+
+  const ServeOptions& options() const { return options_; }
+  AccessGuard& guard() { return guard_; }
+  bool stopping() const { return stopping_.load(); }
+  void stop() { stopping_ = true; }
+
+  // The headline of the experiment list, cached while the experiment's row and cells do not
+  // change (a finished experiment's never do).
+  std::string headline(const store::Store& store, const store::ExperimentRow& e);
+  // `kvsweep compare previous experiment`, cached for runs that are not running.
+  reports::CompareResult compare_runs(const store::Store& store, std::int64_t previous,
+                                      std::int64_t experiment);
+  // The monitor of this set of URLs, made on first use; monitors nobody polled for a while
+  // are dropped.
+  std::shared_ptr<LiveMonitor> monitor(const std::vector<std::string>& urls, double now_wall_s);
+
+ private:
+  const ServeOptions options_;
+  AccessGuard guard_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;                                                       // guards the maps below
+  std::map<std::int64_t, std::pair<std::string, std::string>> headlines_;  // id -> (key, text)
+  std::map<std::pair<std::int64_t, std::int64_t>, reports::CompareResult> compares_;
+  std::map<std::string, std::shared_ptr<LiveMonitor>> monitors_;
+};
+
+// An error a handler answers with its status and message (as a page, or JSON under /api/).
+struct HttpError {
+  int status;
+  std::string message;
+};
+
+// Opens the store read-only for one request. 503 when there is none yet or it cannot be read
+// (the message says why); a store being written is read as of its last commit.
+store::Store open_store(const ServeContext& context);
+
+// Runs `handler`, answering what it throws: NotFound as 404, HttpError as its status,
+// std::invalid_argument as 400, anything else from the store as 503; as an HTML page, or as
+// {"error": ...} JSON for /api/ paths.
+void answer(const httplib::Request& req, httplib::Response& res,
+            const std::function<void()>& handler);
+
+void send_json(httplib::Response& res, const nlohmann::ordered_json& body);
+void send_html(httplib::Response& res, const std::string& html);
+void send_error(const httplib::Request& req, httplib::Response& res, int status,
+                const std::string& message);
+
+// Registers every page, API and static route (routes.cc).
+void add_routes(httplib::Server& server, ServeContext& context);
+
+}  // namespace kvsweep::orchestrator::serve

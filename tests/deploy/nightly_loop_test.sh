@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The nightly CronJob's own script (taken out of deploy/cronjob.yaml), run three "nights" on
+# the embedded fleet with the real kvsweep: the first passes with nothing to compare, the
+# second (same speed) passes, the third (a slower profile under the same name) fails with the
+# regression, as the Job would. Two real runs of one scenario differ by noise, so the nights
+# compare with --min-change 50 (COMPARE_ARGS): noise passes, a 70B profile does not.
+# Usage: nightly_loop_test.sh KVSWEEP SOURCE_DIR WORK_DIR
+set -u
+kvsweep=$1 source=$2 work=$3
+rm -rf "$work" && mkdir -p "$work/bin" || exit 2
+fail() { echo "FAIL: $*"; exit 1; }
+ln -s "$kvsweep" "$work/bin/kvsweep"
+/usr/bin/python3 -c '
+import sys, yaml
+cron = yaml.safe_load(open(sys.argv[1]))
+print(cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"][0])
+' "$source/deploy/cronjob.yaml" >"$work/nightly.sh" || fail "cannot read the script out of cronjob.yaml"
+
+night() {  # $1: scenario file
+  PATH="$work/bin:$PATH" KVSWEEP_DB="$work/kvsweep.db" REPORTS_DIR="$work/reports" \
+    SCENARIO="$1" SCENARIO_NAME=compare-cli COMPARE_ARGS="--min-change 50" /bin/sh "$work/nightly.sh" >"$work/out" 2>&1
+}
+fixtures=$source/tests/reports/fixtures
+night "$fixtures/compare_fast.yaml"; status=$?
+cat "$work/out"
+[ $status -eq 0 ] || fail "night 1 exited $status, want 0"
+grep -q "first night of compare-cli" "$work/out" || fail "night 1 does not say there is nothing to compare"
+night "$fixtures/compare_fast.yaml"; status=$?
+cat "$work/out"
+[ $status -eq 0 ] || fail "night 2 (same speed) exited $status, want 0"
+grep -q "ttft_p95_ms" "$work/out" || fail "night 2 printed no history"
+night "$fixtures/compare_slow.yaml"; status=$?
+cat "$work/out"
+[ $status -eq 1 ] || fail "night 3 (slower profile) exited $status, want 1"
+grep -Eq "ttft_mean_ms .* regression" "$work/out" || fail "night 3 does not name the regression"
+grep -q "kvsweep compare exited 1" "$work/out" || fail "night 3 does not say why the Job failed"
+echo "PASS: three nights: first passes, same speed passes, slower fails the Job"
