@@ -14,8 +14,10 @@
 
 #include "common/join.h"
 #include "sim/engine/profile.h"
+#include "sim/http/admin_auth.h"
 #include "sim/http/http_server.h"
 #include "sim/http/replica_server.h"
+#include "sim/pinned_replica.h"
 #include "sim/router/router.h"
 #include "sim/router/routing_strategy.h"
 
@@ -29,17 +31,24 @@ std::string url(const std::string& host, std::uint16_t port) {
 
 }  // namespace
 
+using WorkGuard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
+
 // Members are destroyed bottom-up: threads are joined by stop() first, then the servers,
-// router and replicas go while the io_context still exists, and the io_context last (its
-// destructor drops handlers still queued, which releases the last connections).
+// router and replicas go while the io_contexts still exist, and the io_contexts last (their
+// destructors drop handlers still queued, which releases the last connections).
+// One io_context per thread: each is a strand by itself, so a replica (engine, generations,
+// its own port) needs no lock, and a connection's handlers never run concurrently.
 struct Fleet::Impl {
   void bind_all();  // builds replicas and router, binds every listener; runs nothing
+  boost::asio::io_context& io_of_replica(std::size_t i) { return *ios[i % ios.size()]; }
+  boost::asio::io_context& router_io() { return *ios.front(); }
 
   FleetOptions options;
   TimingProfile profile;
-  boost::asio::io_context io;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+  std::vector<std::unique_ptr<boost::asio::io_context>> ios;
+  std::vector<WorkGuard> work;
   std::vector<std::unique_ptr<ReplicaServer>> replicas;
+  std::vector<std::unique_ptr<PinnedReplica>> pinned;
   std::unique_ptr<Router> router;
   std::vector<std::unique_ptr<HttpServer>> replica_servers;
   std::unique_ptr<HttpServer> router_server;
@@ -79,13 +88,15 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   boost::system::error_code ec;
   boost::asio::ip::make_address(options.host, ec);
   if (ec) throw std::invalid_argument("host: not an IP address: \"" + options.host + "\"");
-  // The engine's timers post straight to the io_context (engine.h: all calls on its one
-  // thread), so a second thread would race engine state; a strand cannot fix that from here.
-  if (options.io_threads != 1) {
-    throw std::invalid_argument("io_threads: must be 1 (the engine is single-threaded), got " +
+  if (options.io_threads < 1 || options.io_threads > 256) {
+    throw std::invalid_argument("io_threads: must be 1..256, got " +
                                 std::to_string(options.io_threads));
   }
+  require_admin_token(options.host, options.admin_token);
   impl_->options = std::move(options);
+  for (int t = 0; t < impl_->options.io_threads; ++t) {
+    impl_->ios.push_back(std::make_unique<boost::asio::io_context>(1));
+  }
   impl_->profile = std::move(*profile);
   if (impl_->options.enable_prefix_caching) {
     impl_->profile.enable_prefix_caching = *impl_->options.enable_prefix_caching;
@@ -97,10 +108,13 @@ Fleet::~Fleet() { stop(); }
 void Fleet::Impl::bind_all() {
   std::vector<RoutedReplica> routed;
   for (int i = 0; i < options.replicas; ++i) {
+    const auto index = static_cast<std::size_t>(i);
     replicas.push_back(std::make_unique<ReplicaServer>(
-        io, profile,
+        io_of_replica(index), profile,
         ReplicaOptions{i, options.model, options.seed + static_cast<std::uint64_t>(i)}));
-    routed.push_back(RoutedReplica{replicas.back().get(), replicas.back().get(), ""});
+    pinned.push_back(
+        std::make_unique<PinnedReplica>(*replicas.back(), io_of_replica(index), router_io()));
+    routed.push_back(RoutedReplica{pinned.back().get(), pinned.back().get(), ""});
   }
   RouterOptions router_options;
   router_options.strategy = options.strategy;
@@ -111,21 +125,30 @@ void Fleet::Impl::bind_all() {
   router_options.block_size = profile.block_size;
   router_options.kv_events = true;
   router_options.health = options.health;
-  router = std::make_unique<Router>(io, std::move(routed), router_options);
+  router_options.admin_token = options.admin_token;
+  router = std::make_unique<Router>(router_io(), std::move(routed), router_options);
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     ReplicaServer& replica = *replicas[i];
+    // A replica's own port serves on its own thread: its connections never hop.
+    HttpServerOptions server_options = options.server;
+    server_options.connection_contexts.clear();
     auto server = std::make_unique<HttpServer>(
-        io, [r = &replica](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+        io_of_replica(i),
+        [r = &replica](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
           r->handle(request, std::move(ex));
-        });
+        },
+        server_options);
+    replica.set_http_stats(server->stats());
     const auto port = static_cast<std::uint16_t>(
         options.replica_base_port == 0 ? 0 : options.replica_base_port + static_cast<int>(i));
     replica_ports.push_back(server->listen(options.host, port));
     replica_servers.push_back(std::move(server));
     replica.set_kv_event_listener([r = router.get(), index = static_cast<int>(i)](
                                       const KvEvent& event) { r->on_kv_event(index, event); });
-    // A dead replica refuses connections on its own port; it comes back on the same one.
+    // A dead replica refuses connections on its own port; it comes back on the same one. Runs
+    // on the replica's thread, where its server lives.
     replica.set_down_listener([this, i](bool down) {
+      pinned[i]->set_available(!down);
       if (down) {
         replica_servers[i]->close();
         return;
@@ -138,10 +161,17 @@ void Fleet::Impl::bind_all() {
     });
     if (i < options.faults.size()) replica.apply(ReplicaSettings{std::nullopt, options.faults[i]});
   }
+  // The router's connections take turns over every thread; the decision is shared.
+  HttpServerOptions router_server_options = options.server;
+  router_server_options.connection_contexts.clear();
+  for (auto& io : ios) router_server_options.connection_contexts.push_back(io.get());
   router_server = std::make_unique<HttpServer>(
-      io, [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+      router_io(),
+      [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
         r->handle(request, std::move(ex));
-      });
+      },
+      router_server_options);
+  router->set_http_stats(router_server->stats());
   router_port =
       router_server->listen(options.host, static_cast<std::uint16_t>(options.router_port));
 }
@@ -157,12 +187,13 @@ void Fleet::start() {
     f.replica_servers.clear();
     f.replica_ports.clear();
     f.router.reset();
+    f.pinned.clear();
     f.replicas.clear();
     throw;
   }
-  f.work.emplace(f.io.get_executor());
-  for (int t = 0; t < f.options.io_threads; ++t) {
-    f.threads.emplace_back([&io = f.io] {
+  for (auto& io : f.ios) {
+    f.work.push_back(boost::asio::make_work_guard(*io));
+    f.threads.emplace_back([&io = *io] {
       for (;;) {
         try {
           io.run();
@@ -181,16 +212,24 @@ void Fleet::stop() {
   Impl& f = *impl_;
   if (!f.running) return;
   f.running = false;
-  // Close on the io thread, which owns every socket and engine; wait until it has.
-  std::promise<void> closed;
-  boost::asio::post(f.io, [&f, &closed] {
-    f.router_server->close();
-    for (auto& server : f.replica_servers) server->close();
-    closed.set_value();
-  });
-  closed.get_future().wait();
-  f.work.reset();
-  f.io.stop();
+  // Close each listener on its own thread and wait until every one has; close() posts the shut
+  // of each connection to the connection's thread, so a second round, queued behind those,
+  // waits until every socket is closed.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::promise<void>> done(f.ios.size());
+    for (std::size_t t = 0; t < f.ios.size(); ++t) {
+      boost::asio::post(*f.ios[t], [&f, &done, t, round] {
+        if (round == 0 && t == 0) f.router_server->close();
+        for (std::size_t i = t; round == 0 && i < f.replica_servers.size(); i += f.ios.size()) {
+          f.replica_servers[i]->close();
+        }
+        done[t].set_value();
+      });
+    }
+    for (auto& promise : done) promise.get_future().wait();
+  }
+  f.work.clear();
+  for (auto& io : f.ios) io->stop();
   for (auto& thread : f.threads) thread.join();
   f.threads.clear();
 }

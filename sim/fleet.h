@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/http/faults.h"
+#include "sim/http/http_server.h"
 #include "sim/router/replica_health.h"
 #include "sim/router/routing_strategy.h"
 
@@ -20,7 +21,10 @@ struct FleetOptions {
   std::string strategy = "round-robin";  // a name from strategy_names()
   std::uint64_t seed = 1;                // replica i is seeded with seed + i
   std::string host = "127.0.0.1";        // loopback unless told otherwise
-  int io_threads = 1;                    // event-loop threads for the whole fleet
+  // Event-loop threads for the whole fleet: replica i lives on thread i % io_threads (its
+  // engine and its own port), the router's connections are spread over all of them, and the
+  // router's decision is shared behind one lock (docs/sim.md, Threads).
+  int io_threads = 1;
   // Searched for `profile` before KVSWEEP_PROFILE_PATH and the profiles built into the binary.
   std::vector<std::string> profile_dirs;
   StrategyParams strategy_params;               // prefix-hash (KubeAI) and kv-aware (Dynamo) knobs
@@ -32,6 +36,12 @@ struct FleetOptions {
   std::optional<bool> enable_prefix_caching;
   int router_port = 0;        // 0: an ephemeral port
   int replica_base_port = 0;  // 0: ephemeral; otherwise replica i on base + i
+  // Timeouts, the connection cap and the per-stream send queue of every listener (router and
+  // replicas); connection_contexts is the fleet's to set.
+  HttpServerOptions server;
+  // /admin/* on the router needs "Authorization: Bearer <token>" when set; required when host
+  // is not a loopback address (admin_auth.h).
+  std::string admin_token;
 };
 
 // Owns the replicas, the router and the event-loop threads. Not copyable.
@@ -40,7 +50,8 @@ struct FleetOptions {
 class Fleet {
  public:
   // Throws std::invalid_argument naming the bad field (unknown profile or strategy,
-  // replicas < 1) before anything is bound.
+  // replicas < 1, io_threads < 1, a host beyond loopback without admin_token) before anything
+  // is bound.
   explicit Fleet(FleetOptions options);
   ~Fleet();  // stop()s if running
   Fleet(const Fleet&) = delete;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/http/http_server.h"
 #include "sim/router/replica_health.h"
 #include "sim/router/routing_strategy.h"
 
@@ -29,12 +30,22 @@ struct ProxyOptions {
   std::chrono::seconds approx_ttl{120};
   int block_size = 16;
   HealthOptions health;  // probes of each upstream's /health; a dead one is taken out
+  // Event-loop threads: client connections take turns over them, and each relays its upstream
+  // request on its own thread; the routing decision is shared behind one lock.
+  int io_threads = 1;
+  // Timeouts, the connection cap and the per-stream send queue (a client that does not read
+  // stops the relay from its upstream, then times out); connection_contexts is the proxy's.
+  HttpServerOptions server;
+  // /admin/* needs "Authorization: Bearer <token>" when set; required when host is not a
+  // loopback address (admin_auth.h).
+  std::string admin_token;
 };
 
-// Owns one event-loop thread, the upstream backends, the router and its listener.
+// Owns the event-loop threads, the upstream backends, the router and its listener.
 class Proxy {
  public:
-  // Throws std::invalid_argument naming the bad field.
+  // Throws std::invalid_argument naming the bad field (an upstream URL, the strategy,
+  // io_threads < 1, a host beyond loopback without admin_token).
   explicit Proxy(ProxyOptions options);
   ~Proxy();
   Proxy(const Proxy&) = delete;

@@ -33,7 +33,13 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
       std::printf("%s\n", c.treatment.levels.empty() ? " (nothing to apply)" : "");
       const auto commands = target->planned_commands(applied ? &*applied : nullptr, c.treatment);
       for (const auto& argv : commands) std::printf("    $ %s\n", describe_argv(argv).c_str());
-      std::printf("    then the readiness gates\n");
+      const auto gates = target->planned_gates(applied ? &*applied : nullptr, c.treatment);
+      std::printf("    then the readiness gates%s\n", gates.empty() ? "" : ", in order:");
+      for (const auto& gate : gates) std::printf("      %s\n", gate.c_str());
+      if (const int retries = spec.target.readiness.retries; retries > 0) {
+        std::printf("    a failed apply or gate is tried again up to %d time%s\n", retries,
+                    retries == 1 ? "" : "s");
+      }
       applied = c.treatment;
     }
     std::string extra;

@@ -13,6 +13,7 @@ struct ProxyArgs {
   sim::ProxyOptions proxy;
   int ttl_s = 120;
   double health_interval_s = 1;
+  ServerArgs server;
 };
 
 }  // namespace
@@ -33,14 +34,20 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
                   "kv-aware without KV events: seconds a routed prefix counts as cached")
       ->capture_default_str();
   add_health_options(cmd, &args->health_interval_s, &p.health);
+  add_server_options(cmd, &args->server);
   auto run = [args]() -> int {
     sim::ProxyOptions options = args->proxy;
+    options.io_threads = args->server.io_threads;
+    options.server = http_server_options(args->server);
+    options.admin_token = admin_token_from_env(args->server);
     options.approx_ttl = std::chrono::seconds(args->ttl_s);
     options.health.probe_interval = to_ms(args->health_interval_s);
     sim::Proxy proxy(options);
     proxy.start();
-    std::printf("kvsweep proxy: %zu upstreams, strategy %s\n", options.upstreams.size(),
-                options.strategy.c_str());
+    std::printf("kvsweep proxy: %zu upstreams, strategy %s, %d io thread%s%s\n",
+                options.upstreams.size(), options.strategy.c_str(), options.io_threads,
+                options.io_threads == 1 ? "" : "s",
+                options.admin_token.empty() ? "" : ", /admin/* needs the token");
     std::printf("router   %s\n", proxy.url().c_str());
     // The index each reply names in x-kvsweep-replica and /metrics labels replica="i".
     for (std::size_t i = 0; i < options.upstreams.size(); ++i) {

@@ -1,7 +1,9 @@
-// What `sim serve` and `proxy` share: the router's health-check options, and serving until
-// a signal.
+// What `sim serve` and `proxy` share: the router's health-check options, the HTTP servers'
+// limits, io threads and admin token, and serving until a signal.
 #include "orchestrator/cli/server_options.h"
 
+#include <cstdlib>
+#include <stdexcept>
 #include <thread>
 
 #include "orchestrator/cli/signal_guard.h"
@@ -24,6 +26,62 @@ void add_health_options(CLI::App* cmd, double* interval_s, sim::HealthOptions* h
                   "consecutive failed probes or connects that take a replica out of routing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+}
+
+void add_server_options(CLI::App* cmd, ServerArgs* args) {
+  cmd->add_option("--io-threads", args->io_threads,
+                  "event-loop threads serving the connections (and, for sim serve, the replicas)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--admin-token-env", args->admin_token_env,
+                  "environment variable holding the token /admin/* then requires (Authorization: "
+                  "Bearer); required with a --host beyond loopback");
+  cmd->add_option("--header-timeout", args->header_timeout_s,
+                  "seconds a client has to send a request header (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--body-timeout", args->body_timeout_s,
+                  "seconds a client has to send a request body after its header (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--idle-timeout", args->idle_timeout_s,
+                  "seconds a keep-alive connection may wait for its next request (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--write-timeout", args->write_timeout_s,
+                  "seconds a response may make no progress (a client not reading) before the "
+                  "connection is closed (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-connections", args->max_connections,
+                  "client connections open at once; one more is answered 503")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--send-queue-kib", args->send_queue_kib,
+                  "KiB queued for one client beyond which its stream waits for it to read")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+sim::HttpServerOptions http_server_options(const ServerArgs& args) {
+  sim::HttpServerOptions options;
+  options.header_timeout = to_ms(args.header_timeout_s);
+  options.body_timeout = to_ms(args.body_timeout_s);
+  options.idle_timeout = to_ms(args.idle_timeout_s);
+  options.write_timeout = to_ms(args.write_timeout_s);
+  options.max_connections = args.max_connections;
+  options.send_queue_limit = args.send_queue_kib * 1024;
+  return options;
+}
+
+std::string admin_token_from_env(const ServerArgs& args) {
+  if (args.admin_token_env.empty()) return "";
+  const char* value = std::getenv(args.admin_token_env.c_str());
+  if (value == nullptr || *value == '\0') {
+    throw std::invalid_argument("--admin-token-env " + args.admin_token_env +
+                                ": the environment variable is not set or empty");
+  }
+  return value;
 }
 
 std::chrono::milliseconds to_ms(double seconds) {

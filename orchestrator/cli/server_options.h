@@ -1,10 +1,12 @@
-// What `sim serve` and `proxy` share: the router's health-check options, and serving until
-// a signal.
+// What `sim serve` and `proxy` share: the router's health-check options, the HTTP servers'
+// limits, io threads and admin token, and serving until a signal.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <string>
 
+#include "sim/http/http_server.h"
 #include "sim/router/replica_health.h"
 
 namespace kvsweep::orchestrator {
@@ -14,6 +16,29 @@ int wait_for_signal();
 
 // --health-interval and --health-failures, the router's probes of its replicas.
 void add_health_options(CLI::App* cmd, double* interval_s, sim::HealthOptions* health);
+
+// What the listeners allow their clients, and how the server runs, as the command line says it.
+struct ServerArgs {
+  int io_threads = 1;
+  std::string admin_token_env;  // the name of the variable holding the token, never the token
+  double header_timeout_s = 10;
+  double body_timeout_s = 60;
+  double idle_timeout_s = 60;
+  double write_timeout_s = 30;
+  std::size_t max_connections = 16384;
+  std::size_t send_queue_kib = 1024;
+};
+
+// --io-threads, --admin-token-env, --header-timeout, --body-timeout, --idle-timeout,
+// --write-timeout, --max-connections, --send-queue-kib.
+void add_server_options(CLI::App* cmd, ServerArgs* args);
+
+// The listeners' options from the arguments.
+sim::HttpServerOptions http_server_options(const ServerArgs& args);
+
+// The token from the environment variable --admin-token-env names; "" without the option.
+// Throws std::invalid_argument naming the variable when it is unset or empty.
+std::string admin_token_from_env(const ServerArgs& args);
 
 std::chrono::milliseconds to_ms(double seconds);
 

@@ -14,6 +14,7 @@ struct SimServeArgs {
   int port = 8000;
   int replica_base_port = -1;  // -1: port + 1
   double health_interval_s = 1;
+  ServerArgs server;
 };
 
 }  // namespace
@@ -41,8 +42,12 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& /*global*/) {
   serve->add_option("--replica-base-port", args->replica_base_port,
                     "replica i listens on this + i (default: --port + 1; 0: any free ports)");
   add_health_options(serve, &args->health_interval_s, &f.health);
+  add_server_options(serve, &args->server);
   auto run = [args]() -> int {
     sim::FleetOptions options = args->fleet;
+    options.io_threads = args->server.io_threads;
+    options.server = http_server_options(args->server);
+    options.admin_token = admin_token_from_env(args->server);
     options.health.probe_interval = to_ms(args->health_interval_s);
     options.router_port = args->port;
     options.replica_base_port = args->replica_base_port >= 0
@@ -50,8 +55,10 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& /*global*/) {
                                     : (args->port == 0 ? 0 : args->port + 1);
     sim::Fleet fleet(options);
     fleet.start();
-    std::printf("kvsweep sim: %d x %s replicas, strategy %s\n", options.replicas,
-                options.profile.c_str(), options.strategy.c_str());
+    std::printf("kvsweep sim: %d x %s replicas, strategy %s, %d io thread%s%s\n", options.replicas,
+                options.profile.c_str(), options.strategy.c_str(), options.io_threads,
+                options.io_threads == 1 ? "" : "s",
+                options.admin_token.empty() ? "" : ", /admin/* needs the token");
     std::printf("router   %s\n", fleet.router_url().c_str());
     const auto replicas = fleet.replica_urls();
     for (std::size_t i = 0; i < replicas.size(); ++i) {

@@ -31,13 +31,22 @@ struct FactorSpec {
   SourceMark mark;
 };
 
-// Per-gate time limits of the layered readiness check after every apply.
+// Per-gate time limits of the layered readiness check after every apply, and how a failed
+// apply or gate is treated.
 struct ReadinessSpec {
   double resource_s = 1800;   // the custom resource's status (Model ready replicas, DGD Ready)
   double pods_s = 1800;       // Ready pod count = expected; terminal pod states fail at once
   double models_s = 600;      // GET /v1/models lists the model
   double completion_s = 120;  // a 1-token completion answers 200
   double poll_s = 2;          // between polls of kubectl and HTTP gates
+  // How long the pods must stay settled (one revision, all Ready, none Pending or
+  // Terminating, the expected count) after a change that may roll them before the pods gate
+  // opens: an operator acts some time after the change, and nothing else says it has. 0 = no
+  // wait. A change known not to roll pods (KubeAI's loadBalancing) does not wait for it.
+  double settle_s = 10;
+  // How many more times a failed apply and its gates are tried before the cell fails, and
+  // with it the rest of its arm.
+  int retries = 0;
 };
 
 struct MetricsSpec {

@@ -64,6 +64,17 @@ void print_health_events(const CommandLogs& logs, const std::string& label, Swee
   }
 }
 
+// The first line of a health event that says the pods changed during the cell, or "".
+std::string pods_moved(const CommandLogs& logs) {
+  for (const auto& log : logs) {
+    if (log.step != "health" || log.exit_code != 0) continue;
+    if (log.out.rfind("pods changed during the cell", 0) == 0) {
+      return log.out.substr(0, log.out.find('\n'));
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 const char* CellRunner::phase_name(Phase phase) {
@@ -107,14 +118,34 @@ CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& s
 void CellRunner::start_target() { append(pending_, target_.start()); }
 
 // Applies the plan's treatment when it differs from what the target runs now, then opens the
-// readiness gates. Throws TargetError; the target's state is unknown afterwards.
+// readiness gates; a failure is tried again, apply and gates, readiness.retries times. Throws
+// TargetError; the target's state is unknown afterwards.
 void CellRunner::ensure_applied(const CellPlan& plan, CommandLogs& commands) {
   if (applied_ && *applied_ == plan.treatment) return;
   applied_.reset();
   const auto start = std::chrono::steady_clock::now();
-  output_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe());
-  append(commands, target_.apply(plan.treatment));
-  append(commands, target_.wait_ready());
+  const int attempts = 1 + spec_.target.readiness.retries;
+  for (int attempt = 1;; ++attempt) {
+    output_.line("  applying " + describe_treatment(plan.treatment) + " on " + target_.describe() +
+                 (attempt > 1 ? " (attempt " + std::to_string(attempt) + " of " +
+                                    std::to_string(attempts) + ")"
+                              : ""));
+    try {
+      append(commands, target_.apply(plan.treatment));
+      append(commands, target_.wait_ready());
+      break;
+    } catch (const TargetError& e) {
+      if (attempt >= attempts) {
+        if (attempts == 1) throw;
+        throw TargetError(std::string(e.what()) + " (attempt " + std::to_string(attempt) + " of " +
+                              std::to_string(attempts) + ")",
+                          e.commands());
+      }
+      append(commands, e.commands());  // every attempt's commands stay with the cell
+      output_.line("  attempt " + std::to_string(attempt) + " failed: " + e.what() +
+                   "; trying again (target.readiness.retries)");
+    }
+  }
   output_.line("  ready after " + reports::format_ms(seconds_since(start) * 1000) + " ms");
   applied_ = plan.treatment;
 }
@@ -249,12 +280,16 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
 // Stores the cell with everything it measured and ran, in one transaction.
 bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::string& status,
                         const std::string& failure, const std::string& label) {
-  for (const auto& error : m.scrape_errors) output_.line("  warning: scrape: " + error);
+  // What the target saw first: a scrape that failed while pods were rolling says so.
+  const CommandLogs seen = target_.cell_finished();
+  const std::string moved = pods_moved(seen);
+  for (const auto& error : m.scrape_errors) {
+    output_.line("  warning: scrape: " + error + (moved.empty() ? "" : " (" + moved + ")"));
+  }
   cell.status = status;
   cell.error = status == "interrupted" ? "stopped by a signal" : failure;
   if (status == "done" && !failure.empty()) cell.status = "failed";
   cell.finished_at = utc_now_iso8601();
-  const CommandLogs seen = target_.cell_finished();
   print_health_events(seen, label, output_);
   append(m.commands, seen);
   const std::vector<store::RequestRow> rows = record_cell(store_, cell, m);

@@ -137,10 +137,7 @@ class SweepLoop {
         output_(output),
         options_(options),
         runner_(runner),
-        groups_(plan.empty() ? 0 : plan.back().deploy_group + 1),
-        has_deploy_factor_(
-            std::any_of(spec.factors.begin(), spec.factors.end(),
-                        [](const FactorSpec& f) { return f.phase == FactorPhase::kDeploy; })) {}
+        groups_(plan.empty() ? 0 : plan.back().deploy_group + 1) {}
 
   void run(SweepOutcome& outcome) {
     outcome.status = "done";
@@ -160,7 +157,6 @@ class SweepLoop {
  private:
   // A new deployment group: said on the console, with "skipped" when every cell is done.
   void start_group(std::size_t first) {
-    group_failure_.clear();
     const CellPlan& p = plan_[first];
     bool all_done = true;
     for (std::size_t j = first; j < cells_.size() && plan_[j].deploy_group == p.deploy_group; ++j) {
@@ -183,10 +179,10 @@ class SweepLoop {
     }
     const std::string label =
         cell_label(cell.ordinal, cells_.size(), p.arm, p.repeat, spec_.repeats, p.concurrency);
-    if (!group_failure_.empty()) {
+    if (const std::string* failure = arm_failure(p.treatment)) {
       // The deployment this cell needs never became ready: do not wait on every gate again.
       cell.status = "failed";
-      cell.error = "not run: its deployment failed: " + group_failure_;
+      cell.error = "not run: its deployment failed: " + *failure;
       cell.started_at = cell.finished_at = utc_now_iso8601();
       store_.update_cell(cell);
       output_.line("  " + label + ": not run, its deployment failed");
@@ -197,11 +193,20 @@ class SweepLoop {
     if (cell.status == "done") ++outcome.cells_done;
     if (cell.status == "failed") {
       ++outcome.cells_failed;
-      // A deployment that failed to apply or to become ready sinks its whole group: waiting
-      // out every gate's time limit again for each of its cells would find the same.
-      if (has_deploy_factor_ && runner_.setup_failed()) group_failure_ = cell.error;
+      // A treatment that failed to apply or to become ready (after readiness.retries more
+      // tries) sinks the rest of its arm, deploy-time or a live patch: waiting out every
+      // gate's time limit again for each of its cells would find the same.
+      if (runner_.setup_failed()) failed_arms_.emplace_back(p.treatment, cell.error);
     }
     return go_on;
+  }
+
+  // Why `t` failed earlier in this sweep, or nullptr when it did not.
+  const std::string* arm_failure(const Treatment& t) const {
+    for (const auto& [failed, why] : failed_arms_) {
+      if (failed == t) return &why;
+    }
+    return nullptr;
   }
 
   const ScenarioSpec& spec_;
@@ -212,8 +217,8 @@ class SweepLoop {
   const RunnerOptions& options_;
   CellRunner& runner_;
   const int groups_;
-  const bool has_deploy_factor_;
-  std::string group_failure_;  // why the current group's deployment failed, "" if it did not
+  // The treatments whose apply or gates failed, each with why.
+  std::vector<std::pair<Treatment, std::string>> failed_arms_;
 };
 
 }  // namespace

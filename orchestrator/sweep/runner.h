@@ -29,7 +29,8 @@ struct SweepOutcome {
 // as-is), the warm-up (stored, flagged), scrape /metrics, the measured phase (scraping every
 // metrics.interval), scrape again, and store the cell with its requests, samples and commands
 // in one transaction. A failed cell is recorded with its reason and the sweep goes on; a
-// deployment that fails fails the rest of its group unrun; a stop request ends the sweep
+// treatment whose apply or gates fail (target.readiness.retries more tries) fails the rest of
+// its arm unrun ("not run: ..."); a stop request ends the sweep
 // after storing what finished. Throws std::invalid_argument for a dataset that cannot load.
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options);

@@ -22,6 +22,13 @@ class TreatmentPlanner {
   // the target cannot apply gives one list {"<cannot apply: why>"}: plan never throws.
   virtual std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
                                                                  const Treatment& next) const = 0;
+
+  // What the readiness gates after that apply wait for, one line per gate ("pods: 8 pods -l
+  // model=m Ready, ... (limit 30m)"); empty when the kind does not say.
+  virtual std::vector<std::string> planned_gates(const Treatment* /*previous*/,
+                                                 const Treatment& /*next*/) const {
+    return {};
+  }
 };
 
 }  // namespace kvsweep::orchestrator

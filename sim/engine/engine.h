@@ -51,9 +51,10 @@ struct EngineMetrics {
   double scheduler_cpu_seconds_total = 0;  // io-thread CPU in plan()+apply(), HTTP excluded
 };
 
-// Thread contract: every method must be called on the io_context's thread (the fleet runs one
-// event-loop thread), and callbacks are invoked there. Steps advance in real time: a step whose
-// modelled duration is d completes d after it started, through a steady_timer.
+// Thread contract: every method must be called on the io_context's thread (in a fleet with
+// several io threads, the one its replica is pinned to), and callbacks are invoked there. Steps
+// advance in real time: a step whose modelled duration is d completes d after it started,
+// through a steady_timer.
 class Engine {
  public:
   using Callback = std::function<void(const TokenUpdate&)>;

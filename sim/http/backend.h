@@ -14,8 +14,10 @@ namespace kvsweep::sim {
 
 // A replica as the router sends it requests: a simulated one in process (ReplicaServer) or a
 // real OpenAI-compatible server over HTTP (HttpUpstream, for kvsweep proxy).
-// Thread contract: both calls happen on the io thread, and their answers (the exchange, done)
-// are given on it too, now or later. The backend must outlive every request it was handed.
+// Thread contract: handle() is called on the exchange's thread (its home, Exchange::home()) and
+// check_health() on the router's; each answers there, now or later. A backend living on another
+// io thread hands the exchange over (Exchange::move_to) and posts its answers back
+// (sim/pinned_replica.h). The backend must outlive every request it was handed.
 class ServingBackend {
  public:
   virtual ~ServingBackend() = default;
@@ -35,7 +37,8 @@ struct ReplicaSettings {
 };
 
 // A replica as the router's admin and its routing act on it.
-// Thread contract: the io thread only; each call takes effect before it returns.
+// Thread contract: the router's io thread (available() from any of the fleet's); each call takes
+// effect before it returns.
 class ReplicaControl {
  public:
   virtual ~ReplicaControl() = default;

@@ -1,7 +1,9 @@
 // One request to a backend whose whole answer is kept for the router itself (fan-out, probes).
 #include "sim/http/collect_response.h"
 
+#include <atomic>
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdio>
@@ -52,15 +54,23 @@ class KeepingSink final : public Exchange::Sink {
   bool reset_ = false;
 };
 
+// The answer and the timeout may come on different threads (a backend on its own io thread):
+// the first wins, and `done` always runs on the collector's io thread.
 struct Pending {
+  explicit Pending(boost::asio::io_context& io) : io(io) {}
+  boost::asio::io_context& io;
   std::function<void(CollectedResponse)> done;
-  bool finished = false;
-  void finish(CollectedResponse response) {
-    if (finished) return;
-    finished = true;
-    done(std::move(response));
-  }
+  std::atomic<bool> finished{false};
 };
+
+void finish(const std::shared_ptr<Pending>& pending, CollectedResponse response) {
+  if (pending->finished.exchange(true)) return;
+  if (pending->io.get_executor().running_in_this_thread())
+    return pending->done(std::move(response));
+  boost::asio::post(pending->io, [pending, response = std::move(response)]() mutable {
+    pending->done(std::move(response));
+  });
+}
 
 }  // namespace
 
@@ -68,14 +78,14 @@ void collect_response(boost::asio::io_context& io, const HttpRequest& request,
                       std::chrono::milliseconds timeout, const SendRequest& send,
                       std::function<void(CollectedResponse)> done) {
   auto sink = std::make_shared<KeepingSink>();
-  auto exchange = std::make_shared<Exchange>(sink, false);
-  auto pending = std::make_shared<Pending>();
+  auto exchange = std::make_shared<Exchange>(sink, false, &io);
+  auto pending = std::make_shared<Pending>(io);
   pending->done = std::move(done);
   auto timer = std::make_shared<boost::asio::steady_timer>(io, timeout);
   // The listener keeps the sink alive until the exchange ends, however it ends.
   exchange->on_end([sink, pending, timer](bool) {
     timer->cancel();
-    pending->finish(sink->result());
+    finish(pending, sink->result());
   });
   // The handler owns the timer too, so a backend that drops the exchange without ending it
   // still gets its answer: the timeout.
@@ -84,7 +94,7 @@ void collect_response(boost::asio::io_context& io, const HttpRequest& request,
     if (ec) return;
     char text[64];
     std::snprintf(text, sizeof text, "timed out after %.1f s", timeout.count() / 1000.0);
-    pending->finish(CollectedResponse{0, "", text});
+    finish(pending, CollectedResponse{0, "", text});
     if (auto exchange = weak.lock()) exchange->abort();
   });
   send(request, std::move(exchange));

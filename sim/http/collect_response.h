@@ -24,7 +24,8 @@ using SendRequest = std::function<void(const HttpRequest&, std::shared_ptr<Excha
 // Sends `request` through `send` with an exchange that keeps the response, and calls `done`
 // exactly once on the io thread: with the response, or with an error when the backend cut the
 // exchange or gave no complete answer within `timeout` (the exchange is then aborted, which
-// closes an upstream connection). Thread contract: the io thread only.
+// closes an upstream connection). Thread contract: called on io's thread, where `done` runs too;
+// the backend may move the exchange to its own thread (Exchange::move_to) and answer there.
 void collect_response(boost::asio::io_context& io, const HttpRequest& request,
                       std::chrono::milliseconds timeout, const SendRequest& send,
                       std::function<void(CollectedResponse)> done);

@@ -2,6 +2,7 @@
 #include "sim/http/http_exchange.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 #include <cctype>
@@ -11,8 +12,8 @@
 namespace kvsweep::sim {
 namespace http = boost::beast::http;
 
-Exchange::Exchange(std::weak_ptr<Sink> sink, bool keep_alive)
-    : sink_(std::move(sink)), keep_alive_(keep_alive) {}
+Exchange::Exchange(std::weak_ptr<Sink> sink, bool keep_alive, boost::asio::io_context* home)
+    : sink_(sink), open_sink_(sink.lock()), keep_alive_(keep_alive), home_(home) {}
 
 Exchange::~Exchange() = default;
 
@@ -29,7 +30,21 @@ std::string_view HttpRequest::header(std::string_view name) const {
   return {};
 }
 
+bool Exchange::away() const {
+  boost::asio::io_context* home = home_.load();
+  return home != nullptr && !home->get_executor().running_in_this_thread();
+}
+
+void Exchange::post_home(std::function<void()> call) {
+  boost::asio::post(*home_.load(), std::move(call));
+}
+
 void Exchange::respond(HttpResponse response) {
+  if (away()) {
+    return post_home([self = shared_from_this(), response = std::move(response)]() mutable {
+      self->respond(std::move(response));
+    });
+  }
   if (state_ != State::kIdle) return;
   first_byte();
   http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
@@ -47,6 +62,10 @@ void Exchange::respond(HttpResponse response) {
 }
 
 void Exchange::begin_stream(int status, std::string_view content_type, const HttpHeaders& headers) {
+  if (away()) {
+    return post_home([self = shared_from_this(), status, type = std::string(content_type),
+                      headers] { self->begin_stream(status, type, headers); });
+  }
   if (state_ != State::kIdle) return;
   http::response<http::empty_body> message{static_cast<http::status>(status), 11};
   message.set(http::field::server, "kvsweep-sim");
@@ -63,6 +82,10 @@ void Exchange::begin_stream(int status, std::string_view content_type, const Htt
 }
 
 void Exchange::write_chunk(std::string_view data) {
+  if (away()) {
+    return post_home(
+        [self = shared_from_this(), data = std::string(data)] { self->write_chunk(data); });
+  }
   if (state_ != State::kStreaming || data.empty()) return;
   first_byte();
   char size[24];
@@ -74,23 +97,32 @@ void Exchange::write_chunk(std::string_view data) {
 }
 
 void Exchange::finish() {
+  if (away()) return post_home([self = shared_from_this()] { self->finish(); });
   if (state_ != State::kStreaming) return;
   if (auto sink = sink_.lock()) sink->send("0\r\n\r\n");
   end(false);
 }
 
 void Exchange::abort() {
+  if (away()) return post_home([self = shared_from_this()] { self->abort(); });
   if (state_ == State::kEnded) return;
   end(true);
 }
 
 void Exchange::sever() {
+  if (away()) return post_home([self = shared_from_this()] { self->sever(); });
   if (state_ == State::kEnded) return;
   if (auto sink = sink_.lock()) sink->reset();
   end(true);
 }
 
 void Exchange::set_header(std::string name, std::string value) {
+  if (away()) {
+    return post_home(
+        [self = shared_from_this(), name = std::move(name), value = std::move(value)]() mutable {
+          self->set_header(std::move(name), std::move(value));
+        });
+  }
   for (auto& [existing, old] : forced_headers_) {
     if (boost::beast::iequals(existing, name)) {
       old = std::move(value);
@@ -101,6 +133,11 @@ void Exchange::set_header(std::string name, std::string value) {
 }
 
 void Exchange::on_first_byte(std::function<void()> listener) {
+  if (away()) {
+    return post_home([self = shared_from_this(), listener = std::move(listener)]() mutable {
+      self->on_first_byte(std::move(listener));
+    });
+  }
   first_byte_listeners_.push_back(std::move(listener));
 }
 
@@ -112,11 +149,48 @@ void Exchange::first_byte() {
 }
 
 void Exchange::on_end(std::function<void(bool aborted)> listener) {
+  if (away()) {
+    return post_home([self = shared_from_this(), listener = std::move(listener)]() mutable {
+      self->on_end(std::move(listener));
+    });
+  }
   listeners_.push_back(std::move(listener));
+}
+
+bool Exchange::backlogged() const {
+  auto sink = sink_.lock();
+  return sink && sink->backlogged();
+}
+
+void Exchange::on_drained(std::function<void()> listener) {
+  if (away()) {
+    return post_home([self = shared_from_this(), listener = std::move(listener)]() mutable {
+      self->on_drained(std::move(listener));
+    });
+  }
+  if (state_ == State::kEnded) return;
+  drain_listener_ = std::move(listener);
+  // The backlog may have fallen between the producer's check and now: the sink's notice went
+  // to nobody, so look again. Posted when there is a home, so a producer is not re-entered.
+  if (!backlogged()) {
+    if (home_.load() == nullptr) return notify_drained();
+    post_home([self = shared_from_this()] { self->notify_drained(); });
+  }
+}
+
+void Exchange::notify_drained() {
+  if (away()) return post_home([self = shared_from_this()] { self->notify_drained(); });
+  if (state_ == State::kEnded || !drain_listener_) return;
+  auto listener = std::move(drain_listener_);
+  drain_listener_ = nullptr;
+  listener();
 }
 
 void Exchange::end(bool aborted) {
   state_ = State::kEnded;
+  // Released last, when this call returns: the sink's complete() or a listener may still use it.
+  const std::shared_ptr<Sink> was_open = std::move(open_sink_);
+  drain_listener_ = nullptr;  // it may hold the producer, which holds this exchange
   if (!aborted) {
     if (auto sink = sink_.lock()) sink->complete(keep_alive_);
   }

@@ -1,6 +1,8 @@
 // One HTTP request/response exchange as handlers see it, independent of the socket behind it.
 #pragma once
 
+#include <atomic>
+#include <boost/asio/io_context.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,10 +35,17 @@ struct HttpResponse {
 // begin_stream(), write_chunk()* and finish() (chunked transfer encoding). Handlers hold it by
 // shared_ptr for as long as they may still write; calls after the exchange ended are ignored,
 // so a late engine callback after a disconnect is harmless.
-// Thread contract: every call happens on the io thread that runs the connection.
-class Exchange {
+//
+// Thread contract: an exchange belongs to one io_context at a time, its home: the connection's
+// until a handler hands it to a replica on another thread with move_to(). Every method may be
+// called from any thread: a call from outside the home is posted to it, in call order, so the
+// exchange's state and its listeners only ever run there. An exchange without a home (tests,
+// collectors driven by hand) runs every call inline. ended(), streaming() and backlogged() read
+// atomics: exact on the home, a recent value elsewhere.
+class Exchange : public std::enable_shared_from_this<Exchange> {
  public:
-  // Where the bytes go: the connection (http_server.cc) or a test double.
+  // Where the bytes go: the connection (http_server.cc) or a test double. send() and
+  // complete() may be called from the exchange's home, which need not be the sink's thread.
   class Sink {
    public:
     virtual ~Sink() = default;
@@ -47,9 +56,13 @@ class Exchange {
     // Drops the connection at once without finishing the response (a dying server, a cut
     // stream): the client sees a reset or a truncated body.
     virtual void reset() {}
+    // true while more bytes wait for the client than the connection allows per stream: the
+    // producer should pause until the exchange's drain listener runs. Any thread.
+    virtual bool backlogged() const { return false; }
   };
 
-  Exchange(std::weak_ptr<Sink> sink, bool keep_alive);
+  // Always held by shared_ptr (calls from other threads post a reference to it).
+  Exchange(std::weak_ptr<Sink> sink, bool keep_alive, boost::asio::io_context* home = nullptr);
   ~Exchange();  // never fires end listeners: destruction is not an event
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -79,20 +92,45 @@ class Exchange {
   // (aborted = false) or on abort() (aborted = true). Listeners run in registration order.
   void on_end(std::function<void(bool aborted)> listener);
 
-  bool ended() const { return state_ == State::kEnded; }
-  bool streaming() const { return state_ == State::kStreaming; }
+  // Backpressure. backlogged(): the client is not reading as fast as the response is written
+  // (the sink holds more than its per-stream limit); a producer that can wait (a relayed
+  // upstream, a generation) stops writing and registers on_drained(), which runs once on the
+  // home when the backlog has fallen again (at once if it already has), never after the end.
+  // A second registration replaces the first.
+  bool backlogged() const;
+  void on_drained(std::function<void()> listener);
+  // The sink's backlog has fallen below its limit: runs the drain listener, if any.
+  void notify_drained();
+
+  // Hands the exchange to another io_context (a replica on its own thread). Call it on the
+  // current home, before the new home's thread uses the exchange.
+  void move_to(boost::asio::io_context& home) { home_.store(&home); }
+  boost::asio::io_context* home() const { return home_.load(); }
+
+  bool ended() const { return state_.load() == State::kEnded; }
+  bool streaming() const { return state_.load() == State::kStreaming; }
 
  private:
   enum class State { kIdle, kStreaming, kEnded };
+  // true when called outside the home: the caller posts itself there with post_home().
+  bool away() const;
+  void post_home(std::function<void()> call);
   void end(bool aborted);
+  void first_byte();
 
   std::weak_ptr<Sink> sink_;
+  // The sink (the connection) lives while its exchange is open, even when nothing is being read
+  // or written on its socket: a stream answered later, from a timer or another thread, while a
+  // pipelined request waits in the connection's buffer. Released at the end; a connection that
+  // closes first aborts its exchange, which ends it.
+  std::shared_ptr<Sink> open_sink_;
   bool keep_alive_ = true;
+  std::atomic<boost::asio::io_context*> home_{nullptr};
   HttpHeaders forced_headers_;  // set_header(): applied after the handler's own
-  State state_ = State::kIdle;
+  std::atomic<State> state_{State::kIdle};
   std::vector<std::function<void(bool)>> listeners_;
   std::vector<std::function<void()>> first_byte_listeners_;
-  void first_byte();
+  std::function<void()> drain_listener_;
 };
 
 // Convenience for handlers: an OpenAI-shaped JSON reply.

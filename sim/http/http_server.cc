@@ -1,210 +1,127 @@
 // Event-driven HTTP/1.1 server (Boost.Beast): one listener, keep-alive connections, streaming.
 #include "sim/http/http_server.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
-#include <deque>
-#include <optional>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <mutex>
 #include <stdexcept>
+
+#include "sim/http/http_connection.h"
 
 namespace kvsweep::sim {
 namespace {
 
 namespace net = boost::asio;
-namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 using boost::system::error_code;
+using std::chrono::milliseconds;
 
-constexpr std::uint64_t kMaxBodyBytes = 64ull << 20;  // long multi-turn prompts fit
-constexpr std::size_t kMaxBufferedBytes = 1 << 20;    // pipelined input held during a response
-
-// One client connection. Exactly one read is outstanding while it is open: the request parser
-// between requests, and while a response is in progress a plain read that only notices the
-// peer going away (or buffers a pipelined request for later). That keeps disconnect detection
-// on streams without a second read racing the parser.
-class Connection final : public Exchange::Sink, public std::enable_shared_from_this<Connection> {
- public:
-  Connection(tcp::socket socket, std::shared_ptr<const HttpHandler> handler)
-      : socket_(std::move(socket)), handler_(std::move(handler)) {}
-
-  void start() { read_request(); }
-
-  void send(std::string bytes) override {
-    if (closed_) return;
-    outbox_.push_back(std::move(bytes));
-    if (!writing_) write_next();
-  }
-
-  void complete(bool keep_alive) override {
-    current_.reset();
-    if (!keep_alive) {
-      close_after_write_ = true;
-      if (!writing_) close();
-    } else if (!watching_ && !closed_) {
-      read_request();  // a pipelined request stopped the watch; parse it now
-    }
-  }
-
-  void reset() override {
-    // SO_LINGER 0: close() sends RST, what a killed process's socket does.
-    error_code ignored;
-    socket_.set_option(net::socket_base::linger(true, 0), ignored);
-    close();
-  }
-
-  // Server stop: the client is told nothing more; the handler hears an abort.
-  void shut() {
-    abort_current();
-    close();
-  }
-
- private:
-  void read_request() {
-    parser_.emplace();
-    parser_->body_limit(kMaxBodyBytes);
-    http::async_read(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](error_code ec, std::size_t) { self->on_request(ec); });
-  }
-
-  void on_request(error_code ec) {
-    if (ec) {
-      // A malformed request gets a 400 and the connection closes; eof is a normal close.
-      if (ec != http::error::end_of_stream && ec != net::error::operation_aborted && !closed_ &&
-          ec.category() == error_code(http::error::bad_method).category()) {
-        auto exchange = std::make_shared<Exchange>(weak_from_this(), false);
-        exchange->respond(
-            HttpResponse{400, "text/plain", "bad request: " + ec.message() + "\n", {}});
-        return;
-      }
-      close();
-      return;
-    }
-    http::request<http::string_body> message = parser_->release();
-    parser_.reset();
-    HttpRequest request{std::string(message.method_string()),
-                        std::string(message.target()),
-                        std::move(message.body()),
-                        {}};
-    for (const auto& field : message) {
-      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-    }
-    auto exchange = std::make_shared<Exchange>(weak_from_this(), message.keep_alive());
-    current_ = exchange;
-    // Bytes already buffered are a pipelined request: complete() parses it. Otherwise watch
-    // the socket so a client leaving mid-response is noticed at once.
-    if (buffer_.size() == 0) watch();
-    (*handler_)(request, exchange);
-  }
-
-  void watch() {
-    watching_ = true;
-    socket_.async_read_some(
-        buffer_.prepare(4096),
-        [self = shared_from_this()](error_code ec, std::size_t n) { self->on_watch(ec, n); });
-  }
-
-  void on_watch(error_code ec, std::size_t n) {
-    watching_ = false;
-    if (ec) {
-      abort_current();
-      close();
-      return;
-    }
-    buffer_.commit(n);
-    if (!current_) {
-      read_request();  // the next request has begun arriving
-    } else if (buffer_.size() > kMaxBufferedBytes) {
-      abort_current();
-      close();
-    }
-    // Otherwise a pipelined request waits in buffer_ until complete() parses it.
-  }
-
-  void write_next() {
-    writing_ = true;
-    net::async_write(
-        socket_, net::buffer(outbox_.front()),
-        [self = shared_from_this()](error_code ec, std::size_t) { self->on_write(ec); });
-  }
-
-  void on_write(error_code ec) {
-    writing_ = false;
-    if (closed_) return;  // the outbox may still hold bytes; nobody will read them
-    if (ec) {
-      abort_current();
-      close();
-      return;
-    }
-    outbox_.pop_front();
-    if (!outbox_.empty()) {
-      write_next();
-    } else if (close_after_write_) {
-      close();
-    }
-  }
-
-  void abort_current() {
-    if (auto exchange = std::move(current_)) exchange->abort();
-  }
-
-  void close() {
-    if (closed_) return;
-    closed_ = true;
-    // outbox_ is kept: a write in flight still points into its front string.
-    error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-  }
-
-  tcp::socket socket_;
-  std::shared_ptr<const HttpHandler> handler_;
-  boost::beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  std::shared_ptr<Exchange> current_;  // the request being answered, if any
-  std::deque<std::string> outbox_;     // front is being written
-  bool writing_ = false;
-  bool watching_ = false;
-  bool close_after_write_ = false;
-  bool closed_ = false;
-};
+constexpr int kMaxRefusing = 64;  // refused connections still being answered
+constexpr milliseconds kFirstBackoff{10};
+constexpr milliseconds kMaxBackoff{1000};
 
 }  // namespace
 
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
-  Impl(net::io_context& io, HttpHandler h)
-      : acceptor(io), handler(std::make_shared<const HttpHandler>(std::move(h))) {}
+  Impl(net::io_context& io, HttpHandler handler, HttpServerOptions options)
+      : io(io), acceptor(io), backoff(io), shared(std::make_shared<ServerShared>()) {
+    shared->options = std::move(options);
+    shared->handler = std::move(handler);
+  }
 
   void accept() {
-    acceptor.async_accept([self = shared_from_this()](error_code ec, tcp::socket socket) {
-      if (ec) {
-        if (ec == net::error::operation_aborted || !self->acceptor.is_open()) return;
-        self->accept();  // e.g. out of file descriptors: keep serving the open ones
-        return;
+    const auto& contexts = shared->options.connection_contexts;
+    net::io_context& where = contexts.empty() ? io : *contexts[next_context++ % contexts.size()];
+    acceptor.async_accept(where,
+                          [self = shared_from_this(), &where](error_code ec, tcp::socket socket) {
+                            self->on_accept(ec, std::move(socket), where);
+                          });
+  }
+
+  void on_accept(error_code ec, tcp::socket socket, net::io_context& where) {
+    if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+    if (ec == net::error::connection_aborted) return accept();  // the client left first
+    if (ec) return pause_accepting(ec);
+    if (backoff_delay.count() > 0) {
+      spdlog::info("http server {}: accepting again", where_listening);
+      backoff_delay = milliseconds(0);
+    }
+    HttpServerStats& stats = *shared->stats;
+    ++stats.connections_total;
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);  // one SSE chunk per token: no batching
+    const bool refused =
+        static_cast<std::size_t>(stats.connections_open.load()) >= shared->options.max_connections;
+    if (refused) {
+      ++stats.connections_refused;
+      if (shared->refusing.load() >= kMaxRefusing) {
+        socket.close(ignored);  // a flood: no answer, only the close
+        return accept();
       }
-      error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);  // one SSE chunk per token: no batching
-      auto connection = std::make_shared<Connection>(std::move(socket), self->handler);
-      std::erase_if(self->connections, [](const auto& weak) { return weak.expired(); });
-      self->connections.push_back(connection);
+      ++shared->refusing;
+    } else {
+      ++stats.connections_open;
+    }
+    auto connection = std::make_shared<HttpConnection>(where, std::move(socket), shared, refused);
+    {
+      std::lock_guard lock(mutex);
+      // Forget closed connections now and then (amortized: not a scan per accept).
+      if (connections.size() >= 2 * live_after_sweep + 64) {
+        std::erase_if(connections, [](const auto& weak) { return weak.expired(); });
+        live_after_sweep = connections.size();
+      }
+      connections.push_back(connection);
+    }
+    if (&where == &io) {
       connection->start();
+    } else {
+      net::post(where, [connection] { connection->start(); });
+    }
+    accept();
+  }
+
+  // Out of descriptors (or memory): the pending connection stays in the listen backlog and the
+  // listener stays readable, so accepting again at once would spin. Wait, then try again.
+  void pause_accepting(error_code ec) {
+    ++shared->stats->accept_errors;
+    if (backoff_delay.count() == 0) {
+      spdlog::warn(
+          "http server {}: accept failed: {}; {} connections open; pausing accepts (retrying "
+          "from 10 ms up to every 1 s)",
+          where_listening, ec.message(), shared->stats->connections_open.load());
+    }
+    backoff_delay =
+        backoff_delay.count() == 0 ? kFirstBackoff : std::min(2 * backoff_delay, kMaxBackoff);
+    backoff.expires_after(backoff_delay);
+    backoff.async_wait([self = shared_from_this()](error_code wait_ec) {
+      if (wait_ec || !self->acceptor.is_open()) return;
       self->accept();
     });
   }
 
+  net::io_context& io;
   tcp::acceptor acceptor;
-  std::shared_ptr<const HttpHandler> handler;
-  std::vector<std::weak_ptr<Connection>> connections;
+  net::steady_timer backoff;
+  milliseconds backoff_delay{0};  // 0: accepting normally
+  std::string where_listening;    // "127.0.0.1:8000", for messages
+  std::shared_ptr<ServerShared> shared;
+  std::size_t next_context = 0;
+  std::mutex mutex;  // guards connections: close() and the accepts may run on other threads
+  std::vector<std::weak_ptr<HttpConnection>> connections;
+  std::size_t live_after_sweep = 0;
 };
 
-HttpServer::HttpServer(net::io_context& io, HttpHandler handler)
-    : impl_(std::make_shared<Impl>(io, std::move(handler))) {}
+HttpServer::HttpServer(net::io_context& io, HttpHandler handler, HttpServerOptions options)
+    : impl_(std::make_shared<Impl>(io, std::move(handler), std::move(options))) {}
 
 HttpServer::~HttpServer() {
   error_code ignored;
   impl_->acceptor.close(ignored);
+  impl_->backoff.cancel();
 }
 
 std::uint16_t HttpServer::listen(const std::string& host, std::uint16_t port) {
@@ -223,24 +140,34 @@ std::uint16_t HttpServer::listen(const std::string& host, std::uint16_t port) {
     throw std::runtime_error("listen on " + host + ":" + std::to_string(port) + ": " +
                              ec.message());
   }
+  const std::uint16_t bound = acceptor.local_endpoint().port();
+  impl_->where_listening = host + ":" + std::to_string(bound);
+  impl_->backoff_delay = milliseconds(0);
   impl_->accept();
-  return acceptor.local_endpoint().port();
+  return bound;
 }
 
 void HttpServer::close() {
   error_code ignored;
   impl_->acceptor.close(ignored);
-  auto connections = std::move(impl_->connections);
-  impl_->connections.clear();
+  impl_->backoff.cancel();
+  std::vector<std::weak_ptr<HttpConnection>> connections;
+  {
+    std::lock_guard lock(impl_->mutex);
+    connections = std::move(impl_->connections);
+    impl_->connections.clear();
+    impl_->live_after_sweep = 0;
+  }
   for (const auto& weak : connections) {
     if (auto connection = weak.lock()) connection->shut();
   }
 }
 
 std::size_t HttpServer::open_connections() const {
-  std::size_t open = 0;
-  for (const auto& weak : impl_->connections) open += weak.expired() ? 0 : 1;
-  return open;
+  return static_cast<std::size_t>(
+      std::max<std::int64_t>(0, impl_->shared->stats->connections_open.load()));
 }
+
+std::shared_ptr<const HttpServerStats> HttpServer::stats() const { return impl_->shared->stats; }
 
 }  // namespace kvsweep::sim

@@ -2,25 +2,57 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/http/http_exchange.h"
+#include "sim/http/http_server_stats.h"
 
 namespace kvsweep::sim {
 
-// Called on the io thread for each complete request. The handler answers through the
-// exchange, now or later; a connection reads its next request only after the response ended.
+// Called on the connection's io thread for each complete request. The handler answers through
+// the exchange, now or later; a connection reads its next request only after the response ended.
 using HttpHandler = std::function<void(const HttpRequest&, std::shared_ptr<Exchange>)>;
 
-// Thread contract: listen() is called before the io_context runs (or on its thread); close()
-// on the io thread. Connections live on the io_context; there is no thread per connection, so
-// open streams cost memory only. A client that disconnects mid-response aborts its exchange.
+// What a server allows its peers. The defaults let a benchmark hold 10,000 streams and keep its
+// connections between cells, and stop a client that sends too slowly or stops reading from
+// holding memory or descriptors for good. A zero duration turns that timeout off.
+struct HttpServerOptions {
+  // From accepting a connection, or from the first byte of a later request, until the end of the
+  // request header: slowloris clients that trickle a header are closed after this.
+  std::chrono::milliseconds header_timeout{10000};
+  // From the end of the header until the end of the body.
+  std::chrono::milliseconds body_timeout{60000};
+  // A keep-alive connection with no request under way for this long is closed.
+  std::chrono::milliseconds idle_timeout{60000};
+  // A response write that makes no progress for this long (a client that stopped reading)
+  // closes the connection; the handler hears an abort.
+  std::chrono::milliseconds write_timeout{30000};
+  // Connections open at once; one more is answered 503 (OpenAI's error shape) and closed.
+  std::size_t max_connections = 16384;
+  // Response bytes queued per connection beyond which its exchange reports backlogged():
+  // producers that honour it (a relayed upstream, a generation) pause until half has drained.
+  std::size_t send_queue_limit = std::size_t{1} << 20;
+  // Where accepted connections run, in turn (several io threads share the streams); empty:
+  // on the io_context given to the server.
+  std::vector<boost::asio::io_context*> connection_contexts;
+};
+
+// Thread contract: listen() and close() are called on the io thread of the io_context given to
+// the constructor (or before it runs); open_connections() and stats() from any thread. Each
+// connection lives on one io_context (options.connection_contexts) and calls the handler there;
+// there is no thread per connection, so open streams cost memory only. A client that disconnects
+// mid-response aborts its exchange. When accept() fails for want of descriptors (EMFILE, ENFILE)
+// or memory, accepting pauses (10 ms, doubling to 1 s) instead of spinning, while the open
+// connections are served; it resumes by itself.
 class HttpServer {
  public:
-  HttpServer(boost::asio::io_context& io, HttpHandler handler);
+  HttpServer(boost::asio::io_context& io, HttpHandler handler, HttpServerOptions options = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -29,9 +61,11 @@ class HttpServer {
   // std::runtime_error naming host on failure. May be called again after close() (a replica
   // that comes back on its old port).
   std::uint16_t listen(const std::string& host, std::uint16_t port = 0);
-  // Stops accepting, aborts every open exchange and closes every connection.
+  // Stops accepting, aborts every open exchange and closes every connection (on their threads).
   void close();
   std::size_t open_connections() const;
+  // Shared so /metrics can hold it; it outlives the server while connections still count.
+  std::shared_ptr<const HttpServerStats> stats() const;
 
  private:
   struct Impl;

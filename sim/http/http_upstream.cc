@@ -4,6 +4,7 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
@@ -29,10 +30,15 @@ bool forwarded(const std::string& name) {
 
 using ConnectListener = std::function<void(bool ok, const std::string& why)>;
 
+// A whole (not chunked) reply is kept until its end; beyond this the upstream is answered 502
+// rather than held in memory. Streams are relayed piece by piece and bounded by backpressure.
+constexpr std::size_t kMaxWholeReplyBytes = std::size_t{64} << 20;
+
 // One forwarded request: connect, write, then read the header and the body piece by piece.
 // `on_connect` (may be empty) hears whether the connection could be made.
 class Forward : public std::enable_shared_from_this<Forward> {
  public:
+  // Runs on `io`, which must be the exchange's home (or the exchange has none).
   Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange,
           ConnectListener on_connect)
       : resolver_(io),
@@ -115,6 +121,9 @@ class Forward : public std::enable_shared_from_this<Forward> {
     if (got > 0) {
       if (streaming_) {
         exchange_->write_chunk(std::string_view(chunk_, got));
+      } else if (body_.size() + got > kMaxWholeReplyBytes) {
+        return fail("reply larger than " + std::to_string(kMaxWholeReplyBytes >> 20) +
+                    " MiB without chunked encoding");
       } else {
         body_.append(chunk_, got);
       }
@@ -128,6 +137,11 @@ class Forward : public std::enable_shared_from_this<Forward> {
       }
       close();
       return;
+    }
+    // A client that reads slower than the upstream sends: stop reading the upstream until the
+    // client's queue drains, so TCP flow control holds the upstream back instead of our memory.
+    if (streaming_ && exchange_->backlogged()) {
+      return exchange_->on_drained([self = shared_from_this()] { self->read_some(); });
     }
     read_some();
   }
@@ -214,7 +228,9 @@ HttpUpstream::HttpUpstream(net::io_context& io, UpstreamAddress address)
 HttpUpstream::~HttpUpstream() = default;
 
 void HttpUpstream::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
-  std::make_shared<Forward>(io_, address_, std::move(exchange), on_connect_)->start(request);
+  // On the client connection's own thread: the relay never hops between threads.
+  net::io_context& io = exchange->home() ? *exchange->home() : io_;
+  std::make_shared<Forward>(io, address_, std::move(exchange), on_connect_)->start(request);
 }
 
 void HttpUpstream::check_health(std::chrono::milliseconds timeout,
@@ -247,10 +263,13 @@ void HttpUpstream::restart() {
     void send(std::string) override {}
     void complete(bool) override {}
   };
-  auto sink = std::make_shared<Discard>();
-  auto exchange = std::make_shared<Exchange>(sink, false);
-  exchange->on_end([sink](bool) {});  // keeps the sink alive until the exchange ends
-  handle(HttpRequest{"POST", "/reset_prefix_cache", "", {}}, std::move(exchange));
+  // Posted: the admin request that asks for it may run on any of the proxy's threads.
+  net::post(io_, [this] {
+    auto sink = std::make_shared<Discard>();
+    auto exchange = std::make_shared<Exchange>(sink, false, &io_);
+    exchange->on_end([sink](bool) {});  // keeps the sink alive until the exchange ends
+    handle(HttpRequest{"POST", "/reset_prefix_cache", "", {}}, std::move(exchange));
+  });
 }
 
 }  // namespace kvsweep::sim

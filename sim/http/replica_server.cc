@@ -53,7 +53,11 @@ ReplicaServer::ReplicaServer(boost::asio::io_context& io, TimingProfile profile,
       [this](std::shared_ptr<Exchange> exchange) {
         reply_models(*exchange, {model_entry(options_.model, started_unix_s_)});
       },
-      [this] { return replica_metrics_text(options_.model, engine_.metrics(), &latencies_); },
+      [this] {
+        std::string text = replica_metrics_text(options_.model, engine_.metrics(), &latencies_);
+        if (http_stats_) text += http_server_metrics_text(*http_stats_);
+        return text;
+      },
       [this](std::shared_ptr<Exchange> exchange) {
         engine_.reset_prefix_cache();
         reply_empty(*exchange);

@@ -13,6 +13,7 @@
 #include "sim/http/backend.h"
 #include "sim/http/generation.h"
 #include "sim/http/http_exchange.h"
+#include "sim/http/http_server_stats.h"
 #include "sim/http/latency_histogram.h"
 #include "sim/http/server_routes.h"
 
@@ -26,7 +27,8 @@ struct ReplicaOptions {
 
 // Owns one engine and answers requests for it: the router uses it in process as a serving
 // backend and controls it; the HttpServer calls handle() too.
-// Thread contract: the io thread only (both seams' contracts, backend.h).
+// Thread contract: the thread of `io` only (both seams' contracts, backend.h); in a fleet with
+// several io threads, PinnedReplica (sim/pinned_replica.h) brings calls from the others here.
 class ReplicaServer final : public ServingBackend, public ReplicaControl {
  public:
   ReplicaServer(boost::asio::io_context& io, TimingProfile profile, ReplicaOptions options);
@@ -52,6 +54,10 @@ class ReplicaServer final : public ServingBackend, public ReplicaControl {
   void set_kv_event_listener(KvEventListener listener) {
     engine_.set_kv_event_listener(std::move(listener));
   }
+  // The counters of this replica's own HTTP server, added to its /metrics. Set before serving.
+  void set_http_stats(std::shared_ptr<const HttpServerStats> stats) {
+    http_stats_ = std::move(stats);
+  }
 
   EngineMetrics metrics() const { return engine_.metrics(); }
   const TimingProfile& profile() const { return engine_.profile(); }
@@ -76,6 +82,7 @@ class ReplicaServer final : public ServingBackend, public ReplicaControl {
   std::unordered_map<std::uint64_t, std::weak_ptr<Exchange>> open_;
   std::uint64_t next_request_id_ = 1;
   std::int64_t started_unix_s_ = 0;
+  std::shared_ptr<const HttpServerStats> http_stats_;
   RouteTable routes_;  // vllm_routes() over this replica
 };
 

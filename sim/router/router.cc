@@ -2,6 +2,7 @@
 #include "sim/router/router.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/engine/tokenizer.h"
+#include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
 #include "sim/router/router_metrics.h"
 
@@ -68,6 +70,7 @@ Router::Router(boost::asio::io_context& io, std::vector<RoutedReplica> replicas,
                RouterOptions options)
     : io_(io),
       replicas_(std::move(replicas)),
+      admin_token_(options.admin_token),
       options_(std::move(options)),
       decider_(static_cast<int>(replicas_.size()), decider_options(options_)),
       routes_(make_routes()),
@@ -92,9 +95,17 @@ RouteTable Router::make_routes() {
       [this](std::shared_ptr<Exchange> exchange) { models(std::move(exchange)); },
       [this] { return metrics_text(); },
       [this](std::shared_ptr<Exchange> exchange) { reset_prefix_cache(std::move(exchange)); }});
+  // Admin handlers call the replicas' controls, which may wait for a replica's thread: they
+  // run on the router's home, one at a time, outside mutex_. No other io thread ever waits, so
+  // the home's waits end.
   const auto admin = [this](void (Router::*handler)(const HttpRequest&, Exchange&)) {
     return [this, handler](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
-      (this->*handler)(request, *exchange);
+      if (!admin_token_.empty() && !bearer_token_matches(request, admin_token_)) {
+        return reply_unauthorized(*exchange);
+      }
+      if (io_.get_executor().running_in_this_thread()) return (this->*handler)(request, *exchange);
+      boost::asio::post(
+          io_, [this, handler, request, exchange] { (this->*handler)(request, *exchange); });
     };
   };
   for (const char* method : {"GET", "POST"}) {
@@ -103,16 +114,29 @@ RouteTable Router::make_routes() {
     table.add(method, "/admin/engine", admin(&Router::admin_engine));
   }
   table.add("GET", "/admin/health", admin(&Router::admin_health));
-  table.add("POST", "/admin/restart", [this](const HttpRequest&, std::shared_ptr<Exchange> ex) {
-    restart();
-    ex->respond(json_response(200, "{\"restarted\":" + std::to_string(replicas_.size()) + "}"));
-  });
+  table.add("POST", "/admin/restart", admin(&Router::admin_restart));
   return table;
 }
 
 void Router::on_connect(int replica, bool ok, const std::string& why) {
+  std::lock_guard lock(mutex_);
   if (ok) return health_.on_success(replica, "a connection succeeded");
   health_.on_failure(replica, "connect: " + why);
+}
+
+void Router::on_kv_event(int replica, const KvEvent& event) {
+  std::lock_guard lock(mutex_);
+  decider_.on_kv_event(replica, event);
+}
+
+std::string Router::strategy() const {
+  std::lock_guard lock(mutex_);
+  return decider_.strategy();
+}
+
+std::vector<int> Router::in_flight() const {
+  std::lock_guard lock(mutex_);
+  return decider_.in_flight();
 }
 
 std::string Router::name_of(std::size_t replica) const {
@@ -135,10 +159,15 @@ void Router::probe_all() {
   const milliseconds timeout = options_.health.probe_timeout.count() > 0
                                    ? options_.health.probe_timeout
                                    : std::min(options_.health.probe_interval, milliseconds(2000));
+  // Runs on io_ (the probe timer's thread), where each probe answers too.
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
-    if (probing_[r]) continue;  // the last probe has not answered yet: it will fail by itself
-    probing_[r] = 1;
+    {
+      std::lock_guard lock(mutex_);
+      if (probing_[r]) continue;  // the last probe has not answered yet: it will fail by itself
+      probing_[r] = 1;
+    }
     replicas_[r].serving->check_health(timeout, [this, r](bool ok, const std::string& why) {
+      std::lock_guard lock(mutex_);
       probing_[r] = 0;
       const int replica = static_cast<int>(r);
       if (ok) return health_.on_success(replica, "/health answered 200");
@@ -147,11 +176,20 @@ void Router::probe_all() {
   }
 }
 
-bool Router::set_strategy(const std::string& name) { return decider_.set_strategy(name, params()); }
+bool Router::set_strategy(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  return decider_.set_strategy(name, params());
+}
 
 void Router::restart() {
   for (const RoutedReplica& replica : replicas_) replica.control->restart();
+  std::lock_guard lock(mutex_);
   decider_.restart();  // forgets the index and session stickiness too
+}
+
+void Router::admin_restart(const HttpRequest&, Exchange& exchange) {
+  restart();
+  exchange.respond(json_response(200, "{\"restarted\":" + std::to_string(replicas_.size()) + "}"));
 }
 
 void Router::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
@@ -159,50 +197,86 @@ void Router::handle(const HttpRequest& request, std::shared_ptr<Exchange> exchan
 }
 
 std::string Router::metrics_text() const {
-  return router_metrics_text(
-      decider_.decisions(), decider_.in_flight(),
-      RouterStats{&predicted_overlap_, unavailable_total_, &decision_seconds_, &health_});
+  std::string text;
+  {
+    std::lock_guard lock(mutex_);
+    text = router_metrics_text(
+        decider_.decisions(), decider_.in_flight(),
+        RouterStats{&predicted_overlap_, unavailable_total_, &decision_seconds_, &health_});
+  }
+  if (http_stats_) text += http_server_metrics_text(*http_stats_);
+  return text;
 }
 
 void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
   // Parsed here for the routing key (and the blocks, when the decision reads them); the replica
   // parses again and owns the validation, except that a body that is not a request at all is
-  // answered without routing.
+  // answered without routing. Parsing and hashing run outside the lock, on this thread.
   const auto decision_start = std::chrono::steady_clock::now();
-  const bool needs_tokens = decider_.needs_tokens();
+  bool needs_tokens = false;
+  std::string session_header;
+  {
+    std::lock_guard lock(mutex_);
+    needs_tokens = decider_.needs_tokens();
+    session_header = options_.session_header;
+  }
   Parsed parsed;
   if (auto error = parse_for_routing(kind, request.body, needs_tokens, &parsed)) {
     return reply_error(*exchange, *error);
   }
   std::vector<TokenId> tokens;
   if (needs_tokens) tokens = tokenize(parsed.prompt);
-  const RouteRequest route_request{parsed.key, request.header(options_.session_header), tokens};
-  auto decision = std::make_shared<RouteDecision>(decider_.pick(route_request, health_.routable()));
-  decision_seconds_.observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
-  if (decision->hashed) predicted_overlap_.observe(decision->overlap_blocks);
+  const RouteRequest route_request{parsed.key, request.header(session_header), tokens};
+
+  // The pick and its bookkeeping at once, so two threads never pick on the same loads.
+  std::shared_ptr<RouteDecision> decision;
+  bool available = false;
+  {
+    std::lock_guard lock(mutex_);
+    decision = std::make_shared<RouteDecision>(decider_.pick(route_request, health_.routable()));
+    decision_seconds_.observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
+    if (decision->hashed) predicted_overlap_.observe(decision->overlap_blocks);
+    available = replicas_[static_cast<std::size_t>(decision->replica)].control->available();
+    if (available) {
+      decider_.on_routed(*decision);
+    } else {
+      ++unavailable_total_;
+      health_.on_failure(decision->replica, "connect: connection refused");
+    }
+  }
 
   // Whoever writes the reply (the replica, an upstream, this router), it names the replica.
   const int chosen = decision->replica;
   exchange->set_header("x-kvsweep-replica", std::to_string(chosen));
-  const RoutedReplica& replica = replicas_[static_cast<std::size_t>(chosen)];
-  if (!replica.control->available()) {
-    ++unavailable_total_;
-    health_.on_failure(chosen, "connect: connection refused");
+  if (!available) {
     return reply_error(
         *exchange,
         ApiError{502, "BadGateway",
                  "replica " + std::to_string(chosen) + " is unavailable: connection refused", ""});
   }
-  decider_.on_routed(*decision);
   // Prefill load lasts until the first byte of the answer (Dynamo frees it at the first token).
-  exchange->on_first_byte([this, decision] { decider_.on_first_token(*decision); });
-  exchange->on_end([this, decision](bool) { decider_.on_finished(*decision); });
-  replica.serving->handle(request, std::move(exchange));
+  // These run on the exchange's thread, which may be the replica's by then.
+  exchange->on_first_byte([this, decision] {
+    std::lock_guard lock(mutex_);
+    decider_.on_first_token(*decision);
+  });
+  exchange->on_end([this, decision](bool) {
+    std::lock_guard lock(mutex_);
+    decider_.on_finished(*decision);
+  });
+  replicas_[static_cast<std::size_t>(chosen)].serving->handle(request, std::move(exchange));
 }
 
 void Router::fan_out(const HttpRequest& request,
                      std::function<void(std::vector<CollectedResponse>)> done) {
+  // On the router's home, where collect_response answers: the gathering needs no lock.
+  if (!io_.get_executor().running_in_this_thread()) {
+    boost::asio::post(io_, [this, request, done = std::move(done)]() mutable {
+      fan_out(request, std::move(done));
+    });
+    return;
+  }
   struct Gather {
     std::vector<CollectedResponse> answers;
     std::size_t missing = 0;
@@ -264,7 +338,10 @@ void Router::reset_prefix_cache(std::shared_ptr<Exchange> exchange) {
             for (std::size_t r = 0; r < answers.size(); ++r) {
               const CollectedResponse& a = answers[r];
               const bool ok = a.error.empty() && a.status / 100 == 2;
-              if (ok) decider_.on_prefix_cache_reset(static_cast<int>(r));
+              if (ok) {
+                std::lock_guard lock(mutex_);
+                decider_.on_prefix_cache_reset(static_cast<int>(r));
+              }
               failed += ok ? 0 : 1;
               each += (each.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
               if (a.error.empty() && a.status == 404) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "sim/http/backend.h"
 #include "sim/http/collect_response.h"
 #include "sim/http/http_exchange.h"
+#include "sim/http/http_server_stats.h"
 #include "sim/http/latency_histogram.h"
 #include "sim/http/server_routes.h"
 #include "sim/router/chwbl.h"
@@ -37,6 +39,9 @@ struct RouterOptions {
   HealthOptions health;                  // taking dead replicas out of routing
   // How long /v1/models and /reset_prefix_cache wait for every backend's answer.
   std::chrono::milliseconds fan_out_timeout{30000};
+  // Non-empty: /admin/* answers 401 unless the request carries "Authorization: Bearer <token>"
+  // (admin_auth.h). The fleet and the proxy require one when they listen beyond loopback.
+  std::string admin_token;
 };
 
 // One replica as the router knows it. Neither seam is owned; both must outlive the router.
@@ -64,9 +69,15 @@ struct RoutedReplica {
 // The decision itself, and the loads it reads, are the RouteDecider's (route_decider.h): a
 // request is tokenized and hashed only when the decider asks for its tokens (needs_tokens()).
 // In-flight per replica rises when a request is routed and falls when its response ends, however it
-// ends (finished, error, client gone): KubeAI's counters. Thread contract: the io thread only
-// (probes start when `io` runs). The replicas' seams must outlive the router; the router must
-// outlive the io_context's run.
+// ends (finished, error, client gone): KubeAI's counters.
+// Thread contract: handle(), on_kv_event() and on_connect() may be called on any io thread (the
+// fleet's and the proxy's connections run on several); the decision and everything it reads
+// (loads, KV index, health, strategy parameters) are guarded by one mutex, held for a pick and
+// its bookkeeping, never while a replica is called. Admin requests, probes and fan-outs run on
+// `io`, the router's home (restart() too: call it there), and answer each client on its
+// exchange's thread. A backend's handle() is called on the exchange's thread (a backend on
+// another thread hands the exchange over, Exchange::move_to). The replicas' seams must outlive
+// the router; the router must outlive the io threads' run.
 class Router {
  public:
   // Throws std::invalid_argument for an unknown strategy or no replicas.
@@ -79,16 +90,20 @@ class Router {
   // false (and no change) for an unknown name. The strategy is rebuilt with the current
   // parameters (its state, e.g. session stickiness, starts empty).
   bool set_strategy(const std::string& name);
-  const std::string& strategy() const { return decider_.strategy(); }
-  const std::vector<int>& in_flight() const { return decider_.in_flight(); }
-  const ReplicaHealth& health() const { return health_; }
+  std::string strategy() const;
+  std::vector<int> in_flight() const;
   // A KV stored/removed event of replica `replica`'s engine.
-  void on_kv_event(int replica, const KvEvent& event) { decider_.on_kv_event(replica, event); }
+  void on_kv_event(int replica, const KvEvent& event);
   // Whether a connection to replica `replica` succeeded (HttpUpstream's connect listener): a
   // refused connect counts as a failure towards taking it out.
   void on_connect(int replica, bool ok, const std::string& why);
   // POST /admin/restart.
   void restart();
+  // The counters of the server in front of this router, added to its /metrics. Set before the
+  // io threads run.
+  void set_http_stats(std::shared_ptr<const HttpServerStats> stats) {
+    http_stats_ = std::move(stats);
+  }
 
  private:
   RouteTable make_routes();
@@ -98,6 +113,7 @@ class Router {
   void admin_faults(const HttpRequest& request, Exchange& exchange);
   void admin_engine(const HttpRequest& request, Exchange& exchange);
   void admin_health(const HttpRequest& request, Exchange& exchange);
+  void admin_restart(const HttpRequest& request, Exchange& exchange);
   std::string strategy_json() const;
   // Sends `request` to every replica and calls `done` with their answers, in replica order.
   void fan_out(const HttpRequest& request,
@@ -111,6 +127,8 @@ class Router {
 
   boost::asio::io_context& io_;
   std::vector<RoutedReplica> replicas_;
+  const std::string admin_token_;  // options_.admin_token, read without the lock
+  mutable std::mutex mutex_;  // guards what follows (but routes_, which is fixed after building)
   RouterOptions options_;
   RouteDecider decider_;
   RouteTable routes_;
@@ -122,6 +140,7 @@ class Router {
   ReplicaHealth health_;
   boost::asio::steady_timer probe_timer_;
   std::vector<std::uint8_t> probing_;  // per replica: a probe is out
+  std::shared_ptr<const HttpServerStats> http_stats_;
 };
 
 }  // namespace kvsweep::sim

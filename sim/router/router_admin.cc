@@ -76,6 +76,7 @@ std::string unknown_engine_key(const std::string& key) {
 }  // namespace
 
 std::string Router::strategy_json() const {
+  std::lock_guard lock(mutex_);
   return json{{"strategy", decider_.strategy()},
               {"meanLoadFactor", options_.chwbl.mean_load_factor * 100},
               {"replication", options_.chwbl.virtual_nodes},
@@ -93,7 +94,7 @@ void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
       return bad_request(exchange, "expected {\"strategy\": <name>, <parameter>: <value>...}",
                          "strategy");
     }
-    std::string name = decider_.strategy();
+    std::string name = strategy();
     if (const auto it = body.find("strategy"); it != body.end()) {
       if (!it->is_string()) return bad_request(exchange, "strategy must be a string", "strategy");
       name = it->get<std::string>();
@@ -101,9 +102,12 @@ void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
         return bad_request(exchange, unknown_strategy_message(name), "strategy");
       }
     }
-    RouterOptions next = options_;
-    if (auto error = apply_params(body, &next)) return bad_request(exchange, *error, "");
-    options_ = next;
+    {
+      std::lock_guard lock(mutex_);
+      RouterOptions next = options_;
+      if (auto error = apply_params(body, &next)) return bad_request(exchange, *error, "");
+      options_ = next;
+    }
     set_strategy(name);
   }
   exchange.respond(json_response(200, strategy_json()));
@@ -210,6 +214,7 @@ void Router::admin_health(const HttpRequest& request, Exchange& exchange) {
       return bad_request(exchange, "since: expected an event number", "since");
     }
   }
+  std::lock_guard lock(mutex_);
   json replicas = json::array();
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
     const int replica = static_cast<int>(r);

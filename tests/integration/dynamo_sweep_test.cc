@@ -42,6 +42,7 @@ class DynamoSweepTest : public ::testing::Test {
     t.command_timeout_s = 20;
     t.base_url = fleet_->router_url();
     t.readiness = ReadinessSpec{20, 20, 10, 10, 0.05};
+    t.readiness.settle_s = 0.2;
     t.metrics.port = 0;  // the pods' containerPort is the replica's loopback port
     t.metrics.interval_s = 0.2;
     // Cells short enough for a test: the flow is under test here, not the figures.
@@ -206,7 +207,8 @@ TEST_F(DynamoSweepTest, TenCellsTwoFrontendChangesEachFollowedByOneWorkerRollout
 
 TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) {
   run_operator("CrashLoopBackOff");
-  spec_.target.readiness.pods_s = 300;  // failing fast must not wait this out
+  spec_.target.readiness.resource_s = 300;  // failing fast must not wait these out
+  spec_.target.readiness.pods_s = 300;
   const SweepOutcome outcome = sweep();
   EXPECT_EQ(outcome.status, "failed");
   EXPECT_EQ(outcome.cells_done, 5);
@@ -218,20 +220,22 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
   for (int i = 0; i < 5; ++i) EXPECT_EQ(cells[i].status, "done") << cells[i].error;
   const auto& first_kv = cells[5];
   EXPECT_EQ(first_kv.status, "failed");
-  EXPECT_CONTAINS(first_kv.error, "readiness gate pods");
+  // The pods are read with the DGD's status from the first poll: the resource gate names it.
+  EXPECT_CONTAINS(first_kv.error, "readiness gate resource: pod worker-2-1");
   EXPECT_CONTAINS(first_kv.error, "worker-2-1");  // the second rollout's
   EXPECT_CONTAINS(first_kv.error, "CrashLoopBackOff");
   EXPECT_CONTAINS(first_kv.error, "back-off 5m0s restarting failed container");
   EXPECT_TRUE(store_.requests(first_kv.id).empty());
   for (int i = 6; i < 10; ++i) {
     EXPECT_EQ(cells[i].status, "failed");
-    EXPECT_EQ(cells[i].error.rfind("not run: its deployment failed: readiness gate pods", 0), 0u)
+    EXPECT_EQ(cells[i].error.rfind("not run: its deployment failed: readiness gate resource", 0),
+              0u)
         << cells[i].error;
   }
   // The failing gate's kubectl calls are kept with the cell, for the post-mortem.
   const auto commands = store_.commands(first_kv.id);
   EXPECT_TRUE(std::any_of(commands.begin(), commands.end(),
-                          [](const auto& c) { return c.step == "gate pods"; }));
+                          [](const auto& c) { return c.step == "gate resource"; }));
 
   // ... and `kvsweep runs EXP --commands --cell 6` shows them, with kubectl's output.
   const std::string id = std::to_string(outcome.experiment_id);
@@ -242,7 +246,7 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
   EXPECT_CONTAINS(shown.out, "cell 6 (kv, concurrency 40, repeat 1): ");
   EXPECT_CONTAINS(shown.out, "] $ kubectl --kubeconfig ");
   EXPECT_CONTAINS(shown.out, "patch dynamographdeployment llama-70b-disagg --type=merge");
-  EXPECT_CONTAINS(shown.out, "[gate pods] $ kubectl");
+  EXPECT_CONTAINS(shown.out, "[gate resource] $ kubectl");
   EXPECT_CONTAINS(shown.out, "exit 0, ");
   EXPECT_CONTAINS(shown.out, "\"reason\": \"CrashLoopBackOff\"");  // the pod list, as printed
   EXPECT_EQ(shown.out.find("cell 5 ("), std::string::npos);        // only the cell asked for
@@ -251,6 +255,30 @@ TEST_F(DynamoSweepTest, ACrashLoopingWorkerFailsItsDeploymentWithThePodsReason) 
       30);
   EXPECT_EQ(beyond.exit_code, 2);  // bad input
   EXPECT_CONTAINS(beyond.err, "--cell 11: experiment " + id + " has 10 cells");
+}
+
+// Item 4 of issue 17: one 409 Conflict on the DGD patch (another writer changed it since it
+// was read) once lost the whole deployment group. Now the apply reads it again and patches
+// again, and every attempt is kept with the cell's commands.
+TEST_F(DynamoSweepTest, AConflictOnThePatchIsTriedAgainAndNoCellIsLost) {
+  run_operator();
+  server_.inject_fault({"PATCH", "dynamographdeployments", spec_.target.resource, 409, 1});
+  const SweepOutcome outcome = sweep();
+  EXPECT_EQ(outcome.status, "done");
+  EXPECT_EQ(outcome.cells_done, 10);
+  EXPECT_EQ(patched_modes(), (std::vector<std::string>{"round-robin", "round-robin", "kv"}));
+  const auto cells = store_.cells(outcome.experiment_id);
+  ASSERT_EQ(cells.size(), 10u);
+  const auto commands = store_.commands(cells[0].id);
+  std::vector<int> patch_exits;
+  for (const auto& c : commands) {
+    if (std::find(c.argv.begin(), c.argv.end(), "patch") == c.argv.end()) continue;
+    patch_exits.push_back(c.exit_code);
+    if (c.exit_code != 0) {
+      EXPECT_CONTAINS(c.err, "Error from server (Conflict)");
+    }
+  }
+  EXPECT_EQ(patch_exits, (std::vector<int>{1, 0}));
 }
 
 }  // namespace

@@ -106,7 +106,8 @@ TEST(Fleet, ConstructorNamesTheBadField) {
 
 TEST(Fleet, StartThatCannotBindThrowsAndLeavesNothingRunning) {
   FleetOptions options = small_fleet();
-  options.host = "192.0.2.1";  // TEST-NET-1: never an address of this machine
+  options.host = "192.0.2.1";      // TEST-NET-1: never an address of this machine
+  options.admin_token = "unused";  // beyond loopback: required before anything binds
   Fleet fleet(options);
   EXPECT_THROW(fleet.start(), std::runtime_error);
   fleet.stop();  // nothing to stop; must not hang

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <ctime>
@@ -106,6 +107,33 @@ json status_json(const ApiError& e) {
 
 ApiError not_found(const Resource& r, const std::string& name) {
   return {404, "NotFound", qualified_name(r) + " \"" + name + "\" not found"};
+}
+
+// A fault's answer, worded as the real server words each code.
+ApiError fault_error(int code, const std::string& qualified, const std::string& name) {
+  const std::string object = qualified + (name.empty() ? "" : " \"" + name + "\"");
+  switch (code) {
+    case 409:
+      return {409, "Conflict",
+              "Operation cannot be fulfilled on " + object +
+                  ": the object has been modified; please apply your changes to the latest "
+                  "version and try again"};
+    case 422:  // an answer that would be the same again: not to be retried
+      return {422, "Invalid",
+              object + " is invalid: spec: Invalid value: \"object\": injected fault"};
+    case 429:
+      return {429, "TooManyRequests",
+              "the server has received too many requests and has asked us to try again later"};
+    case 503:
+      return {503, "ServiceUnavailable", "the server is currently unable to handle the request"};
+    case 504:
+      return {504, "Timeout",
+              "the server was unable to return a response in the time allotted, but may still "
+              "be processing the request"};
+    default:
+      return {code, "InternalError",
+              "Internal error occurred: etcdserver: request timed out (injected fault)"};
+  }
 }
 
 ApiError invalid(const std::string& detail) {
@@ -409,6 +437,9 @@ struct FakeApiServer::Impl {
     json object;
   };
 
+  // An action of after(), ordered by when it is due, then by when it was given.
+  using TimerKey = std::pair<Clock::time_point, uint64_t>;
+
   FakeApiServer* owner = nullptr;
   httplib::Server http;
   std::thread listener;
@@ -424,6 +455,26 @@ struct FakeApiServer::Impl {
   std::vector<ApiCall> calls;
   Controller controller;
   std::mt19937_64 rng{std::random_device{}()};
+  std::map<std::string, double> termination_delay_s;  // resource plural -> grace period
+  std::vector<Fault> faults;                          // each with the answers it has left
+
+  // after(): its own lock, so an action may take `mu` (through put/get/...) while another
+  // thread schedules the next one.
+  std::mutex timer_mu;
+  std::condition_variable timer_changed;
+  std::map<TimerKey, std::function<void()>> timers;
+  uint64_t timer_sequence = 0;
+  bool timers_stopping = false;
+  std::thread timer_thread;
+
+  void run_timers();
+  void schedule(double delay_s, std::function<void()> action);
+  // The fault a request meets, if any, with its count taken down.
+  std::optional<Fault> take_fault_locked(const std::string& method, const std::string& resource,
+                                         const std::string& name);
+  // DELETE of one stored object: at once, or (with a termination delay) marked Terminating
+  // and removed later. Returns the object as the answer shows it.
+  json delete_locked(const Resource& r, const json& existing);
 
   void start();
   void handle(const httplib::Request& req, httplib::Response& res);
@@ -509,6 +560,7 @@ void FakeApiServer::Impl::start() {
   if (port <= 0) throw std::runtime_error("FakeApiServer: cannot bind a port on 127.0.0.1");
   discovery = discovery_documents(port);
   listener = std::thread([this] { http.listen_after_bind(); });
+  timer_thread = std::thread([this] { run_timers(); });
   // stop() is a no-op until the accept loop runs, so the destructor may only rely on it then.
   while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
@@ -527,15 +579,30 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
     call.namespace_name = target->namespace_name;
     call.name = target->name;
   }
+  std::optional<Fault> fault;
   {
     std::lock_guard lock(mu);
     calls.push_back(call);
+    if (target) fault = take_fault_locked(call.method, call.resource, call.name);
   }
 
   json reply;
   int code = 200;
   bool mutated = false;
   try {
+    if (fault) {
+      // A slow answer: waits in steps so that destruction is never held up by it.
+      const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(fault->delay_s));
+      {
+        std::unique_lock lock(mu);
+        changed.wait_until(lock, until, [&] { return stopping || Clock::now() >= until; });
+      }
+      if (fault->meanwhile) fault->meanwhile(*owner);
+      if (fault->code != 0) {
+        throw fault_error(fault->code, qualified_name(*target->resource), call.name);
+      }
+    }
     if (target && req.get_param_value("dryRun") == "All") {
       // kubectl apply --dry-run=server: answered as the real server would, nothing stored.
       reply = dry_run(req, *target, code);
@@ -804,7 +871,77 @@ json FakeApiServer::Impl::erase(const Resource& r, const std::string& ns, const 
   std::lock_guard lock(mu);
   const json* existing = find_locked(r, ns, name);
   if (existing == nullptr) throw not_found(r, name);
-  return commit_locked(r, *existing, "DELETED");
+  return delete_locked(r, *existing);
+}
+
+json FakeApiServer::Impl::delete_locked(const Resource& r, const json& existing) {
+  const auto delay = termination_delay_s.find(r.plural);
+  if (delay == termination_delay_s.end() || delay->second <= 0) {
+    return commit_locked(r, existing, "DELETED");
+  }
+  // Already on its way out: a second DELETE changes nothing, as on the real server.
+  if (existing["metadata"].contains("deletionTimestamp")) return existing;
+  json terminating = existing;
+  terminating["metadata"]["deletionTimestamp"] = now_rfc3339();
+  terminating["metadata"]["deletionGracePeriodSeconds"] =
+      static_cast<int64_t>(std::ceil(delay->second));
+  const json stored = commit_locked(r, std::move(terminating), "MODIFIED");
+  const std::string ns = namespace_of(stored);
+  const std::string name = name_of(stored);
+  const std::string uid = stored["metadata"].value("uid", "");
+  schedule(delay->second, [this, &r, ns, name, uid] {
+    std::lock_guard lock(mu);
+    const json* object = find_locked(r, ns, name);
+    // Only the object that was deleted: a new one under the same name stays.
+    if (object != nullptr && (*object)["metadata"].value("uid", "") == uid) {
+      commit_locked(r, *object, "DELETED");
+    }
+  });
+  return stored;
+}
+
+void FakeApiServer::Impl::schedule(double delay_s, std::function<void()> action) {
+  const auto at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(std::max(0.0, delay_s)));
+  {
+    std::lock_guard lock(timer_mu);
+    if (timers_stopping) return;
+    timers.emplace(TimerKey{at, timer_sequence++}, std::move(action));
+  }
+  timer_changed.notify_all();
+}
+
+void FakeApiServer::Impl::run_timers() {
+  std::unique_lock lock(timer_mu);
+  while (!timers_stopping) {
+    if (timers.empty()) {
+      timer_changed.wait(lock, [&] { return timers_stopping || !timers.empty(); });
+      continue;
+    }
+    const auto due = timers.begin()->first.first;
+    if (Clock::now() < due) {
+      timer_changed.wait_until(lock, due);
+      continue;
+    }
+    auto action = std::move(timers.begin()->second);
+    timers.erase(timers.begin());
+    lock.unlock();
+    action();
+    lock.lock();
+  }
+}
+
+std::optional<FakeApiServer::Fault> FakeApiServer::Impl::take_fault_locked(
+    const std::string& method, const std::string& resource, const std::string& name) {
+  for (auto it = faults.begin(); it != faults.end(); ++it) {
+    if (!it->method.empty() && it->method != method) continue;
+    if (!it->resource.empty() && it->resource != resource) continue;
+    if (!it->name.empty() && it->name != name) continue;
+    Fault fault = *it;
+    if (--it->times <= 0) faults.erase(it);
+    return fault;
+  }
+  return std::nullopt;
 }
 
 json FakeApiServer::Impl::erase_all(const Selection& selection) {
@@ -815,7 +952,7 @@ json FakeApiServer::Impl::erase_all(const Selection& selection) {
   for (const auto& [key, object] : objects) {
     if (selection.selects(std::get<0>(key), std::get<1>(key), object)) doomed.push_back(object);
   }
-  for (auto& object : doomed) items.push_back(commit_locked(r, std::move(object), "DELETED"));
+  for (auto& object : doomed) items.push_back(delete_locked(r, object));
   return {{"kind", r.kind + "List"},
           {"apiVersion", group_version(r)},
           {"metadata", {{"resourceVersion", std::to_string(resource_version)}}},
@@ -828,6 +965,14 @@ FakeApiServer::FakeApiServer() : impl_(std::make_unique<Impl>()) {
 }
 
 FakeApiServer::~FakeApiServer() {
+  // Timers first: a pending action may still use the server, never the other way round.
+  {
+    std::lock_guard lock(impl_->timer_mu);
+    impl_->timers_stopping = true;
+    impl_->timers.clear();
+  }
+  impl_->timer_changed.notify_all();
+  impl_->timer_thread.join();
   {
     std::lock_guard lock(impl_->mu);
     impl_->stopping = true;
@@ -901,6 +1046,30 @@ void FakeApiServer::remove(const std::string& resource, const std::string& names
   if (existing != nullptr) impl_->commit_locked(r, *existing, "DELETED");
 }
 
+void FakeApiServer::terminate(const std::string& resource, const std::string& namespace_name,
+                              const std::string& name) {
+  const Resource& r = resource_or_throw(resource);
+  std::lock_guard lock(impl_->mu);
+  const json* existing = impl_->find_locked(r, namespace_name, name);
+  if (existing != nullptr) impl_->delete_locked(r, *existing);
+}
+
+bool FakeApiServer::modify(const std::string& resource, const std::string& namespace_name,
+                           const std::string& name, const std::function<void(json&)>& change) {
+  const Resource& r = resource_or_throw(resource);
+  std::lock_guard lock(impl_->mu);
+  const json* existing = impl_->find_locked(r, namespace_name, name);
+  if (existing == nullptr) return false;
+  json object = *existing;
+  change(object);
+  object["metadata"]["name"] = name;
+  object["metadata"]["namespace"] = namespace_name;
+  impl_->stamp_locked(r, object, existing);
+  object["metadata"]["resourceVersion"] = (*existing)["metadata"]["resourceVersion"];
+  if (object != *existing) impl_->commit_locked(r, std::move(object), "MODIFIED");
+  return true;
+}
+
 void FakeApiServer::set_controller(Controller controller) {
   std::lock_guard lock(impl_->mu);
   impl_->controller = std::move(controller);
@@ -909,6 +1078,23 @@ void FakeApiServer::set_controller(Controller controller) {
 std::vector<ApiCall> FakeApiServer::calls() const {
   std::lock_guard lock(impl_->mu);
   return impl_->calls;
+}
+
+void FakeApiServer::after(double delay_s, std::function<void()> action) {
+  impl_->schedule(delay_s, std::move(action));
+}
+
+void FakeApiServer::set_termination_delay(const std::string& resource, double seconds) {
+  const Resource& r = resource_or_throw(resource);
+  std::lock_guard lock(impl_->mu);
+  impl_->termination_delay_s[r.plural] = seconds;
+}
+
+void FakeApiServer::inject_fault(Fault fault) {
+  if (!fault.resource.empty()) resource_or_throw(fault.resource);
+  if (fault.times <= 0) return;
+  std::lock_guard lock(impl_->mu);
+  impl_->faults.push_back(std::move(fault));
 }
 
 json make_pod(const std::string& name, const std::string& namespace_name, const json& labels,
@@ -920,7 +1106,9 @@ json make_pod(const std::string& name, const std::string& namespace_name, const 
         {{"name", key}, {"value", value.is_string() ? value.get<std::string>() : value.dump()}});
   }
   const bool waiting = !waiting_reason.empty();
-  const bool pulling = waiting_reason == "ImagePullBackOff" || waiting_reason == "ErrImagePull";
+  const bool creating = waiting_reason == "ContainerCreating";
+  const bool pulling =
+      creating || waiting_reason == "ImagePullBackOff" || waiting_reason == "ErrImagePull";
   const bool pod_ready = ready && !waiting;
   const json state =
       waiting ? json{{"waiting", {{"reason", waiting_reason}, {"message", waiting_message}}}}
@@ -939,7 +1127,7 @@ json make_pod(const std::string& name, const std::string& namespace_name, const 
            {"env", env_list}}}}}},
       {"status",
        {{"phase", pulling ? "Pending" : "Running"},
-        {"podIP", pod_ip},
+        {"podIP", creating ? "" : pod_ip},
         {"conditions", {{{"type", "Ready"}, {"status", pod_ready ? "True" : "False"}}}},
         {"containerStatuses",
          {{{"name", "server"},

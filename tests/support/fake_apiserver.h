@@ -2,7 +2,10 @@
 // can drive: discovery, get/list/watch, merge and JSON patch, create, delete. It knows pods,
 // apps/v1 deployments, KubeAI Models and Dynamo DynamoGraphDeployments, keeps every object in
 // memory and logs every request, so a test can assert on the resulting objects and on the
-// order of calls. A test-provided controller plays the operators (pods becoming Ready, ...).
+// order of calls. A test-provided controller plays the operators (pods becoming Ready, ...),
+// acting later on the server's timer thread as real controllers do (tests/support/
+// fake_operators.h has KubeAI's, Dynamo's and a Deployment's); graceful deletion leaves pods
+// Terminating for a while; injected faults answer 409, 5xx or slowly, as a busy server does.
 #pragma once
 
 #include <functional>
@@ -10,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kvsweep::testing {
@@ -60,6 +64,15 @@ class FakeApiServer {
   // Removes the object and notifies watchers (DELETED). No-op when absent.
   void remove(const std::string& resource, const std::string& namespace_name,
               const std::string& name);
+  // Deletes the object as a DELETE request does: Terminating for the resource's termination
+  // delay, then removed (at once without one). No-op when absent. Does not call the controller.
+  void terminate(const std::string& resource, const std::string& namespace_name,
+                 const std::string& name);
+  // Changes a stored object in place, atomically (an operator writing status while a client
+  // patches the spec loses neither); a change of spec bumps the generation. Returns false,
+  // changing nothing, when the object is absent. `change` must not call the server.
+  bool modify(const std::string& resource, const std::string& namespace_name,
+              const std::string& name, const std::function<void(nlohmann::json&)>& change);
 
   // Called after every successful mutating request from a client (PATCH, POST, PUT, DELETE),
   // on a server thread, with no lock held: it may call put/get/list/remove. Replaces any
@@ -70,6 +83,40 @@ class FakeApiServer {
   // Every request so far, in arrival order. Thread-safe.
   std::vector<ApiCall> calls() const;
 
+  // Runs `action` on the server's one timer thread `delay_s` seconds from now (actions due at
+  // the same time run in the order given), with no lock held: it may call put/get/list/remove
+  // and after. Actions still pending when the server is destroyed never run. Thread-safe.
+  void after(double delay_s, std::function<void()> action);
+
+  // Graceful deletion of `resource` (a kubelet's grace period): a DELETE sets the object's
+  // metadata.deletionTimestamp (a MODIFIED event: the pod is Terminating) and the object is
+  // removed `seconds` later. 0, the default, removes it at once. Thread-safe.
+  void set_termination_delay(const std::string& resource, double seconds);
+
+  // A transient failure: the next `times` requests matching it wait `delay_s`, then get `code`
+  // with a Status as the real server words it (409 Conflict, 500 InternalError, 503
+  // ServiceUnavailable, 504 Timeout, 429 TooManyRequests, 422 Invalid) instead of being served;
+  // with code 0 they are served normally after the delay (a slow answer, for a client's timeout).
+  struct Fault {
+    Fault(std::string method_, std::string resource_, std::string name_, int code_, int times_ = 1,
+          double delay_s_ = 0)
+        : method(std::move(method_)),
+          resource(std::move(resource_)),
+          name(std::move(name_)),
+          code(code_),
+          times(times_),
+          delay_s(delay_s_) {}
+    std::string method;    // "PATCH", "GET", ...; "" = any
+    std::string resource;  // plural, "models"; "" = any object request
+    std::string name;      // "" = any (lists and watches have none)
+    int code = 500;
+    int times = 1;
+    double delay_s = 0;
+    // Runs before the answer, with no lock held: another writer's change that a 409 reports.
+    std::function<void(FakeApiServer&)> meanwhile;
+  };
+  void inject_fault(Fault fault);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -77,7 +124,8 @@ class FakeApiServer {
 
 // A Pod object for put(): labels, Running, Ready or not, podIP, one container named "server"
 // with containerPort `port`, plain env values. With `waiting_reason` (e.g. "CrashLoopBackOff")
-// the container is waiting with that reason and `waiting_message`, and the pod is not Ready.
+// the container is waiting with that reason and `waiting_message`, and the pod is not Ready;
+// "ContainerCreating" makes a Pending pod without a podIP, as a new pod is before it starts.
 nlohmann::json make_pod(const std::string& name, const std::string& namespace_name,
                         const nlohmann::json& labels, bool ready, const std::string& pod_ip,
                         int port, const nlohmann::json& env = nlohmann::json::object(),

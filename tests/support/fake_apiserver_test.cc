@@ -335,5 +335,63 @@ TEST(FakeApiServerShutdown, DestructionEndsOpenWatches) {
   EXPECT_FALSE(waited.ok());
 }
 
+TEST_F(FakeApiServerTest, InjectedFaultsAnswerAsTheRealServerDoesThenPass) {
+  server_.put("models", model("m1", 1));
+  server_.inject_fault({"PATCH", "models", "m1", 409, 1});
+  server_.inject_fault({"PATCH", "models", "", 500, 1});
+  const std::vector<std::string> patch = {
+      "patch",        "model", "m1",
+      "--type=merge", "-p",    R"({"spec":{"loadBalancing":{"strategy":"PrefixHash"}}})"};
+  // What kubectl prints for each, which is all a caller has to tell them apart by.
+  auto r = kubectl(patch);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "Error from server (Conflict): Operation cannot be fulfilled on models.kubeai.org "
+            "\"m1\": the object has been modified; please apply your changes to the latest "
+            "version and try again\n");
+  r = kubectl(patch);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "Error from server (InternalError): Internal error occurred: etcdserver: request "
+            "timed out (injected fault)\n");
+  EXPECT_EQ((*server_.get("models", "default", "m1"))["spec"]["loadBalancing"]["strategy"],
+            "LeastLoad");  // neither landed
+  r = kubectl(patch);
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ((*server_.get("models", "default", "m1"))["spec"]["loadBalancing"]["strategy"],
+            "PrefixHash");
+  EXPECT_EQ(calls_with("PATCH").size(), 3u);
+}
+
+TEST_F(FakeApiServerTest, AFaultWithoutACodeIsASlowAnswerThatStillLands) {
+  server_.put("models", model("m1", 1));
+  server_.inject_fault({"PATCH", "models", "m1", 0, 1, 0.5});
+  const auto r = run_process(kubectl_argv(dir_, {"patch", "model", "m1", "--type=merge", "-p",
+                                                 R"({"spec":{"engine":"SGLang"}})"}),
+                             kKubectlTimeoutS);
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ((*server_.get("models", "default", "m1"))["spec"]["engine"], "SGLang");
+}
+
+TEST_F(FakeApiServerTest, GracefulDeletionLeavesAPodTerminatingForItsGracePeriod) {
+  server_.set_termination_delay("pods", 0.3);
+  server_.put("pods", vllm_pod("v-0"));
+  server_.put("pods", vllm_pod("v-1"));
+  ASSERT_TRUE(kubectl({"delete", "pod", "v-0", "--wait=false"}).ok());
+  const auto terminating = server_.get("pods", "default", "v-0");
+  ASSERT_TRUE(terminating);  // still there, on its way out
+  EXPECT_TRUE((*terminating)["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ((*terminating)["metadata"]["deletionGracePeriodSeconds"], 1);
+  // kubectl --wait=true watches until the pod is really gone.
+  const auto r = kubectl({"delete", "pod", "v-1", "--wait=true"});
+  ASSERT_TRUE(r.ok()) << r.err;
+  EXPECT_FALSE(server_.get("pods", "default", "v-1"));
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (server_.get("pods", "default", "v-0") && Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_FALSE(server_.get("pods", "default", "v-0"));
+}
+
 }  // namespace
 }  // namespace kvsweep::testing

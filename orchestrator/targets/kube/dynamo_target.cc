@@ -98,13 +98,16 @@ class DynamoTarget : public KubeTarget {
   }
 
   void do_start() override {
-    const json dgd = kubectl().get_json("start", {"get", kResource, target().resource},
-                                        "target.resource: reading dgd/" + target().resource);
+    json dgd;
+    retrying([&] {
+      dgd = kubectl().get_json("start", {"get", kResource, target().resource},
+                               "target.resource: reading dgd/" + target().resource);
+    });
     frontend_of(dgd);  // fails now, not at the first apply, when the service is misnamed
   }
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
-                                                         const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
+                                                      const Treatment& t) const override {
     std::optional<std::string> mode;
     try {
       mode = mode_of(t);
@@ -121,30 +124,59 @@ class DynamoTarget : public KubeTarget {
     return commands;
   }
 
+  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const override {
+    return {"resource: dgd/" + target().resource +
+            " status.observedGeneration = metadata.generation and condition Ready True for it; "
+            "the pods -l " +
+            watched_selector() +
+            " read at every poll, one that cannot start fails it at once (limit " +
+            duration_text(target().readiness.resource_s) + ")"};
+  }
+
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+    std::optional<std::string> mode;
+    try {
+      mode = mode_of(t);
+    } catch (const TargetError&) {
+    }
+    if (!mode && !mode_) return {};
+    return {"router-mode: every Ready frontend pod -l " + frontend_selector() + " has " + kModeEnv +
+            "=" + (mode ? *mode : *mode_) + " (limit " + duration_text(target().readiness.pods_s) +
+            ")"};
+  }
+
+  PodChange pod_change(const Treatment& t) const override {
+    try {
+      if (mode_of(t) && target().restart_workers) return PodChange::kReplaces;
+    } catch (const TargetError&) {
+    }
+    return PodChange::kNone;  // the frontend rolls, which the router-mode gate sees
+  }
+
   void do_apply(const Treatment& t) override {
     const auto mode = mode_of(t);
     if (!mode) return;
     const std::string what =
         "setting " + std::string(kModeEnv) + "=" + *mode + " on dgd/" + target().resource;
-    const json dgd = kubectl().get_json("apply", {"get", kResource, target().resource}, what);
-    const json* envs = find_key(frontend_of(dgd), "envs");
-    const json current = envs != nullptr && envs->is_array() ? *envs : json::array();
-    // A merge patch replaces a list whole, so the patch carries every env, not just ours.
-    kubectl().run_ok("apply", patch_args(with_router_mode(current, *mode)), what);
-    if (target().restart_workers) kubectl().run_ok("apply", restart_args(), what);
+    // A 409 means the object changed since it was read: the retry reads it again.
+    retrying([&] {
+      const json dgd = kubectl().get_json("apply", {"get", kResource, target().resource}, what);
+      const json* envs = find_key(frontend_of(dgd), "envs");
+      const json current = envs != nullptr && envs->is_array() ? *envs : json::array();
+      // A merge patch replaces a list whole, so the patch carries every env, not just ours.
+      kubectl().run_ok("apply", patch_args(with_router_mode(current, *mode)), what);
+    });
+    if (target().restart_workers) {
+      retrying([&] { kubectl().run_ok("apply", restart_args(), what); });
+    }
     mode_ = *mode;
   }
 
   void do_wait_ready() override {
     const ReadinessSpec& r = target().readiness;
-    const auto resource_ready = [&]() -> std::optional<std::string> {
-      std::string failure;
-      const auto dgd = poll_json("gate resource", {"get", kResource, target().resource}, failure);
-      if (!dgd) return failure;
-      return not_ready_reason(*dgd);
-    };
-    wait_for_gate("resource", r.resource_s, r.poll_s, resource_ready, log());
-    wait_pods(worker_selector());
+    wait_resource({"get", kResource, target().resource},
+                  [&](const json& dgd) { return not_ready_reason(dgd); });
+    wait_pods();
     if (mode_) {
       const auto mode_rolled_out = [&]() -> std::optional<std::string> {
         std::string failure;
@@ -156,11 +188,19 @@ class DynamoTarget : public KubeTarget {
       wait_for_gate("router-mode", r.pods_s, r.poll_s, mode_rolled_out, log());
     }
     wait_serving();
-    discover_replicas(worker_selector());
+    discover_replicas();
   }
 
  private:
-  std::string restart_selector() const override { return worker_selector(); }
+  std::string pods_selector() const override { return worker_selector(); }
+  // Every pod of the deployment (frontend, workers, ...) when the selectors are the defaults:
+  // one that cannot start fails the resource gate whichever component it is.
+  std::string watched_selector() const override {
+    if (!target().pod_selector.empty() || !target().frontend_selector.empty()) {
+      return worker_selector();
+    }
+    return "nvidia.com/dynamo-graph-deployment-name=" + target().resource;
+  }
 
   std::string selector_for(const std::string& component) const {
     return "nvidia.com/dynamo-graph-deployment-name=" + target().resource +

@@ -1,14 +1,39 @@
 // What the three kubectl-driven targets share.
 #include "orchestrator/targets/kube/kube_base.h"
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <utility>
 
+#include "orchestrator/targets/kube/api_retry.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
 #include "orchestrator/targets/readiness.h"
 
 namespace kvsweep::orchestrator::kube {
+namespace {
+
+PodUids uids_of(const std::vector<PodState>& pods) {
+  PodUids uids;
+  for (const auto& pod : pods) {
+    if (!pod.uid.empty()) uids.insert(pod.uid);
+  }
+  return uids;
+}
+
+}  // namespace
+
+std::string duration_text(double s) {
+  char buffer[32];
+  if (s >= 60 && std::fmod(s, 60) == 0) {
+    std::snprintf(buffer, sizeof buffer, "%gm", s / 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%gs", s);
+  }
+  return buffer;
+}
+
 KubectlConfig kubectl_config(const TargetSpec& target) {
   KubectlConfig config;
   config.binary = target.kubectl;
@@ -44,24 +69,44 @@ CommandLogs KubeTarget::start() {
 }
 
 CommandLogs KubeTarget::apply(const Treatment& t) {
-  return collecting([this, &t] { do_apply(t); });
+  return collecting([this, &t] {
+    // Before the change: which pods are there, so that the gates can tell the ones it makes.
+    change_ = pod_change(t);
+    before_.clear();
+    const std::string selector = watched_selector();
+    if (change_ != PodChange::kNone && !selector.empty()) {
+      before_ = uids_of(read_pods("apply", selector));
+    }
+    do_apply(t);
+  });
 }
 
 CommandLogs KubeTarget::wait_ready() {
-  return collecting([this] { do_wait_ready(); });
+  return collecting([this] {
+    do_wait_ready();
+    // Waited for: a later pass through the gates (a cold restart) waits for its own change.
+    change_ = PodChange::kNone;
+    before_.clear();
+  });
 }
 
 CommandLogs KubeTarget::make_cold() {
   return collecting([this] {
     if (spec_.target.cold_method == "restart") {
-      const std::string selector = restart_selector();
+      const std::string selector = pods_selector();
       if (selector.empty()) {
         throw TargetError(
             "cold: cold_method restart needs target.pod_selector: the pods to delete");
       }
-      kubectl_.run_ok("cold", {"delete", "pods", "-l", selector, "--wait=false"},
-                      "cold: restarting the pods");
+      change_ = PodChange::kReplaces;
+      before_ = uids_of(read_pods("cold", watched_selector()));
+      retrying([&] {
+        kubectl_.run_ok("cold", {"delete", "pods", "-l", selector, "--wait=false"},
+                        "cold: restarting the pods");
+      });
       do_wait_ready();
+      change_ = PodChange::kNone;
+      before_.clear();
       return;
     }
     if (replica_urls_.empty()) {
@@ -71,6 +116,80 @@ CommandLogs KubeTarget::make_cold() {
     }
     reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
   });
+}
+
+CommandLogs KubeTarget::cell_finished() {
+  const std::string selector = pods_selector();
+  if (selector.empty() || discovered_.empty()) return {};
+  std::string changed;
+  try {
+    const std::string what = "reading pods -l " + selector + " after the cell";
+    changed = pods_changed(
+        discovered_,
+        parse_pods_or_fail(kubectl_.get_json("after cell", {"get", "pods", "-l", selector}, what),
+                           what));
+  } catch (const TargetError&) {
+    // The failed call is in the log with its output; nothing more is known.
+  }
+  absorb(kubectl_.take_logs());
+  CommandLogs logs = std::exchange(logs_, {});
+  if (!changed.empty()) {
+    CommandLog health;
+    health.step = "health";
+    health.argv = {"pods -l " + selector};
+    health.exit_code = 0;
+    health.out = changed + "\n";
+    logs.push_back(std::move(health));
+  }
+  return logs;
+}
+
+std::vector<std::vector<std::string>> KubeTarget::planned_commands(const Treatment* previous,
+                                                                   const Treatment& next) const {
+  auto commands = planned_apply(previous, next);
+  const bool cannot = commands.size() == 1 && commands[0].size() == 1 &&
+                      commands[0][0].rfind("<cannot apply", 0) == 0;
+  if (!cannot && !commands.empty() && pod_change(next) != PodChange::kNone &&
+      !watched_selector().empty()) {
+    commands.insert(commands.begin(),
+                    kubectl_argv({"get", "pods", "-l", watched_selector(), "-o", "json"}));
+  }
+  return commands;
+}
+
+std::vector<std::string> KubeTarget::planned_gates(const Treatment* /*previous*/,
+                                                   const Treatment& next) const {
+  const ReadinessSpec& r = spec_.target.readiness;
+  std::vector<std::string> lines = planned_resource_gate(next);
+  if (!pods_selector().empty()) lines.push_back(planned_pods_gate(pod_change(next)));
+  for (auto& line : planned_gates_after_pods(next)) lines.push_back(std::move(line));
+  lines.push_back("models: GET " + spec_.target.base_url + "/v1/models lists " + spec_.model +
+                  " (limit " + duration_text(r.models_s) + "); completion: a 1-token chat " +
+                  "completion answers 200 (limit " + duration_text(r.completion_s) + ")");
+  return lines;
+}
+
+std::string KubeTarget::planned_pods_gate(PodChange change) const {
+  const ReadinessSpec& r = spec_.target.readiness;
+  const int replicas = spec_.target.replicas;
+  std::string line = "pods: " + (replicas > 0 ? std::to_string(replicas) : "at least 1") +
+                     " pods -l " + pods_selector() +
+                     " Ready, of one revision, none Pending or Terminating";
+  const std::string settle =
+      r.settle_s > 0 ? "then unchanged for " + duration_text(r.settle_s) + " (readiness.settle)"
+                     : "no settle period (readiness.settle: 0)";
+  switch (change) {
+    case PodChange::kNone:
+      line += "; nothing restarts, so it opens at the first look that finds them so";
+      break;
+    case PodChange::kReplaces:
+      line += ", every one created after the apply; " + settle;
+      break;
+    case PodChange::kUnknown:
+      line += "; " + settle + ", as an operator may act late";
+      break;
+  }
+  return line + " (limit " + duration_text(r.pods_s) + ")";
 }
 
 CommandLogs KubeTarget::collecting(const std::function<void()>& step) {
@@ -119,14 +238,57 @@ std::string KubeTarget::run_ok_with_timeout(const std::string& step,
   }
 }
 
-void KubeTarget::wait_pods(const std::string& selector) {
+void KubeTarget::retrying(const std::function<void()>& attempt) {
   const ReadinessSpec& r = spec_.target.readiness;
+  retry_transient({r.resource_s, r.poll_s}, attempt, log());
+}
+
+std::vector<PodState> KubeTarget::read_pods(const std::string& step, const std::string& selector) {
+  const std::string what = "reading pods -l " + selector;
+  std::vector<PodState> pods;
+  retrying([&] {
+    pods = parse_pods_or_fail(kubectl_.get_json(step, {"get", "pods", "-l", selector}, what), what);
+  });
+  return pods;
+}
+
+void KubeTarget::wait_resource(
+    const std::vector<std::string>& get_args,
+    const std::function<std::optional<std::string>(const nlohmann::json&)>& not_ready) {
+  const ReadinessSpec& r = spec_.target.readiness;
+  const std::string selector = watched_selector();
+  const auto check = [&]() -> std::optional<std::string> {
+    // The pods first: one stuck is the answer, whatever the resource's status says.
+    std::optional<std::vector<PodState>> pods;
+    std::string failure;
+    if (!selector.empty()) {
+      if (const auto list = poll_json("gate resource", {"get", "pods", "-l", selector}, failure)) {
+        pods = parse_pods_or_fail(*list, "pods -l " + selector);
+        fail_on_stuck_pod(*pods, change_ == PodChange::kNone ? PodUids{} : before_);
+      }
+    }
+    const auto object = poll_json("gate resource", get_args, failure);
+    if (!object) return failure;
+    auto reason = not_ready(*object);
+    if (reason && pods) *reason += "; pods: " + describe_pods(*pods);
+    return reason;
+  };
+  wait_for_gate("resource", r.resource_s, r.poll_s, check, log());
+}
+
+void KubeTarget::wait_pods() {
+  const std::string selector = pods_selector();
+  if (selector.empty()) return;
+  const ReadinessSpec& r = spec_.target.readiness;
+  PodsGate gate(spec_.target.replicas, change_, before_, r.settle_s);
+  const auto start = std::chrono::steady_clock::now();
   const auto check = [&]() -> std::optional<std::string> {
     std::string failure;
     const auto list = poll_json("gate pods", {"get", "pods", "-l", selector}, failure);
     if (!list) return failure;
-    return pods_gate_reason(parse_pods_or_fail(*list, "pods -l " + selector),
-                            spec_.target.replicas);
+    const double now_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return gate.check(parse_pods_or_fail(*list, "pods -l " + selector), now_s);
   };
   wait_for_gate("pods", r.pods_s, r.poll_s, check, log());
 }
@@ -137,10 +299,15 @@ void KubeTarget::wait_serving() {
   wait_completion(spec_.target.base_url, spec_.model, r.completion_s, r.poll_s, log());
 }
 
-void KubeTarget::discover_replicas(const std::string& selector) {
+void KubeTarget::discover_replicas() {
+  const std::string selector = pods_selector();
+  if (selector.empty()) return;
   const std::string what = "discovering replicas (pods -l " + selector + ")";
-  const auto pods = parse_pods_or_fail(
-      kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what), what);
+  std::vector<PodState> pods;
+  retrying([&] {
+    pods = parse_pods_or_fail(kubectl_.get_json("discover", {"get", "pods", "-l", selector}, what),
+                              what);
+  });
   std::vector<std::string> urls;
   try {
     urls = replica_base_urls(pods, spec_.target.metrics.port);
@@ -148,12 +315,13 @@ void KubeTarget::discover_replicas(const std::string& selector) {
     // Only /metrics discovery and a "reset" cold need the URLs; without them a missing port
     // is not this scenario's problem.
     const bool needed = spec_.target.metrics.urls.empty() || spec_.target.cold_method == "reset";
-    if (needed) throw TargetError(what + ": " + e.what());
+    if (needed) throw TargetError(what + ": " + e.what() + "; " + what_pods_do(pods));
   }
   if (urls.empty() && spec_.target.metrics.urls.empty()) {
-    throw TargetError(what + ": no Ready pod left to scrape /metrics from");
+    throw TargetError(what + ": no Ready pod left to scrape /metrics from; " + what_pods_do(pods));
   }
   replica_urls_ = std::move(urls);
+  discovered_ = serving_pods(pods);
 }
 
 }  // namespace kvsweep::orchestrator::kube

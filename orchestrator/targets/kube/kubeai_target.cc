@@ -1,4 +1,5 @@
 // KubeAI: a Model's spec.loadBalancing, merge-patched live or recreated when replication changes.
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -85,6 +86,17 @@ json recreated_model(const json& current, const json& load_balancing) {
   return manifest;
 }
 
+// Whether every key `part` sets has that value in `whole` (a merge patch already applied).
+bool shows(const json& whole, const json& part) {
+  if (!part.is_object()) return whole == part;
+  if (!whole.is_object()) return false;
+  for (const auto& [key, value] : part.items()) {
+    const auto it = whole.find(key);
+    if (it == whole.end() || !shows(*it, value)) return false;
+  }
+  return true;
+}
+
 class KubeAITarget : public KubeTarget {
  public:
   KubeAITarget(const ScenarioSpec& spec, Log log)
@@ -108,11 +120,14 @@ class KubeAITarget : public KubeTarget {
   }
 
   void do_start() override {
-    kubectl().get_json("start", get_args(), "target.resource: reading model/" + target().resource);
+    retrying([&] {
+      kubectl().get_json("start", get_args(),
+                         "target.resource: reading model/" + target().resource);
+    });
   }
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
-                                                         const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
+                                                      const Treatment& t) const override {
     json load_balancing;
     try {
       load_balancing = load_balancing_of(t);
@@ -130,21 +145,50 @@ class KubeAITarget : public KubeTarget {
                           " with spec.loadBalancing merged with " + load_balancing.dump() + ">"})};
   }
 
+  std::vector<std::string> planned_resource_gate(const Treatment& t) const override {
+    json load_balancing = json::object();
+    try {
+      load_balancing = load_balancing_of(t);
+    } catch (const TargetError&) {
+    }
+    std::string line = "resource: model/" + target().resource;
+    if (!load_balancing.empty()) line += " shows spec.loadBalancing " + load_balancing.dump() + ",";
+    return {line + " .status.replicas.ready = " + std::to_string(target().replicas) +
+            "; its pods read at every poll, one that cannot start fails it at once (limit " +
+            duration_text(target().readiness.resource_s) + ")"};
+  }
+
+  PodChange pod_change(const Treatment& t) const override {
+    try {
+      // A Model created anew gets new pods; a loadBalancing patch restarts none (KubeAI's
+      // pod hash leaves spec.loadBalancing out).
+      if (load_balancing_of(t).empty()) return PodChange::kNone;
+    } catch (const TargetError&) {
+      return PodChange::kNone;  // do_apply says why
+    }
+    return recreate_ ? PodChange::kReplaces : PodChange::kNone;
+  }
+
   void do_apply(const Treatment& t) override {
     const json load_balancing = load_balancing_of(t);
     if (load_balancing.empty()) return;
+    applied_ = load_balancing;
     const std::string what = "applying " + load_balancing.dump() + " to model/" + target().resource;
     if (!recreate_) {
-      kubectl().run_ok("apply", patch_args(load_balancing), what);
+      retrying([&] { kubectl().run_ok("apply", patch_args(load_balancing), what); });
       return;
     }
     // prefixHash.replication is immutable (a CEL rule): the Model is deleted and created again.
-    const json current = kubectl().get_json("apply", get_args(), what);
+    json current;
+    retrying([&] { current = kubectl().get_json("apply", get_args(), what); });
     const json manifest = recreated_model(current, load_balancing);
     const TempFile file("kvsweep-model-", ".json", manifest.dump(2));
-    kubectl().run_ok("apply", delete_args(), what);
+    // An attempt that timed out may have done its work: then the next one finds it done.
+    once_done(ApiAnswer::kNotFound, [&] { kubectl().run_ok("apply", delete_args(), what); });
     try {
-      kubectl().run_ok("apply", {"create", "-f", file.path()}, what);
+      once_done(ApiAnswer::kAlreadyExists, [&] {
+        kubectl().run_ok("apply", {"create", "-f", file.path()}, what);
+      });
     } catch (const TargetError& e) {
       // The Model is gone now: say so, with what it takes to bring it back by hand.
       throw TargetError(std::string(e.what()) + "; model/" + target().resource +
@@ -153,24 +197,30 @@ class KubeAITarget : public KubeTarget {
   }
 
   void do_wait_ready() override {
-    const ReadinessSpec& r = target().readiness;
-    const auto replicas_ready = [&]() -> std::optional<std::string> {
-      std::string failure;
-      const auto model = poll_json("gate resource", get_args(), failure);
-      if (!model) return failure;
-      return ready_replicas_reason(*model);
-    };
-    wait_for_gate("resource", r.resource_s, r.poll_s, replicas_ready, log());
-    wait_pods(pod_selector());
+    wait_resource(get_args(), [&](const json& model) { return not_ready_reason(model); });
+    wait_pods();
     wait_serving();
-    discover_replicas(pod_selector());
+    discover_replicas();
   }
 
  private:
-  std::string restart_selector() const override { return pod_selector(); }
-
-  std::string pod_selector() const {
+  std::string pods_selector() const override {
     return target().pod_selector.empty() ? "model=" + target().resource : target().pod_selector;
+  }
+
+  // retrying(), where an attempt after the first that finds `done` (the delete's NotFound, the
+  // create's AlreadyExists) means an earlier one did the work but its answer was lost.
+  void once_done(ApiAnswer done, const std::function<void()>& call) {
+    int tries = 0;
+    retrying([&] {
+      try {
+        ++tries;
+        call();
+      } catch (const KubectlError& e) {
+        if (tries > 1 && e.answer() == done) return;
+        throw;
+      }
+    });
   }
 
   std::vector<std::string> patch_args(const json& load_balancing) const {
@@ -182,7 +232,18 @@ class KubeAITarget : public KubeTarget {
     return {"delete", "model", target().resource, "--wait=true"};
   }
 
-  std::optional<std::string> ready_replicas_reason(const json& model) const {
+  // The Model shows what was applied (nothing else changed it back), and reports every
+  // replica ready. KubeAI has no observedGeneration: the pods gate tells a rollout.
+  std::optional<std::string> not_ready_reason(const json& model) const {
+    const std::string name = "model/" + target().resource;
+    const json empty = json::object();
+    const auto spec = model.find("spec");
+    const json& load_balancing =
+        spec != model.end() && spec->is_object() ? spec->value("loadBalancing", empty) : empty;
+    if (!applied_.empty() && !shows(load_balancing, applied_)) {
+      return name + ": spec.loadBalancing is " + load_balancing.dump() +
+             ", not what was applied (" + applied_.dump() + "): something changed it since";
+    }
     json ready;
     const auto status = model.find("status");
     if (status != model.end() && status->is_object()) {
@@ -195,11 +256,11 @@ class KubeAITarget : public KubeTarget {
     if (ready.is_number_integer() && ready.get<long long>() == want) return std::nullopt;
     const std::string have =
         ready.is_number_integer() ? std::to_string(ready.get<long long>()) : "not set";
-    return "model/" + target().resource + ": status.replicas.ready is " + have + ", want " +
-           std::to_string(want);
+    return name + ": status.replicas.ready is " + have + ", want " + std::to_string(want);
   }
 
   bool recreate_;
+  json applied_ = json::object();  // the loadBalancing of the last apply
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <initializer_list>
 #include <utility>
 
 namespace kvsweep::orchestrator::kube {
@@ -40,7 +41,35 @@ std::string how_it_ended(const ProcessResult& r, double timeout_s) {
   return "exited with code " + std::to_string(r.exit_code);
 }
 
+bool contains_any(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) {
+    if (text.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+ApiAnswer classify_answer(const ProcessResult& r) {
+  if (r.ok()) return ApiAnswer::kOk;
+  if (r.timed_out) return ApiAnswer::kTransient;
+  if (!r.started || r.signal != 0) return ApiAnswer::kOther;
+  // kubectl prints the Status reason the server sent: "Error from server (Conflict): ...".
+  const std::string& err = r.err;
+  if (contains_any(err, {"Error from server (Conflict)"})) return ApiAnswer::kConflict;
+  if (contains_any(err, {"Error from server (AlreadyExists)"})) return ApiAnswer::kAlreadyExists;
+  if (contains_any(err, {"Error from server (NotFound)"})) return ApiAnswer::kNotFound;
+  if (contains_any(err, {"Error from server (InternalError)",
+                         "Error from server (ServiceUnavailable)", "Error from server (Timeout)",
+                         "Error from server (ServerTimeout)", "Error from server (TooManyRequests)",
+                         // the server unreachable, or the connection lost on the way
+                         "Unable to connect to the server", "was refused - did you specify",
+                         "connection reset by peer", "i/o timeout", "TLS handshake timeout",
+                         "http2: client connection lost", "unexpected EOF"})) {
+    return ApiAnswer::kTransient;
+  }
+  return ApiAnswer::kOther;
+}
 
 Kubectl::Kubectl(KubectlConfig config, Log log)
     : config_(std::move(config)), log_(std::move(log)) {}
@@ -79,7 +108,7 @@ std::string Kubectl::run_ok(const std::string& step, const std::vector<std::stri
       what + ": `" + describe_argv(argv(args)) + "` " + how_it_ended(result, config_.timeout_s);
   const std::string err = trim(cut(result.err, kMessageCut));
   if (!err.empty()) message += ": " + err;
-  throw TargetError(message);
+  throw KubectlError(message, classify_answer(result));
 }
 
 nlohmann::json Kubectl::get_json(const std::string& step, const std::vector<std::string>& args,

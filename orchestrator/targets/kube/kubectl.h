@@ -11,6 +11,33 @@
 
 namespace kvsweep::orchestrator::kube {
 
+// What a kubectl call's exit and stderr say the API server answered ("Error from server
+// (Conflict): ...", exit 1).
+enum class ApiAnswer {
+  kOk,
+  kConflict,       // 409 Conflict: the object changed since it was read; read again, apply again
+  kAlreadyExists,  // 409 AlreadyExists
+  kNotFound,       // 404 NotFound
+  // 500 InternalError, 503 ServiceUnavailable, 504 Timeout, 429 TooManyRequests, the server
+  // unreachable, or kubectl timed out: the same call may well succeed a moment later.
+  kTransient,
+  kOther,  // 422 Invalid, 403 Forbidden, bad arguments, ...: it would fail again
+};
+
+// Reads what a finished kubectl call says about the server's answer.
+ApiAnswer classify_answer(const ProcessResult& result);
+
+// A kubectl call that did not exit 0, with what the server answered.
+class KubectlError : public TargetError {
+ public:
+  KubectlError(const std::string& message, ApiAnswer answer)
+      : TargetError(message), answer_(answer) {}
+  ApiAnswer answer() const { return answer_; }
+
+ private:
+  ApiAnswer answer_;
+};
+
 struct KubectlConfig {
   std::string binary = "kubectl";
   std::string kubeconfig;  // "" = kubectl's default
@@ -31,8 +58,8 @@ class Kubectl {
   // Runs kubectl with `args`, logs the call under `step`, returns the result as is.
   ProcessResult run(const std::string& step, const std::vector<std::string>& args);
 
-  // Runs and returns stdout; throws TargetError "<what>: `kubectl ...` <how it ended>: <stderr>"
-  // unless it exited 0.
+  // Runs and returns stdout; throws KubectlError "<what>: `kubectl ...` <how it ended>:
+  // <stderr>" unless it exited 0.
   std::string run_ok(const std::string& step, const std::vector<std::string>& args,
                      const std::string& what);
 

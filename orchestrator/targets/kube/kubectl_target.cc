@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/kube/factor_levels.h"
 #include "orchestrator/targets/kube/kube_base.h"
 #include "orchestrator/targets/kube/kube_targets.h"
@@ -83,8 +84,8 @@ class KubectlTarget : public KubeTarget {
 
   void do_start() override {}
 
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* /*previous*/,
-                                                         const Treatment& t) const override {
+  std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
+                                                      const Treatment& t) const override {
     try {
       Argvs commands;
       for (const auto& [label, action] : actions_of(t)) {
@@ -96,33 +97,61 @@ class KubectlTarget : public KubeTarget {
     }
   }
 
+  std::vector<std::string> planned_resource_gate(const Treatment& t) const override {
+    std::vector<std::string> lines;
+    try {
+      for (const auto& [label, action] : actions_of(t)) {
+        for (const auto& args : action->wait) {
+          lines.push_back("wait: `" + describe_argv(kubectl_argv(args)) + "` exits 0 (limit " +
+                          duration_text(wait_timeout_s()) + ")");
+        }
+      }
+    } catch (const TargetError&) {
+    }
+    return lines;
+  }
+
+  PodChange pod_change(const Treatment& t) const override {
+    try {
+      // Whatever the commands change, pods may roll: the pods gate waits for them to settle.
+      return actions_of(t).empty() ? PodChange::kNone : PodChange::kUnknown;
+    } catch (const TargetError&) {
+      return PodChange::kNone;
+    }
+  }
+
   void do_apply(const Treatment& t) override {
     auto actions = actions_of(t);
     current_.clear();  // a failed apply leaves no wait to run for a half-applied treatment
     for (const auto& [label, action] : actions) {
-      for (const auto& args : action->apply) kubectl().run_ok("apply", args, "applying " + label);
+      for (const auto& args : action->apply) {
+        retrying([&] { kubectl().run_ok("apply", args, "applying " + label); });
+      }
     }
     current_ = std::move(actions);
   }
 
   void do_wait_ready() override {
-    const double timeout_s = std::max(target().command_timeout_s, target().readiness.resource_s);
     for (const auto& [label, action] : current_) {
       for (const auto& args : action->wait) {
         try {
-          run_ok_with_timeout("gate wait", args, "waiting for " + label, timeout_s);
+          run_ok_with_timeout("gate wait", args, "waiting for " + label, wait_timeout_s());
         } catch (const TargetError& e) {
           throw TargetError("readiness gate wait: " + std::string(e.what()));
         }
       }
     }
-    if (!target().pod_selector.empty()) wait_pods(target().pod_selector);
+    wait_pods();
     wait_serving();
-    if (!target().pod_selector.empty()) discover_replicas(target().pod_selector);
+    discover_replicas();
   }
 
  private:
-  std::string restart_selector() const override { return target().pod_selector; }
+  std::string pods_selector() const override { return target().pod_selector; }
+
+  double wait_timeout_s() const {
+    return std::max(target().command_timeout_s, target().readiness.resource_s);
+  }
 
   // The actions of a treatment's levels, in the scenario's factor order. Throws TargetError for
   // a factor or level the target lacks.

@@ -92,6 +92,26 @@ std::string terminal_problem(const json& status, const std::string& where) {
   return "";
 }
 
+// The labels controllers stamp on their pods to say which revision made them.
+constexpr const char* kRevisionLabels[] = {"pod-template-hash", "controller-revision-hash",
+                                           "pod-hash"};
+
+// Restart counts added up, and the first waiting reason, over every container status.
+void read_containers(const json& status, const std::string& where, PodState& state) {
+  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+    for (const auto& container : array_at(status, key, where)) {
+      if (!container.is_object()) throw std::runtime_error(where + "." + key + " has a non-object");
+      const auto restarts = container.find("restartCount");
+      if (restarts != container.end() && restarts->is_number_integer()) {
+        state.restarts += restarts->get<int>();
+      }
+      const json& waiting =
+          object_at(object_at(container, "state", where), "waiting", where + ".state");
+      if (state.waiting_reason.empty()) state.waiting_reason = string_at(waiting, "reason", where);
+    }
+  }
+}
+
 PodState parse_pod(const json& pod, const std::string& where) {
   if (!pod.is_object()) throw std::runtime_error(where + " is not an object");
   const json& metadata = object_at(pod, "metadata", where);
@@ -99,6 +119,11 @@ PodState parse_pod(const json& pod, const std::string& where) {
   state.name = string_at(metadata, "name", where + ".metadata");
   if (state.name.empty()) throw std::runtime_error(where + " has no metadata.name");
   const std::string at = "pod " + state.name;
+  state.uid = string_at(metadata, "uid", at + ".metadata");
+  const json& labels = object_at(metadata, "labels", at + ".metadata");
+  for (const char* key : kRevisionLabels) {
+    if (state.revision.empty()) state.revision = string_at(labels, key, at + ".metadata.labels");
+  }
   const auto deletion = metadata.find("deletionTimestamp");
   state.terminating = deletion != metadata.end() && !deletion->is_null();
 
@@ -107,6 +132,7 @@ PodState parse_pod(const json& pod, const std::string& where) {
   state.ready = is_ready(status, at + ".status");
   state.ip = string_at(status, "podIP", at + ".status");
   state.terminal_problem = terminal_problem(status, at + ".status");
+  read_containers(status, at + ".status", state);
 
   const json& spec = object_at(pod, "spec", at);
   for (const auto& container : array_at(spec, "containers", at + ".spec")) {

@@ -10,11 +10,18 @@ namespace kvsweep::orchestrator::kube {
 
 struct PodState {
   std::string name;
+  std::string uid;  // metadata.uid: a pod created anew under an old name is another pod
+  // The revision its controller stamped on it (label pod-template-hash of a Deployment,
+  // controller-revision-hash of a StatefulSet, pod-hash of KubeAI), "" when none.
+  std::string revision;
   std::string phase;         // status.phase: Pending | Running | Succeeded | Failed | Unknown
   bool ready = false;        // condition Ready = True
   bool terminating = false;  // metadata.deletionTimestamp set
   std::string ip;            // status.podIP, "" before it has one
-  std::vector<int> ports;    // every container's containerPorts, in order
+  int restarts = 0;          // every container's restartCount, added up
+  // Why the first container not running waits ("ContainerCreating", "PodInitializing"), "".
+  std::string waiting_reason;
+  std::vector<int> ports;  // every container's containerPorts, in order
   // Why the pod will not become ready without a human, "" if nothing: a container waiting in
   // ImagePullBackOff, ErrImagePull, CrashLoopBackOff, CreateContainerConfigError,
   // InvalidImageName, ... or terminated with OOMKilled; phase Failed. Written as

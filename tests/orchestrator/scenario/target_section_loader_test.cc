@@ -93,6 +93,33 @@ TEST(ScenarioTarget, KubeaiReadsItsKeysAndTheRehearsal) {
   EXPECT_EQ(spec.factor("strategy")->phase, FactorPhase::kRun);
 }
 
+TEST(ScenarioTarget, ReadinessSettleAndRetries) {
+  const ScenarioSpec defaults = parse_ok(kKubeai);
+  EXPECT_DOUBLE_EQ(defaults.target.readiness.settle_s, 10);
+  EXPECT_EQ(defaults.target.readiness.retries, 0);
+  const std::string with =
+      replaced(kKubeai, "  namespace: models\n",
+               "  namespace: models\n  readiness: {settle: 30s, retries: 2}\n");
+  const ScenarioSpec spec = parse_ok(with);
+  EXPECT_DOUBLE_EQ(spec.target.readiness.settle_s, 30);
+  EXPECT_EQ(spec.target.readiness.retries, 2);
+  EXPECT_EQ(parse_ok(replaced(with, "settle: 30s", "settle: 0")).target.readiness.settle_s, 0);
+
+  // Located errors: a settle that is no duration, a negative retry count, a misspelt key.
+  EXPECT_EQ(error_heads(replaced(with, "settle: 30s", "settle: soon")),
+            (std::vector<std::string>{"s.yaml:9:23: target.readiness.settle: expected a duration "
+                                      "> 0 such as 90s, 5m, 250ms or 30, got \"soon\""}));
+  const auto negative = error_heads(replaced(with, "retries: 2", "retries: -1"));
+  ASSERT_EQ(negative.size(), 1u);
+  EXPECT_EQ(negative[0],
+            "s.yaml:9:37: target.readiness.retries: expected an integer >= 0, got \"-1\"");
+  const auto misspelt = error_heads(replaced(with, "retries: 2", "retry: 2"));
+  ASSERT_EQ(misspelt.size(), 1u);
+  EXPECT_EQ(misspelt[0].rfind("s.yaml:9:28: target.readiness.retry: unknown key", 0), 0u)
+      << misspelt[0];
+  EXPECT_NE(misspelt[0].find("settle, retries"), std::string::npos) << misspelt[0];
+}
+
 TEST(ScenarioTarget, SimStandInDefaultsToTheRealReplicaCount) {
   const ScenarioSpec spec = parse_ok(replaced(kKubeai, "sim: {replicas: 2, ", "sim: {"));
   EXPECT_EQ(spec.target.sim.replicas, 8);

@@ -22,7 +22,10 @@ class FakeTarget : public Target {
 
   std::set<std::string> fail_apply_of;  // levels: applying a treatment with one of them fails
   std::set<std::string> fail_gate_of;   // levels: the readiness gates after applying them fail
+  int gate_failures = -1;               // ... this many times, then pass; -1: every time
   bool fail_start = false;
+  std::vector<std::string> metrics_urls;  // scraped around each cell; none by default
+  std::string health_after_cell;          // a "health" event cell_finished() reports, "" none
 
   std::string describe() const override { return "fake target"; }
 
@@ -41,7 +44,8 @@ class FakeTarget : public Target {
   }
 
   CommandLogs wait_ready() override {
-    if (sets_one_of(applied_, fail_gate_of)) {
+    if (sets_one_of(applied_, fail_gate_of) && gate_failures != 0) {
+      if (gate_failures > 0) --gate_failures;
       throw TargetError("readiness gate fake: never ready", {log("wait_ready", 1)});
     }
     return {log("wait_ready")};
@@ -51,10 +55,20 @@ class FakeTarget : public Target {
 
   Endpoints endpoints() const override {
     calls_.push_back("endpoints");
-    return {"http://fake.invalid", {}};  // no /metrics to scrape: nothing is dialled
+    return {"http://fake.invalid", metrics_urls};  // by default nothing to scrape
   }
 
-  CommandLogs cell_finished() override { return {log("cell_finished")}; }
+  CommandLogs cell_finished() override {
+    CommandLogs logs = {log("cell_finished")};
+    if (!health_after_cell.empty()) {
+      CommandLog health;
+      health.step = "health";
+      health.exit_code = 0;
+      health.out = health_after_cell + "\n";
+      logs.push_back(health);
+    }
+    return logs;
+  }
 
  private:
   static bool sets_one_of(const Treatment& t, const std::set<std::string>& levels) {

@@ -158,9 +158,9 @@ TEST(Runner, AFailedGateFailsItsGroupWithTheGatesCommands) {
   EXPECT_EQ(std::count(sweep.calls.begin(), sweep.calls.end(), "apply strategy=least-load"), 1);
 }
 
-TEST(Runner, ARunTimeFactorsFailedApplyFailsOnlyItsCell) {
-  // Strategy run-time (the sim's default): a failed apply is that cell's alone, and the next
-  // cell applies again.
+TEST(Runner, ARunTimeArmsFailedApplyFailsTheRestOfItsArm) {
+  // Strategy run-time (the sim's default, a live patch): a failed apply fails the rest of its
+  // arm unrun, as a deployment's does; waiting out its gates again per cell would find the same.
   std::string text = kTwoGroups;
   const std::string deploy = "{levels: [random, least-load], phase: deploy}";
   text.replace(text.find(deploy), deploy.size(), "[random, least-load]");
@@ -169,8 +169,59 @@ TEST(Runner, ARunTimeFactorsFailedApplyFailsOnlyItsCell) {
   const SweepOutcome outcome = sweep.run();
   EXPECT_EQ(sweep.statuses(outcome), (Calls{"failed", "failed", "done", "done"}));
   const auto cells = sweep.store.cells(outcome.experiment_id);
-  EXPECT_EQ(cells[1].error, "applying strategy=random: fake refused");  // tried again
-  EXPECT_EQ(std::count(sweep.calls.begin(), sweep.calls.end(), "apply strategy=random"), 2);
+  EXPECT_EQ(cells[0].error, "applying strategy=random: fake refused");
+  EXPECT_EQ(cells[1].error,
+            "not run: its deployment failed: applying strategy=random: fake refused");
+  EXPECT_EQ(std::count(sweep.calls.begin(), sweep.calls.end(), "apply strategy=random"), 1);
+}
+
+TEST(Runner, ReadinessRetriesTryTheApplyAndGatesAgainKeepingEveryAttempt) {
+  std::string text = kTwoGroups;
+  text.replace(text.find("target: {kind: sim}"), 19,
+               "target: {kind: sim, readiness: {retries: 1}}");
+  FakeSweep sweep(text);
+  sweep.target.fail_gate_of = {"random"};
+  sweep.target.gate_failures = 1;  // fails once, then opens
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(sweep.statuses(outcome), (Calls{"done", "done", "done", "done"}));
+  const auto cells = sweep.store.cells(outcome.experiment_id);
+  // Both attempts are kept with the cell, the failed one first.
+  EXPECT_EQ(sweep.steps_stored(cells[0]),
+            (Calls{"start", "apply strategy=random", "wait_ready", "apply strategy=random",
+                   "wait_ready", "cold", "cell_finished"}));
+  EXPECT_EQ(sweep.store.commands(cells[0].id)[2].exit_code, 1);
+  EXPECT_NE(sweep.output.text().find("attempt 1 failed: readiness gate fake: never ready; "
+                                     "trying again (target.readiness.retries)"),
+            std::string::npos)
+      << sweep.output.text();
+
+  // A gate that keeps failing fails the cell after the last attempt, saying how many there were.
+  FakeSweep failing(text);
+  failing.target.fail_gate_of = {"random"};
+  const SweepOutcome failed = failing.run();
+  EXPECT_EQ(failing.statuses(failed), (Calls{"failed", "failed", "done", "done"}));
+  const auto failed_cells = failing.store.cells(failed.experiment_id);
+  EXPECT_EQ(failed_cells[0].error, "readiness gate fake: never ready (attempt 2 of 2)");
+  EXPECT_EQ(std::count(failing.calls.begin(), failing.calls.end(), "apply strategy=random"), 2);
+}
+
+TEST(Runner, AScrapeThatFailsWhilePodsRollSaysSo) {
+  FakeSweep sweep(kTwoGroups);
+  sweep.target.metrics_urls = {"http://127.0.0.1:1/metrics"};  // refused: every scrape fails
+  sweep.target.health_after_cell =
+      "pods changed during the cell: a rollout is in progress: w-0: Terminating";
+  sweep.run();
+  const std::string text = sweep.output.text();
+  EXPECT_NE(text.find("  warning: scrape: http://127.0.0.1:1/metrics"), std::string::npos) << text;
+  EXPECT_NE(text.find("(pods changed during the cell: a rollout is in progress: w-0: "
+                      "Terminating)\n"),
+            std::string::npos)
+      << text;
+  // ... and the event itself under the cell, as the router's health events are.
+  EXPECT_NE(text.find("cell 1/4 random c=1: pods changed during the cell: a rollout is in "
+                      "progress: w-0: Terminating"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Runner, TheCachePolicyIsPerCell) {

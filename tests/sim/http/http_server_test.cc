@@ -8,9 +8,12 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <future>
 #include <thread>
+
+#include "tests/sim/http/server_thread.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -18,29 +21,7 @@ namespace {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-// A server on its own io thread; the test thread is a blocking client.
-class ServerThread {
- public:
-  explicit ServerThread(HttpHandler handler)
-      : server_(io_, std::move(handler)),
-        port_(server_.listen("127.0.0.1")),
-        thread_([this] { io_.run(); }) {}
-  ~ServerThread() {
-    net::post(io_, [this] { server_.close(); });
-    work_.reset();
-    io_.stop();
-    thread_.join();
-  }
-  std::uint16_t port() const { return port_; }
-  net::io_context& io() { return io_; }
-
- private:
-  net::io_context io_;
-  net::executor_work_guard<net::io_context::executor_type> work_{io_.get_executor()};
-  HttpServer server_;
-  std::uint16_t port_;
-  std::thread thread_;
-};
+using testing::ServerThread;
 
 std::string read_all(tcp::socket& socket) {
   std::string out;
@@ -74,6 +55,37 @@ TEST(HttpServer, AnswersPipelinedRequestsInOrderOnOneConnection) {
   ASSERT_NE(c, std::string::npos) << reply;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
+}
+
+// A stream answered later (from a timer: between its chunks nothing is being read or written
+// on the socket) while the next request already waits in the buffer: the connection must live
+// until the answer ends, then serve the pipelined request. (A handler on another thread, as in
+// a fleet with several io threads, answers later in just this way.)
+TEST(HttpServer, PipelinedRequestsWaitForAStreamAnsweredLater) {
+  ServerThread* where = nullptr;
+  ServerThread server([&where](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+    exchange->begin_stream(200, "text/plain", {});
+    exchange->write_chunk("first of " + request.target + ";");
+    auto timer = std::make_shared<net::steady_timer>(where->io(), std::chrono::milliseconds(200));
+    timer->async_wait([timer, exchange, target = request.target](boost::system::error_code) {
+      exchange->write_chunk("last of " + target + ";");
+      exchange->finish();
+    });
+  });
+  where = &server;
+  net::io_context client_io;
+  tcp::socket socket(client_io);
+  socket.connect({net::ip::make_address("127.0.0.1"), server.port()});
+  net::write(socket, net::buffer(std::string("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                                             "GET /b HTTP/1.1\r\nHost: x\r\nConnection: close"
+                                             "\r\n\r\n")));
+  const std::string reply = read_all(socket);
+  std::string payload;  // the chunks' text, in order
+  for (const char* piece : {"first of /a;", "last of /a;", "first of /b;", "last of /b;"}) {
+    if (reply.find(piece) != std::string::npos) payload += piece;
+  }
+  EXPECT_EQ(payload, "first of /a;last of /a;first of /b;last of /b;") << reply;
+  EXPECT_LT(reply.find("last of /a;"), reply.find("first of /b;")) << reply;
 }
 
 TEST(HttpServer, StreamsChunksAndTellsTheHandlerWhenTheClientLeaves) {

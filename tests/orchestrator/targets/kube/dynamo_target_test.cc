@@ -125,11 +125,19 @@ TEST_F(DynamoTargetTest, ApplySetsTheRouterModeAndRestartsTheWorkers) {
   EXPECT_EQ(dgd["spec"]["services"]["VllmDecodeWorker"]["replicas"], 2);  // untouched
   EXPECT_EQ(worker_names(), (std::vector<std::string>{"w-1-0", "w-1-1"}));
 
-  const auto ran = argvs_of(logs);
-  ASSERT_EQ(ran.size(), 3u);
-  ASSERT_EQ(planned.size(), 3u);
+  auto ran = argvs_of(logs);
+  ASSERT_EQ(ran.size(), 4u);
+  ASSERT_EQ(planned.size(), 4u);
+  // Every pod of the deployment read first, so the gates can tell the restarted workers.
   EXPECT_EQ(ran[0], planned[0]);
-  EXPECT_EQ(ran[2], planned[2]);
+  EXPECT_EQ(std::vector<std::string>(ran[0].end() - 6, ran[0].end()),
+            (std::vector<std::string>{"get", "pods", "-l",
+                                      "nvidia.com/dynamo-graph-deployment-name=d1", "-o", "json"}));
+  ran.erase(ran.begin());
+  auto rest = planned;
+  rest.erase(rest.begin());
+  EXPECT_EQ(ran[0], rest[0]);
+  EXPECT_EQ(ran[2], rest[2]);
   EXPECT_EQ(std::vector<std::string>(ran[2].end() - 5, ran[2].end()),
             (std::vector<std::string>{"delete", "pods", "-l",
                                       "nvidia.com/dynamo-graph-deployment-name=d1,"
@@ -137,7 +145,7 @@ TEST_F(DynamoTargetTest, ApplySetsTheRouterModeAndRestartsTheWorkers) {
                                       "--wait=false"}));
   // The patch's env list is read at run time; the plan has a placeholder in its place.
   auto ran_patch = ran[1];
-  auto planned_patch = planned[1];
+  auto planned_patch = rest[1];
   EXPECT_EQ(planned_patch.back(),
             "{\"spec\":{\"services\":{\"Frontend\":{\"envs\":"
             "\"<envs of dgd/d1 with DYN_ROUTER_MODE=kv>\"}}}}");
@@ -180,7 +188,7 @@ TEST_F(DynamoTargetTest, AStaleReadyDoesNotOpenTheResourceGate) {
   EXPECT_CONTAINS(error, "dgd/d1: status.observedGeneration 1 < metadata.generation 2");
 }
 
-TEST_F(DynamoTargetTest, ACrashLoopingWorkerFailsThePodsGateAtOnce) {
+TEST_F(DynamoTargetTest, ACrashLoopingWorkerFailsTheFirstGateAtOnce) {
   run_operator(/*roll_frontend=*/true, /*observe=*/true, "CrashLoopBackOff");
   ScenarioSpec spec = dynamo_spec();
   spec.target.readiness.pods_s = 20;
@@ -188,8 +196,9 @@ TEST_F(DynamoTargetTest, ACrashLoopingWorkerFailsThePodsGateAtOnce) {
   target->apply({{{"strategy", "kv"}}});
   const auto start = std::chrono::steady_clock::now();
   const std::string error = target_error_of([&] { target->wait_ready(); });
+  // Read with the resource's status at its first poll, though the DGD says Ready.
   EXPECT_CONTAINS(error,
-                  "readiness gate pods: pod w-1-1: container server: "
+                  "readiness gate resource: pod w-1-1: container server: "
                   "CrashLoopBackOff: back-off 40s restarting failed container");
   EXPECT_LT(seconds_since(start), spec.target.readiness.pods_s / 2);
 }

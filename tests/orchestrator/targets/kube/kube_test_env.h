@@ -145,6 +145,7 @@ class KubeTargetTest : public ::testing::Test {
     spec.target.readiness.models_s = 5;
     spec.target.readiness.completion_s = 5;
     spec.target.readiness.poll_s = 0.05;
+    spec.target.readiness.settle_s = 0.2;
     FactorSpec concurrency;
     concurrency.name = "concurrency";
     concurrency.levels = {"1", "4"};

@@ -62,11 +62,13 @@ TEST_F(KubectlTargetTest, RunsTheLevelsCommandsInScenarioOrderThenTheGates) {
   const auto planned = target->planned_commands(nullptr, t);
   CommandLogs logs = target->apply(t);
   EXPECT_EQ(argvs_of(logs), planned);
-  ASSERT_EQ(logs.size(), 3u);
-  EXPECT_EQ(tail(logs[0].argv, 5), (Argv{"label", "deployment", "vllm", "mode=on", "--overwrite"}));
-  EXPECT_EQ(logs[1].argv[5], "annotate");
-  EXPECT_EQ(logs[2].argv.back(), "--overwrite");
-  EXPECT_EQ(logs[2].argv[logs[2].argv.size() - 2], "kvsweep/block-size=16");
+  ASSERT_EQ(logs.size(), 4u);
+  // The pods first: whatever the commands do, the gates then tell the pods made after them.
+  EXPECT_EQ(tail(logs[0].argv, 6), (Argv{"get", "pods", "-l", "app=vllm", "-o", "json"}));
+  EXPECT_EQ(tail(logs[1].argv, 5), (Argv{"label", "deployment", "vllm", "mode=on", "--overwrite"}));
+  EXPECT_EQ(logs[2].argv[5], "annotate");
+  EXPECT_EQ(logs[3].argv.back(), "--overwrite");
+  EXPECT_EQ(logs[3].argv[logs[3].argv.size() - 2], "kvsweep/block-size=16");
   const auto deployment = *server_.get("deployments", "default", "vllm");
   EXPECT_EQ(deployment["metadata"]["labels"]["mode"], "on");
   EXPECT_EQ(deployment["metadata"]["annotations"]["kvsweep/block-size"], "16");

@@ -14,7 +14,9 @@ constexpr const char* kPodList = R"json({
   "apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
   "items": [
     {"apiVersion": "v1", "kind": "Pod",
-     "metadata": {"name": "vllm-0", "namespace": "serving", "labels": {"app": "vllm"}},
+     "metadata": {"name": "vllm-0", "namespace": "serving",
+                  "uid": "0b1c2d3e-0000-4000-8000-000000000001",
+                  "labels": {"app": "vllm", "pod-template-hash": "7c9d8b6f5"}},
      "spec": {"containers": [
        {"name": "vllm", "image": "vllm/vllm-openai:v0.8.5",
         "ports": [{"containerPort": 8000, "name": "http", "protocol": "TCP"}],
@@ -106,6 +108,10 @@ TEST(ParsePodsTest, ReadsAReadyPodWithTwoContainers) {
   EXPECT_EQ(pod.ip, "10.244.1.17");
   EXPECT_EQ(pod.ports, (std::vector<int>{8000, 9090, 9091}));
   EXPECT_EQ(pod.terminal_problem, "");
+  EXPECT_EQ(pod.uid, "0b1c2d3e-0000-4000-8000-000000000001");
+  EXPECT_EQ(pod.revision, "7c9d8b6f5");  // the Deployment's pod-template-hash
+  EXPECT_EQ(pod.restarts, 0);
+  EXPECT_EQ(pod.waiting_reason, "");
   // Plain values only, every container merged, the first container winning a clash.
   EXPECT_EQ(pod.env, (std::map<std::string, std::string>{{"VLLM_SERVER_DEV_MODE", "1"},
                                                          {"DYN_ROUTER_MODE", "kv"},
@@ -135,7 +141,10 @@ TEST(ParsePodsTest, StartingAndTerminatingPodsHaveNoProblem) {
   EXPECT_FALSE(all[6].ready);
   EXPECT_EQ(all[6].phase, "Pending");
   EXPECT_EQ(all[6].terminal_problem, "");
+  EXPECT_EQ(all[6].waiting_reason, "ContainerCreating");
   EXPECT_TRUE(all[6].env.empty());
+  EXPECT_EQ(all[1].restarts, 7);
+  EXPECT_EQ(all[7].restarts, 3);  // init containers' restarts count too
 }
 
 TEST(ParsePodsTest, ReadsASinglePodAndAnEmptyList) {
@@ -179,43 +188,121 @@ PodState pod(const std::string& name, bool ready, const std::string& phase = "Ru
   return p;
 }
 
+PodState pod_of(const std::string& name, const std::string& uid, const std::string& revision,
+                bool ready = true) {
+  PodState p = pod(name, ready);
+  p.uid = uid;
+  p.revision = revision;
+  return p;
+}
+
 TEST(PodsGateTest, OpensAtExactlyTheExpectedReadyCount) {
   std::vector<PodState> all = {pod("w-0", true), pod("w-1", false), pod("w-2", false, "Pending")};
-  EXPECT_EQ(pods_gate_reason(all, 2), "1 of 2 pods Ready (w-1: Running, not Ready, w-2: Pending)");
+  all[2].waiting_reason = "ContainerCreating";
+  PodsGate gate(2, PodChange::kNone, {}, 10);
+  EXPECT_EQ(gate.check(all, 0),
+            "1 of 2 pods Ready (w-1: Running, not Ready, w-2: Pending (ContainerCreating))");
   all[1].ready = true;
-  EXPECT_EQ(pods_gate_reason(all, 2), std::nullopt);
   all[2].ready = true;  // one more than expected: the arms must run on equal counts
-  EXPECT_EQ(pods_gate_reason(all, 2), "3 pods Ready, want 2");
-  all[2].terminating = true;  // ... unless it is on its way out
-  EXPECT_EQ(pods_gate_reason(all, 2), std::nullopt);
+  EXPECT_EQ(gate.check(all, 1), "3 pods Ready, want 2");
+  all[2].terminating = true;  // on its way out, and not gone yet
+  EXPECT_EQ(gate.check(all, 2), "2 of 2 pods Ready (w-2: Terminating)");
+  all.pop_back();
+  // Settled now, but it moved since the change: the state must hold for the settle period.
+  EXPECT_EQ(gate.check(all, 3),
+            "settling: 2 pods Ready and unchanged for 0.0 s of 10.0 s (target.readiness.settle; "
+            "an operator may act late)");
+  EXPECT_NE(gate.check(all, 12.9), std::nullopt);
+  EXPECT_EQ(gate.check(all, 13), std::nullopt);
+}
+
+TEST(PodsGateTest, NothingToRestartOpensAtTheFirstSettledLook) {
+  PodsGate gate(2, PodChange::kNone, {}, 10);
+  EXPECT_EQ(gate.check({pod_of("w-0", "a", "r1"), pod_of("w-1", "b", "r1")}, 0), std::nullopt);
 }
 
 TEST(PodsGateTest, WithNoExpectedCountWantsAtLeastOne) {
-  EXPECT_EQ(pods_gate_reason({}, 0),
+  EXPECT_EQ(PodsGate(0, PodChange::kNone, {}, 0).check({}, 0),
             "no pod Ready (want at least 1) (no pod matches the selector)");
-  EXPECT_EQ(pods_gate_reason({pod("w-0", false)}, 0),
+  EXPECT_EQ(PodsGate(0, PodChange::kNone, {}, 0).check({pod("w-0", false)}, 0),
             "no pod Ready (want at least 1) (w-0: Running, not Ready)");
-  EXPECT_EQ(pods_gate_reason({pod("w-0", true), pod("w-1", true)}, 0), std::nullopt);
+  EXPECT_EQ(PodsGate(0, PodChange::kNone, {}, 0).check({pod("w-0", true), pod("w-1", true)}, 0),
+            std::nullopt);
+}
+
+TEST(PodsGateTest, AfterAReplacingChangeOnlyNewPodsCountUntilTheyHoldStill) {
+  PodsGate gate(2, PodChange::kReplaces, {"a", "b"}, 1);
+  // The operator has not acted yet: the old pods are all there, Ready.
+  EXPECT_EQ(gate.check({pod_of("w-0", "a", "r1"), pod_of("w-1", "b", "r1")}, 0),
+            "0 of 2 pods Ready (w-0: Ready, from before the change, w-1: Ready, from before the "
+            "change)");
+  // A surge: one new pod starting beside them, then Ready, with two revisions up.
+  EXPECT_EQ(gate.check({pod_of("w-0", "a", "r1"), pod_of("w-1", "b", "r1"),
+                        pod_of("w-2", "c", "r2", false)},
+                       0.2),
+            "0 of 2 pods Ready (w-0: Ready, from before the change, w-1: Ready, from before the "
+            "change, w-2: Running, not Ready); pods of 2 revisions: r1 (2 pods), r2 (1 pod)");
+  const std::vector<PodState> replaced = {pod_of("w-2", "c", "r2"), pod_of("w-3", "d", "r2")};
+  EXPECT_EQ(gate.check(replaced, 0.4),
+            "settling: 2 pods Ready and unchanged for 0.0 s of 1.0 s (target.readiness.settle; "
+            "an operator may act late)");
+  // A pod replaced between two looks starts the count again.
+  const std::vector<PodState> again = {pod_of("w-2", "c", "r2"), pod_of("w-4", "e", "r2")};
+  EXPECT_NE(gate.check(again, 1.0), std::nullopt);
+  EXPECT_NE(gate.check(again, 1.9), std::nullopt);
+  EXPECT_EQ(gate.check(again, 2.0), std::nullopt);
 }
 
 TEST(PodsGateTest, FailsAtOnceOnATerminalProblemButNotOnATerminatingPod) {
-  auto crashed = pod("w-1", false);
+  auto crashed = pod_of("w-1", "b", "");
+  crashed.ready = false;
   crashed.terminal_problem = "container vllm: CrashLoopBackOff";
   const std::string error = target_error_of([&] {
-    pods_gate_reason({pod("w-0", true), crashed}, 2);
+    PodsGate(2, PodChange::kNone, {}, 0).check({pod("w-0", true), crashed}, 0);
   });
   EXPECT_EQ(error, "pod w-1: container vllm: CrashLoopBackOff");
+  // A crashed pod from before a change that replaces it is the change's to fix: it waits.
+  EXPECT_EQ(PodsGate(2, PodChange::kReplaces, {"b"}, 0).check({pod("w-0", true), crashed}, 0),
+            "1 of 2 pods Ready (w-1: container vllm: CrashLoopBackOff, from before the change)");
   crashed.terminating = true;
-  EXPECT_EQ(pods_gate_reason({pod("w-0", true), crashed}, 2),
-            "1 of 2 pods Ready (w-1: terminating)");
+  EXPECT_EQ(PodsGate(2, PodChange::kNone, {}, 0).check({pod("w-0", true), crashed}, 0),
+            "1 of 2 pods Ready (w-1: Terminating)");
 }
 
 TEST(PodsGateTest, ListsAtMostFiveWaitingPods) {
   std::vector<PodState> all;
   for (int i = 0; i < 8; ++i) all.push_back(pod("w-" + std::to_string(i), false, "Pending"));
-  EXPECT_EQ(pods_gate_reason(all, 8),
+  EXPECT_EQ(PodsGate(8, PodChange::kNone, {}, 0).check(all, 0),
             "0 of 8 pods Ready (w-0: Pending, w-1: Pending, w-2: Pending, w-3: Pending, "
             "w-4: Pending, ...)");
+}
+
+TEST(PodsChangedTest, SaysWhatMovedDuringTheCell) {
+  const std::vector<PodState> discovered = {pod_of("w-0", "a", "r1"), pod_of("w-1", "b", "r1")};
+  EXPECT_EQ(pods_changed(discovered, discovered), "");
+  auto restarted = discovered;
+  restarted[1].restarts = 1;
+  EXPECT_EQ(pods_changed(discovered, restarted),
+            "pods changed during the cell: w-1: restarted (restarts 0 -> 1)");
+  auto rolling = discovered;
+  rolling[0].terminating = true;
+  rolling.push_back(pod_of("w-2", "c", "r2", false));
+  rolling.back().phase = "Pending";
+  rolling.back().waiting_reason = "ContainerCreating";
+  EXPECT_EQ(pods_changed(discovered, rolling),
+            "pods changed during the cell: a rollout is in progress: w-0: Terminating, w-2: new, "
+            "Pending (ContainerCreating)");
+  EXPECT_EQ(pods_changed(discovered, {discovered[1]}), "pods changed during the cell: w-0: gone");
+  EXPECT_TRUE(rollout_under_way(rolling));
+  EXPECT_FALSE(rollout_under_way(discovered));
+  EXPECT_EQ(describe_pods(rolling),
+            "w-0: Terminating, w-1: Ready, w-2: Pending (ContainerCreating)");
+  // What discovery adds when it finds no Ready pod: the rollout, not just the count.
+  EXPECT_EQ(what_pods_do(rolling),
+            "a rollout is in progress: w-0: Terminating, w-1: Ready, w-2: Pending "
+            "(ContainerCreating)");
+  EXPECT_EQ(what_pods_do(discovered), "pods: w-0: Ready, w-1: Ready");
+  EXPECT_EQ(what_pods_do({}), "pods: no pod");
 }
 
 TEST(ReplicaUrlsTest, UsesTheGivenPortOrTheFirstContainerPort) {

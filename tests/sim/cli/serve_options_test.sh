@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `kvsweep sim serve` and `kvsweep proxy` as a user starts them: a host beyond loopback is
+# refused without --admin-token-env, the token comes from the environment and guards /admin/*
+# (never printed), the listeners are on 127.0.0.1 without --host, and the server limits and
+# --io-threads are accepted. One CASE per CTest test.
+# Usage: serve_options_test.sh KVSWEEP WORK_DIR CASE
+set -u
+kvsweep=$1 work=$2 case=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Runs kvsweep (expected to stop by itself); leaves stderr in $err and the status in $status.
+k() {
+  timeout 20 "$kvsweep" "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  err=$(cat "$work/err")
+}
+expect_error() {
+  [ "$status" -eq "$1" ] || fail "exit status $status, want $1 (stderr: $err)"
+  grep -qF -- "$2" <<<"$err" || fail "stderr lacks: $2 (it is: $err)"
+}
+
+# Starts a server in the background and sets $url from the "router URL" line it prints.
+start() {
+  "$@" >"$work/serve.log" 2>&1 &
+  pid=$!
+  trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+  for _ in $(seq 1 100); do
+    url=$(awk '/^router/ {print $2}' "$work/serve.log")
+    [ -n "$url" ] && return 0
+    kill -0 $pid 2>/dev/null || fail "it exited: $(cat "$work/serve.log")"
+    sleep 0.1
+  done
+  fail "no router URL: $(cat "$work/serve.log")"
+}
+# The HTTP status of GET URL [AUTHORIZATION], or "none" (Debian's python, no extra packages).
+status_of() {
+  /usr/bin/python3 - "$@" <<'PY'
+import sys, urllib.request, urllib.error
+request = urllib.request.Request(sys.argv[1])
+if len(sys.argv) > 2:
+    request.add_header("Authorization", sys.argv[2])
+try:
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        print(reply.status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+except Exception:
+    print("none")
+PY
+}
+body_of() {
+  /usr/bin/python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1"
+}
+
+case $case in
+beyond_loopback_needs_a_token)
+  k sim serve --host 0.0.0.0 --port 0 --replicas 1
+  expect_error 2 "kvsweep: error: admin_token: host 0.0.0.0 is reachable beyond this machine"
+  grep -qF -- "--admin-token-env" <<<"$err" || fail "the fix is not named: $err"
+  k proxy --upstream http://127.0.0.1:9 --host :: --port 0
+  expect_error 2 "kvsweep: error: admin_token: host :: is reachable beyond this machine"
+  unset KVSWEEP_TEST_NO_SUCH_TOKEN
+  k sim serve --port 0 --admin-token-env KVSWEEP_TEST_NO_SUCH_TOKEN
+  expect_error 2 "kvsweep: error: --admin-token-env KVSWEEP_TEST_NO_SUCH_TOKEN: the environment variable is not set or empty"
+  KVSWEEP_TEST_EMPTY_TOKEN="" k proxy --upstream http://127.0.0.1:9 --admin-token-env KVSWEEP_TEST_EMPTY_TOKEN
+  expect_error 2 "KVSWEEP_TEST_EMPTY_TOKEN: the environment variable is not set or empty"
+  ;;
+
+token_guards_admin)
+  export KVSWEEP_TEST_TOKEN=t0p-s3cret-value
+  start "$kvsweep" sim serve --port 0 --replicas 2 --admin-token-env KVSWEEP_TEST_TOKEN \
+    --io-threads 2 --header-timeout 2 --body-timeout 5 --idle-timeout 5 --write-timeout 5 \
+    --max-connections 100 --send-queue-kib 64
+  # No --host: every listener is on loopback.
+  [[ $url == http://127.0.0.1:* ]] || fail "the router is not on 127.0.0.1: $url"
+  [ "$(grep -c '^replica  http://127\.0\.0\.1:' "$work/serve.log")" = 2 ] ||
+    fail "a replica is not on 127.0.0.1: $(cat "$work/serve.log")"
+  grep -q "2 io threads, /admin/\* needs the token" "$work/serve.log" ||
+    fail "the banner does not say so: $(cat "$work/serve.log")"
+  [ "$(status_of "$url/admin/strategy")" = 401 ] || fail "/admin/strategy without the token"
+  [ "$(status_of "$url/admin/strategy" 'Bearer wrong')" = 401 ] ||
+    fail "/admin/strategy with a wrong token"
+  [ "$(status_of "$url/admin/strategy" "Bearer $KVSWEEP_TEST_TOKEN")" = 200 ] ||
+    fail "/admin/strategy with the token"
+  [ "$(status_of "$url/health")" = 200 ] || fail "/health needs no token"
+  body_of "$url/metrics" | grep -q '^kvsweep_http_connections_open ' ||
+    fail "/metrics lacks the server's counters"
+  kill $pid; wait $pid 2>/dev/null
+  grep -qF "$KVSWEEP_TEST_TOKEN" "$work/serve.log" && fail "the token was printed"
+  true
+  ;;
+*) fail "unknown case $case" ;;
+esac
+echo PASS
