@@ -161,14 +161,22 @@ void YamlMapReader::report_not_int(const YAML::Node& value, const std::string& k
 }
 
 void YamlMapReader::read_double(const std::string& key, double* out, double min_value,
-                                bool allow_equal, const std::string& what) {
+                                bool allow_equal, const std::string& what, double max_value) {
   const YAML::Node value = get(key);
   if (!value.IsDefined()) return;
   double parsed = 0;
   const bool number =
       value.IsScalar() && YAML::convert<double>::decode(value, parsed) && std::isfinite(parsed);
-  if (!number || parsed < min_value || (!allow_equal && parsed == min_value)) {
-    errors_.add(value.Mark(), path_of(key), "expected " + what + ", got " + describe_node(value));
+  if (!number || parsed < min_value || (!allow_equal && parsed == min_value) ||
+      parsed > max_value) {
+    std::string expected = what;
+    if (std::isfinite(max_value)) {
+      std::ostringstream max_text;
+      max_text << max_value;
+      expected += ", at most " + max_text.str();
+    }
+    errors_.add(value.Mark(), path_of(key),
+                "expected " + expected + ", got " + describe_node(value));
     return;
   }
   *out = parsed;
@@ -202,7 +210,7 @@ void YamlMapReader::read_choice(const std::string& key, std::string* out,
   errors_.add(value.Mark(), path_of(key), message);
 }
 
-void YamlMapReader::read_duration(const std::string& key, double* out_s) {
+void YamlMapReader::read_duration(const std::string& key, double* out_s, double max_s) {
   const YAML::Node value = get(key);
   if (!value.IsDefined()) return;
   std::optional<double> seconds;
@@ -211,6 +219,14 @@ void YamlMapReader::read_duration(const std::string& key, double* out_s) {
     errors_.add(
         value.Mark(), path_of(key),
         "expected a duration > 0 such as 90s, 5m, 250ms or 30, got " + describe_node(value));
+    return;
+  }
+  if (*seconds > max_s) {
+    std::ostringstream max_text;
+    max_text << max_s / 3600 << "h";
+    errors_.add(
+        value.Mark(), path_of(key),
+        "expected a duration of at most " + max_text.str() + ", got " + describe_node(value));
     return;
   }
   *out_s = *seconds;

@@ -82,16 +82,22 @@ class YamlMapReader {
     if (!value.IsDefined()) return;
     if (auto parsed = to_int<Int>(value, key, min_value, max_value)) *out = *parsed;
   }
-  // A finite number >= min_value (> min_value unless allow_equal); `what` says what is
-  // expected in the error: "a rate in requests/s > 0". NaN and infinities are refused.
+  // A finite number >= min_value (> min_value unless allow_equal) and <= max_value; `what`
+  // says what is expected in the error: "a rate in requests/s > 0" (" at most <max_value>" is
+  // added when a max is given). NaN and infinities are refused.
   void read_double(const std::string& key, double* out, double min_value, bool allow_equal,
-                   const std::string& what);
+                   const std::string& what,
+                   double max_value = std::numeric_limits<double>::infinity());
   void read_bool(const std::string& key, bool* out);
   // One of `choices`, with "did you mean" for a near miss.
   void read_choice(const std::string& key, std::string* out,
                    const std::vector<std::string>& choices);
-  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds).
-  void read_duration(const std::string& key, double* out_s);
+  // A duration > 0 such as 90s, 5m, 250ms or 30 (seconds), at most max_s.
+  void read_duration(const std::string& key, double* out_s, double max_s = kMaxDurationS);
+
+  // A week: longer than any cell, gate or timeout kvsweep waits out, and far from where a
+  // duration overflows a clock.
+  static constexpr double kMaxDurationS = 7 * 24 * 3600;
   // A nested mapping, or an undefined node (with an error when present but not a mapping).
   YAML::Node mapping(const std::string& key);
 

@@ -40,7 +40,10 @@ int transfer_threads(const LoadOptions& options, const Workload& workload) {
 
 void validate_load_options(const LoadOptions& options, const Workload& workload) {
   require(!options.base_url.empty(), "base_url: must not be empty");
-  require(options.max_tokens >= 1, "max_tokens: expected >= 1, got " + str(options.max_tokens));
+  require(options.max_tokens >= 1 && options.max_tokens <= kMaxTokens,
+          "max_tokens: expected 1 to " + str(kMaxTokens) + ", got " + str(options.max_tokens));
+  require(options.concurrency <= kMaxConcurrency && options.max_concurrency <= kMaxConcurrency,
+          "concurrency: at most " + str(kMaxConcurrency) + " users or requests in flight");
   const bool open_loop = is_open_loop(options, workload);
   require(!std::isnan(options.request_rate) && options.request_rate >= 0,
           "request_rate: expected >= 0 (inf allowed), got " + str(options.request_rate));
@@ -55,8 +58,9 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
           "max_concurrency: expected >= 0, got " + str(options.max_concurrency));
   require(std::isfinite(options.burstiness) && options.burstiness > 0,
           "burstiness: expected a finite number > 0, got " + str(options.burstiness));
-  require(options.num_requests >= 0,
-          "num_requests: expected >= 0, got " + str(static_cast<double>(options.num_requests)));
+  require(options.num_requests >= 0 && options.num_requests <= kMaxRequests,
+          "num_requests: expected 0 to " + str(kMaxRequests) + ", got " +
+              str(static_cast<double>(options.num_requests)));
   require(options.duration_s >= 0, "duration_s: expected >= 0, got " + str(options.duration_s));
   const bool trace = open_loop && !workload.arrival_s.empty();
   require(trace || options.num_requests > 0 || options.duration_s > 0,
@@ -64,8 +68,12 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   require(trace || !std::isinf(options.request_rate) || options.num_requests > 0,
           "num_requests: an infinite request_rate needs a request count (with a duration "
           "alone, every request is due at once, without end)");
-  require(options.warmup_requests >= 0, "warmup_requests: expected >= 0");
+  require(options.warmup_requests >= 0 && options.warmup_requests <= kMaxRequests,
+          "warmup_requests: expected 0 to " + str(kMaxRequests));
   require(options.warmup_conversations >= 0, "warmup_conversations: expected >= 0");
+  require(options.max_event_bytes >= kMinEventBytes,
+          "max_event_bytes: expected at least " + str(static_cast<double>(kMinEventBytes)) +
+              " (one chat chunk), got " + str(static_cast<double>(options.max_event_bytes)));
   require(options.warmup_s >= 0, "warmup_s: expected >= 0");
   require(std::isfinite(options.think_time_s) && options.think_time_s >= 0,
           "think_time_s: expected >= 0, got " + str(options.think_time_s));

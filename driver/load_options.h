@@ -10,8 +10,18 @@
 #include <vector>
 
 #include "driver/request_record.h"
+#include "driver/sse_parser.h"
 
 namespace kvsweep::driver {
+
+// The largest sizes a run may ask for: far beyond any benchmark (vLLM's client runs thousands
+// of prompts), small enough that a typo such as 2000000000 is a clear error rather than a
+// bad_alloc (a bounded run reserves one record per request) or a run without end.
+inline constexpr std::int64_t kMaxRequests = 1'000'000;  // num_requests, warmup_requests
+inline constexpr int kMaxTokens = 1'000'000;             // max_tokens, any request's output
+inline constexpr int kMaxConcurrency = 1'000'000;        // users, or requests in flight
+// The smallest max_event_bytes: below a kilobyte an ordinary chat chunk would not fit.
+inline constexpr std::size_t kMinEventBytes = 1024;
 
 struct LoadOptions {
   std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)
@@ -62,6 +72,9 @@ struct LoadOptions {
   double connect_timeout_s = 10;
   double first_byte_timeout_s = 0;  // from send to the status line; 0 = off
   double request_timeout_s = 300;   // whole request
+  // The most one SSE event may hold (driver/sse_parser.h); a stream with a longer one (a line
+  // without end) fails as malformed, "event too large", and is read no further.
+  std::size_t max_event_bytes = kDefaultMaxSseEventBytes;
   bool keep_response_text = false;  // fill RequestRecord::response_text (benches, debugging)
   const std::atomic<bool>* stop = nullptr;  // set by a signal handler: end the run cleanly
   // Called once, on the run thread, when the server first answers a measured request (its

@@ -49,6 +49,7 @@ TransferSettings transfer_settings(const LoadOptions& options) {
   settings.connect_timeout_s = options.connect_timeout_s;
   settings.timeout_s = options.request_timeout_s;
   settings.new_connection = options.new_connection_per_request;
+  settings.max_event_bytes = options.max_event_bytes;
   return settings;
 }
 

@@ -39,12 +39,15 @@ RequestSource::RequestSource(const LoadOptions& options, const Workload& workloa
 }
 
 std::optional<Job> RequestSource::next(double now_s) {
+  last_now_s_ = std::max(last_now_s_, now_s);
   return open_loop_ ? next_open(now_s) : next_closed(now_s);
 }
 
 bool RequestSource::exhausted() const {
-  return open_loop_ ? arrivals_done_ && due_.empty() : sending_done_;
+  return open_loop_ ? arrivals_done_ && due_.empty() && !holding() : sending_done_;
 }
+
+bool RequestSource::holding() const { return hold_until_s_ && last_now_s_ < *hold_until_s_; }
 
 std::optional<double> RequestSource::wake_s() const {
   if (exhausted()) return std::nullopt;
@@ -52,6 +55,7 @@ std::optional<double> RequestSource::wake_s() const {
     if (!thinking_.empty()) return thinking_.front().ready_s;
     return std::nullopt;
   }
+  if (arrivals_done_ && due_.empty()) return hold_until_s_;  // exhausted() unless holding
   std::optional<double> wake;
   if (upcoming_) wake = upcoming_->scheduled_s;
   if (sequential_ && !due_.empty() && slot_free() && ready_.empty() && !thinking_.empty()) {
@@ -63,10 +67,20 @@ std::optional<double> RequestSource::wake_s() const {
 
 // Applies the measured-phase bounds to a job about to start at start_s. False: stop sending.
 bool RequestSource::within_bounds(bool warmup, double start_s) {
-  if (warmup) return true;
+  if (warmup) {
+    if (open_loop_) warmup_end_s_ = std::max(warmup_end_s_, start_s);
+    return true;
+  }
   if (options_.num_requests > 0 && measured_planned_ >= options_.num_requests) return false;
+  // Open loop: the measured phase starts where the warm-up ends (the cell's start without
+  // one), not at the first measured arrival, which a low rate puts arbitrarily far away.
+  if (open_loop_ && measured_start_s_ < 0) {
+    measured_start_s_ = std::max(options_.warmup_s, warmup_end_s_);
+  }
   if (options_.duration_s > 0 && measured_start_s_ >= 0 &&
       start_s - measured_start_s_ >= options_.duration_s) {
+    // The window is over before this arrival: the cell still lasts its whole duration.
+    if (open_loop_) hold_until_s_ = measured_start_s_ + options_.duration_s;
     return false;
   }
   if (measured_start_s_ < 0) measured_start_s_ = start_s;

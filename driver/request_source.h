@@ -66,9 +66,12 @@ struct Job {
 // - Schedule: trace times; else gamma gaps (arrival_schedule.h), drawn up front and rescaled
 //   to end at N/rate when the request count is known (num_requests with at most
 //   warmup_requests, no duration or time/conversation warm-up), else drawn one by one.
-// - Bounds: num_requests measured jobs; duration_s from the first measured job's start (closed
-//   loop: when it is yielded; open loop: its scheduled time). Warm-up (excluded, not counted):
-//   the first warmup_requests jobs, jobs of the first warmup_conversations conversations
+// - Bounds: num_requests measured jobs; duration_s from the start of the measured phase (closed
+//   loop: when its first job is yielded; open loop: when the warm-up ends, at 0 without one,
+//   whenever the first measured arrival falls). An open-loop run the duration ended lasts until
+//   the window closes (wake_s() is its end), even when no arrival fell in it: at a rate of
+//   0.01/s a 2 s cell takes 2 s, not the 100 s to its first arrival. Warm-up (excluded, not
+//   counted): the first warmup_requests jobs, jobs of the first warmup_conversations conversations
 //   started (open loop: in the first lap), jobs starting before warmup_s.
 class RequestSource {
  public:
@@ -81,8 +84,8 @@ class RequestSource {
   bool exhausted() const;
   std::size_t in_flight() const { return in_flight_.size(); }
   bool open_loop() const { return open_loop_; }
-  // When the measured phase started (closed loop: its first job was yielded; open loop: its
-  // first job's scheduled time); -1 before that.
+  // When the measured phase started (closed loop: its first job was yielded; open loop: the
+  // warm-up's end, 0 without one); -1 before that.
   double measured_start_s() const { return measured_start_s_; }
 
  private:
@@ -113,6 +116,7 @@ class RequestSource {
   };
 
   bool within_bounds(bool warmup, double start_s);
+  bool holding() const;  // open loop: the duration's window ended sending but is not over yet
   std::optional<Job> next_closed(double now_s);
   std::optional<Job> next_open(double now_s);
   void take_next_conversation(User& user);
@@ -130,6 +134,9 @@ class RequestSource {
   std::int64_t next_index_ = 0;
   std::int64_t measured_planned_ = 0;
   double measured_start_s_ = -1;
+  double last_now_s_ = 0;               // the latest time next() was called with
+  double warmup_end_s_ = 0;             // open loop: the latest warm-up arrival's time
+  std::optional<double> hold_until_s_;  // open loop: the end of the duration's window
   std::unordered_map<std::int64_t, Flight> in_flight_;
   std::deque<Thinking> thinking_;  // ready times ascending: think time is one constant
 

@@ -3,7 +3,15 @@
 
 namespace kvsweep::driver {
 
+void SseParser::give_up() {
+  too_large_ = true;
+  line_ = std::string();
+  event_ = SseEvent{};
+  has_data_ = false;
+}
+
 void SseParser::feed(std::string_view chunk, std::vector<SseEvent>& out) {
+  if (too_large_) return;
   std::size_t pos = 0;
   if (skip_lf_ && !chunk.empty()) {
     skip_lf_ = false;
@@ -12,11 +20,13 @@ void SseParser::feed(std::string_view chunk, std::vector<SseEvent>& out) {
   while (pos < chunk.size()) {
     const std::size_t end = chunk.find_first_of("\r\n", pos);
     if (end == std::string_view::npos) {
+      if (over_limit(chunk.size() - pos)) return give_up();
       line_.append(chunk.substr(pos));
       return;
     }
     // Parse straight from the chunk when no earlier bytes of this line are buffered, so the
     // common case (whole lines in one read) copies nothing.
+    if (over_limit(end - pos)) return give_up();
     if (line_.empty()) {
       handle_line(chunk.substr(pos, end - pos), out);
     } else {

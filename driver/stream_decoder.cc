@@ -93,7 +93,13 @@ void StreamDecoder::finish(RequestRecord& record) const {
   record.tpot_ms = record.output_tokens > 1 && !content_.empty()
                        ? (record.e2e_ms - record.ttft_ms) / (record.output_tokens - 1)
                        : 0.0;
-  if (!server_error_.empty()) {
+  if (parser_.too_large()) {
+    record.ok = false;
+    record.error_kind = kErrorMalformed;
+    record.error = "event too large: an SSE event passed " +
+                   std::to_string(parser_.max_event_bytes()) +
+                   " bytes without ending (the limit is --max-event-bytes); reading stopped";
+  } else if (!server_error_.empty()) {
     record.ok = false;
     record.error_kind = kErrorServer;
     record.error = server_error_;

@@ -16,7 +16,15 @@ namespace kvsweep::driver {
 // Not thread-safe; one decoder per request.
 class StreamDecoder {
  public:
+  explicit StreamDecoder(std::size_t max_event_bytes = kDefaultMaxSseEventBytes)
+      : parser_(max_event_bytes) {}
+
+  // Does nothing once event_too_large().
   void feed(std::string_view bytes, double now_s);
+
+  // One event passed max_event_bytes: the caller stops reading (the request failed as
+  // malformed, "event too large: ...").
+  bool event_too_large() const { return parser_.too_large(); }
 
   // Keep the concatenated content text (for replies_from_server histories); off by default
   // because most runs never read it and 10,000 streams would hold it all.
@@ -29,7 +37,9 @@ class StreamDecoder {
 
   // Writes timings, tokens and outcome into `record` (whose sent_s must be set), per
   // docs/metrics.md. Only for a transfer that ended cleanly with a 2xx status: transport
-  // failures are classified by the caller. Outcome: malformed JSON beats a missing [DONE].
+  // failures are classified by the caller, except an event too large, which is always this
+  // decoder's to report. Outcome: an event too large, then an error event, then malformed
+  // JSON, then a missing [DONE].
   void finish(RequestRecord& record) const;
 
  private:

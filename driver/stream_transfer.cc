@@ -85,7 +85,8 @@ StreamTransfer::StreamTransfer(const TransferSettings& settings, const CurlSlist
     : epoch_(epoch),
       connect_timeout_s_(settings.connect_timeout_s),
       timeout_s_(settings.timeout_s),
-      stream_(settings.stream) {
+      stream_(settings.stream),
+      max_event_bytes_(settings.max_event_bytes) {
   CURL* easy = easy_.get();
   // libcurl copies the URL string; the header list and the body are borrowed.
   curl_easy_setopt(easy, CURLOPT_URL, settings.url.c_str());
@@ -126,9 +127,10 @@ void StreamTransfer::begin(std::string body, bool keep_text, ConnectionCount* co
   replica_.clear();
   error_body_.clear();
   full_body_.clear();
+  body_too_large_ = false;
   last_byte_s_ = -1;
   full_text_.clear();
-  decoder_ = StreamDecoder();
+  decoder_ = StreamDecoder(max_event_bytes_);
   decoder_.keep_text(keep_text_);
   CURL* easy = easy_.get();
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body_.c_str());
@@ -185,7 +187,15 @@ std::size_t StreamTransfer::on_body(char* data, std::size_t size, std::size_t co
   if (transfer->status_ >= 200 && transfer->status_ < 300) {
     if (transfer->stream_) {
       transfer->decoder_.feed(bytes, now_s);
+      // Less than was given makes libcurl end the transfer: nothing more is read or held.
+      if (transfer->decoder_.event_too_large()) return 0;
     } else {
+      // One whole JSON body is one event: bounded by the same limit.
+      if (transfer->full_body_.size() + bytes.size() > transfer->max_event_bytes_) {
+        transfer->body_too_large_ = true;
+        transfer->full_body_ = std::string();
+        return 0;
+      }
       transfer->full_body_.append(bytes);
       transfer->last_byte_s_ = now_s;
     }
@@ -228,9 +238,16 @@ void StreamTransfer::finish(CURLcode result, RequestRecord& record) {
   }
 
   const std::string curl_reason = curl_error_[0] != '\0' ? curl_error_ : curl_easy_strerror(result);
-  if (result != CURLE_OK && status_ == 0 &&
-      (socket_errno_ == EMFILE || socket_errno_ == ENFILE ||
-       curl_reason.find("Too many open files") != std::string::npos)) {
+  if (success_status && stream_ && decoder_.event_too_large()) {
+    // The decoder said so, and the write error libcurl reports is this transfer stopping.
+  } else if (success_status && body_too_large_) {
+    record.ok = false;
+    record.error_kind = kErrorMalformed;
+    record.error = "response too large: the body passed " + std::to_string(max_event_bytes_) +
+                   " bytes (the limit is --max-event-bytes); reading stopped";
+  } else if (result != CURLE_OK && status_ == 0 &&
+             (socket_errno_ == EMFILE || socket_errno_ == ENFILE ||
+              curl_reason.find("Too many open files") != std::string::npos)) {
     record.ok = false;
     record.error_kind = kErrorClientResources;
     record.error = std::string("socket(): ") +

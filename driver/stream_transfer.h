@@ -24,6 +24,7 @@ struct TransferSettings {
   double connect_timeout_s = 10;
   double timeout_s = 300;
   bool new_connection = false;  // FRESH_CONNECT + FORBID_REUSE: a connection per request
+  std::size_t max_event_bytes = kDefaultMaxSseEventBytes;  // LoadOptions::max_event_bytes
 };
 
 // The request header list of a run, built once from its settings and shared by every transfer
@@ -83,6 +84,7 @@ class StreamTransfer {
   double connect_timeout_s_;
   double timeout_s_;
   bool stream_;
+  std::size_t max_event_bytes_;
   CurlEasy easy_;
 
   // Per request; begin() resets them.
@@ -94,8 +96,9 @@ class StreamTransfer {
   int socket_errno_ = 0;  // errno of a socket() that failed for this request, 0 when none
   int status_ = 0;
   std::string replica_;
-  std::string error_body_;  // start of a non-2xx body, for the record's `error`
-  std::string full_body_;   // stream=false: the whole 2xx body
+  std::string error_body_;       // start of a non-2xx body, for the record's `error`
+  std::string full_body_;        // stream=false: the whole 2xx body
+  bool body_too_large_ = false;  // stream=false: the body passed max_event_bytes_
   double last_byte_s_ = -1;
   std::string full_text_;
   StreamDecoder decoder_;

@@ -12,18 +12,39 @@ namespace {
 // skipped section, which would put a blank line inside a markdown table.
 constexpr const char* kTemplateName = "report.md";
 
-// A user string inside a table cell: `|` would end the cell and a newline the row. Nothing
-// else is escaped: names and errors should read as the user wrote them.
-std::string table_cell(const std::string& text) {
+// A user string (a name, a label, an error) as markdown that renders it as written and can
+// do nothing else, since GitHub and dashboards render the report: `<`, `>` and `&` become
+// entities (no raw HTML, no <!-- comment swallowing the rest, no autolink), `[` and `]` are
+// escaped (no link, no remote image), `\` too (else a user's `\[` would undo ours); `|`
+// would end a table cell and a newline the row. Backticks stay: a code span renders its
+// text literally.
+std::string markdown_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '|':
+      case '[':
+      case ']':
+      case '\\':
+        out += '\\';
+        out += c;
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -33,7 +54,7 @@ std::string table_cell(const std::string& text) {
 
 std::string render_markdown(const ReportModel& model) {
   // Markdown, not HTML: values reach the output exactly as report_view formatted them.
-  return render_embedded(kTemplateName, report_view(model, table_cell), nullptr);
+  return render_embedded(kTemplateName, report_view(model, markdown_text), nullptr);
 }
 
 std::string render_markdown(const store::Store& store, std::int64_t experiment_id) {

@@ -15,6 +15,17 @@ namespace {
 
 namespace mustache = kainjow::mustache;
 
+// CommonMark closes a fenced block only with a fence at least as long as the opening one.
+std::string code_fence_for(const std::string& text) {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
 std::string status_text(const store::CellRow& cell) {
   std::string text = cell.status.empty() ? "no status" : cell.status;
   if (!cell.error.empty()) text += ": " + cell.error;
@@ -243,7 +254,10 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
   d.set("headlines", lines);
   d.set("levels", levels);
   // The CSV goes into a fenced block (markdown) or <pre> (HTML): no table escaping applies.
-  d.set("csv", render_csv(model));
+  // The fence is longer than any run of backticks in it, so no name can close it early.
+  const std::string csv = render_csv(model);
+  d.set("csv", csv);
+  d.set("csv_fence", code_fence_for(csv));
   return d;
 }
 

@@ -11,13 +11,15 @@
 namespace kvsweep::reports {
 
 // Applied to every user string (names, errors, setup values) before it enters the data:
-// markdown escapes table pipes; HTML leaves it to the template's HTML escaping.
+// markdown escapes HTML and its own syntax (markdown_report.cc); HTML leaves it to the
+// template's HTML escaping.
 using TextFilter = std::function<std::string(const std::string&)>;
 
 // Keys: name, figures_source (has_figures_source), verdicts[text] (has_verdicts), summary[
 // concurrency, label, measured, status, is_winner, ok, failed, ttft_p50, ttft_p95,
 // total_token_throughput, kv_hit_server, cache_hit_client], setup[label,value],
-// headlines[text], has_headlines, csv, baseline, levels[concurrency, rows[label, measured,
+// headlines[text], has_headlines, csv, csv_fence (a markdown code fence longer than any
+// backtick run in csv), baseline, levels[concurrency, rows[label, measured,
 // status, ok, failed, ttft_*, tpot_mean, itl_mean, e2e_mean, lag_p99,
 // request/output/total_token_throughput, kv_hit_server, cache_hit_client, is_baseline],
 // has_failures, failures[label,kinds], has_ratios, baseline, ratios[...], has_server,

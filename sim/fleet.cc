@@ -59,8 +59,9 @@ struct Fleet::Impl {
 };
 
 Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
-  if (options.replicas < 1) {
-    throw std::invalid_argument("replicas: must be >= 1, got " + std::to_string(options.replicas));
+  if (options.replicas < 1 || options.replicas > kMaxReplicas) {
+    throw std::invalid_argument("replicas: expected 1 to " + std::to_string(kMaxReplicas) +
+                                ", got " + std::to_string(options.replicas));
   }
   std::string profile_error;
   auto profile = find_profile(options.profile, options.profile_dirs, &profile_error);
@@ -75,10 +76,16 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
     throw std::invalid_argument("faults: " + std::to_string(options.faults.size()) +
                                 " entries for " + std::to_string(options.replicas) + " replicas");
   }
-  for (int port : {options.router_port, options.replica_base_port}) {
-    if (port < 0 || port + options.replicas > 65535) {
-      throw std::invalid_argument("port: out of range: " + std::to_string(port));
-    }
+  if (options.router_port < 0 || options.router_port > 65535) {
+    throw std::invalid_argument("router_port: expected 0 to 65535, got " +
+                                std::to_string(options.router_port));
+  }
+  // Port 0 is ephemeral for every replica; a base port puts replica i on base + i.
+  if (options.replica_base_port < 0 ||
+      (options.replica_base_port > 0 && options.replica_base_port + options.replicas - 1 > 65535)) {
+    throw std::invalid_argument("replica_base_port: " + std::to_string(options.replicas) +
+                                " replicas from port " + std::to_string(options.replica_base_port) +
+                                " go past 65535");
   }
   if (!make_strategy(options.strategy, options.replicas, options.seed)) {
     throw std::invalid_argument("strategy: unknown \"" + options.strategy +

@@ -14,6 +14,10 @@
 
 namespace kvsweep::sim {
 
+// The most replicas one fleet runs: all of them share this process's one event-loop thread and
+// take two descriptors each; 256 is far past any fleet kvsweep rehearses (the seeds use 2 to 8).
+inline constexpr int kMaxReplicas = 256;
+
 struct FleetOptions {
   int replicas = 4;
   std::string profile = "demo";          // a name from profile_names()
@@ -50,8 +54,8 @@ struct FleetOptions {
 class Fleet {
  public:
   // Throws std::invalid_argument naming the bad field (unknown profile or strategy,
-  // replicas < 1, io_threads < 1, a host beyond loopback without admin_token) before anything
-  // is bound.
+  // replicas outside 1 to kMaxReplicas, io_threads < 1, ports past 65535, a host beyond
+  // loopback without admin_token) before anything is bound.
   explicit Fleet(FleetOptions options);
   ~Fleet();  // stop()s if running
   Fleet(const Fleet&) = delete;

@@ -103,6 +103,25 @@ struct ProgressSnapshot {
   std::vector<std::string> metrics_urls;  // the target's /metrics URLs (stored as JSON)
 };
 
+// Who runs a cell: one process at a time. The run id is drawn at random by each `kvsweep
+// run`; host, pid and pid namespace let another process on the same host tell at once that
+// the owner is gone, and say in messages who holds the cell.
+struct ClaimOwner {
+  std::string run_id;
+  std::string host;
+  std::int64_t pid = 0;
+  std::string pid_namespace;  // "pid:[4026531836]"; "" when unknown
+};
+
+// A cell's claim. The owner beats (sets heartbeat_s) while it runs, waits included; a claim
+// whose heartbeat is older than the claim timeout is dead and may be taken over.
+struct CellClaim {
+  std::int64_t cell_id = 0;
+  ClaimOwner owner;
+  std::string claimed_at;  // ISO 8601 UTC
+  double heartbeat_s = 0;  // unix seconds, the owner's clock
+};
+
 // One external command run for a cell (a kubectl apply, a readiness poll), with its output.
 struct CommandRow {
   std::int64_t cell_id = 0;

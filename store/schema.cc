@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "store/store_identity.h"
+
 namespace kvsweep::store {
 namespace {
 
@@ -124,6 +126,22 @@ CREATE TABLE cell_progress (
 );
 CREATE INDEX cell_progress_cell ON cell_progress(cell_id);
 )sql",
+    // 5: which process runs a cell. One claim per cell: its owner (a random run id, the host,
+    // the pid and the pid namespace, which tells apart containers that share a host name) and
+    // the owner's heartbeat in unix seconds. A claim whose heartbeat lapsed, or whose owner is
+    // a dead process on this host, is dead and may be taken over. A finished cell has no claim.
+    R"sql(
+CREATE TABLE cell_claims (
+  cell_id INTEGER PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+  run_id TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  pid_namespace TEXT NOT NULL DEFAULT '',
+  claimed_at TEXT NOT NULL,
+  heartbeat_s REAL NOT NULL
+);
+CREATE INDEX cell_claims_run ON cell_claims(run_id);
+)sql",
 };
 
 }  // namespace
@@ -132,6 +150,15 @@ int schema_version(const SqliteDb& db) {
   SqliteStatement statement = db.prepare("PRAGMA user_version");
   statement.step();
   return static_cast<int>(statement.column_int64(0));
+}
+
+void check_not_newer(const SqliteDb& db) {
+  const int version = schema_version(db);
+  if (version > kSchemaVersion) {
+    throw std::runtime_error(db.path() + ": store has schema version " + std::to_string(version) +
+                             ", written by a newer kvsweep; this kvsweep reads up to version " +
+                             std::to_string(kSchemaVersion) + ". Upgrade kvsweep to read it.");
+  }
 }
 
 void migrate(const SqliteDb& db) { migrate_to(db, kSchemaVersion); }
@@ -143,16 +170,17 @@ void migrate_to(const SqliteDb& db, int target) {
   // Read the version inside the write transaction, so two processes opening a new file at
   // once cannot both create the tables.
   Transaction transaction(db);
+  check_not_newer(db);
   const int version = schema_version(db);
-  if (version > kSchemaVersion) {
-    throw std::runtime_error(db.path() + ": store has schema version " + std::to_string(version) +
-                             ", written by a newer kvsweep; this kvsweep reads up to version " +
-                             std::to_string(kSchemaVersion) + ". Upgrade kvsweep to read it.");
-  }
-  if (version >= target) return;  // nothing written: the rollback is a no-op
+  // Only a current store is stamped: tests build files as older kvsweeps wrote them, unstamped.
+  SqliteStatement id = db.prepare("PRAGMA application_id");
+  id.step();
+  const bool stamp = target == kSchemaVersion && id.column_int64(0) != kApplicationId;
+  if (version >= target && !stamp) return;  // nothing written: the rollback is a no-op
   for (int v = version; v < target; ++v) db.exec(kMigrations[static_cast<std::size_t>(v)]);
-  // PRAGMA takes no bound parameters; the value is our own integer constant.
-  db.exec("PRAGMA user_version = " + std::to_string(target));
+  // PRAGMA takes no bound parameters; the values are our own integer constants.
+  if (version < target) db.exec("PRAGMA user_version = " + std::to_string(target));
+  if (stamp) db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
   transaction.commit();
 }
 

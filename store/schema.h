@@ -7,13 +7,17 @@ namespace kvsweep::store {
 
 // The schema version this kvsweep writes. Bump it and append a migration in schema.cc when a
 // table changes; never edit a migration that has shipped.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 int schema_version(const SqliteDb& db);
 
-// Brings a fresh or older file up to kSchemaVersion, in one transaction. Throws when the file
-// was written by a newer kvsweep: an older binary must not guess at columns it does not know.
+// Brings a fresh or older file up to kSchemaVersion, in one transaction, and stamps it with
+// kApplicationId (store_identity.h). Throws when the file was written by a newer kvsweep: an
+// older binary must not guess at columns it does not know.
 void migrate(const SqliteDb& db);
+
+// Throws the "written by a newer kvsweep" error when `db`'s version is above kSchemaVersion.
+void check_not_newer(const SqliteDb& db);
 
 // Brings a fresh or older file up to `version` (<= kSchemaVersion) only: tests build a file
 // as an older kvsweep wrote it, then check that migrate() carries its rows forward.

@@ -3,54 +3,119 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 namespace kvsweep::store {
-
-// A generous wait: several kvsweep processes (a sweep and a report) may share one file.
-constexpr int kBusyTimeoutMs = 10000;
-
-void SqliteDb::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-
-SqliteDb::SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path)
-    : db_(std::move(db)), path_(std::move(path)) {}
-
 namespace {
 
-std::unique_ptr<sqlite3, SqliteDb::Closer> open_handle(const std::string& path, int flags,
-                                                       int busy_timeout_ms) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  // sqlite3_open_v2 allocates a handle even on failure; own it before anything can throw.
-  std::unique_ptr<sqlite3, SqliteDb::Closer> owned(raw);
-  if (rc != SQLITE_OK) {
-    const std::string reason = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
-    throw std::runtime_error(path + ": cannot open store: " + reason);
+// A -wal file holds its 32-byte header and then one frame per page written; a longer file may
+// hold transactions not yet copied into the database.
+constexpr std::uintmax_t kWalHeaderBytes = 32;
+
+bool wal_has_frames(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path + "-wal", error);
+  return !error && size > kWalHeaderBytes;
+}
+
+// "file:<path>?immutable=1" with the path percent-encoded as SQLite's URI rules ask ('?', '#'
+// and '%' in a file name would otherwise end or change it).
+std::string immutable_uri(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 0xf];
+    }
   }
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, busy_timeout_ms);
-  return owned;
+  return uri + "?immutable=1";
+}
+
+// The statement a message quotes: its first line, cut short. A migration's whole SQL in an
+// error would bury the reason under a page of schema.
+std::string quoted_sql(const std::string& sql) {
+  constexpr std::size_t kMaxQuoted = 60;
+  const std::size_t start = sql.find_first_not_of(" \n\t");
+  std::string line = start == std::string::npos ? "" : sql.substr(start);
+  const std::size_t end = line.find('\n');
+  const bool cut = end != std::string::npos || line.size() > kMaxQuoted;
+  line = line.substr(0, std::min(end, kMaxQuoted));
+  return "\"" + line + (cut ? " ...\"" : "\"");
 }
 
 }  // namespace
 
+bool SqliteError::disk_full() const { return (code_ & 0xff) == SQLITE_FULL; }
+
+bool SqliteError::not_a_database() const { return (code_ & 0xff) == SQLITE_NOTADB; }
+
+void SqliteDb::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+
+SqliteDb::SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path, bool read_only)
+    : db_(std::move(db)), path_(std::move(path)), read_only_(read_only) {}
+
+SqliteDb SqliteDb::open_with(const std::string& path, const std::string& name, int flags,
+                             bool read_only, int busy_timeout_ms) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  // sqlite3_open_v2 allocates a handle even on failure; own it before anything can throw.
+  std::unique_ptr<sqlite3, Closer> owned(raw);
+  if (rc != SQLITE_OK) {
+    const std::string reason = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    const int code = raw != nullptr ? sqlite3_extended_errcode(raw) : rc;
+    throw SqliteError(path + ": cannot open store: " + reason, code);
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  return SqliteDb(std::move(owned), path, read_only);
+}
+
 SqliteDb SqliteDb::open(const std::string& path) {
-  return SqliteDb(open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, kBusyTimeoutMs),
-                  path);
+  return open_with(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false,
+                   kDefaultBusyTimeoutMs);
 }
 
 SqliteDb SqliteDb::open_read_only(const std::string& path, int busy_timeout_ms) {
-  return SqliteDb(open_handle(path, SQLITE_OPEN_READONLY, busy_timeout_ms), path);
+  {
+    SqliteDb db = open_with(path, path, SQLITE_OPEN_READONLY, true, busy_timeout_ms);
+    try {
+      // The first read opens the WAL index (-shm): this is where a read-only directory fails.
+      db.prepare("SELECT count(*) FROM sqlite_master").step();
+      return db;
+    } catch (const SqliteError& e) {
+      const int primary = e.code() & 0xff;
+      if (primary != SQLITE_READONLY && primary != SQLITE_CANTOPEN) throw;
+      if (wal_has_frames(path)) {
+        throw SqliteError(std::string(e.what()) +
+                              " (its -wal file holds transactions that only a process allowed "
+                              "to write in the directory can read)",
+                          e.code());
+      }
+    }
+  }
+  return open_with(path, immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, true,
+                   busy_timeout_ms);
 }
 
+bool SqliteDb::in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
+
 void SqliteDb::fail(const std::string& what) const {
-  throw std::runtime_error(path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()));
+  throw SqliteError(path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()),
+                    sqlite3_extended_errcode(db_.get()));
 }
 
 void SqliteDb::exec(const std::string& sql) const {
   if (sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-    fail("executing \"" + sql + "\"");
+    fail("executing " + quoted_sql(sql));
   }
 }
 
@@ -59,7 +124,7 @@ SqliteStatement SqliteDb::prepare(const std::string& sql) const {
   if (sqlite3_prepare_v2(db_.get(), sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr) !=
       SQLITE_OK) {
     sqlite3_finalize(raw);
-    fail("preparing \"" + sql + "\"");
+    fail("preparing " + quoted_sql(sql));
   }
   return SqliteStatement(this, raw, sql);
 }
@@ -97,7 +162,7 @@ bool SqliteStatement::step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  db_->fail("running \"" + sql_ + "\"");
+  db_->fail("running " + quoted_sql(sql_));
 }
 
 void SqliteStatement::reset() {
@@ -121,19 +186,21 @@ std::string SqliteStatement::column_text(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(size));
 }
 
-Transaction::Transaction(const SqliteDb& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(const SqliteDb& db) : db_(db), nested_(db.in_transaction()) {
+  db_.exec(nested_ ? "SAVEPOINT kvsweep_nested" : "BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (done_) return;
   // Errors are ignored here: a failed ROLLBACK means SQLite already rolled back.
   try {
-    db_.exec("ROLLBACK");
+    db_.exec(nested_ ? "ROLLBACK TO kvsweep_nested; RELEASE kvsweep_nested" : "ROLLBACK");
   } catch (const std::exception&) {
   }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(nested_ ? "RELEASE kvsweep_nested" : "COMMIT");
   done_ = true;
 }
 

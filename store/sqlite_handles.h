@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 // The raw handle types stay opaque here; only sqlite_handles.cc includes <sqlite3.h>.
@@ -13,22 +14,46 @@ namespace kvsweep::store {
 
 class SqliteStatement;
 
-// An open connection; closed by the destructor. Every error throws std::runtime_error naming
-// the file and SQLite's reason, so a caller three layers up still knows which store failed.
+// What every SQLite failure throws: the file, what was being done and SQLite's reason in the
+// message, and the reason's kind for the callers that act on it (a full disk, not a database).
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(const std::string& message, int code) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }  // SQLite's extended result code
+  bool disk_full() const;             // SQLITE_FULL: no space left for the file
+  bool not_a_database() const;        // SQLITE_NOTADB: the file is not SQLite at all
+
+ private:
+  int code_;
+};
+
+// An open connection; closed by the destructor. Every error throws SqliteError naming the
+// file and SQLite's reason, so a caller three layers up still knows which store failed.
 class SqliteDb {
  public:
+  // A generous wait: several kvsweep processes (a sweep and a report) may share one file.
+  static constexpr int kDefaultBusyTimeoutMs = 10000;
+
   // Opens read-write, creating the file when absent.
   static SqliteDb open(const std::string& path);
-  // Opens an existing file read-only (never creates it). busy_timeout_ms bounds how long a
-  // statement waits on another process's lock before it fails: a web page must not hang.
-  static SqliteDb open_read_only(const std::string& path, int busy_timeout_ms);
+  // Opens an existing file for reading only: it never writes the file, nor creates -wal or
+  // -shm files where it can avoid it. In a directory it cannot write, a WAL file without its
+  // -shm cannot be read the usual way; when no -wal file holds unread transactions it is then
+  // opened as immutable (SQLite reads it without any lock), which is exact because nothing
+  // is waiting in a -wal. busy_timeout_ms bounds how long a statement waits on another
+  // process's lock before it fails (a web page must not hang). Throws SqliteError when it
+  // cannot be read.
+  static SqliteDb open_read_only(const std::string& path,
+                                 int busy_timeout_ms = kDefaultBusyTimeoutMs);
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+  bool in_transaction() const;              // inside BEGIN ... COMMIT
   void exec(const std::string& sql) const;  // one or more statements, no results
   SqliteStatement prepare(const std::string& sql) const;
   std::int64_t last_insert_rowid() const;
   int changes() const;  // rows changed by the last INSERT/UPDATE/DELETE
-  // Throws "<path>: <what>: <sqlite3_errmsg>".
+  // Throws SqliteError "<path>: <what>: <sqlite3_errmsg>".
   [[noreturn]] void fail(const std::string& what) const;
 
   struct Closer {  // sqlite3_close_v2
@@ -36,10 +61,13 @@ class SqliteDb {
   };
 
  private:
-  SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path);
+  SqliteDb(std::unique_ptr<sqlite3, Closer> db, std::string path, bool read_only);
+  static SqliteDb open_with(const std::string& path, const std::string& name, int flags,
+                            bool read_only, int busy_timeout_ms);
 
   std::unique_ptr<sqlite3, Closer> db_;
   std::string path_;
+  bool read_only_ = false;
 };
 
 // A prepared statement; finalized by the destructor. Bind indexes start at 1, column indexes
@@ -73,6 +101,8 @@ class SqliteStatement {
 
 // BEGIN IMMEDIATE on construction (takes the write lock up front, so a busy store waits in
 // busy_timeout instead of failing mid-batch); rolls back in the destructor unless commit() ran.
+// Inside another transaction it is a SAVEPOINT instead: its work commits or rolls back with
+// the outer one, and its own rollback undoes only its part.
 class Transaction {
  public:
   explicit Transaction(const SqliteDb& db);
@@ -84,6 +114,7 @@ class Transaction {
 
  private:
   const SqliteDb& db_;
+  bool nested_ = false;
   bool done_ = false;
 };
 

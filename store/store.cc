@@ -7,6 +7,8 @@
 
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
+#include "store/store_identity.h"
+#include "store/store_impl.h"
 
 namespace kvsweep::store {
 namespace {
@@ -176,11 +178,46 @@ void insert_commands(const SqliteDb& db, std::int64_t cell_id,
   }
 }
 
-}  // namespace
+SqliteDb open_for_writing(const std::string& path) {
+  SqliteDb db = SqliteDb::open(path);
+  check_store_identity(db);  // before anything below writes to the file
+  // WAL lets a report read while a sweep writes; NORMAL sync is durable enough under WAL
+  // (a power cut may lose the last transaction, never corrupt the file).
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return db;
+}
 
-struct Store::Impl {
-  SqliteDb db;
-};
+SqliteDb open_for_reading(const std::string& path) {
+  SqliteDb db = SqliteDb::open_read_only(path);
+  check_store_identity(db);
+  check_not_newer(db);
+  const int version = schema_version(db);
+  if (version == 0) {
+    throw std::runtime_error(path +
+                             ": an empty file, no kvsweep store yet (run a scenario into it "
+                             "first)");
+  }
+  if (version < kSchemaVersion) {
+    // The queries below read columns an older schema lacks: migrate once, then read.
+    try {
+      open_for_writing(path);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(
+          path + ": store of schema version " + std::to_string(version) +
+          " must be upgraded to version " + std::to_string(kSchemaVersion) +
+          " before this kvsweep reads it, which needs write access once: " + e.what());
+    }
+    db = SqliteDb::open_read_only(path);
+  }
+  // A second guard: no statement of this connection may write.
+  db.exec("PRAGMA query_only = 1");
+  return db;
+}
+
+}  // namespace
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
@@ -188,8 +225,9 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
 Store Store::open_read_only(const std::string& path, int busy_timeout_ms) {
-  auto impl = std::make_unique<Impl>(Impl{SqliteDb::open_read_only(path, busy_timeout_ms)});
-  const int version = schema_version(impl->db);
+  SqliteDb db = SqliteDb::open_read_only(path, busy_timeout_ms);
+  check_store_identity(db);
+  const int version = schema_version(db);
   if (version == 0) throw std::runtime_error(path + ": not a kvsweep store (no schema)");
   if (version != kSchemaVersion) {
     throw std::runtime_error(
@@ -199,19 +237,13 @@ Store Store::open_read_only(const std::string& path, int busy_timeout_ms) {
              ? "; any kvsweep command that writes migrates it (e.g. kvsweep --db " + path + " runs)"
              : "; upgrade kvsweep to read it"));
   }
-  return Store(std::move(impl));
+  db.exec("PRAGMA query_only = 1");  // no statement of this connection may write
+  return Store(std::make_unique<Impl>(Impl{std::move(db)}));
 }
 
-Store Store::open(const std::string& path) {
-  auto impl = std::make_unique<Impl>(Impl{SqliteDb::open(path)});
-  const SqliteDb& db = impl->db;
-  // WAL lets a report read while a sweep writes; NORMAL sync is durable enough under WAL
-  // (a power cut may lose the last transaction, never corrupt the file).
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  migrate(db);
-  return Store(std::move(impl));
+Store Store::open(const std::string& path, Access access) {
+  return Store(std::make_unique<Impl>(
+      Impl{access == Access::kReadOnly ? open_for_reading(path) : open_for_writing(path)}));
 }
 
 const std::string& Store::path() const { return impl_->db.path(); }
@@ -269,7 +301,9 @@ std::int64_t Store::add_cell(const CellRow& row) {
   return impl_->db.last_insert_rowid();
 }
 
-void Store::update_cell(const CellRow& row) {
+void Store::update_cell(const CellRow& row, const std::string& claimed_by) {
+  Transaction transaction(impl_->db);
+  if (!claimed_by.empty()) require_claim(impl_->db, row.id, claimed_by);
   SqliteStatement s = impl_->db.prepare(
       "UPDATE cells SET status = ?, started_at = ?, finished_at = ?, error = ?, epoch_wall_s = ? "
       "WHERE id = ?");
@@ -283,6 +317,7 @@ void Store::update_cell(const CellRow& row) {
   if (impl_->db.changes() == 0) {
     throw std::runtime_error(path() + ": update_cell: no cell with id " + std::to_string(row.id));
   }
+  transaction.commit();
 }
 
 void Store::add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows) {
@@ -305,12 +340,14 @@ void Store::add_commands(std::int64_t cell_id, const std::vector<CommandRow>& co
 
 void Store::record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
                         const std::vector<MetricSample>& samples,
-                        const std::vector<CommandRow>& commands) {
+                        const std::vector<CommandRow>& commands, const std::string& claimed_by) {
   Transaction transaction(impl_->db);
+  if (!claimed_by.empty()) require_claim(impl_->db, row.id, claimed_by);
   insert_requests(impl_->db, row.id, requests);
   insert_samples(impl_->db, row.id, samples);
   insert_commands(impl_->db, row.id, commands);
   update_cell(row);
+  if (!claimed_by.empty()) drop_claim(impl_->db, row.id);
   transaction.commit();
 }
 
@@ -392,6 +429,12 @@ void Store::reopen_experiment(std::int64_t experiment_id) {
     throw std::runtime_error(path() + ": reopen_experiment: no experiment with id " +
                              std::to_string(experiment_id));
   }
+}
+
+void Store::in_transaction(const std::function<void()>& body) {
+  Transaction transaction(impl_->db);
+  body();
+  transaction.commit();
 }
 
 std::optional<ExperimentRow> Store::latest_unfinished(const std::string& scenario_hash) const {

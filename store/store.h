@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,18 +14,34 @@
 
 namespace kvsweep::store {
 
+// Thrown by a write made for a run that no longer holds the cell's claim (another run took
+// the cell over after this one's heartbeat lapsed): nothing of that write is stored.
+class ClaimLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Thread contract: one Store per thread; it is movable, not copyable.
 // Errors (cannot open, disk full, schema from a newer kvsweep) throw std::runtime_error whose
-// message names the file and SQLite's reason.
+// message names the file and SQLite's reason (a store::SqliteError, sqlite_handles.h, when
+// SQLite itself failed).
 class Store {
  public:
-  // Opens or creates the file, applies migrations, enables WAL and foreign keys.
-  static Store open(const std::string& path);
+  enum class Access {
+    kReadWrite,  // creates the file when absent, migrates it, switches it to WAL
+    kReadOnly,   // for commands that only read: never writes (see SqliteDb::open_read_only)
+  };
+
+  // Checks first, reading only, that the file is a kvsweep store or empty (store_identity.h):
+  // another program's database is refused before anything is written to it. Read-write then
+  // enables WAL and foreign keys and applies migrations. Read-only opens an existing file; a
+  // store of an older schema is migrated first, which needs write access once.
+  static Store open(const std::string& path, Access access = Access::kReadWrite);
   // Opens an existing store for reading only, beside a sweep that may be writing it (kvsweep
   // serve): never creates, migrates or writes; a statement waits at most busy_timeout_ms on a
   // lock (under WAL a reader rarely waits at all). Throws std::runtime_error when the file is
-  // missing, is not a store, or has another schema version than this kvsweep's (older: any
-  // writing kvsweep command, e.g. `kvsweep runs`, migrates it).
+  // missing, is not a kvsweep store, or has another schema version than this kvsweep's (older:
+  // any writing kvsweep command, e.g. `kvsweep runs`, migrates it).
   static Store open_read_only(const std::string& path, int busy_timeout_ms = 500);
   ~Store();
   Store(Store&&) noexcept;
@@ -35,16 +53,21 @@ class Store {
   void finish_experiment(std::int64_t experiment_id, const std::string& status,
                          const std::string& finished_at);
   std::int64_t add_cell(const CellRow& row);  // returns the new id
-  void update_cell(const CellRow& row);       // by row.id: status, times, error, epoch
+  // By row.id: status, times, error, epoch. With `claimed_by` (a run id), only while that run
+  // holds the cell's claim; else throws ClaimLost and changes nothing.
+  void update_cell(const CellRow& row, const std::string& claimed_by = "");
   // All rows in one transaction; a failure stores none of them.
   void add_requests(std::int64_t cell_id, const std::vector<RequestRow>& rows);
   void add_metric_samples(std::int64_t cell_id, const std::vector<MetricSample>& samples);
   void add_commands(std::int64_t cell_id, const std::vector<CommandRow>& commands);
   // A finished cell in one transaction: its requests, samples and commands, then its row
   // (status, times, error). A process killed at any point leaves either all of it or none.
+  // With `claimed_by` (a run id): only while that run holds the cell's claim, which the same
+  // transaction then drops (a finished cell needs none); else throws ClaimLost, storing
+  // nothing, so a run that lost its cell never appends to the new owner's.
   void record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
                    const std::vector<MetricSample>& samples,
-                   const std::vector<CommandRow>& commands);
+                   const std::vector<CommandRow>& commands, const std::string& claimed_by = "");
   // One progress snapshot of a running cell: a single-row autocommit insert, so the write lock
   // is held for microseconds while readers (kvsweep serve) poll.
   void add_progress(const ProgressSnapshot& snapshot);
@@ -55,6 +78,22 @@ class Store {
   void reopen_experiment(std::int64_t experiment_id);
   // The latest experiment with this scenario hash whose status is not "done", if any.
   std::optional<ExperimentRow> latest_unfinished(const std::string& scenario_hash) const;
+
+  // Runs `body` in one write transaction (BEGIN IMMEDIATE: a second process waits for the
+  // first to commit), committed when it returns, rolled back when it throws. Store calls in
+  // `body` join it. Lets a runner read the claims, take the cells and reset them with no other
+  // runner in between.
+  void in_transaction(const std::function<void()>& body);
+
+  // Cell claims (store/cell_claims.cc): which process runs each cell.
+  std::vector<CellClaim> claims(std::int64_t experiment_id) const;  // by cell ordinal
+  // Claims the cells for `owner` with a first heartbeat at now_s, replacing any claim they
+  // had: the caller has found those claims dead.
+  void claim_cells(const std::vector<std::int64_t>& cell_ids, const ClaimOwner& owner,
+                   double now_s);
+  // Sets the heartbeat of every claim `run_id` holds; returns how many it holds.
+  int beat(const std::string& run_id, double now_s);
+  void release_claims(const std::string& run_id);  // every claim `run_id` holds
 
   std::vector<ExperimentRow> experiments() const;  // oldest first
   std::optional<ExperimentRow> experiment(std::int64_t id) const;

@@ -5,9 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
+#include "common/input_file.h"
 #include "driver/datasets/dataset_error.h"
+#include "driver/datasets/dataset_limits.h"
 
 namespace kvsweep::driver {
 namespace {
@@ -48,11 +49,11 @@ bool is_integral(const json& value) {
 }  // namespace
 
 std::string read_dataset_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DatasetError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  try {
+    return read_input_file(path, kMaxDatasetFileBytes);
+  } catch (const InputFileError& e) {
+    throw DatasetError(path + ": cannot open: " + e.reason());
+  }
 }
 
 json parse_json_document(const std::string& path) {
@@ -66,6 +67,10 @@ json parse_json_document(const std::string& path) {
 
 void for_each_jsonl_row(const std::string& path,
                         const std::function<void(const json& row, int line)>& row) {
+  // Checked before opening: a FIFO would block the open, /dev/zero would be one endless line.
+  if (const auto problem = input_file_problem(path, kMaxDatasetFileBytes)) {
+    throw DatasetError(path + ": cannot open: " + *problem);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DatasetError(path + ": cannot open: " + std::strerror(errno));
   int line_number = 0;

@@ -5,6 +5,7 @@
 
 #include "common/spellcheck.h"
 #include "driver/datasets/chat_threads.h"
+#include "driver/datasets/dataset_limits.h"
 #include "driver/datasets/jsonl_prompts.h"
 #include "driver/datasets/mooncake_trace.h"
 #include "driver/datasets/random_prompts.h"
@@ -26,6 +27,7 @@ std::vector<std::string> dataset_kinds() {
 
 Workload load_workload(const DatasetOptions& options) {
   const std::string& kind = options.kind;
+  check_dataset_limits(options);
   if (kind == "synthetic-multiturn") return make_synthetic_multiturn_workload(options);
   if (kind == "sharegpt") return load_sharegpt(options);
   if (kind == "chat-threads") return load_chat_threads(options);

@@ -7,7 +7,9 @@
 #include <random>
 #include <string>
 
+#include "common/input_file.h"
 #include "driver/datasets/dataset_error.h"
+#include "driver/datasets/dataset_limits.h"
 #include "driver/datasets/json_input.h"
 #include "driver/datasets/synthetic_text.h"
 
@@ -62,11 +64,32 @@ Workload load_mooncake_trace(const DatasetOptions& options) {
   Workload workload;
   double first_ms = 0;
   double previous_ms = 0;
+  std::uintmax_t text_bytes = 0;
   for_each_jsonl_row(options.path, [&](const nlohmann::json& row, int line) {
     const std::string location = line_location(options.path, line);
     const double timestamp_ms = require_number(row, "timestamp", location);
     const std::int64_t input_length = require_integer(row, "input_length", location, 1);
     const std::int64_t output_length = require_integer(row, "output_length", location, 1);
+    // Each row's prompt is generated in memory: the sizes a trace asks for are bounded too.
+    if (input_length > kMaxPromptTokens) {
+      throw_field_error(location, "input_length",
+                        "expected at most " + std::to_string(kMaxPromptTokens) + ", got " +
+                            std::to_string(input_length));
+    }
+    if (output_length > kMaxOutputTokens) {
+      throw_field_error(location, "output_length",
+                        "expected at most " + std::to_string(kMaxOutputTokens) + ", got " +
+                            std::to_string(output_length));
+    }
+    text_bytes += static_cast<std::uintmax_t>(input_length) * kBytesPerToken;
+    if (text_bytes > kMaxWorkloadTextBytes ||
+        workload.conversations.size() >= static_cast<std::size_t>(kMaxConversations)) {
+      throw DatasetError(location + ": the trace up to here holds " +
+                         std::to_string(workload.conversations.size() + 1) + " requests and " +
+                         format_bytes(text_bytes) + " of prompt text, more than the " +
+                         std::to_string(kMaxConversations) + " requests or " +
+                         format_bytes(kMaxWorkloadTextBytes) + " a dataset may hold");
+    }
     const nlohmann::json& hash_ids = require_array(row, "hash_ids", location);
     if (workload.conversations.empty()) {
       first_ms = timestamp_ms;

@@ -148,6 +148,12 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.request_timeout_s = duration_or_throw(args.timeout, "--timeout");
   o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
   o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
+  o.max_event_bytes = args.max_event_bytes;
+  if (o.max_event_bytes < driver::kMinEventBytes) {
+    throw std::invalid_argument("--max-event-bytes: expected at least " +
+                                std::to_string(driver::kMinEventBytes) + ", got " +
+                                std::to_string(args.max_event_bytes));
+  }
   // vLLM's --max-concurrency N without a rate (its rate defaults to inf) keeps N requests in
   // flight: here that is a closed loop of N users.
   if (o.request_rate == 0 && o.concurrency == 0) {

@@ -41,6 +41,7 @@ struct LoadArgs {
   std::string timeout = "300s";
   std::string connect_timeout = "10s";
   std::string first_byte_timeout;
+  std::size_t max_event_bytes = driver::kDefaultMaxSseEventBytes;
 
   driver::DatasetOptions dataset;
   int turns = 6;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/load_args.h"
 #include "orchestrator/cli/signal_guard.h"
+#include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/metrics_scraper.h"
@@ -197,12 +197,8 @@ void write_result(const LoadArgs& args, const driver::LoadOptions& options,
   const std::string path = !args.result_file.empty()
                                ? args.result_file
                                : (std::filesystem::path(args.result_dir) / name).string();
-  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) {
-    std::filesystem::create_directories(dir);
-  }
-  std::ofstream out(path, std::ios::trunc);
-  out << reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_file(path,
+             reports::vllm_result_json(metrics, info, percentile_selection(args)).dump(2) + "\n");
   console.line("result written to " + path);
 }
 
@@ -300,6 +296,10 @@ void add_shape_options(CLI::App* cmd, LoadArgs* a) {
       ->capture_default_str();
   cmd->add_option("--first-byte-timeout", a->first_byte_timeout,
                   "send to status line timeout (default off)");
+  cmd->add_option("--max-event-bytes", a->max_event_bytes,
+                  "most bytes one SSE event may hold; a longer one fails the request as "
+                  "\"event too large\"")
+      ->capture_default_str();
 }
 
 // Which conversations are sent.

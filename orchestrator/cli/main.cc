@@ -10,6 +10,7 @@
 #include "orchestrator/cli/log.h"
 #include "orchestrator/cli/scenario_lookup.h"
 #include "orchestrator/cli/subcommand.h"
+#include "store/store_identity.h"
 
 namespace orch = kvsweep::orchestrator;
 
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
     orch::print_error(e.what());
     return orch::kExitUsage;
   } catch (const std::invalid_argument& e) {
+    orch::print_error(e.what());
+    return orch::kExitUsage;
+  } catch (const kvsweep::store::NotAStore& e) {  // --db names another program's file
     orch::print_error(e.what());
     return orch::kExitUsage;
   } catch (const std::exception& e) {

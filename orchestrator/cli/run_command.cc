@@ -2,8 +2,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "common/duration.h"
 #include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/scenario_lookup.h"
@@ -29,9 +31,26 @@ struct RunArgs {
   bool resume = false;
   std::string target_override;  // "" or "sim"
   std::string api_key_env;      // the variable holding the servers' API key, if any
+  std::string claim_timeout = "60s";
 };
 
+// The line that says how to pick up a sweep that stopped before its end.
+std::string continue_hint(const RunArgs& args, const store::Store& store) {
+  return "to continue: kvsweep --db " + store.path() + " run --resume " + args.scenario_path +
+         (args.target_override.empty() ? "" : " --target sim");
+}
+
+double claim_timeout_s(const std::string& text) {
+  const std::optional<double> seconds = parse_duration_s(text);
+  if (!seconds || *seconds <= 0) {
+    throw std::invalid_argument(
+        "--claim-timeout: expected a duration > 0 such as 60s or 5m, got \"" + text + "\"");
+  }
+  return *seconds;
+}
+
 int run_command(const RunArgs& args, const GlobalOptions& global) {
+  const double claim_timeout = claim_timeout_s(args.claim_timeout);
   ScenarioSpec spec = load_scenario_or_throw(args.scenario_path);
   if (args.target_override == "sim") spec = rehearsal_of(spec);
   const std::string api_key = api_key_from_env(args.api_key_env, "--api-key-env");
@@ -51,7 +70,19 @@ int run_command(const RunArgs& args, const GlobalOptions& global) {
   options.target_override = args.target_override;
   options.api_key = api_key;
   options.log = global.log;
-  const SweepOutcome outcome = run_sweep(spec, *target, store, console, options);
+  options.claim_timeout_s = claim_timeout;
+  SweepOutcome outcome;
+  try {
+    outcome = run_sweep(spec, *target, store, console, options);
+  } catch (const ClaimedByAnotherRun& e) {
+    print_error(e.what());
+    return kExitClaimed;
+  } catch (const SweepStopped& e) {
+    // The finished cells are stored; the report is not written, the store may be what failed.
+    print_error(e.what());
+    console.line(continue_hint(args, store));
+    return kExitFailed;
+  }
 
   const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);
   const std::string report = reports::render_markdown(model);
@@ -71,8 +102,7 @@ int run_command(const RunArgs& args, const GlobalOptions& global) {
     console.line("  " + verdict.text);
   }
   if (outcome.status == "interrupted") {
-    console.line("to continue: kvsweep --db " + store.path() + " run --resume " +
-                 args.scenario_path + (args.target_override.empty() ? "" : " --target sim"));
+    console.line(continue_hint(args, store));
     return kExitInterrupted;
   }
   return outcome.status == "done" ? kExitOk : kExitFailed;
@@ -92,6 +122,11 @@ Subcommand register_run(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--resume", args->resume,
                 "continue the latest unfinished experiment of this scenario: finished cells are "
                 "kept, finished deployments are not redone");
+  cmd->add_option("--claim-timeout", args->claim_timeout,
+                  "with --resume: a cell claimed by another run whose heartbeat is older than "
+                  "this is taken over (that run is dead); a younger claim makes this run refuse "
+                  "with exit status 4")
+      ->capture_default_str();
   cmd->add_option("--target", args->target_override,
                   "run on another target than the scenario's: sim (the embedded fleet, sized "
                   "by target.sim)")

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "common/input_file.h"
 #include "common/spellcheck.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
@@ -36,8 +37,10 @@ ScenarioSpec load_scenario_or_throw(const std::string& path) {
 
 std::optional<std::string> missing_scenario_file(const std::string& path) {
   std::error_code error;
-  if (fs::is_regular_file(path, error)) return std::nullopt;
-  if (fs::exists(path, error)) return path + ": not a file";
+  if (fs::exists(path, error)) {
+    const auto problem = input_file_problem(path, kMaxScenarioBytes);
+    return problem ? std::optional<std::string>(path + ": " + *problem) : std::nullopt;
+  }
   std::string message = "no such file: " + path;
   const fs::path wanted(path);
   const fs::path dir = wanted.has_parent_path() ? wanted.parent_path() : fs::path(".");

@@ -3,10 +3,10 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "common/spellcheck.h"
 
 namespace kvsweep::orchestrator {
@@ -15,7 +15,9 @@ store::Store open_existing_store(const std::string& path) {
   if (!std::filesystem::exists(path)) {
     throw std::invalid_argument("no store at " + path + " (run a scenario first, or --db)");
   }
-  return store::Store::open(path);
+  // Read-only: a report reads a store in a directory it cannot write (a mounted volume, an
+  // archive) and never changes it.
+  return store::Store::open(path, store::Store::Access::kReadOnly);
 }
 
 store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which) {
@@ -97,10 +99,7 @@ std::string file_stem(const std::string& name) {
 void write_file(const std::string& path, const std::string& text) {
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_file_atomically(path, text);
 }
 
 }  // namespace kvsweep::orchestrator

@@ -8,8 +8,8 @@
 
 namespace kvsweep::orchestrator {
 
-// Opens the store at path; throws std::invalid_argument when there is no file there (a report
-// never creates one).
+// Opens the store at path for reading only; throws std::invalid_argument when there is no file
+// there (a report never creates one).
 store::Store open_existing_store(const std::string& path);
 
 // "" = the latest experiment; digits = by id, else by name (the latest of that name);
@@ -24,7 +24,9 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
 // A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.
 std::string file_stem(const std::string& name);
 
-// Creates parent directories; throws std::runtime_error when the file cannot be written.
+// Creates parent directories, then writes the file whole or not at all (a temporary file
+// renamed over it: never a half-written or empty report); throws std::runtime_error when the
+// file cannot be written.
 void write_file(const std::string& path, const std::string& text);
 
 }  // namespace kvsweep::orchestrator

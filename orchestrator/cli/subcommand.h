@@ -19,6 +19,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a failed cell, a regression, an error while running
 inline constexpr int kExitUsage = 2;   // bad command line or input; nothing was run
 inline constexpr int kExitNothingCompared = 3;  // compare: no level or metric in common
+// run --resume: another live run holds the experiment (or took it over from this one)
+inline constexpr int kExitClaimed = 4;
 
 // Where reports and exports go without -o: a folder of its own, never a source folder (run from
 // the repository root, "reports/" would mix results with the renderer's sources).

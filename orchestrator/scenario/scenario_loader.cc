@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
+#include "common/input_file.h"
 #include "common/spellcheck.h"
+#include "driver/datasets/dataset_limits.h"
 #include "driver/datasets/load_workload.h"
+#include "driver/load_options.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/scenario/strategy_names.h"
@@ -23,7 +24,10 @@ namespace {
 
 // A million users is far beyond any fleet kvsweep drives (bench/ measures 10,000 streams); a
 // larger level is a typo.
-constexpr long long kMaxConcurrencyLevel = 1'000'000;
+constexpr long long kMaxConcurrencyLevel = driver::kMaxConcurrency;
+// A sweep of ten thousand cells runs for days even at a minute each; more is a typo.
+constexpr long long kMaxCells = 10'000;
+constexpr int kMaxRepeats = 1'000;
 
 // Checks one level of a factor kvsweep knows the meaning of; "" when fine, else the message.
 std::string check_level(const std::string& factor, const std::string& level) {
@@ -50,9 +54,8 @@ std::string check_level(const std::string& factor, const std::string& level) {
   if (factor == "concurrency" && !is_int(1, kMaxConcurrencyLevel)) {
     return "expected an integer from 1 to " + std::to_string(kMaxConcurrencyLevel);
   }
-  constexpr long long kMaxInt = std::numeric_limits<int>::max();
-  if (factor == "max_tokens" && !is_int(1, kMaxInt)) {
-    return "expected an integer from 1 to " + std::to_string(kMaxInt);
+  if (factor == "max_tokens" && !is_int(1, driver::kMaxTokens)) {
+    return "expected an integer from 1 to " + std::to_string(driver::kMaxTokens);
   }
   if (factor == "request_rate" && !is_number(0, false)) return "expected a rate in requests/s > 0";
   if (factor == "cache" && level != "cold" && level != "warm" && level != "as-is") {
@@ -95,7 +98,7 @@ YAML::Node read_factor_detail(const YAML::Node& value, const std::string& name,
 void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKind* kind,
                   YamlErrors& sink) {
   factors.require("concurrency");
-  factors.read_int("repeats", &spec.repeats, 1);
+  factors.read_int("repeats", &spec.repeats, 1, kMaxRepeats);
   for (auto it = factors.node().begin(); it != factors.node().end(); ++it) {
     const std::string name = it->first.Scalar();
     if (name == "repeats") continue;
@@ -146,6 +149,34 @@ void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKind* 
   }
 }
 
+// The cells a sweep expands to: the product of every factor's levels, times the repeats.
+void check_cell_count(const YAML::Node& factors, const ScenarioSpec& spec, YamlErrors& sink) {
+  double cells = spec.repeats;
+  std::string product;
+  for (const auto& f : spec.factors) {
+    cells *= static_cast<double>(f.levels.size());
+    product += std::to_string(f.levels.size()) + " " + f.name + " x ";
+  }
+  if (cells <= kMaxCells) return;
+  sink.add(factors.Mark(), "factors",
+           product + std::to_string(spec.repeats) + " repeats make " +
+               std::to_string(static_cast<long long>(cells)) + " cells, more than the " +
+               std::to_string(kMaxCells) + " a sweep may have; split it into scenarios");
+}
+
+// A length read from the scenario, within its limit (driver/datasets/dataset_limits.h).
+void read_bounded_length(YamlMapReader& reader, const std::string& key,
+                         driver::LengthDistribution* out, int min_value, int limit) {
+  read_length(reader, key, out, min_value, limit);
+  if (!reader.node()[key].IsDefined()) return;
+  if (const auto problem = driver::length_limit_problem(*out, limit)) {
+    const YAML::Node value = reader.node()[key];
+    const YAML::Node at =
+        value.IsMap() && value[problem->field].IsDefined() ? value[problem->field] : value;
+    reader.errors().add(at.Mark(), reader.path_of(key) + "." + problem->field, problem->message);
+  }
+}
+
 // Which dataset kinds read each dataset key: a key given for another kind is an error rather
 // than silently ignored.
 const std::map<std::string, std::vector<std::string>>& dataset_key_kinds() {
@@ -190,6 +221,9 @@ void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) 
     d.path = file.lexically_normal().string();
     if (!std::filesystem::exists(file)) {
       sink.add(dataset.node()["path"].Mark(), "load.dataset.path", "no such file: " + d.path);
+    } else if (const auto problem = input_file_problem(d.path, driver::kMaxDatasetFileBytes)) {
+      // /dev/zero, a FIFO, a directory, a file of many gigabytes: refused before the sweep.
+      sink.add(dataset.node()["path"].Mark(), "load.dataset.path", d.path + ": " + *problem);
     }
   }
   const auto& kinds = dataset_key_kinds();
@@ -199,25 +233,36 @@ void read_dataset(YamlMapReader& dataset, ScenarioSpec& spec, YamlErrors& sink) 
     sink.add(dataset.node().Mark(), "load.dataset.path",
              "dataset kind " + d.kind + " reads a file: give its path");
   }
+  using driver::kMaxConversations;
+  using driver::kMaxMessageWords;
+  using driver::kMaxPromptTokens;
   dataset.read_int("min_messages", &d.min_messages, 0);
-  dataset.read_int("max_conversations", &d.max_conversations, 0);
-  dataset.read_int("conversations", &d.conversations, 1);
-  read_length(dataset, "turns", &d.turns, 1);
-  read_length(dataset, "system_prompt_words", &d.system_prompt_words, 0);
-  read_length(dataset, "user_words", &d.user_words, 1);
-  read_length(dataset, "assistant_words", &d.assistant_words, 1);
-  read_length(dataset, "output_tokens", &d.output_tokens, 1);
-  dataset.read_int("prefix_tokens", &d.prefix_tokens, 0);
-  dataset.read_int("num_prefixes", &d.num_prefixes, 1);
-  dataset.read_int("prompts_per_prefix", &d.prompts_per_prefix, 1);
-  dataset.read_int("suffix_tokens", &d.suffix_tokens, 0);
+  dataset.read_int("max_conversations", &d.max_conversations, 0, kMaxConversations);
+  dataset.read_int("conversations", &d.conversations, 1, kMaxConversations);
+  read_bounded_length(dataset, "turns", &d.turns, 1, driver::kMaxTurns);
+  read_bounded_length(dataset, "system_prompt_words", &d.system_prompt_words, 0, kMaxMessageWords);
+  read_bounded_length(dataset, "user_words", &d.user_words, 1, kMaxMessageWords);
+  read_bounded_length(dataset, "assistant_words", &d.assistant_words, 1, kMaxMessageWords);
+  read_bounded_length(dataset, "output_tokens", &d.output_tokens, 1, driver::kMaxOutputTokens);
+  dataset.read_int("prefix_tokens", &d.prefix_tokens, 0, kMaxPromptTokens);
+  dataset.read_int("num_prefixes", &d.num_prefixes, 1, kMaxConversations);
+  dataset.read_int("prompts_per_prefix", &d.prompts_per_prefix, 1, kMaxConversations);
+  dataset.read_int("suffix_tokens", &d.suffix_tokens, 0, kMaxPromptTokens);
   dataset.read_bool("ordered", &d.ordered);
-  dataset.read_int("block_size", &d.block_size, 1);
-  dataset.read_double("time_scale", &d.time_scale, 0, false, "a number > 0");
+  dataset.read_int("block_size", &d.block_size, 1, kMaxPromptTokens);
+  dataset.read_double("time_scale", &d.time_scale, 0, false, "a number > 0", driver::kMaxTimeScale);
   if (d.kind == "mooncake" && d.block_size == 0) {
     sink.add(dataset.node().Mark(), "load.dataset.block_size",
              "required for mooncake traces (Mooncake's own traces use 512; vLLM's silent "
              "default of 16 makes prompts 32x too short)");
+  }
+  // The sizes together: every conversation of a generated dataset is held in memory.
+  if (const std::uintmax_t bytes = driver::generated_text_bytes(d);
+      sink.empty() && bytes > driver::kMaxWorkloadTextBytes) {
+    sink.add(dataset.node().Mark(), "load.dataset",
+             "these sizes make about " + format_bytes(bytes) + " of prompt text, more than the " +
+                 format_bytes(driver::kMaxWorkloadTextBytes) +
+                 " a dataset may hold; lower the counts or lengths");
   }
   dataset.finish();
 }
@@ -231,7 +276,7 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink,
   }
   load.read_choice("endpoint", &l.endpoint, {"chat", "completions"});
   load.read_bool("stream", &l.stream);
-  load.read_int("max_tokens", &l.max_tokens, 1);
+  load.read_int("max_tokens", &l.max_tokens, 1, driver::kMaxTokens);
   load.read_bool("ignore_eos", &l.ignore_eos);
   if (load.node()["temperature"].IsDefined()) {
     double t = 0;
@@ -242,13 +287,13 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink,
   }
   load.read_double("request_rate", &l.request_rate, 0, false, "a rate in requests/s > 0");
   load.read_double("burstiness", &l.burstiness, 0, false, "a number > 0 (1 = Poisson)");
-  load.read_int<std::int64_t>("num_requests", &l.num_requests, 1);
+  load.read_int<std::int64_t>("num_requests", &l.num_requests, 1, driver::kMaxRequests);
   load.read_duration("duration", &l.duration_s);
   load.read_duration("timeout", &l.timeout_s);
   load.read_choice("cache", &l.cache, {"cold", "warm", "as-is"});
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     YamlMapReader warmup(node, "load.warmup", sink, &marks);
-    warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0);
+    warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0, driver::kMaxRequests);
     warmup.finish();
   }
   load.finish();
@@ -257,12 +302,12 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink,
 }  // namespace
 
 void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDistribution* out,
-                 int min_value) {
+                 int min_value, int max_value) {
   const YAML::Node value = reader.get(key);
   if (!value.IsDefined()) return;
   const std::string path = reader.path_of(key);
   if (value.IsScalar()) {
-    if (auto n = reader.to_int<int>(value, key, min_value)) {
+    if (auto n = reader.to_int<int>(value, key, min_value, max_value)) {
       *out = driver::LengthDistribution{static_cast<double>(*n)};
     }
     return;
@@ -313,6 +358,7 @@ void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds
   if (YAML::Node node = top.mapping("factors"); node.IsDefined()) {
     YamlMapReader factors(node, "factors", sink, &spec.marks);
     read_factors(factors, spec, find_kind(kinds, spec.target.kind), sink);
+    check_cell_count(node, spec, sink);
   }
   if (YAML::Node node = top.mapping("load"); node.IsDefined()) {
     YamlMapReader load(node, "load", sink, &spec.marks);
@@ -401,17 +447,17 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
 std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
                                                std::vector<ScenarioError>* errors,
                                                const TargetKinds& kinds) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ScenarioError e;
-    e.message = "cannot read the scenario file";
-    e.text = path + ": " + e.message;
-    errors->push_back(e);
+  std::string text;
+  try {
+    text = read_input_file(path, kMaxScenarioBytes);
+  } catch (const InputFileError& e) {
+    ScenarioError error;
+    error.message = "cannot read the scenario file: " + e.reason();
+    error.text = path + ": " + error.message;
+    errors->push_back(error);
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path, errors, kinds);
+  return parse_scenario(text, path, errors, kinds);
 }
 
 }  // namespace kvsweep::orchestrator

@@ -1,6 +1,7 @@
 // Reads and validates a scenario YAML file; every problem is reported with file:line:column.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,11 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
                                            std::vector<ScenarioError>* errors,
                                            const TargetKinds& kinds);
 
-// Reads the file, then parse_scenario.
+// A scenario is a page or two of YAML; a file a thousand times that is a wrong path.
+inline constexpr std::uintmax_t kMaxScenarioBytes = 1 << 20;
+
+// Reads the file, then parse_scenario. Only a regular file of at most kMaxScenarioBytes is
+// read (common/input_file.h): /dev/urandom or a FIFO is one error at once, not a read forever.
 std::optional<ScenarioSpec> load_scenario_file(const std::string& path,
                                                std::vector<ScenarioError>* errors,
                                                const TargetKinds& kinds);

@@ -2,6 +2,7 @@
 // distribution) and the `target:` section's entry point. Shared by the scenario loader's parts.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "common/join.h"
@@ -14,9 +15,9 @@
 
 namespace kvsweep::orchestrator {
 
-// A length: a number, or {mean, stddev, min, max} (GuideLLM's form).
+// A length: a number in [min_value, max_value], or {mean, stddev, min, max} (GuideLLM's form).
 void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDistribution* out,
-                 int min_value);
+                 int min_value, int max_value = std::numeric_limits<int>::max());
 
 // The `target:` section (target_section_loader.cc): target.kind one of `kinds`, then every key
 // that kind reads.

@@ -1,15 +1,21 @@
 // Reads a scenario's `target:` section: which kind, how to reach it, how to apply each level,
 // how long each readiness gate may take, where the metrics are.
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include "common/base_url.h"
+#include "driver/load_options.h"
 #include "orchestrator/scenario/scenario_reads.h"
 #include "sim/fleet.h"
 #include "sim/http/http_upstream.h"
 
 namespace kvsweep::orchestrator {
 namespace {
+
+// The replicas a cluster target waits for (and the servers the replicas kind routes to): far
+// past any deployment kvsweep measures; more is a typo.
+constexpr int kMaxClusterReplicas = 10'000;
 
 // Which kinds read each key, so a key given for another kind is an error, not ignored.
 const std::map<std::string, std::vector<std::string>>& key_kinds() {
@@ -238,6 +244,12 @@ void read_upstreams(YamlMapReader& reader, std::vector<std::string>* out, YamlEr
     sink.add(node.Mark(), path, "expected a list of http:// URLs, got " + describe_node(node));
     return;
   }
+  if (node.size() > static_cast<std::size_t>(kMaxClusterReplicas)) {
+    sink.add(node.Mark(), path,
+             std::to_string(node.size()) + " upstreams, more than the " +
+                 std::to_string(kMaxClusterReplicas) + " a target may have");
+    return;
+  }
   std::set<std::string> seen;
   for (const auto& item : node) {
     if (!item.IsScalar()) {
@@ -266,11 +278,11 @@ bool read_stand_in(YamlMapReader& reader, SimSpec& sim_spec, YamlErrors& sink,
   const YAML::Node node = reader.mapping("sim");
   if (!node.IsDefined()) return false;
   YamlMapReader sim(node, "target.sim", sink, &marks);
-  sim.read_int("replicas", &sim_spec.replicas, 1);
+  sim.read_int("replicas", &sim_spec.replicas, 1, sim::kMaxReplicas);
   read_profile(sim, &sim_spec.profile, sink);
   sim.read_duration("duration", &sim_spec.duration_s);
-  sim.read_int<std::int64_t>("num_requests", &sim_spec.num_requests, 1);
-  sim.read_int("max_tokens", &sim_spec.max_tokens, 1);
+  sim.read_int<std::int64_t>("num_requests", &sim_spec.num_requests, 1, driver::kMaxRequests);
+  sim.read_int("max_tokens", &sim_spec.max_tokens, 1, driver::kMaxTokens);
   sim.finish();
   return node["replicas"].IsDefined();
 }
@@ -284,7 +296,7 @@ void read_cluster_keys(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& si
   reader.read_string("namespace", &t.namespace_name);
   reader.read_duration("command_timeout", &t.command_timeout_s);
   reader.read_string("resource", &t.resource);
-  reader.read_int("replicas", &t.replicas, 0);
+  reader.read_int("replicas", &t.replicas, 0, kMaxClusterReplicas);
   reader.read_string("pod_selector", &t.pod_selector);
   read_base_url(reader, "base_url", &t.base_url, sink);
   reader.read_string("frontend_service", &t.frontend_service);
@@ -336,7 +348,7 @@ void read_target(YamlMapReader& reader, ScenarioSpec& spec, const TargetKinds& k
   read_metrics(reader, t.metrics, sink, spec.marks);
   if (t.kind == "sim" || t.kind == "replicas") read_health(reader, t.health, sink, spec.marks);
   if (t.kind == "sim") {
-    reader.read_int("replicas", &t.sim.replicas, 1);
+    reader.read_int("replicas", &t.sim.replicas, 1, sim::kMaxReplicas);
     read_profile(reader, &t.sim.profile, sink);
     reader.finish();
     return;
@@ -350,7 +362,9 @@ void read_target(YamlMapReader& reader, ScenarioSpec& spec, const TargetKinds& k
   } else {
     read_cluster_keys(reader, spec, sink);
   }
-  if (!sim_replicas_given && t.replicas > 0) t.sim.replicas = t.replicas;
+  // At most the fleet's limit: a 1000-pod deployment rehearses on 256 simulated replicas.
+  if (!sim_replicas_given && t.replicas > 0)
+    t.sim.replicas = std::min(t.replicas, sim::kMaxReplicas);
   reader.finish();
 }
 

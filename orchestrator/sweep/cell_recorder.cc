@@ -2,9 +2,8 @@
 // transaction.
 #include "orchestrator/sweep/cell_recorder.h"
 
-#include <unistd.h>
-
 #include "common/wall_clock.h"
+#include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/record_rows.h"
 
 #ifndef KVSWEEP_VERSION
@@ -13,12 +12,6 @@
 
 namespace kvsweep::orchestrator {
 namespace {
-
-std::string host_name() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
-}
 
 std::vector<store::CommandRow> command_rows(const CommandLogs& logs) {
   std::vector<store::CommandRow> rows;
@@ -49,13 +42,14 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
   experiment.started_at = utc_now_iso8601();
   experiment.status = "running";
   experiment.kvsweep_version = KVSWEEP_VERSION;
-  experiment.host = host_name();
+  experiment.host = this_host_name();
   experiment.setup_json = setup_json;
   return experiment;
 }
 
 std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
-                                           const CellMeasurement& measurement) {
+                                           const CellMeasurement& measurement,
+                                           const std::string& claimed_by) {
   // The measured phase's epoch is the cell's; earlier phases land before 0.
   double epoch = measurement.measured.epoch_wall_s;
   if (epoch == 0) epoch = measurement.warmup.epoch_wall_s;
@@ -69,7 +63,8 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
     index += static_cast<std::int64_t>(phase->records.size());
     rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());
   }
-  store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands));
+  store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands),
+                    claimed_by);
   return rows;
 }
 

@@ -31,8 +31,10 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
 // pre-pass's) and stores `cell` as the caller set its status, error and times, with every
 // phase's requests on that epoch (earlier phases land before 0, indexes unique within the
 // cell), the samples and the commands, all in one transaction: a process killed meanwhile
-// leaves all of it or none. Returns the request rows stored.
+// leaves all of it or none. With `claimed_by` (a run id) only while that run holds the cell's
+// claim (else store::ClaimLost, nothing stored). Returns the request rows stored.
 std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
-                                           const CellMeasurement& measurement);
+                                           const CellMeasurement& measurement,
+                                           const std::string& claimed_by = "");
 
 }  // namespace kvsweep::orchestrator

@@ -107,13 +107,14 @@ Workloads load_workloads(const ScenarioSpec& spec) {
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options,
-                       const Workloads& workloads)
+                       const Workloads& workloads, std::string claimed_by)
     : spec_(spec),
       target_(target),
       store_(store),
       output_(output),
       options_(options),
-      workloads_(workloads) {}
+      workloads_(workloads),
+      claimed_by_(std::move(claimed_by)) {}
 
 void CellRunner::start_target() { append(pending_, target_.start()); }
 
@@ -154,7 +155,7 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   setup_failed_ = false;
   cell.status = "running";
   cell.started_at = utc_now_iso8601();
-  store_.update_cell(cell);
+  store_.update_cell(cell, claimed_by_);
   CellMeasurement m;
   m.commands = std::exchange(pending_, {});
   const auto cache_level = plan.load_levels.find("cache");
@@ -292,7 +293,7 @@ bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::str
   cell.finished_at = utc_now_iso8601();
   print_health_events(seen, label, output_);
   append(m.commands, seen);
-  const std::vector<store::RequestRow> rows = record_cell(store_, cell, m);
+  const std::vector<store::RequestRow> rows = record_cell(store_, cell, m, claimed_by_);
 
   if (cell.status == "interrupted") {
     output_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +

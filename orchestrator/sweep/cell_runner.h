@@ -31,15 +31,16 @@ Workloads load_workloads(const ScenarioSpec& spec);
 // Thread contract: the runner's thread only. Everything passed in outlives it.
 class CellRunner {
  public:
+  // `claimed_by`: the run id whose claim every cell must hold when it is stored ("" = none).
   CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store, SweepOutput& output,
-             const RunnerOptions& options, const Workloads& workloads);
+             const RunnerOptions& options, const Workloads& workloads, std::string claimed_by = "");
 
   // Target::start(); the commands it ran are stored with the first cell run. Throws
   // TargetError.
   void start_target();
 
   // Runs one cell and stores it in one transaction, whatever happened. Returns false when the
-  // sweep should stop (interrupted).
+  // sweep should stop (interrupted). Throws store::ClaimLost when another run took the cell.
   bool run(store::CellRow& cell, const CellPlan& plan, const std::string& label);
 
   // Whether the last run() failed before sending load: applying, readiness or the cold cache.
@@ -64,6 +65,7 @@ class CellRunner {
   SweepOutput& output_;
   const RunnerOptions& options_;
   const Workloads& workloads_;
+  const std::string claimed_by_;
   std::optional<Treatment> applied_;  // what the target runs now, when known
   CommandLogs pending_;               // start()'s commands, until a cell is stored
   bool setup_failed_ = false;

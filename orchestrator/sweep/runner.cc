@@ -10,10 +10,12 @@
 
 #include "common/wall_clock.h"
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "reports/units.h"
+#include "store/sqlite_handles.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -101,14 +103,40 @@ std::vector<store::CellRow> prepare_cells(const std::vector<CellPlan>& plan, sto
   return cells;
 }
 
+// Refuses (ClaimedByAnotherRun) when another live run holds a cell of the experiment; says
+// which dead runs' claims this run takes over.
+void check_claims(const store::ExperimentRow& experiment, store::Store& store, SweepOutput& output,
+                  const store::ClaimOwner& me, double timeout_s) {
+  const double now = unix_now_s();
+  std::vector<std::string> taken_from;
+  for (const store::CellClaim& claim : store.claims(experiment.id)) {
+    const std::string owner = describe_claim(claim, now);
+    if (claim_is_live(claim, me, now, timeout_s)) {
+      throw ClaimedByAnotherRun(
+          "experiment " + std::to_string(experiment.id) + " (" + experiment.name +
+          ") is being run by another kvsweep: " + owner +
+          "; not resuming it. Let that run finish; if it is dead, resume once its heartbeat is "
+          "older than --claim-timeout (" +
+          reports::format_fixed(timeout_s, 0) + " s).");
+    }
+    if (std::find(taken_from.begin(), taken_from.end(), owner) == taken_from.end()) {
+      taken_from.push_back(owner);
+    }
+  }
+  for (const std::string& owner : taken_from) {
+    output.line("taking over from a run that is gone: " + owner);
+  }
+}
+
 // The latest unfinished experiment of the scenario when resuming and there is one, else a
 // new experiment. Sets outcome.experiment_id and outcome.resumed.
 void open_experiment(const ScenarioSpec& spec, const std::string& hash, const std::string& setup,
                      store::Store& store, SweepOutput& output, const RunnerOptions& options,
-                     SweepOutcome& outcome) {
+                     const store::ClaimOwner& me, SweepOutcome& outcome) {
   std::optional<store::ExperimentRow> previous;
   if (options.resume) previous = store.latest_unfinished(hash);
   if (previous) {
+    check_claims(*previous, store, output, me, options.claim_timeout_s);
     outcome.experiment_id = previous->id;
     outcome.resumed = true;
     store.reopen_experiment(previous->id);
@@ -124,12 +152,18 @@ void open_experiment(const ScenarioSpec& spec, const std::string& hash, const st
       store.add_experiment(new_experiment_row(spec.name, spec.path, spec.text, hash, setup));
 }
 
+// What stopped a sweep, as its experiment's status says it after "failed: ".
+std::string stop_reason(const std::exception& e) {
+  const auto* sqlite = dynamic_cast<const store::SqliteError*>(&e);
+  return (sqlite != nullptr && sqlite->disk_full() ? "disk full: " : "") + std::string(e.what());
+}
+
 // The cell loop, group by group. State shared by its steps lives here.
 class SweepLoop {
  public:
   SweepLoop(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
             std::vector<store::CellRow>& cells, store::Store& store, SweepOutput& output,
-            const RunnerOptions& options, CellRunner& runner)
+            const RunnerOptions& options, CellRunner& runner, const std::string& run_id)
       : spec_(spec),
         plan_(plan),
         cells_(cells),
@@ -137,6 +171,7 @@ class SweepLoop {
         output_(output),
         options_(options),
         runner_(runner),
+        run_id_(run_id),
         groups_(plan.empty() ? 0 : plan.back().deploy_group + 1) {}
 
   void run(SweepOutcome& outcome) {
@@ -184,7 +219,7 @@ class SweepLoop {
       cell.status = "failed";
       cell.error = "not run: its deployment failed: " + *failure;
       cell.started_at = cell.finished_at = utc_now_iso8601();
-      store_.update_cell(cell);
+      store_.record_cell(cell, {}, {}, {}, run_id_);
       output_.line("  " + label + ": not run, its deployment failed");
       ++outcome.cells_failed;
       return true;
@@ -216,6 +251,7 @@ class SweepLoop {
   SweepOutput& output_;
   const RunnerOptions& options_;
   CellRunner& runner_;
+  const std::string& run_id_;
   const int groups_;
   // The treatments whose apply or gates failed, each with why.
   std::vector<std::pair<Treatment, std::string>> failed_arms_;
@@ -228,21 +264,57 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
   const Workloads workloads = load_workloads(spec);  // a bad dataset fails before anything runs
   const std::string hash = scenario_hash(spec.text, options.target_override);
-  CellRunner runner(spec, target, store, output, options, workloads);
+  const store::ClaimOwner me = this_process_owner();
+  CellRunner runner(spec, target, store, output, options, workloads, me.run_id);
   try {
     runner.start_target();
   } catch (const TargetError& e) {
     throw std::runtime_error("starting the target: " + std::string(e.what()));
   }
 
+  // One transaction from reading the claims to taking the cells: a second runner waits for it,
+  // then sees this run's claims.
   SweepOutcome outcome;
-  open_experiment(spec, hash, setup_json(spec, workloads.measured.description, target, options),
-                  store, output, options, outcome);
-  std::vector<store::CellRow> cells =
-      prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
-  SweepLoop(spec, plan, cells, store, output, options, runner).run(outcome);
+  std::vector<store::CellRow> cells;
+  const std::string setup = setup_json(spec, workloads.measured.description, target, options);
+  store.in_transaction([&] {
+    open_experiment(spec, hash, setup, store, output, options, me, outcome);
+    cells = prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
+    std::vector<std::int64_t> to_run;
+    for (const auto& cell : cells) {
+      if (cell.status != "done") to_run.push_back(cell.id);
+    }
+    store.claim_cells(to_run, me, unix_now_s());
+  });
+  try {
+    const Heartbeat heartbeat(store.path(), me.run_id,
+                              heartbeat_interval_s(options.claim_timeout_s), options.log);
+    SweepLoop(spec, plan, cells, store, output, options, runner, me.run_id).run(outcome);
+  } catch (const store::ClaimLost& e) {
+    // The cells are another run's now, and so is the experiment's status.
+    throw ClaimedByAnotherRun("experiment " + std::to_string(outcome.experiment_id) +
+                              " was taken over by another run while this one could not beat "
+                              "its heartbeat; this run stops and stores nothing more: " +
+                              e.what());
+  } catch (const std::exception& e) {
+    const std::string status = "failed: " + stop_reason(e);
+    try {
+      store.in_transaction([&] {
+        store.release_claims(me.run_id);
+        store.finish_experiment(outcome.experiment_id, status, utc_now_iso8601());
+      });
+    } catch (const std::exception& also) {
+      output.line("warning: the experiment's status could not be stored either: " +
+                  std::string(also.what()));
+    }
+    throw SweepStopped("experiment " + std::to_string(outcome.experiment_id) + " " + status,
+                       outcome.experiment_id);
+  }
   if (outcome.status == "done" && outcome.cells_failed > 0) outcome.status = "failed";
-  store.finish_experiment(outcome.experiment_id, outcome.status, utc_now_iso8601());
+  store.in_transaction([&] {
+    store.release_claims(me.run_id);
+    store.finish_experiment(outcome.experiment_id, outcome.status, utc_now_iso8601());
+  });
   return outcome;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "orchestrator/scenario/scenario_spec.h"
@@ -12,6 +13,19 @@
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
+
+// Thrown by run_sweep when the sweep stopped on an error after its experiment was stored (a
+// full disk, a store or target that failed): what() says why, and the experiment's status
+// says "failed: <why>" when the store could still take it. `run --resume` continues it.
+class SweepStopped : public std::runtime_error {
+ public:
+  SweepStopped(const std::string& message, std::int64_t experiment_id)
+      : std::runtime_error(message), experiment_id_(experiment_id) {}
+  std::int64_t experiment_id() const { return experiment_id_; }
+
+ private:
+  std::int64_t experiment_id_;
+};
 
 struct SweepOutcome {
   std::int64_t experiment_id = 0;
@@ -32,6 +46,14 @@ struct SweepOutcome {
 // treatment whose apply or gates fail (target.readiness.retries more tries) fails the rest of
 // its arm unrun ("not run: ..."); a stop request ends the sweep
 // after storing what finished. Throws std::invalid_argument for a dataset that cannot load.
+//
+// Cells are claimed (cell_claims.h): the experiment is opened, its unfinished cells reset
+// and claimed by this run in one transaction, and a heartbeat thread keeps the claims alive
+// until the sweep ends, when they are released. A resume whose experiment has a live claim of
+// another run throws ClaimedByAnotherRun before touching anything; dead claims are taken over.
+// A run whose cells were taken over meanwhile throws ClaimedByAnotherRun at its next write
+// and leaves the experiment to the new owner. Any other error after the experiment was opened
+// marks it "failed: <reason>" ("failed: disk full: ...") and throws SweepStopped.
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options);
 

@@ -226,6 +226,19 @@ TEST(OpenLoop, TraceArrivalTimesAreHonoured) {
   }
 }
 
+// Issue 15 item 3: at 0.01 requests/s the first arrival is ~100 s away; a 0.5 s cell must end
+// after its duration with nothing sent, not wait for it (and at 1e-12 it never ended).
+TEST(OpenLoop, DurationRunsFromTheCellStartEvenWhenNoArrivalFallsInIt) {
+  ScriptServer server(quick());
+  for (const double rate : {0.01, 1e-12}) {
+    LoadOptions options = open_loop(server.base_url(), rate);
+    options.duration_s = 0.5;
+    const LoadResult result = run_load(options, small_workload(2, 1));
+    EXPECT_TRUE(result.records.empty()) << rate;
+  }
+  EXPECT_TRUE(server.seen().empty());
+}
+
 TEST(OpenLoop, DurationBoundedRunIsTheSameScheduleForASeed) {
   ScriptServer server(quick());
   LoadOptions options = open_loop(server.base_url(), 100);
@@ -344,6 +357,62 @@ TEST(LoadRun, RateLimitedAndTimeoutsByPhaseAreRecordsAndTheRunGoesOn) {
   EXPECT_EQ(result.records[1].error_kind, kErrorTimeout);
   EXPECT_EQ(result.records[1].error.rfind("first byte timeout", 0), 0u) << result.records[1].error;
   EXPECT_TRUE(result.records[2].ok) << result.records[2].error;
+}
+
+// Issue 15 item 6: a server streaming one line without end once made the driver hold 2 GB in
+// 10 s. Past max_event_bytes the request fails as "event too large" and the driver stops
+// reading (the request ends long before its timeout, and the run goes on).
+TEST(LoadRun, AnSseLineWithoutEndFailsAsEventTooLarge) {
+  std::atomic<std::int64_t> written{0};
+  ScriptServer server(
+      [&written](int n, const Seen&, httplib::Response& r, const std::atomic<bool>& closing) {
+        if (n > 0) return answer(r);
+        r.set_chunked_content_provider(
+            "text/event-stream", [&written, &closing](std::size_t, httplib::DataSink& sink) {
+              const std::string head = test_support::sse_role() + "data: ";
+              if (!sink.write(head.data(), head.size())) return false;
+              const std::string chunk(64 * 1024, 'x');
+              // Until the client hangs up (or, were it to read on, 1 GiB and the server's close).
+              for (int i = 0; i < 16 * 1024 && !closing; ++i) {
+                if (!sink.write(chunk.data(), chunk.size())) return false;
+                written += static_cast<std::int64_t>(chunk.size());
+              }
+              return false;
+            });
+      });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.num_requests = 2;
+  options.request_timeout_s = 120;
+  options.max_event_bytes = 256 * 1024;
+  const LoadResult result = run_load(options, small_workload(2, 1));
+  ASSERT_EQ(result.records.size(), 2u);
+  EXPECT_FALSE(result.records[0].ok);
+  EXPECT_EQ(result.records[0].error_kind, kErrorMalformed);
+  EXPECT_EQ(result.records[0].error.rfind("event too large: an SSE event passed 262144 bytes", 0),
+            0u)
+      << result.records[0].error;
+  EXPECT_TRUE(result.records[1].ok) << result.records[1].error;
+  // The client stopped reading: far less than the 1 GiB the server would send was written
+  // (socket buffers hold a few MiB at most).
+  EXPECT_LT(written.load(), std::int64_t{256} << 20);
+}
+
+TEST(LoadRun, ANonStreamedBodyPastTheLimitFailsAsResponseTooLarge) {
+  ScriptServer server([](int, const Seen&, httplib::Response& r, const std::atomic<bool>&) {
+    r.set_content(
+        R"({"choices":[{"index":0,"message":{"content":")" + std::string(3 << 20, 'x') + R"("}}]})",
+        "application/json");
+  });
+  LoadOptions options = closed_loop(server.base_url(), 1);
+  options.stream = false;
+  options.num_requests = 1;
+  options.max_event_bytes = 1 << 20;
+  const LoadResult result = run_load(options, small_workload(1, 1));
+  ASSERT_EQ(result.records.size(), 1u);
+  EXPECT_EQ(result.records[0].error_kind, kErrorMalformed);
+  EXPECT_EQ(result.records[0].error.rfind("response too large: the body passed 1048576 bytes", 0),
+            0u)
+      << result.records[0].error;
 }
 
 TEST(LoadRun, TotalTimeoutSaysWhichPhase) {

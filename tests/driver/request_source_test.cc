@@ -312,6 +312,41 @@ TEST(RequestSource, WarmupIsExcludedFromTheBounds) {
   for (const Sent& s : sent) EXPECT_EQ(s.job.warmup, s.sent_s < 1) << s.sent_s;
 }
 
+// Issue 15 item 3: the duration runs from the cell's start, not from the first arrival, which
+// a low rate puts far away (at 0.01/s a 2 s cell took 40 s; at 1e-12 it never ended).
+TEST(RequestSource, OpenLoopDurationRunsFromTheCellStartWhateverTheRate) {
+  for (const double rate : {0.01, 1e-12}) {
+    LoadOptions options = open_loop(rate, 0);
+    options.duration_s = 2;
+    const Workload workload = workload_of(3, 1);
+    validate_load_options(options, workload);
+    RequestSource source(options, workload);
+    EXPECT_FALSE(source.next(0).has_value());
+    EXPECT_FALSE(source.exhausted()) << rate;  // the cell lasts its duration
+    ASSERT_TRUE(source.wake_s().has_value()) << rate;
+    EXPECT_DOUBLE_EQ(*source.wake_s(), 2) << rate;
+    EXPECT_DOUBLE_EQ(source.measured_start_s(), 0) << rate;
+    EXPECT_FALSE(source.next(2).has_value());
+    EXPECT_TRUE(source.exhausted()) << rate;
+  }
+}
+
+TEST(RequestSource, OpenLoopDurationSendsOnlyArrivalsInsideTheWindow) {
+  LoadOptions options = open_loop(20, 0);
+  options.duration_s = 2;
+  const std::vector<Sent> sent = simulate(options, workload_of(3, 1), constant);
+  ASSERT_GT(sent.size(), 10u);
+  for (const Sent& s : sent) EXPECT_LT(s.job.scheduled_s, 2);
+  // With a warm-up by time the window starts where the warm-up ends.
+  options.warmup_s = 1;
+  const std::vector<Sent> warmed = simulate(options, workload_of(3, 1), constant);
+  for (const Sent& s : warmed) {
+    EXPECT_EQ(s.job.warmup, s.job.scheduled_s < 1) << s.job.scheduled_s;
+    EXPECT_LT(s.job.scheduled_s, 3);
+  }
+  EXPECT_GT(warmed.back().job.scheduled_s, 2);
+}
+
 TEST(RequestSource, TraceSendsFirstTurnsAtTheirTimes) {
   Workload workload = workload_of(3, 2);
   workload.arrival_s = {0.0, 0.25, 1.5};

@@ -126,5 +126,37 @@ TEST(SseParser, LongLinesHaveNoLimit) {
   EXPECT_EQ(events[0].data, payload);
 }
 
+// Issue 15 item 6: a line with no end once grew to 2 GB in 10 s.
+TEST(SseParser, ALineWithoutEndIsHeldOnlyUpToTheEventLimit) {
+  SseParser parser(4096);
+  std::vector<SseEvent> events;
+  parser.feed("data: {\"ok\":1}\n\n", events);
+  ASSERT_EQ(events.size(), 1u);
+  parser.feed("data: ", events);
+  const std::string chunk(1000, 'x');
+  for (int i = 0; i < 10000 && !parser.too_large(); ++i) {
+    parser.feed(chunk, events);
+    EXPECT_LE(parser.buffered_bytes(), 4096u);
+  }
+  EXPECT_TRUE(parser.too_large());
+  EXPECT_EQ(parser.buffered_bytes(), 0u);     // given up: nothing held
+  parser.feed("\n\ndata: late\n\n", events);  // nothing more is parsed
+  EXPECT_EQ(events.size(), 1u);
+}
+
+TEST(SseParser, ManyDataLinesCountTowardsTheEventLimit) {
+  SseParser parser(4096);
+  std::vector<SseEvent> events;
+  const std::string line = "data: " + std::string(100, 'y') + "\n";
+  for (int i = 0; i < 100 && !parser.too_large(); ++i) parser.feed(line, events);
+  EXPECT_TRUE(parser.too_large());
+  EXPECT_TRUE(events.empty());
+  // Events under the limit, however many, pass.
+  SseParser roomy(4096);
+  for (int i = 0; i < 1000; ++i) roomy.feed(line + "\n", events);
+  EXPECT_FALSE(roomy.too_large());
+  EXPECT_EQ(events.size(), 1000u);
+}
+
 }  // namespace
 }  // namespace kvsweep::driver

@@ -163,5 +163,20 @@ TEST(StreamDecoder, EventsAfterDoneAreIgnored) {
   EXPECT_EQ(decoder.content_events(), 1);
 }
 
+TEST(StreamDecoder, AnEventTooLargeFailsTheRequestWhateverCameBefore) {
+  StreamDecoder decoder(2048);
+  decoder.feed(kRole + content("Hi"), 0.1);
+  EXPECT_FALSE(decoder.event_too_large());
+  decoder.feed("data: " + std::string(4096, 'z'), 0.2);
+  EXPECT_TRUE(decoder.event_too_large());
+  decoder.feed("\n\n" + kUsage + kDone, 0.3);
+  const RequestRecord record = finished(decoder, 0);
+  EXPECT_FALSE(record.ok);
+  EXPECT_EQ(record.error_kind, kErrorMalformed);
+  EXPECT_EQ(record.error.rfind("event too large: an SSE event passed 2048 bytes", 0), 0u)
+      << record.error;
+  EXPECT_EQ(record.output_tokens, 1);  // what arrived before still counts
+}
+
 }  // namespace
 }  // namespace kvsweep::driver

@@ -111,6 +111,51 @@ TEST(MarkdownReport, FailedCellShowsStatusAndEscapedError) {
   EXPECT_EQ(markdown.find("Relative to"), std::string::npos) << markdown;
 }
 
+// GitHub and dashboards render the report: no user string may become HTML, a comment, a link,
+// an image or the end of the CSV block.
+TEST(MarkdownReport, HostileTextRendersAsTextNeverAsHtml) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  store::ExperimentRow e = small_experiment();
+  e.name = "<script>alert(1)</script> <!-- [x](javascript:alert(1)) \\[y\\](http://e.invalid)";
+  e.scenario_path = "<img src=x onerror=alert(2)> ![t](http://tracker.invalid/p.png)";
+  const auto experiment_id = store.add_experiment(e);
+  store::CellRow cell;
+  cell.experiment_id = experiment_id;
+  cell.key = "k";
+  cell.strategy = "evil\n```\n<b>x</b> & co";
+  cell.concurrency = 4;
+  cell.status = "failed";
+  cell.error = "<iframe src=//e.invalid> |";
+  store.add_cell(cell);
+  const std::string markdown = render_markdown(store, experiment_id);
+
+  // The label's ``` is inside the CSV: the block opens with a longer fence and ends with it.
+  const std::size_t open = markdown.find("\n````csv\n");
+  ASSERT_NE(open, std::string::npos) << markdown;
+  const std::size_t close = markdown.find("\n````\n", open + 1);
+  ASSERT_NE(close, std::string::npos) << markdown;
+  EXPECT_NE(markdown.substr(open, close - open).find("\n```\n<b>x</b> & co"), std::string::npos);
+  EXPECT_NE(markdown.find("\n---\nLatency is over", close), std::string::npos) << markdown;
+
+  // Outside that block (text in a code block is shown as it is), no tag and no link.
+  const std::string rendered = markdown.substr(0, open) + markdown.substr(close);
+  EXPECT_EQ(rendered.find('<'), std::string::npos) << rendered;
+  EXPECT_EQ(rendered.find('>'), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find("# kvsweep report: &lt;script&gt;alert(1)&lt;/script&gt; &lt;!-- "
+                          "\\[x\\](javascript:alert(1)) \\\\\\[y\\\\\\](http://e.invalid)\n"),
+            std::string::npos)
+      << rendered;
+  EXPECT_NE(rendered.find("- **Scenario:** &lt;img src=x onerror=alert(2)&gt; "
+                          "!\\[t\\](http://tracker.invalid/p.png)\n"),
+            std::string::npos)
+      << rendered;
+  EXPECT_NE(rendered.find("| evil ``` &lt;b&gt;x&lt;/b&gt; &amp; co | failed: &lt;iframe "
+                          "src=//e.invalid&gt; \\| |"),
+            std::string::npos)
+      << rendered;
+}
+
 TEST(MarkdownReport, TokenFiguresWithoutUsageAreMarkedNotZero) {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));

@@ -92,6 +92,13 @@ TEST(Fleet, ConstructorNamesTheBadField) {
   FleetOptions bad = small_fleet();
   bad.replicas = 0;
   expect_field(bad, "replicas");
+  // Issue 15 item 10: 100000 replicas once said "port: out of range: 0".
+  bad = small_fleet();
+  bad.replicas = 100000;
+  expect_field(bad, "replicas");
+  bad = small_fleet();
+  bad.replica_base_port = 65535;  // two replicas: 65535 and 65536
+  expect_field(bad, "replica_base_port");
   bad = small_fleet();
   bad.profile = "no-such-gpu";
   expect_field(bad, "profile");

@@ -78,14 +78,14 @@ TEST(StoreProgress, ResetCellForgetsItsProgress) {
   EXPECT_TRUE(store.progress(cell).empty());
 }
 
-// A file exactly as the schema before this one wrote it, with a finished cell: the migration
-// adds the table and keeps every row.
+// A file exactly as schema 3 (the one before progress snapshots) wrote it, with a finished
+// cell: the migration adds the table and keeps every row.
 TEST(StoreProgress, FileOfThePreviousSchemaMigratesKeepingItsRows) {
   TempDir dir;
   const std::string path = dir.file("old.db");
   {
     SqliteDb db = SqliteDb::open(path);
-    migrate_to(db, kSchemaVersion - 1);
+    migrate_to(db, 3);
     db.exec(
         "INSERT INTO experiments (id, name, status) VALUES (1, 'old', 'done');"
         "INSERT INTO cells (id, experiment_id, ordinal, key, status) VALUES (1, 1, 0, 'k', 'done');"

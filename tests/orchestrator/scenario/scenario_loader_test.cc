@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/targets/target_kinds.h"
 
@@ -96,7 +98,7 @@ TEST(ScenarioLoader, WrongTypeNamesFileLineColumnAndValue) {
   const auto errors = error_texts(text);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
-            "s.yaml:20:15: load.max_tokens: expected an integer >= 1, got \"many\"\n"
+            "s.yaml:20:15: load.max_tokens: expected an integer from 1 to 1000000, got \"many\"\n"
             "  max_tokens: many\n"
             "              ^");
 }
@@ -109,7 +111,7 @@ TEST(ScenarioLoader, CollectsEveryErrorInOnePass) {
   const auto errors = error_texts(text);
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0],
-            "s.yaml:5:13: target.replicas: expected an integer >= 1, got \"0\"\n"
+            "s.yaml:5:13: target.replicas: expected an integer from 1 to 256, got \"0\"\n"
             "  replicas: 0\n"
             "            ^");
   EXPECT_EQ(errors[1],
@@ -151,16 +153,100 @@ TEST(ScenarioLoader, ACellNeedsAnEnd) {
   EXPECT_NE(errors[0].find("load: give num_requests, duration or both"), std::string::npos);
 }
 
+// A minimal scenario around a given load block.
+std::string with_load(const std::string& load_block) {
+  return "name: l\nfactors: {strategy: [random], concurrency: [2]}\nload:\n" + load_block;
+}
+
 TEST(ScenarioLoader, UnreadableFileIsNamed) {
   std::vector<ScenarioError> errors;
   EXPECT_FALSE(load_scenario_file("/nonexistent/x.yaml", &errors, target_kinds()).has_value());
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].text, "/nonexistent/x.yaml: cannot read the scenario file");
+  EXPECT_EQ(errors[0].text,
+            "/nonexistent/x.yaml: cannot read the scenario file: No such file or directory");
 }
 
-// A minimal scenario around a given load block.
-std::string with_load(const std::string& load_block) {
-  return "name: l\nfactors: {strategy: [random], concurrency: [2]}\nload:\n" + load_block;
+// Issue 15 item 7: devices and FIFOs are one clear error, never read forever.
+TEST(ScenarioLoader, OnlyARegularFileIsAScenario) {
+  for (const std::string path : {"/dev/urandom", "/dev/zero"}) {
+    std::vector<ScenarioError> errors;
+    EXPECT_FALSE(load_scenario_file(path, &errors, target_kinds()).has_value());
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].text,
+              path + ": cannot read the scenario file: not a regular file (a character device)");
+  }
+}
+
+// Issue 15 item 7: a size a typo makes huge is refused where it is written.
+TEST(ScenarioLoader, SizesBeyondTheirLimitsAreLocatedErrors) {
+  std::string text = kValid;
+  text.replace(text.find("conversations: 8"), 16, "conversations: 2000000000");
+  text.replace(text.find("system_prompt_words: 50"), 23, "system_prompt_words: 2000000000");
+  text.replace(text.find("num_requests: 20"), 16, "num_requests: 2000000000");
+  const auto errors = error_texts(text);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].rfind("s.yaml:15:20: load.dataset.conversations: expected an integer "
+                            "from 1 to 1000000, got \"2000000000\"",
+                            0),
+            0u)
+      << errors[0];
+  EXPECT_EQ(errors[1].rfind("s.yaml:17:26: load.dataset.system_prompt_words: expected an "
+                            "integer from 0 to 1000000, got \"2000000000\"",
+                            0),
+            0u)
+      << errors[1];
+  EXPECT_EQ(errors[2].rfind("s.yaml:21:17: load.num_requests: expected an integer from 1 to "
+                            "1000000, got \"2000000000\"",
+                            0),
+            0u)
+      << errors[2];
+}
+
+TEST(ScenarioLoader, SizesWithinLimitsThatMakeTooMuchTextAreRefusedTogether) {
+  const auto errors = error_texts(
+      with_load("  dataset: {kind: synthetic-multiturn, conversations: 1000000, turns: 100,\n"
+                "            user_words: 1000, assistant_words: 1000}\n"
+                "  num_requests: 5\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("s.yaml:4:12: load.dataset: these sizes make about "), std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[0].find("more than the 1.0 GiB a dataset may hold"), std::string::npos)
+      << errors[0];
+}
+
+TEST(ScenarioLoader, ALengthWithoutAMaxIsBoundedByItsSpread) {
+  const auto errors = error_texts(
+      with_load("  dataset: {kind: synthetic-multiturn, user_words: {mean: 100, stddev: 400000}}\n"
+                "  num_requests: 5\n"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("load.dataset.user_words.stddev: with no max, draws reach about "
+                           "2400100; give a max of at most 1000000"),
+            std::string::npos)
+      << errors[0];
+}
+
+TEST(ScenarioLoader, ADatasetPathMustBeARegularFile) {
+  std::vector<ScenarioError> errors;
+  const std::string text = with_load(
+      "  dataset: {kind: jsonl, path: /dev/zero}\n"
+      "  num_requests: 5\n");
+  EXPECT_FALSE(parse_scenario(text, "s.yaml", &errors, target_kinds()).has_value());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "load.dataset.path");
+  EXPECT_EQ(errors[0].line, 4);
+  EXPECT_EQ(errors[0].message, "/dev/zero: not a regular file (a character device)");
+}
+
+TEST(ScenarioLoader, ASweepOfTooManyCellsIsRefused) {
+  const auto errors = error_texts(
+      "name: l\nfactors:\n  strategy: [random, least-load]\n"
+      "  concurrency: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  repeats: 1000\n"
+      "load:\n  num_requests: 5\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("s.yaml:3:3: factors: 2 strategy x 10 concurrency x 1000 repeats "
+                           "make 20000 cells, more than the 10000 a sweep may have"),
+            std::string::npos)
+      << errors[0];
 }
 
 TEST(ScenarioLoader, DatasetKindTypoSuggestsTheKnownKind) {
@@ -197,7 +283,9 @@ TEST(ScenarioLoader, FileDatasetsNeedAnExistingPathRelativeToTheScenario) {
 }
 
 TEST(ScenarioLoader, MooncakeNeedsAnExplicitBlockSize) {
-  const auto errors = error_texts(with_load("  dataset: {kind: mooncake, path: /dev/null}\n"));
+  const std::string trace = ::testing::TempDir() + "scenario_loader_empty_trace.jsonl";
+  std::ofstream(trace).close();
+  const auto errors = error_texts(with_load("  dataset: {kind: mooncake, path: " + trace + "}\n"));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("load.dataset.block_size: required for mooncake traces"),
             std::string::npos)

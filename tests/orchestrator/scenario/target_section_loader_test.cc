@@ -120,6 +120,18 @@ TEST(ScenarioTarget, ReadinessSettleAndRetries) {
   EXPECT_NE(misspelt[0].find("settle, retries"), std::string::npos) << misspelt[0];
 }
 
+// Issue 15 item 10: `replicas: 100000` once said "port: out of range: 0".
+TEST(ScenarioTarget, TooManySimReplicasIsALocatedLimit) {
+  const auto heads = error_heads(
+      "name: s\ntarget:\n  kind: sim\n  replicas: 100000\n"
+      "factors: {strategy: [random], concurrency: [1]}\n"
+      "load: {num_requests: 1}\n");
+  ASSERT_EQ(heads.size(), 1u);
+  EXPECT_EQ(heads[0],
+            "s.yaml:4:13: target.replicas: expected an integer from 1 to 256, got "
+            "\"100000\"");
+}
+
 TEST(ScenarioTarget, SimStandInDefaultsToTheRealReplicaCount) {
   const ScenarioSpec spec = parse_ok(replaced(kKubeai, "sim: {replicas: 2, ", "sim: {"));
   EXPECT_EQ(spec.target.sim.replicas, 8);
@@ -168,7 +180,7 @@ TEST(ScenarioTarget, LevelsTheRunnerCannotHoldAreRefusedOnce) {
             "to 1000000");
   EXPECT_EQ(heads[1],
             "s.yaml:13:16: factors.max_tokens: level \"0\": expected an integer from 1 to "
-            "2147483647");
+            "1000000");
 }
 
 TEST(ScenarioTarget, FactorTheKindCannotApplyIsUnknown) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ class FakeTarget : public Target {
   bool fail_start = false;
   std::vector<std::string> metrics_urls;  // scraped around each cell; none by default
   std::string health_after_cell;          // a "health" event cell_finished() reports, "" none
+  // Called inside every wait_ready, as a long readiness wait would take its time.
+  std::function<void()> during_wait_ready;
 
   std::string describe() const override { return "fake target"; }
 
@@ -44,6 +47,7 @@ class FakeTarget : public Target {
   }
 
   CommandLogs wait_ready() override {
+    if (during_wait_ready) during_wait_ready();
     if (sets_one_of(applied_, fail_gate_of) && gate_failures != 0) {
       if (gate_failures > 0) --gate_failures;
       throw TargetError("readiness gate fake: never ready", {log("wait_ready", 1)});

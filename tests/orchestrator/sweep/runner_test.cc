@@ -1,16 +1,19 @@
 // Tests for orchestrator/sweep/runner.cc and cell_runner.cc: the sweep loop against a scripted
 // target and load step (tests/orchestrator/sweep/fake_target.h), into a real store in a temp
 // dir. The order of the calls, a failed deployment failing its group, the cache policy per
-// cell, the commands kept with each cell, an interruption, and a resume.
+// cell, the commands kept with each cell, an interruption, a resume, and the cells' claims.
 #include "orchestrator/sweep/runner.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/wall_clock.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "tests/orchestrator/sweep/fake_target.h"
@@ -53,12 +56,19 @@ class RecordingOutput : public SweepOutput {
 struct FakeSweep {
   explicit FakeSweep(const std::string& scenario) : spec(parse(scenario)), target(calls) {}
 
-  SweepOutcome run(int stop_at_load = 0, bool resume = false) {
+  SweepOutcome run(int stop_at_load = 0, bool resume = false, double claim_timeout_s = 60) {
     RunnerOptions options;
     options.stop = &stop;
     options.resume = resume;
+    options.claim_timeout_s = claim_timeout_s;
     options.load = FakeLoad(calls, stop, stop_at_load);
     return run_sweep(spec, target, store, output, options);
+  }
+
+  static SweepOutcome Outcome(std::int64_t experiment_id) {
+    SweepOutcome outcome;
+    outcome.experiment_id = experiment_id;
+    return outcome;
   }
 
   std::vector<std::string> statuses(const SweepOutcome& outcome) const {
@@ -312,6 +322,144 @@ TEST(Runner, ATargetThatCannotStartStoresNothing) {
   }
   EXPECT_TRUE(sweep.store.experiments().empty());
   EXPECT_EQ(sweep.calls, (Calls{"start"}));
+}
+
+// The claims' heartbeats of the experiment's unfinished cells, as another process reads them.
+std::vector<double> heartbeats(const std::string& path) {
+  std::vector<double> out;
+  const store::Store reader = store::Store::open(path);
+  for (const auto& claim : reader.claims(1)) out.push_back(claim.heartbeat_s);
+  return out;
+}
+
+TEST(RunnerClaims, ARunBeatsDuringALongReadinessWait) {
+  FakeSweep sweep(kTwoGroups);
+  const std::string path = sweep.dir.file("kvsweep.db");
+  // The first gate lasts until another connection has seen the heartbeat move twice (at most
+  // 20 s; a 0.4 s timeout beats every 0.1 s), as a real gate waits on pods.
+  int advances = -1;
+  sweep.target.during_wait_ready = [&] {
+    if (advances >= 0) return;
+    advances = 0;
+    std::vector<double> last = heartbeats(path);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (advances < 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const std::vector<double> now = heartbeats(path);
+      if (now.size() == 4 && last.size() == 4 && now[0] > last[0]) ++advances;
+      last = now;
+    }
+  };
+  const SweepOutcome outcome = sweep.run(0, false, /*claim_timeout_s=*/0.4);
+  EXPECT_EQ(advances, 2);
+  EXPECT_EQ(outcome.status, "done") << sweep.output.text();
+  EXPECT_TRUE(sweep.store.claims(outcome.experiment_id).empty());  // released at the end
+}
+
+TEST(RunnerClaims, AResumeRefusesALiveClaimAndTouchesNothing) {
+  FakeSweep sweep(kTwoGroups);
+  ASSERT_EQ(sweep.run(/*stop_at_load=*/6).status, "interrupted");
+  const auto cells = sweep.store.cells(1);
+  // Another process on another host runs the experiment now and beat a second ago.
+  sweep.store.claim_cells({cells[2].id, cells[3].id},
+                          store::ClaimOwner{"0123456789abcdef", "node-b", 31, "pid:[1]"},
+                          unix_now_s() - 1);
+  sweep.calls.clear();
+  sweep.stop = false;
+  try {
+    sweep.run(0, /*resume=*/true);
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ClaimedByAnotherRun& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "experiment 1 (fake-sweep) is being run by another kvsweep: pid 31 on node-b (run "
+              "0123456789abcdef), last heartbeat 1 s ago; not resuming it. Let that run finish; if "
+              "it is dead, resume once its heartbeat is older than --claim-timeout (60 s).");
+  }
+  EXPECT_EQ(sweep.calls, (Calls{"start"}));  // no load, no apply
+  EXPECT_EQ(sweep.statuses(FakeSweep::Outcome(1)),
+            (Calls{"done", "done", "interrupted", "pending"}));
+  EXPECT_EQ(sweep.store.request_counts(cells[2].id).measured, 2);  // not reset
+  EXPECT_EQ(sweep.store.claims(1).size(), 2u);
+}
+
+TEST(RunnerClaims, ADeadClaimIsTakenOverAfterItsTimeout) {
+  FakeSweep sweep(kTwoGroups);
+  ASSERT_EQ(sweep.run(/*stop_at_load=*/6).status, "interrupted");
+  const auto cells = sweep.store.cells(1);
+  sweep.store.claim_cells({cells[2].id, cells[3].id},
+                          store::ClaimOwner{"0123456789abcdef", "node-b", 31, "pid:[1]"},
+                          unix_now_s() - 90);
+  sweep.stop = false;
+  const SweepOutcome resumed = sweep.run(0, /*resume=*/true);
+  EXPECT_EQ(resumed.status, "done");
+  EXPECT_EQ(resumed.cells_done, 2);
+  EXPECT_NE(sweep.output.text().find("taking over from a run that is gone: pid 31 on node-b (run "
+                                     "0123456789abcdef), last heartbeat 90 s ago"),
+            std::string::npos)
+      << sweep.output.text();
+  EXPECT_TRUE(sweep.store.claims(1).empty());
+}
+
+TEST(RunnerClaims, ARunWhoseCellsWereTakenOverStoresNothingMore) {
+  FakeSweep sweep(kTwoGroups);
+  // While the second deployment waits for readiness, another run takes every claim over (this
+  // run's heartbeat lapsed, say the process was stopped).
+  const std::string path = sweep.dir.file("kvsweep.db");
+  int waits = 0;
+  sweep.target.during_wait_ready = [&] {
+    if (++waits != 2) return;
+    store::Store other = store::Store::open(path);
+    std::vector<std::int64_t> ids;
+    for (const auto& cell : other.cells(1)) {
+      if (cell.status != "done") ids.push_back(cell.id);
+    }
+    other.claim_cells(ids, store::ClaimOwner{"feedfacefeedface", "node-c", 8, ""}, unix_now_s());
+  };
+  try {
+    sweep.run();
+    ADD_FAILURE() << "expected ClaimedByAnotherRun";
+  } catch (const ClaimedByAnotherRun& e) {
+    EXPECT_NE(std::string(e.what()).find("experiment 1 was taken over by another run"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("taken over by pid 8 on node-c (run feedfacefeedface"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto cells = sweep.store.cells(1);
+  // Cell 3 was marked running before its gates; the new owner resets it. Nothing was stored
+  // into it, and cell 4 was not started.
+  EXPECT_EQ(sweep.statuses(FakeSweep::Outcome(1)), (Calls{"done", "done", "running", "pending"}));
+  EXPECT_EQ(sweep.store.request_count(cells[2].id), 0);
+  EXPECT_TRUE(sweep.store.commands(cells[2].id).empty());
+  EXPECT_EQ(sweep.store.experiment(1)->status, "running");  // the new owner's to finish
+  EXPECT_EQ(sweep.store.claims(1).size(), 2u);
+  EXPECT_EQ(sweep.store.claims(1)[0].owner.run_id, "feedfacefeedface");
+}
+
+TEST(RunnerClaims, AnErrorMidSweepSaysWhatStoppedTheExperiment) {
+  FakeSweep sweep(kTwoGroups);
+  RunnerOptions options;
+  options.stop = &sweep.stop;
+  FakeLoad load(sweep.calls, sweep.stop);
+  int loads = 0;
+  options.load = [&](const driver::LoadOptions& o, const driver::Workload& w,
+                     const std::function<void(const driver::Progress&)>& progress) {
+    if (++loads == 3) throw std::runtime_error("the load step broke");
+    return load(o, w, progress);
+  };
+  try {
+    run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+    ADD_FAILURE() << "expected SweepStopped";
+  } catch (const SweepStopped& e) {
+    EXPECT_EQ(std::string(e.what()), "experiment 1 failed: the load step broke");
+    EXPECT_EQ(e.experiment_id(), 1);
+  }
+  EXPECT_EQ(sweep.store.experiment(1)->status, "failed: the load step broke");
+  EXPECT_NE(sweep.store.experiment(1)->finished_at, "");
+  EXPECT_EQ(sweep.statuses(FakeSweep::Outcome(1)),
+            (Calls{"done", "running", "pending", "pending"}));
+  EXPECT_TRUE(sweep.store.claims(1).empty());
 }
 
 // Each load phase's progress is stored as it comes, committed at once: another process
