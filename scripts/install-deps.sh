@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kvsweep needs; quick when all are present.
 #   scripts/install-deps.sh build   what building the kvsweep binary and the quickstart need
-#   scripts/install-deps.sh test    that, plus what the tests and benchmarks need (the default)
+#   scripts/install-deps.sh test    that, plus what the tests, benchmarks, `make sanitize` and
+#                                   `make fuzz` need (the default)
 #   ... --list                      print the set's packages, one a line; install nothing
 set -euo pipefail
 
@@ -37,6 +38,8 @@ test_packages=(
   chromium                  # the HTML report and kvsweep serve tests open pages in headless Chromium
   python3-jsonschema        # tests validate the JSON exports against docs/schemas/ (/usr/bin/python3)
   wrk                       # bench/driver_bench.sh: the raw request rate is compared with wrk's
+  clang libclang-rt-14-dev  # make sanitize and make fuzz: ASan, UBSan, libFuzzer runtimes
+  llvm                      # llvm-symbolizer: sanitizer reports name files and lines
   python3-yaml              # deploy/'s manifests are read by their tests (/usr/bin/python3)
 )
 

@@ -58,7 +58,11 @@ LoadedProfile load(std::string_view yaml_text, const std::string& origin) {
   std::vector<YamlError> errors;
   YamlErrors sink(origin, text, &errors);
   const std::optional<YAML::Node> root = load_yaml_document(text, sink);
-  if (root && root->IsMap() && (*root)["name"].IsScalar()) loaded.name = (*root)["name"].Scalar();
+  if (root && root->IsMap()) {
+    // A missing key gives an invalid node whose IsScalar() throws: test it first.
+    const YAML::Node name = (*root)["name"];
+    if (name && name.IsScalar()) loaded.name = name.Scalar();
+  }
   if (root && !root->IsMap()) {
     sink.add(root->Mark(), "",
              "a profile is a mapping of keys to values, got " + describe_node(*root));

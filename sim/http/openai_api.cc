@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "sim/engine/chat_template.h"
 
 namespace kvsweep::sim {
@@ -145,11 +146,10 @@ ApiError not_found_error(std::string message) {
 
 std::string error_body(const ApiError& error) {
   const Json param = error.param.empty() ? Json(nullptr) : Json(error.param);
-  return Json{{"error", Json{{"message", error.message},
-                             {"type", error.type},
-                             {"param", param},
-                             {"code", error.status}}}}
-      .dump();
+  return json_text(Json{{"error", Json{{"message", error.message},
+                                       {"type", error.type},
+                                       {"param", param},
+                                       {"code", error.status}}}});
 }
 
 std::string render_prompt(const std::vector<ChatMessage>& messages) {

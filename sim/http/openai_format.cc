@@ -1,6 +1,7 @@
 // The OpenAI chat and completions reply formats: SSE chunks, whole replies, the model list.
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "sim/http/openai_api.h"
 
 namespace kvsweep::sim {
@@ -27,7 +28,7 @@ Json reason_json(std::string_view finish_reason) {
   return finish_reason.empty() ? Json(nullptr) : Json(finish_reason);
 }
 
-std::string sse(const Json& data) { return "data: " + data.dump() + "\n\n"; }
+std::string sse(const Json& data) { return "data: " + json_text(data) + "\n\n"; }
 
 }  // namespace
 
@@ -97,13 +98,12 @@ std::string response_body(ApiKind kind, const CompletionId& id,
                           {"prompt_logprobs", nullptr}});
     }
   }
-  return Json{{"id", id.id},
-              {"object", kind == ApiKind::kChat ? "chat.completion" : "text_completion"},
-              {"created", id.created},
-              {"model", id.model},
-              {"choices", list},
-              {"usage", usage_json(usage)}}
-      .dump();
+  return json_text(Json{{"id", id.id},
+                        {"object", kind == ApiKind::kChat ? "chat.completion" : "text_completion"},
+                        {"created", id.created},
+                        {"model", id.model},
+                        {"choices", list},
+                        {"usage", usage_json(usage)}});
 }
 
 std::string completion_body(const CompletionId& id, std::string_view content,
@@ -119,9 +119,12 @@ std::string models_list_body(const std::vector<std::string>& entries) {
 }
 
 std::string model_entry(std::string_view model, std::int64_t created) {
-  return Json{{"id", model},           {"object", "model"}, {"created", created},
-              {"owned_by", "kvsweep"}, {"root", model},     {"parent", nullptr}}
-      .dump();
+  return json_text(Json{{"id", model},
+                        {"object", "model"},
+                        {"created", created},
+                        {"owned_by", "kvsweep"},
+                        {"root", model},
+                        {"parent", nullptr}});
 }
 
 std::string models_body(std::string_view model, std::int64_t created) {

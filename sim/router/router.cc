@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/json_text.h"
 #include "sim/engine/tokenizer.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
@@ -320,7 +321,7 @@ void Router::models(std::shared_ptr<Exchange> exchange) {
       any = true;
       for (const auto& entry : parsed["data"]) {
         if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string()) continue;
-        if (seen.insert(entry["id"].get<std::string>()).second) entries.push_back(entry.dump());
+        if (seen.insert(entry["id"].get<std::string>()).second) entries.push_back(json_text(entry));
       }
     }
     if (!any) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_text.h"
 #include "common/spellcheck.h"
 #include "sim/http/openai_api.h"
 #include "sim/router/router.h"
@@ -77,14 +78,13 @@ std::string unknown_engine_key(const std::string& key) {
 
 std::string Router::strategy_json() const {
   std::lock_guard lock(mutex_);
-  return json{{"strategy", decider_.strategy()},
-              {"meanLoadFactor", options_.chwbl.mean_load_factor * 100},
-              {"replication", options_.chwbl.virtual_nodes},
-              {"prefixCharLength", options_.chwbl.prefix_chars},
-              {"overlap_score_weight", options_.kv_aware.overlap_weight},
-              {"router_temperature", options_.kv_aware.temperature},
-              {"session_header", options_.session_header}}
-      .dump();
+  return json_text(json{{"strategy", decider_.strategy()},
+                        {"meanLoadFactor", options_.chwbl.mean_load_factor * 100},
+                        {"replication", options_.chwbl.virtual_nodes},
+                        {"prefixCharLength", options_.chwbl.prefix_chars},
+                        {"overlap_score_weight", options_.kv_aware.overlap_weight},
+                        {"router_temperature", options_.kv_aware.temperature},
+                        {"session_header", options_.session_header}});
 }
 
 void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
@@ -145,7 +145,7 @@ void Router::admin_faults(const HttpRequest& request, Exchange& exchange) {
   for (const RoutedReplica& replica : replicas_) {
     faults.push_back(fault_json(replica.control->settings().faults.value_or(FaultOptions{})));
   }
-  exchange.respond(json_response(200, json{{"replicas", faults}}.dump()));
+  exchange.respond(json_response(200, json_text(json{{"replicas", faults}})));
 }
 
 void Router::admin_engine(const HttpRequest& request, Exchange& exchange) {
@@ -190,7 +190,7 @@ void Router::admin_engine(const HttpRequest& request, Exchange& exchange) {
     }
     state = *value;
   }
-  exchange.respond(json_response(200, json{{"enable_prefix_caching", state}}.dump()));
+  exchange.respond(json_response(200, json_text(json{{"enable_prefix_caching", state}})));
 }
 
 void Router::admin_health(const HttpRequest& request, Exchange& exchange) {
@@ -235,13 +235,12 @@ void Router::admin_health(const HttpRequest& request, Exchange& exchange) {
                       {"event", event.ejected ? "ejected" : "readmitted"},
                       {"reason", event.reason}});
   }
-  exchange.respond(
-      json_response(200, json{{"probe_interval_ms", options_.health.probe_interval.count()},
-                              {"failure_threshold", options_.health.failure_threshold},
-                              {"healthy", health_.healthy_count()},
-                              {"replicas", replicas},
-                              {"events", events}}
-                             .dump()));
+  exchange.respond(json_response(
+      200, json_text(json{{"probe_interval_ms", options_.health.probe_interval.count()},
+                          {"failure_threshold", options_.health.failure_threshold},
+                          {"healthy", health_.healthy_count()},
+                          {"replicas", replicas},
+                          {"events", events}})));
 }
 
 }  // namespace kvsweep::sim

@@ -10,6 +10,25 @@
 
 namespace kvsweep::sim::testing {
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KVSWEEP_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define KVSWEEP_TEST_SANITIZED 1
+#endif
+
+// Whether this is `make sanitize`'s build. The sanitizer runtime opens /proc/self/maps to check
+// a dynamic type the first time it sees it; with every descriptor taken that open fails and
+// UBSan reports a valid object as having an "invalid vptr". Tests that run the process out of
+// descriptors therefore run in the normal suite only.
+#ifdef KVSWEEP_TEST_SANITIZED
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
 // Lowers RLIMIT_NOFILE for the test and takes every descriptor left; gives them all back and
 // restores the limit however the test ends.
 class DescriptorHog {

@@ -353,6 +353,7 @@ double process_cpu_seconds() {
 }
 
 TEST(ServerLimits, OutOfDescriptorsTheFleetServesItsOpenConnectionsAndHealthOnceTheyReturn) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << "the sanitizer runtime needs descriptors too";
   FleetOptions options;
   options.replicas = 2;
   Fleet fleet(options);
@@ -504,6 +505,29 @@ TEST(ServerLimits, TwoIoThreadsServeStreamsRoutingAndAdminTogether) {
   stream_concurrently(proxy.url(), 12, 100, &seen);
   EXPECT_GE(seen.size(), 2u);
   EXPECT_TRUE(eventually([&] { return metric(proxy.url(), "kvsweep_router_in_flight") == 0; }));
+}
+
+// Found by fuzz_sim_http: a request path that is not UTF-8 made the 404's JSON body throw
+// inside the handler, which ended the whole fleet. The answer is JSON with U+FFFD instead.
+TEST(ServerLimits, APathThatIsNotUtf8GetsAJson404AndTheFleetServesOn) {
+  FleetOptions options;
+  options.replicas = 1;
+  Fleet fleet(options);
+  fleet.start();
+  for (const std::string& url : {fleet.router_url(), fleet.replica_urls().front()}) {
+    RawClient client(port_of(url));
+    ASSERT_TRUE(client.send("GET /v1/\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    const std::string response = client.read_response();
+    ASSERT_NE(response.find("HTTP/1.1 404"), std::string::npos) << url << ": " << response;
+    const std::string body = response.substr(response.find("\r\n\r\n") + 4);
+    const json parsed = json::parse(body);
+    EXPECT_NE(parsed["error"]["message"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos)
+        << body;
+  }
+  httplib::Client client(fleet.router_url());
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
 }
 
 }  // namespace

@@ -189,5 +189,17 @@ TEST_F(ProfileDir, EnvironmentPathIsSearchedAndBadFilesReportWhy) {
                        "         ^");
 }
 
+// Found by fuzz_profile_loader: a mapping without `name` threw YAML::InvalidNode out of the
+// loader (the check for the name read a missing key) instead of reporting the missing key.
+TEST(Profile, AFileWithoutANameSaysSoInsteadOfThrowing) {
+  std::string error;
+  const auto p = parse_profile("base_us: 1\nper_prefill_token_us: 1\nper_decode_token_us: 1\n",
+                               "profiles/laptop.yaml", &error);
+  EXPECT_FALSE(p.has_value());
+  EXPECT_NE(error.find("profiles/laptop.yaml:1:1: name: required key is missing"),
+            std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace kvsweep::sim
