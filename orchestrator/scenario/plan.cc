@@ -152,7 +152,9 @@ class Expansion {
     cell.deploy_group = group_;
     cell.seed = settings.seed;
     cell.load = settings.load;
-    const bool rehearsal = override_ == "sim" && spec_.target.kind != "sim";
+    // A rehearsal and a prediction both run the embedded fleet in a cluster target's place.
+    const bool rehearsal =
+        (override_ == "sim" || override_ == "predict") && spec_.target.kind != "sim";
     if (override_ == "sim") cut_for_rehearsal(cell.load, spec_.target.sim);
     cell.treatment = rehearsal ? stand_in_treatment(settings) : settings.treatment;
     cell.workload = workload_index(cell);

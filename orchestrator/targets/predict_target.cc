@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "common/join.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/router_admin_client.h"
 #include "orchestrator/targets/target_kinds.h"
@@ -69,20 +71,28 @@ predict::VirtualFleetOptions fleet_options(const ScenarioSpec& spec) {
 PredictTarget::PredictTarget(const ScenarioSpec& spec, double network_latency_s, Log log)
     : spec_(spec), log_(std::move(log)) {
   const std::vector<std::string>& applies = target_kind("predict").factors;
-  for (const auto& factor : spec.factors) {
-    if (is_load_factor(factor.name)) continue;
-    if (std::find(applies.begin(), applies.end(), factor.name) == applies.end()) {
-      throw TargetError("factor " + factor.name + ": the predicted fleet cannot apply it " +
+  // Every knob the plan's treatments set (a cluster scenario's arms through their sim
+  // stand-ins, as a rehearsal), with every level it gets.
+  std::map<std::string, std::vector<std::string>> levels;
+  for (const auto& cell : expand_plan(spec, "predict")) {
+    for (const auto& [knob, level] : cell.treatment.levels) {
+      auto& seen = levels[knob];
+      if (std::find(seen.begin(), seen.end(), level) == seen.end()) seen.push_back(level);
+    }
+  }
+  for (const auto& [knob, knob_levels] : levels) {
+    if (std::find(applies.begin(), applies.end(), knob) == applies.end()) {
+      throw TargetError("factor " + knob + ": the predicted fleet cannot apply it " +
                         "(it applies: " + join(applies) + ")");
     }
-    check_router_levels(factor, "the predicted fleet");
-    for (const auto& level : factor.levels) {
-      if (factor.name == "prefix_caching" && !on_off(level)) {
+    check_router_levels(knob, knob_levels, "the predicted fleet");
+    for (const auto& level : knob_levels) {
+      if (knob == "prefix_caching" && !on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
       }
-      if (is_router_knob(factor.name)) {
+      if (is_router_knob(knob)) {
         sim::StrategyParams scratch;
-        set_knob(factor.name, level, scratch);
+        set_knob(knob, level, scratch);
       }
     }
   }

@@ -123,7 +123,7 @@ TEST(MarkdownReport, HostileTextRendersAsTextNeverAsHtml) {
   store::CellRow cell;
   cell.experiment_id = experiment_id;
   cell.key = "k";
-  cell.strategy = "evil\n```\n<b>x</b> & co";
+  cell.arm = "evil\n```\n<b>x</b> & co";
   cell.concurrency = 4;
   cell.status = "failed";
   cell.error = "<iframe src=//e.invalid> |";
