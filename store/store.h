@@ -95,6 +95,14 @@ class Store {
   int beat(const std::string& run_id, double now_s);
   void release_claims(const std::string& run_id);  // every claim `run_id` holds
 
+  // At most how many bytes the transaction that ends a run (release_claims of `claims` cells
+  // and finish_experiment, the experiment's row being `experiment_bytes` long with its new
+  // status) adds to the store's files: its WAL frames and the -shm index's growth. A run keeps
+  // that much free beside the store (space_reserve.h) so it can store what stopped it on a full
+  // disk. Not counted: the checkpoint that later copies the WAL into the database file; when it
+  // finds no room it leaves the WAL as it is, every committed transaction readable there.
+  std::int64_t bytes_to_end_a_run(std::int64_t experiment_bytes, std::int64_t claims) const;
+
   std::vector<ExperimentRow> experiments() const;  // oldest first
   std::optional<ExperimentRow> experiment(std::int64_t id) const;
   std::optional<ExperimentRow> latest_experiment() const;

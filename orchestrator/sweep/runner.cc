@@ -15,6 +15,7 @@
 #include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "reports/units.h"
+#include "store/space_reserve.h"
 #include "store/sqlite_handles.h"
 
 namespace kvsweep::orchestrator {
@@ -190,6 +191,32 @@ std::string stop_reason(const std::exception& e) {
   return (sqlite != nullptr && sqlite->disk_full() ? "disk full: " : "") + std::string(e.what());
 }
 
+// A stored status is at most this long, so the room kept to store it is known before the run
+// (a reason can be as long as a command's whole output; the console shows it whole).
+constexpr std::size_t kMaxStatusBytes = 1024;
+
+std::string status_to_store(const std::string& status) {
+  if (status.size() <= kMaxStatusBytes) return status;
+  std::size_t cut = kMaxStatusBytes - 3;
+  // Not inside a UTF-8 character: back up over its continuation bytes.
+  while (cut > 0 && (static_cast<unsigned char>(status[cut]) & 0xc0) == 0x80) --cut;
+  return status.substr(0, cut) + "...";
+}
+
+// Room for the transaction that ends the run (its status, its claims released), kept free on
+// the store's disk until then: when a write fails on a full disk, giving it back lets that
+// transaction still be stored. Sized from what the experiment row and the claims can grow to.
+store::SpaceReserve reserve_room_to_end(const store::Store& store, const ScenarioSpec& spec,
+                                        const std::string& setup, std::size_t cells) {
+  // The row's short columns (times, hash, version, host) fit in a few hundred bytes.
+  constexpr std::size_t kShortColumnsBytes = 512;
+  const std::size_t row_bytes = spec.name.size() + spec.path.size() + spec.text.size() +
+                                setup.size() + kShortColumnsBytes + kMaxStatusBytes;
+  return store::SpaceReserve::beside(store.path(),
+                                     store.bytes_to_end_a_run(static_cast<std::int64_t>(row_bytes),
+                                                              static_cast<std::int64_t>(cells)));
+}
+
 // The cell loop, group by group. State shared by its steps lives here.
 class SweepLoop {
  public:
@@ -315,6 +342,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
   }
   std::vector<store::CellRow> cells;
   const std::string setup = setup_json(spec, plan, datasets, target, options);
+  store::SpaceReserve reserve = reserve_room_to_end(store, spec, setup, plan.size());
   store.in_transaction([&] {
     open_experiment(spec, hash, setup, store, output, options, me, outcome);
     cells = prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
@@ -336,10 +364,11 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
                               e.what());
   } catch (const std::exception& e) {
     const std::string status = "failed: " + stop_reason(e);
+    reserve.release();  // the disk may be full: this is the room for the status
     try {
       store.in_transaction([&] {
         store.release_claims(me.run_id);
-        store.finish_experiment(outcome.experiment_id, status, utc_now_iso8601());
+        store.finish_experiment(outcome.experiment_id, status_to_store(status), utc_now_iso8601());
       });
     } catch (const std::exception& also) {
       output.line("warning: the experiment's status could not be stored either: " +
@@ -349,6 +378,7 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& s
                        outcome.experiment_id);
   }
   if (outcome.status == "done" && outcome.cells_failed > 0) outcome.status = "failed";
+  reserve.release();  // the last cell may have filled the disk
   store.in_transaction([&] {
     store.release_claims(me.run_id);
     store.finish_experiment(outcome.experiment_id, outcome.status, utc_now_iso8601());

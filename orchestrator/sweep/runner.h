@@ -53,7 +53,11 @@ struct SweepOutcome {
 // another run throws ClaimedByAnotherRun before touching anything; dead claims are taken over.
 // A run whose cells were taken over meanwhile throws ClaimedByAnotherRun at its next write
 // and leaves the experiment to the new owner. Any other error after the experiment was opened
-// marks it "failed: <reason>" ("failed: disk full: ...") and throws SweepStopped.
+// marks it "failed: <reason>" ("failed: disk full: ...", cut at 1 KiB) and throws SweepStopped.
+// That last write has room even on a full disk: before opening the experiment the run holds
+// back room for it beside the store (store::SpaceReserve, Store::bytes_to_end_a_run), given
+// back just before it; when the disk lacks that room, std::runtime_error is thrown before
+// anything is stored.
 SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
                        SweepOutput& output, const RunnerOptions& options);
 

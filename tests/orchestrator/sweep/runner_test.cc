@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -460,6 +462,88 @@ TEST(RunnerClaims, AnErrorMidSweepSaysWhatStoppedTheExperiment) {
   EXPECT_EQ(sweep.statuses(FakeSweep::Outcome(1)),
             (Calls{"done", "running", "pending", "pending"}));
   EXPECT_TRUE(sweep.store.claims(1).empty());
+}
+
+// A reason longer than the room kept for the status (runner.cc, kMaxStatusBytes) is stored
+// cut, so the status always fits what was kept free; the console's line has it whole.
+TEST(RunnerClaims, AStopReasonLongerThanTheRoomKeptForItIsStoredCut) {
+  FakeSweep sweep(kTwoGroups);
+  RunnerOptions options;
+  options.stop = &sweep.stop;
+  const std::string reason = "kubectl said: " + std::string(5000, 'x');
+  options.load = [&](const driver::LoadOptions&, const driver::Workload&,
+                     const std::function<void(const driver::Progress&)>&) -> driver::LoadResult {
+    throw std::runtime_error(reason);
+  };
+  try {
+    run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+    ADD_FAILURE() << "expected SweepStopped";
+  } catch (const SweepStopped& e) {
+    EXPECT_EQ(std::string(e.what()), "experiment 1 failed: " + reason);
+  }
+  const std::string status = sweep.store.experiment(1)->status;
+  EXPECT_EQ(status.size(), 1024u);
+  EXPECT_EQ(status.rfind("failed: kubectl said: xxx", 0), 0u) << status;
+  EXPECT_EQ(status.substr(status.size() - 4), "x...");
+}
+
+// The descriptors of this process open on a file that has no name in `dir`: how /proc shows
+// an O_TMPFILE file ("<dir>/#<inode> (deleted)") or an unlinked one.
+int nameless_files_in(const std::string& dir) {
+  int count = 0;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    const std::string target = std::filesystem::read_symlink(fd.path(), error).string();
+    const std::string deleted = " (deleted)";
+    if (!error && target.rfind(dir + "/", 0) == 0 && target.size() > deleted.size() &&
+        target.compare(target.size() - deleted.size(), deleted.size(), deleted) == 0) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// While the cells run, the room to store the run's end is held beside the store in a file
+// without a name, real blocks; it is given back when the sweep ends, and the directory never
+// shows it.
+TEST(RunnerReserve, RoomIsHeldBesideTheStoreWhileCellsRunAndGivenBackAtTheEnd) {
+  FakeSweep sweep(kTwoGroups);
+  const std::string dir = sweep.dir.path().string();
+  FakeLoad load(sweep.calls, sweep.stop);
+  std::vector<int> held;
+  std::vector<std::string> listed;
+  RunnerOptions options;
+  options.stop = &sweep.stop;
+  options.load = [&](const driver::LoadOptions& o, const driver::Workload& w,
+                     const std::function<void(const driver::Progress&)>& progress) {
+    held.push_back(nameless_files_in(dir));
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      listed.push_back(entry.path().filename().string());
+    }
+    return load(o, w, progress);
+  };
+  ASSERT_EQ(nameless_files_in(dir), 0);
+  run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+  EXPECT_EQ(held, std::vector<int>(8, 1));  // 4 cells, a warm-up and a measured phase each
+  for (const std::string& name : listed) {
+    EXPECT_TRUE(name == "kvsweep.db" || name == "kvsweep.db-wal" || name == "kvsweep.db-shm")
+        << name;
+  }
+  EXPECT_EQ(nameless_files_in(dir), 0);
+}
+
+// A sweep that stops on an error gives the room back too.
+TEST(RunnerReserve, AStoppedSweepGivesTheRoomBack) {
+  FakeSweep sweep(kTwoGroups);
+  RunnerOptions options;
+  options.stop = &sweep.stop;
+  options.load = [&](const driver::LoadOptions&, const driver::Workload&,
+                     const std::function<void(const driver::Progress&)>&) -> driver::LoadResult {
+    throw std::runtime_error("the load step broke");
+  };
+  EXPECT_THROW(run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options),
+               SweepStopped);
+  EXPECT_EQ(nameless_files_in(sweep.dir.path().string()), 0);
 }
 
 // Each load phase's progress is stored as it comes, committed at once: another process
