@@ -131,13 +131,13 @@ def seed_003(db, cells):
     found = {}
     with sqlite3.connect(db) as store:
         rows = store.execute(
-            "SELECT c.strategy, c.concurrency, r.conversation, r.turn, r.replica, r.warmup"
+            "SELECT c.arm, c.concurrency, r.conversation, r.turn, r.replica, r.warmup"
             " FROM requests r JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1"
             " ORDER BY c.id, r.conversation, r.turn"
         ).fetchall()
         ttfts = {}
         for strategy, conc, ttft in store.execute(
-            "SELECT c.strategy, c.concurrency, r.ttft_ms FROM requests r"
+            "SELECT c.arm, c.concurrency, r.ttft_ms FROM requests r"
             " JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1 AND r.warmup = 0"
         ):
             ttfts.setdefault((strategy, conc), []).append(ttft)

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   whole.feed(bytes, expected);
   kvsweep::driver::SseParser pieces;
   std::vector<kvsweep::driver::SseEvent> got;
-  for (std::size_t at = 0; at < bytes.size(); at += chunk) pieces.feed(bytes.substr(at, chunk), got);
+  for (std::size_t at = 0; at < bytes.size(); at += chunk)
+    pieces.feed(bytes.substr(at, chunk), got);
   if (got.size() != expected.size()) std::abort();
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i].event != expected[i].event || got[i].data != expected[i].data) std::abort();

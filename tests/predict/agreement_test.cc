@@ -49,8 +49,8 @@ SweepFigures run_sweep(const std::string& verb, const std::string& db, const std
         reports::compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id));
     EXPECT_EQ(m.failed, 0) << verb << " " << cell.key;
     figures[{cell.arm, cell.concurrency}] = {m.ttft_ms.mean, m.ttft_ms.p95,
-                                                  m.total_token_throughput.value_or(0),
-                                                  m.kv_hit_rate_server.value_or(0)};
+                                             m.total_token_throughput.value_or(0),
+                                             m.kv_hit_rate_server.value_or(0)};
   }
   return figures;
 }

@@ -22,7 +22,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # (started_at, finished_at) and the per-command wall seconds are when the prediction ran, not
 # what it predicted, so they are left out.
 stored_figures() {
-  sqlite3 "$1" "SELECT ordinal, key, strategy, concurrency, status, error, epoch_wall_s
+  sqlite3 "$1" "SELECT ordinal, key, arm, concurrency, status, error, epoch_wall_s
                   FROM cells ORDER BY ordinal;
                 SELECT * FROM requests ORDER BY id;
                 SELECT * FROM metric_samples ORDER BY id;

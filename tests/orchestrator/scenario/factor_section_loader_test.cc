@@ -64,7 +64,7 @@ TEST(FactorPaths, ALevelOfTheWrongTypeGetsTheFieldsOwnError) {
   ASSERT_EQ(heads.size(), 2u);
   EXPECT_EQ(heads[0],
             "s.yaml:5:37: factors.load.dataset.prefix_tokens: level \"lots\": expected an integer "
-            ">= 0, got \"lots\"");
+            "from 0 to 1000000, got \"lots\"");
   EXPECT_EQ(heads[1],
             "s.yaml:6:16: factors.load.turns: level \"sideways\": expected one of independent, "
             "sequential, got \"sideways\"");
