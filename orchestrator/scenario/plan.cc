@@ -76,13 +76,15 @@ std::string arm_label(const ScenarioSpec& spec, const std::map<std::string, std:
 Treatment stand_in_treatment(const CellSettings& settings) {
   Treatment t = settings.treatment;
   t.base_url.clear();
-  for (const auto& [knob, level] : settings.stand_in) {
+  for (const auto& knob_level : settings.stand_in) {
+    // A named pair, not a structured binding: clang 14 (make sanitize) cannot capture one.
+    const std::string& knob = knob_level.first;
     auto it = std::find_if(t.levels.begin(), t.levels.end(),
                            [&](const auto& entry) { return entry.first == knob; });
     if (it != t.levels.end()) {
-      it->second = level;
+      it->second = knob_level.second;
     } else {
-      t.levels.emplace_back(knob, level);
+      t.levels.emplace_back(knob, knob_level.second);
     }
   }
   return t;

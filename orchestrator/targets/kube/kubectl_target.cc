@@ -123,9 +123,10 @@ class KubectlTarget : public KubeTarget {
   void do_apply(const Treatment& t) override {
     auto actions = actions_of(t);
     current_.clear();  // a failed apply leaves no wait to run for a half-applied treatment
-    for (const auto& [label, action] : actions) {
-      for (const auto& args : action->apply) {
-        retrying([&] { kubectl().run_ok("apply", args, "applying " + label); });
+    for (const LabeledAction& labelled : actions) {
+      // Not a structured binding: clang 14 (make sanitize) cannot capture one in the lambda.
+      for (const auto& args : labelled.action->apply) {
+        retrying([&] { kubectl().run_ok("apply", args, "applying " + labelled.label); });
       }
     }
     current_ = std::move(actions);
