@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "driver/load_options.h"
 #include "orchestrator/scenario/scenario_reads.h"
 
 namespace kvsweep::orchestrator {
@@ -166,7 +167,6 @@ std::optional<LoadSpec> SettingsResolver::resolve_load(const std::vector<LevelCh
 
 std::optional<CellSettings> SettingsResolver::resolve(const std::vector<LevelChoice>& choices,
                                                       YamlErrors& sink, bool whole_cell) {
-  constexpr int kMaxConcurrency = 1'000'000;  // beyond any fleet kvsweep drives: a typo
   CellSettings cell;
   cell.seed = spec_.seed;
   std::vector<YamlError> errors;
@@ -175,7 +175,7 @@ std::optional<CellSettings> SettingsResolver::resolve(const std::vector<LevelCho
     for (const auto& s : choice.level->settings) {
       if (s.path == "concurrency") {
         YamlMapReader reader(one_key("concurrency", s.value), "", local);
-        reader.read_int("concurrency", &cell.concurrency, 1, kMaxConcurrency);
+        reader.read_int("concurrency", &cell.concurrency, 1, driver::kMaxConcurrency);
       } else if (s.path == "seed") {
         YamlMapReader reader(one_key("seed", s.value), "", local);
         reader.read_int<std::uint64_t>("seed", &cell.seed, 0);
