@@ -71,9 +71,10 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   require(options.warmup_requests >= 0 && options.warmup_requests <= kMaxRequests,
           "warmup_requests: expected 0 to " + str(kMaxRequests));
   require(options.warmup_conversations >= 0, "warmup_conversations: expected >= 0");
-  require(options.max_event_bytes >= kMinEventBytes,
-          "max_event_bytes: expected at least " + str(static_cast<double>(kMinEventBytes)) +
-              " (one chat chunk), got " + str(static_cast<double>(options.max_event_bytes)));
+  require(options.max_event_bytes >= kMinEventBytes && options.max_event_bytes <= kMaxEventBytes,
+          "max_event_bytes: expected " + str(static_cast<double>(kMinEventBytes)) +
+              " (one chat chunk) to " + str(static_cast<double>(kMaxEventBytes)) +
+              " (1 GiB), got " + str(static_cast<double>(options.max_event_bytes)));
   require(options.warmup_s >= 0, "warmup_s: expected >= 0");
   require(std::isfinite(options.think_time_s) && options.think_time_s >= 0,
           "think_time_s: expected >= 0, got " + str(options.think_time_s));

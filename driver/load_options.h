@@ -22,6 +22,8 @@ inline constexpr int kMaxTokens = 1'000'000;             // max_tokens, any requ
 inline constexpr int kMaxConcurrency = 1'000'000;        // users, or requests in flight
 // The smallest max_event_bytes: below a kilobyte an ordinary chat chunk would not fit.
 inline constexpr std::size_t kMinEventBytes = 1024;
+// The largest: an event is held whole in memory, once per request in flight.
+inline constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;  // 1 GiB
 
 struct LoadOptions {
   std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)

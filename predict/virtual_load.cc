@@ -7,6 +7,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +42,7 @@ struct Payload {
   int replica = 0;
   std::int64_t index = 0;     // the request (kArrive, kAnswered, kAbandon)
   std::uint64_t version = 0;  // kSample: stale when the schedule was restarted
+  double wake_s = 0;          // kWake: the source's own time it was armed for (see dispatch)
 };
 
 // A request between its send and its record's completion.
@@ -120,7 +122,12 @@ class VirtualRun {
         stop();
         break;
       }
-      if (!step()) break;  // nothing left to happen: only a stuck source could do that
+      // Nothing left to happen while the source still has work: a defect, never a result.
+      if (!step()) {
+        throw std::logic_error(
+            "predict: the request source has requests left but nothing is due (" +
+            std::to_string(flights_.size()) + " in flight at " + std::to_string(rel(now_)) + " s)");
+      }
     }
     const double end = now_;
     std::vector<store::MetricSample> after = fleet_samples(fleet_, "after", end - epoch_);
@@ -164,7 +171,7 @@ class VirtualRun {
   void handle(const Payload& p) {
     switch (p.kind) {
       case Kind::kWake:
-        dispatch();
+        dispatch(p.wake_s);
         break;
       case Kind::kArrive:
         arrive(p.index);
@@ -195,12 +202,18 @@ class VirtualRun {
 
   // ---- the client side ----
 
-  // Sends every request the source has now, and arms the next wake-up.
-  void dispatch() {
-    const double now = rel(now_);
+  // Sends every request the source has now, and arms the next wake-up. A wake-up carries the
+  // source's own time: the queue holds epoch + t, and (epoch + t) - epoch can come back a hair
+  // short of t, when the source would have nothing due and the run would stall.
+  void dispatch(double woken_for_s = 0) {
+    const double now = std::max(rel(now_), woken_for_s);
     while (std::optional<driver::Job> job = source_.next(now)) send(std::move(*job));
     const std::optional<double> wake = source_.wake_s();
-    if (wake && wake != armed_wake_) events_.push(epoch_ + *wake, Payload{Kind::kWake});
+    if (wake && wake != armed_wake_) {
+      Payload payload{Kind::kWake};
+      payload.wake_s = *wake;
+      events_.push(epoch_ + *wake, payload);
+    }
     armed_wake_ = wake;
   }
 

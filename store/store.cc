@@ -354,11 +354,15 @@ void Store::record_cell(const CellRow& row, const std::vector<RequestRow>& reque
   transaction.commit();
 }
 
-void Store::add_progress(const ProgressSnapshot& p) {
+bool Store::add_progress(const ProgressSnapshot& p, const std::string& claimed_by) {
+  // One statement either way, so the claim is checked and the row written under one lock.
   SqliteStatement s = impl_->db.prepare(
-      "INSERT INTO cell_progress (cell_id, phase, wall_s, elapsed_s, done, total, failed, "
-      "requests_per_s, ttft_p50_ms, ttft_p95_ms, metrics_urls_json) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+      std::string("INSERT INTO cell_progress (cell_id, phase, wall_s, elapsed_s, done, total, "
+                  "failed, requests_per_s, ttft_p50_ms, ttft_p95_ms, metrics_urls_json) "
+                  "SELECT ?,?,?,?,?,?,?,?,?,?,?") +
+      (claimed_by.empty() ? ""
+                          : " WHERE EXISTS (SELECT 1 FROM cell_claims WHERE cell_id = ?1 AND "
+                            "run_id = ?12)"));
   s.bind_int64(1, p.cell_id);
   s.bind_text(2, p.phase);
   s.bind_double(3, p.wall_s);
@@ -370,7 +374,9 @@ void Store::add_progress(const ProgressSnapshot& p) {
   s.bind_double(9, p.ttft_p50_ms);
   s.bind_double(10, p.ttft_p95_ms);
   s.bind_text(11, nlohmann::json(p.metrics_urls).dump());
+  if (!claimed_by.empty()) s.bind_text(12, claimed_by);
   s.step();
+  return impl_->db.changes() > 0;
 }
 
 std::vector<ProgressSnapshot> Store::progress(std::int64_t cell_id) const {

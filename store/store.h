@@ -69,8 +69,10 @@ class Store {
                    const std::vector<MetricSample>& samples,
                    const std::vector<CommandRow>& commands, const std::string& claimed_by = "");
   // One progress snapshot of a running cell: a single-row autocommit insert, so the write lock
-  // is held for microseconds while readers (kvsweep serve) poll.
-  void add_progress(const ProgressSnapshot& snapshot);
+  // is held for microseconds while readers (kvsweep serve) poll. With `claimed_by` (a run id)
+  // only while that run holds the cell's claim, checked in the same statement: a run whose
+  // cell was taken over shows nothing in the new owner's progress. Returns whether it stored.
+  bool add_progress(const ProgressSnapshot& snapshot, const std::string& claimed_by = "");
   // Forgets what a cell measured (requests, samples, commands, progress) and marks it pending, so a
   // resumed sweep runs it again from scratch.
   void reset_cell(std::int64_t cell_id);

@@ -149,9 +149,10 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.connect_timeout_s = duration_or_throw(args.connect_timeout, "--connect-timeout");
   o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
   o.max_event_bytes = args.max_event_bytes;
-  if (o.max_event_bytes < driver::kMinEventBytes) {
-    throw std::invalid_argument("--max-event-bytes: expected at least " +
-                                std::to_string(driver::kMinEventBytes) + ", got " +
+  if (o.max_event_bytes < driver::kMinEventBytes || o.max_event_bytes > driver::kMaxEventBytes) {
+    throw std::invalid_argument("--max-event-bytes: expected " +
+                                std::to_string(driver::kMinEventBytes) + " to " +
+                                std::to_string(driver::kMaxEventBytes) + " (1 GiB), got " +
                                 std::to_string(args.max_event_bytes));
   }
   // vLLM's --max-concurrency N without a rate (its rate defaults to inf) keeps N requests in

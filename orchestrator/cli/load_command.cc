@@ -137,35 +137,45 @@ CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
   return m;
 }
 
-// The run as an experiment of one cell, stored as `kvsweep run` stores each of its cells.
-// Returns the request rows stored.
-std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::LoadOptions& options,
-                                         const driver::Workload& workload, const CellMeasurement& m,
-                                         const std::string& label, const std::string& db_path,
-                                         Console& console) {
+// The store a run is recorded in, opened before anything is sent: a store that cannot be
+// opened (a foreign file, no room for its schema) stops the run before it measures anything.
+store::Store open_store_for_load(const std::string& db_path) {
   if (const auto dir = std::filesystem::path(db_path).parent_path(); !dir.empty()) {
     std::filesystem::create_directories(dir);
   }
-  auto store = store::Store::open(db_path);
+  return store::Store::open(db_path);
+}
+
+// The run as an experiment of one cell, stored as `kvsweep run` stores each of its cells, in
+// one transaction: a store that fills up part way keeps nothing of the run, not an experiment
+// left "running". Returns the request rows stored.
+std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::LoadOptions& options,
+                                         const driver::Workload& workload, const CellMeasurement& m,
+                                         const std::string& label, store::Store& store,
+                                         Console& console) {
   const std::string setup = setup_json(args, options, workload);
   store::ExperimentRow experiment =
       new_experiment_row("load-" + label, "(kvsweep load)", setup, "", setup);
   experiment.started_at = utc_iso8601(m.measured.epoch_wall_s);
-  const auto experiment_id = store.add_experiment(experiment);
-  store::CellRow cell;
-  cell.experiment_id = experiment_id;
-  cell.key = "load";
-  cell.arm = label;
-  cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
-  cell.factors_json = "{}";
-  cell.status = "running";
-  cell.started_at = experiment.started_at;
-  cell.id = store.add_cell(cell);
-  cell.status = m.measured.interrupted ? "interrupted" : "done";
-  cell.finished_at = utc_now_iso8601();
-  auto rows = record_cell(store, cell, m);
-  store.finish_experiment(experiment_id, cell.status, cell.finished_at);
-  console.line("stored as experiment " + std::to_string(experiment_id) + " in " + db_path);
+  std::int64_t experiment_id = 0;
+  std::vector<store::RequestRow> rows;
+  store.in_transaction([&] {
+    experiment_id = store.add_experiment(experiment);
+    store::CellRow cell;
+    cell.experiment_id = experiment_id;
+    cell.key = "load";
+    cell.arm = label;
+    cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
+    cell.factors_json = "{}";
+    cell.status = "running";
+    cell.started_at = experiment.started_at;
+    cell.id = store.add_cell(cell);
+    cell.status = m.measured.interrupted ? "interrupted" : "done";
+    cell.finished_at = utc_now_iso8601();
+    rows = record_cell(store, cell, m);
+    store.finish_experiment(experiment_id, cell.status, cell.finished_at);
+  });
+  console.line("stored as experiment " + std::to_string(experiment_id) + " in " + store.path());
   return rows;
 }
 
@@ -230,6 +240,10 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   // Before the test request: a run the descriptor limit cannot carry sends nothing at all.
   driver::check_descriptor_budget(options, workload);
 
+  // Opened before the test request: a store that cannot take the run refuses it unmeasured.
+  std::optional<store::Store> store;
+  if (!global.db_path.empty()) store.emplace(open_store_for_load(global.db_path));
+
   SignalGuard signals;
   driver::LoadOptions run_options = options;
   run_options.stop = &signals.stop_flag();
@@ -237,16 +251,30 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   if (signals.stop_flag().load()) return kExitInterrupted;
   const CellMeasurement m = measure(args, run_options, workload, console, global.log);
 
+  // What was measured is printed and written whatever becomes of the store (a full disk):
+  // the summary and the result file still hold it.
   const std::string label = args.label.empty() ? "kvsweep" : args.label;
-  const std::vector<store::RequestRow> rows =
-      global.db_path.empty()
-          ? to_request_rows(m.measured.records, 0, 0)
-          : store_run(args, options, workload, m, label, global.db_path, console);
+  std::vector<store::RequestRow> rows;
+  std::string store_error;
+  if (store) {
+    try {
+      rows = store_run(args, options, workload, m, label, *store, console);
+    } catch (const std::exception& e) {
+      store_error = e.what();
+    }
+  }
+  if (!store || !store_error.empty()) rows = to_request_rows(m.measured.records, 0, 0);
   const reports::CellMetrics metrics =
       reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}));
   const reports::VllmRunInfo info = run_info(options, m.measured, label);
   std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
+  std::fflush(stdout);
+  if (!store_error.empty()) {
+    console.line("kvsweep: error: the run was measured but not stored in " + global.db_path + ": " +
+                 store_error + (args.no_save ? "" : "; its result file holds it"));
+  }
   if (!args.no_save) write_result(args, options, info, metrics, label, console);
+  if (!store_error.empty()) return kExitFailed;
   if (m.measured.interrupted) return kExitInterrupted;
   return metrics.ok > 0 ? kExitOk : kExitFailed;
 }

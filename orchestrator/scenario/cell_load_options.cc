@@ -17,6 +17,7 @@ driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& m
   o.temperature = l.temperature;
   o.seed = cell.seed;  // the same arrival schedule for every arm: a fair comparison
   o.request_timeout_s = l.timeout_s;
+  o.max_event_bytes = static_cast<std::size_t>(l.max_event_bytes);
   o.threads = l.threads;
   o.new_connection_per_request = l.new_connection_per_request;
   o.think_time_s = l.think_time_s;

@@ -258,6 +258,9 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
   load.read_int<std::int64_t>("num_requests", &l.num_requests, 1, driver::kMaxRequests);
   load.read_duration("duration", &l.duration_s);
   load.read_duration("timeout", &l.timeout_s);
+  load.read_int<std::int64_t>("max_event_bytes", &l.max_event_bytes,
+                              static_cast<std::int64_t>(driver::kMinEventBytes),
+                              static_cast<std::int64_t>(driver::kMaxEventBytes));
   read_cache_policy(load, l, sink);
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     YamlMapReader warmup(node, "load.warmup", sink, load.marks());

@@ -224,6 +224,9 @@ struct LoadSpec {
   double duration_s = 0;          // measured phase per cell; 0 = bounded by num_requests only
   std::int64_t warmup_requests = 0;
   double timeout_s = 300;  // per request
+  // The most bytes one SSE event (or a non-streamed body) may hold; past it the request fails
+  // as "event too large" (driver::LoadOptions::max_event_bytes).
+  std::int64_t max_event_bytes = static_cast<std::int64_t>(driver::kDefaultMaxSseEventBytes);
   CachePolicy cache = CachePolicy::kCold;
   // cache warm: how many unmeasured passes of the measured workload come first (seed 001 ran
   // everything twice before measuring); only read with cache: warm.

@@ -266,7 +266,8 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
   o.api_key = options_.api_key;
   o.stop = options_.stop;
   o.on_measured_underway = on_measured_underway;
-  ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_);
+  ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_,
+                              claimed_by_);
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
     output_.progress(describe_progress(label, p));
     snapshots.write(p);

@@ -9,11 +9,12 @@
 namespace kvsweep::orchestrator {
 
 ProgressSnapshots::ProgressSnapshots(store::Store& store, std::int64_t cell_id, std::string phase,
-                                     std::vector<std::string> metrics_urls)
+                                     std::vector<std::string> metrics_urls, std::string claimed_by)
     : store_(store),
       cell_id_(cell_id),
       phase_(std::move(phase)),
-      metrics_urls_(std::move(metrics_urls)) {}
+      metrics_urls_(std::move(metrics_urls)),
+      claimed_by_(std::move(claimed_by)) {}
 
 void ProgressSnapshots::write(const driver::Progress& progress) {
   store::ProgressSnapshot s;
@@ -31,7 +32,9 @@ void ProgressSnapshots::write(const driver::Progress& progress) {
   s.ttft_p95_ms = any_ttft ? progress.p95_ttft_ms : -1;
   s.metrics_urls = metrics_urls_;
   try {
-    store_.add_progress(s);
+    // Not stored once the cell was taken over: the run finds out, and stops, when it records
+    // the cell (store::ClaimLost); until then its snapshots must not mix into the new owner's.
+    store_.add_progress(s, claimed_by_);
   } catch (const std::runtime_error& e) {
     if (failure_.empty()) failure_ = e.what();
   }

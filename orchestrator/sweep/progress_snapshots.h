@@ -14,8 +14,9 @@ namespace kvsweep::orchestrator {
 // Thread contract: the runner's thread only (it shares the runner's Store). One per load phase.
 class ProgressSnapshots {
  public:
+  // `claimed_by`: the run id whose claim on the cell each snapshot needs ("" = none).
   ProgressSnapshots(store::Store& store, std::int64_t cell_id, std::string phase,
-                    std::vector<std::string> metrics_urls);
+                    std::vector<std::string> metrics_urls, std::string claimed_by = "");
 
   // Stores one snapshot (a one-row insert: the write lock is held for microseconds, never
   // across the cell). A failure to write (a disk full, a lock held past the busy timeout)
@@ -30,6 +31,7 @@ class ProgressSnapshots {
   std::int64_t cell_id_;
   std::string phase_;
   std::vector<std::string> metrics_urls_;
+  std::string claimed_by_;
   std::string failure_;
 };
 

@@ -11,6 +11,9 @@
 # 3. A store moved to a roomy disk: that line finishes it there too.
 # 4. A report into a full directory fails with "No space left on device" and leaves the old
 #    report as it was, no new empty file and no temporary file.
+# 5. `kvsweep load` whose store's disk fills up: the run is measured and nothing of it is lost:
+#    its summary is printed and its result file written, the store keeps nothing of it (no
+#    experiment left "running"), and it exits 1 saying the run was not stored.
 set -euo pipefail
 if [ "${KVSWEEP_IN_MOUNT_NAMESPACE:-}" != 1 ]; then
   if [ "$(id -u)" -eq 0 ]; then ns=(unshare --mount); else ns=(unshare --mount --map-root-user); fi
@@ -25,7 +28,8 @@ scenario=$2
 here=$(dirname "$0")
 dir=$(mktemp -d)
 pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; umount "$dir/store" "$dir/reports" 2>/dev/null; rm -rf "$dir"' EXIT
+sim_pid=""
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null; umount "$dir/store" "$dir/reports" 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; for f in "$dir"/*.err; do echo "== $f"; cat "$f"; done; exit 1; }
 . "$here/store_checks.sh"
 mkdir "$dir/store" "$dir/reports" "$dir/roomy"
@@ -135,4 +139,30 @@ done
 left=$(ls -A "$dir/reports" | LC_ALL=C sort | tr '\n' ' ')
 [ "$left" = "fill-the-disk.md filler " ] || fail "files left in the full directory: $left"
 echo "4. $(cat "$dir/report.err")"
+
+# 5. `kvsweep load` whose store fills up while it measures.
+"$kvsweep" sim serve --port 0 --replicas 1 --profile demo --model m >"$dir/sim.out" 2>&1 &
+sim_pid=$!
+url=""
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/^router *\(http[^ ]*\).*/\1/p' "$dir/sim.out")
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || fail "sim serve did not start: $(cat "$dir/sim.out")"
+mount -t tmpfs -o size=200k tmpfs "$dir/store"
+db="$dir/store/load.db"
+status=0
+"$kvsweep" --db "$db" load --url "$url" --model m --num-prompts 2000 --concurrency 8 \
+  --max-tokens 4 --conversations 50 -o "$dir/roomy/load.json" >"$dir/load.out" 2>"$dir/load.err" ||
+  status=$?
+[ "$status" -eq 1 ] || fail "load with a full store exited $status, want 1"
+grep -q "^kvsweep: error: the run was measured but not stored in $db: .*full.*; its result file holds it" \
+  "$dir/load.err" || fail "no error line saying the run was not stored"
+grep -qE "^Successful requests: +2000 *$" "$dir/load.out" || fail "no summary: $(cat "$dir/load.out")"
+grep -q '"completed": 2000,' "$dir/roomy/load.json" || fail "the result file lacks the run"
+[ "$(sql "$db" "select count(*) from experiments")" -eq 0 ] || fail "the store kept part of the run"
+[ "$(sql "$db" "pragma integrity_check")" = ok ] || fail "the store is damaged"
+umount "$dir/store"
+echo "5. $(grep -m1 'not stored' "$dir/load.err")"
 echo "PASS"

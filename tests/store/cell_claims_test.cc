@@ -104,6 +104,30 @@ TEST(CellClaims, RecordingACellTakenOverStoresNothing) {
   EXPECT_TRUE(store.claims(1).empty());
 }
 
+// A run that lost its cell keeps reporting progress until it records the cell; none of it may
+// land among the new owner's snapshots (kvsweep serve would show two runs in one cell).
+TEST(CellClaims, ProgressOfACellTakenOverIsNotStored) {
+  TempDir dir;
+  Store store = Store::open(dir.file("s.db"));
+  const auto ids = add_cells(store, 1);
+  ProgressSnapshot snapshot;
+  snapshot.cell_id = ids[0];
+  snapshot.phase = "measured";
+  snapshot.done = 1;
+  store.claim_cells(ids, owner("run-a"), 1000);
+  EXPECT_TRUE(store.add_progress(snapshot, "run-a"));
+  store.claim_cells(ids, owner("run-b", 99), 1100);  // run-a's heartbeat lapsed
+  snapshot.done = 2;
+  EXPECT_FALSE(store.add_progress(snapshot, "run-a"));
+  snapshot.done = 3;
+  EXPECT_TRUE(store.add_progress(snapshot, "run-b"));
+  snapshot.done = 4;
+  EXPECT_TRUE(store.add_progress(snapshot));  // unchecked without a run id, as kvsweep load
+  std::vector<std::int64_t> done;
+  for (const auto& p : store.progress(ids[0])) done.push_back(p.done);
+  EXPECT_EQ(done, (std::vector<std::int64_t>{1, 3, 4}));
+}
+
 TEST(CellClaims, WritesWithoutAClaimAreUnchecked) {
   // `kvsweep load` stores its one cell without claims.
   TempDir dir;

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "orchestrator/scenario/cell_load_options.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/targets/target_kinds.h"
 
@@ -391,6 +392,38 @@ TEST(ScenarioLoader, InfiniteRateIsRefused) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].substr(0, errors[0].find('\n')),
             "s.yaml:21:17: load.request_rate: expected a rate in requests/s > 0, got \".inf\"");
+}
+
+// load.max_event_bytes bounds one SSE event in every phase a cell runs (the pre-pass of a warm
+// cache, the warm-up, the measured phase), within the driver's own range.
+TEST(ScenarioLoader, MaxEventBytesReachesEveryPhaseAndIsRangeChecked) {
+  std::vector<ScenarioError> errors;
+  const auto spec = parse_scenario(
+      with_load("  num_requests: 4\n  max_event_bytes: 4096\n  cache: warm\n  warmup: "
+                "{requests: 2}\n"),
+      "s.yaml", &errors, target_kinds());
+  ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
+  const CellPlan cell = expand_plan(*spec).at(0);
+  for (const CellPhase phase : {CellPhase::kPrepass, CellPhase::kWarmup, CellPhase::kMeasured}) {
+    EXPECT_EQ(cell_load_options(cell, "m", phase).max_event_bytes, 4096u);
+  }
+  const auto defaults =
+      parse_scenario(with_load("  num_requests: 4\n"), "s.yaml", &errors, target_kinds());
+  ASSERT_TRUE(defaults.has_value());
+  EXPECT_EQ(
+      cell_load_options(expand_plan(*defaults).at(0), "m", CellPhase::kMeasured).max_event_bytes,
+      driver::kDefaultMaxSseEventBytes);
+  for (const std::string value : {"1023", "1073741825", "-1"}) {
+    const auto texts =
+        error_texts(with_load("  num_requests: 4\n  max_event_bytes: " + value + "\n"));
+    ASSERT_EQ(texts.size(), 1u) << value;
+    EXPECT_EQ(texts[0].rfind("s.yaml:5:20: load.max_event_bytes: expected an integer from 1024 "
+                             "to 1073741824, got \"" +
+                                 value + "\"",
+                             0),
+              0u)
+        << texts[0];
+  }
 }
 
 TEST(Plan, StrategyOuterConcurrencyInnerWithStableKeys) {
