@@ -1,14 +1,14 @@
 // Tests sim/engine/profile.cc: YAML profiles, the shipped presets, user directories.
 #include "sim/engine/profile.h"
 
-#include "sim/engine/scheduler.h"
-
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "sim/engine/scheduler.h"
 
 namespace kvsweep::sim {
 namespace {
