@@ -5,6 +5,7 @@
 // `kvsweep plan` names the stand-in with those statistics.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -79,7 +80,7 @@ TEST_P(SeedStandIn, PointsAtTheSeedsOwnFileWhichIsNotShipped) {
   const Published& seed = GetParam();
   const ScenarioSpec spec = load_seed(seed.scenario);
   EXPECT_EQ(spec.load.dataset.kind, seed.kind);
-  EXPECT_EQ(std::filesystem::path(spec.load.dataset.path).filename(), seed.file);
+  EXPECT_EQ(std::filesystem::path(spec.load.dataset.path).filename().string(), seed.file);
   EXPECT_FALSE(std::filesystem::exists(spec.load.dataset.path)) << spec.load.dataset.path;
   ASSERT_TRUE(spec.load.stand_in.has_value());
   EXPECT_EQ(spec.load.stand_in->kind, "synthetic-multiturn");
