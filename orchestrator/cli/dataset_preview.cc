@@ -20,8 +20,7 @@ std::string number(double value, const char* format = "%g") {
 
 // `value` unless a factor sets load.dataset.<field>: then "by factor".
 std::string or_by_factor(const ScenarioSpec& spec, const char* field, const std::string& value) {
-  return spec.factor_setting(std::string("load.dataset.") + field) != nullptr ? "by factor"
-                                                                              : value;
+  return spec.factor_setting(std::string("load.dataset.") + field) != nullptr ? "by factor" : value;
 }
 
 // A generated dataset's shape: "synthetic-multiturn, 800 conversations of 8-12 turns, ...".
@@ -30,8 +29,10 @@ std::string generated_text(const ScenarioSpec& spec, const driver::DatasetOption
   if (d.kind == "synthetic-multiturn") {
     text += ", " + or_by_factor(spec, "conversations", std::to_string(d.conversations)) +
             " conversations of " + or_by_factor(spec, "turns", length_text(d.turns)) + " turns";
-    const std::string system = or_by_factor(spec, "system_prompt_words", length_text(d.system_prompt_words));
-    text += system == "0" ? ", no system prompt" : ", a shared system prompt of " + system + " words";
+    const std::string system =
+        or_by_factor(spec, "system_prompt_words", length_text(d.system_prompt_words));
+    text +=
+        system == "0" ? ", no system prompt" : ", a shared system prompt of " + system + " words";
     text += ", user messages of " + or_by_factor(spec, "user_words", length_text(d.user_words)) +
             " words, replies of " +
             or_by_factor(spec, "assistant_words", length_text(d.assistant_words)) + " words";
@@ -80,11 +81,10 @@ std::string stand_in_line(const ScenarioSpec& spec) {
   try {
     const DatasetTokens tokens =
         count_dataset_tokens(driver::load_workload(stand_in), spec.load.max_tokens);
-    line += "; at seed " + std::to_string(spec.seed) + " it sends " +
-            std::to_string(tokens.requests) + " requests of " +
-            number(tokens.mean_prompt_tokens(), "%.1f") + " prompt and " +
-            number(tokens.mean_output_tokens(), "%.1f") +
-            " output tokens on average (sim tokenizer)";
+    line +=
+        "; at seed " + std::to_string(spec.seed) + " it sends " + std::to_string(tokens.requests) +
+        " requests of " + number(tokens.mean_prompt_tokens(), "%.1f") + " prompt and " +
+        number(tokens.mean_output_tokens(), "%.1f") + " output tokens on average (sim tokenizer)";
   } catch (const driver::DatasetError& e) {
     line += std::string("; cannot be generated: ") + e.what();
   }
@@ -114,7 +114,8 @@ std::string length_text(const driver::LengthDistribution& length) {
 std::string max_tokens_text(const driver::DatasetOptions& d, const std::string& fallback) {
   // Every kept ShareGPT turn has a reply (a last question without one is dropped), so a
   // sharegpt request never falls back to load.max_tokens.
-  if (d.kind == "sharegpt") return "each turn's answer length in the dataset (its bytes / 4, at least 1)";
+  if (d.kind == "sharegpt")
+    return "each turn's answer length in the dataset (its bytes / 4, at least 1)";
   if (d.kind == "mooncake") return "each row's output_length";
   if (d.kind == "jsonl") return "each row's max_tokens, else " + fallback;
   if (d.kind == "random") {

@@ -28,13 +28,13 @@ constexpr double kRequestTolerance = 0.03;
 
 struct Published {
   const char* scenario;
-  const char* file;                // the seed's own file name
-  const char* kind;                // the file's dataset kind
-  double requests;                 // what the seed's run sent
-  double prompt_tokens;            // ... and carried, in all
+  const char* file;      // the seed's own file name
+  const char* kind;      // the file's dataset kind
+  double requests;       // what the seed's run sent
+  double prompt_tokens;  // ... and carried, in all
   double output_tokens;
-  int max_tokens;                  // > 0: the seed's requests asked for this many at most
-  const char* plan_stand_in;       // what `plan` says the stand-in is
+  int max_tokens;             // > 0: the seed's requests asked for this many at most
+  const char* plan_stand_in;  // what `plan` says the stand-in is
 };
 
 const Published kSeeds[] = {
