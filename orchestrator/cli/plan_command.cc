@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "orchestrator/cli/dataset_preview.h"
 #include "orchestrator/cli/scenario_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/cli/sweep_preview.h"
@@ -47,6 +48,7 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
   std::unique_ptr<TreatmentPlanner> target = build_planner(spec, override_kind);
   std::printf("%s\n%s\n", plan_headline(spec, cells, target->describe()).c_str(),
               cell_shape(spec, override_kind == "sim").c_str());
+  for (const auto& line : dataset_lines(spec)) std::printf("%s\n", line.c_str());
   for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
   std::optional<Treatment> applied;
   for (const auto& c : cells) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "orchestrator/cli/dataset_preview.h"
 #include "orchestrator/targets/target_factory.h"
 
 namespace kvsweep::orchestrator {
@@ -59,8 +60,9 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
     text += "; closed loop";
   }
   if (l.think_time_s > 0) text += ", think time " + format_seconds(l.think_time_s);
-  text += "; max_tokens " +
-          (by_factor("load.max_tokens") ? std::string("by factor") : std::to_string(l.max_tokens));
+  text += "; max_tokens " + max_tokens_text(l.dataset, by_factor("load.max_tokens")
+                                                           ? std::string("by factor")
+                                                           : std::to_string(l.max_tokens));
   if (l.max_tokens_cap > 0) text += " (capped at " + std::to_string(l.max_tokens_cap) + ")";
   text +=
       "; cache " + std::string(by_factor("load.cache") ? "by factor" : cache_policy_name(l.cache));
