@@ -321,7 +321,11 @@ TEST_F(ReadinessTest, RetriesStopAtAnAnswerThatWillNotChangeAndAtTheLimit) {
 // cell measured, and it says a rollout is in progress and what the pods are doing.
 TEST_F(ReadinessTest, PodsThatMovedDuringTheCellAreReported) {
   put_model();
-  testing::KubeAIOperator kubeai(server_, kubeai_options());
+  // The victim must still be Terminating when the check reads the pods: with the usual 0.2 s
+  // grace a loaded machine's kubectl call can take longer, and the pod is then gone instead.
+  testing::KubeAIOperatorOptions options = kubeai_options();
+  options.timing.termination_s = 60;
+  testing::KubeAIOperator kubeai(server_, options);
   auto target = make_kubeai_target(kubeai_spec());
   target->apply({{{"strategy", "prefix-hash"}}});
   target->wait_ready();
