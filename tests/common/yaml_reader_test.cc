@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace kvsweep {
 namespace {
@@ -188,6 +191,25 @@ TEST(YamlReader, SyntaxErrorIsLocatedAndGivesNoDocument) {
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].text.rfind("f.yaml:", 0), 0u);
   EXPECT_NE(r.errors[0].message.find("invalid YAML: "), std::string::npos);
+}
+
+// yaml-cpp alone starts empty documents before a stray top-level ',' forever (the reader hung
+// and filled memory); it is a syntax error at the comma, in the first document or a later one.
+TEST(YamlReader, AStrayCommaAtTheTopLevelIsALocatedSyntaxError) {
+  const std::string because =
+      "invalid YAML: a ',' outside [ ] or { }: items are separated by commas only inside a flow "
+      "list or mapping";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {",\n", "f.yaml:1:1: " + because + "\n,\n^"},
+      {"# a comment\n, x\n", "f.yaml:2:1: " + because + "\n, x\n^"},
+      {"a: 1\n---\n  ,\n", "f.yaml:3:3: " + because + "\n  ,\n  ^"},
+  };
+  for (const auto& [text, expected] : cases) {
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    EXPECT_FALSE(load_yaml_document(text, errors).has_value()) << text;
+    EXPECT_EQ(r.texts(), std::vector<std::string>{expected}) << text;
+  }
 }
 
 TEST(YamlReader, AnErrorWithoutPositionNamesTheFileOnly) {
