@@ -176,9 +176,17 @@ std::string YamlMapReader::path_of(const std::string& key) const {
   return prefix_.empty() ? key : prefix_ + "." + key;
 }
 
+// Looked up through a const node: yaml-cpp's non-const operator[] adds a missing key to the
+// mapping (and turns a null node into a mapping), which would change the document being read
+// and invalidate an iteration over it in progress (a heap-buffer-overflow under ASan).
+YAML::Node YamlMapReader::lookup(const std::string& key) const {
+  const YAML::Node& node = node_;
+  return node[key];
+}
+
 YAML::Node YamlMapReader::get(const std::string& key) {
   known_.push_back(key);
-  YAML::Node value = node_[key];
+  YAML::Node value = lookup(key);
   if (value.IsDefined() && marks_ != nullptr) {
     (*marks_)[path_of(key)] = SourceMark{value.Mark().line + 1, value.Mark().column + 1};
   }
@@ -187,7 +195,7 @@ YAML::Node YamlMapReader::get(const std::string& key) {
 
 void YamlMapReader::require(const std::string& key) {
   known_.push_back(key);
-  if (!node_[key].IsDefined()) errors_.add(node_.Mark(), path_of(key), "required key is missing");
+  if (!lookup(key).IsDefined()) errors_.add(node_.Mark(), path_of(key), "required key is missing");
 }
 
 void YamlMapReader::read_string(const std::string& key, std::string* out) {
@@ -291,6 +299,11 @@ YAML::Node YamlMapReader::mapping(const std::string& key) {
 
 void YamlMapReader::finish() {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) {  // `: 3`, `[a]: 3`: a key no read can ask for
+      errors_.add(it->first.Mark(), prefix_,
+                  "expected a key name before ':', got " + describe_node(it->first));
+      continue;
+    }
     const std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string message = "unknown key";
