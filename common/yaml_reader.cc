@@ -86,6 +86,11 @@ std::optional<YAML::Mark> stuck_document(const std::string& text) {
   return std::nullopt;
 }
 
+// `node[key]` through a const node: yaml-cpp's non-const operator[] adds a missing key to the
+// mapping (and turns a null node into a mapping), which would change the document being read
+// and invalidate an iteration over it in progress (a heap-buffer-overflow under ASan).
+YAML::Node lookup(const YAML::Node& node, const std::string& key) { return node[key]; }
+
 }  // namespace
 
 YamlErrors::YamlErrors(std::string path, const std::string& text, std::vector<YamlError>* out)
@@ -176,17 +181,9 @@ std::string YamlMapReader::path_of(const std::string& key) const {
   return prefix_.empty() ? key : prefix_ + "." + key;
 }
 
-// Looked up through a const node: yaml-cpp's non-const operator[] adds a missing key to the
-// mapping (and turns a null node into a mapping), which would change the document being read
-// and invalidate an iteration over it in progress (a heap-buffer-overflow under ASan).
-YAML::Node YamlMapReader::lookup(const std::string& key) const {
-  const YAML::Node& node = node_;
-  return node[key];
-}
-
 YAML::Node YamlMapReader::get(const std::string& key) {
   known_.push_back(key);
-  YAML::Node value = lookup(key);
+  YAML::Node value = lookup(node_, key);
   if (value.IsDefined() && marks_ != nullptr) {
     (*marks_)[path_of(key)] = SourceMark{value.Mark().line + 1, value.Mark().column + 1};
   }
@@ -195,7 +192,8 @@ YAML::Node YamlMapReader::get(const std::string& key) {
 
 void YamlMapReader::require(const std::string& key) {
   known_.push_back(key);
-  if (!lookup(key).IsDefined()) errors_.add(node_.Mark(), path_of(key), "required key is missing");
+  if (!lookup(node_, key).IsDefined())
+    errors_.add(node_.Mark(), path_of(key), "required key is missing");
 }
 
 void YamlMapReader::read_string(const std::string& key, std::string* out) {

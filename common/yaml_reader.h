@@ -132,7 +132,6 @@ class YamlMapReader {
   std::map<std::string, SourceMark>* marks() { return marks_; }
 
  private:
-  YAML::Node lookup(const std::string& key) const;
   void report_not_int(const YAML::Node& value, const std::string& key, const std::string& min,
                       const std::string& max);
 
