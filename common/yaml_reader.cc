@@ -2,6 +2,8 @@
 // caret, "did you mean"), collecting every error of a file instead of stopping at the first.
 #include "common/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -48,6 +50,47 @@ void report_duplicate_keys(const YAML::Node& node, const std::string& path, int 
   }
 }
 
+// Listens to the parser and keeps nothing: only where each document starts matters.
+class IgnoreEvents : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// yaml-cpp 0.7 leaves a ',' that opens a document (a stray ',' at the top level) unread and
+// starts an empty document before it again and again: YAML::LoadAll never returns and fills
+// memory. One pass over the events first finds a document that starts where the previous one
+// did (nothing read in between) and gives its position; a syntax error is thrown as usual.
+std::optional<YAML::Mark> stuck_document(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  struct DocumentStart : IgnoreEvents {
+    YAML::Mark mark = YAML::Mark::null_mark();
+    void OnDocumentStart(const YAML::Mark& at) override { mark = at; }
+  } start;
+  int previous_start = -1;
+  while (parser.HandleNextDocument(start)) {
+    if (start.mark.pos == previous_start) return start.mark;
+    previous_start = start.mark.pos;
+  }
+  return std::nullopt;
+}
+
+// `node[key]` through a const node: yaml-cpp's non-const operator[] adds a missing key to the
+// mapping (and turns a null node into a mapping), which would change the document being read
+// and invalidate an iteration over it in progress (a heap-buffer-overflow under ASan).
+YAML::Node lookup(const YAML::Node& node, const std::string& key) { return node[key]; }
+
 }  // namespace
 
 YamlErrors::YamlErrors(std::string path, const std::string& text, std::vector<YamlError>* out)
@@ -78,6 +121,15 @@ void YamlErrors::add(const YAML::Mark& mark, const std::string& field, const std
 std::optional<YAML::Node> load_yaml_document(const std::string& text, YamlErrors& errors) {
   std::vector<YAML::Node> documents;
   try {
+    if (const auto stuck = stuck_document(text)) {
+      const char at = static_cast<std::size_t>(stuck->pos) < text.size() ? text[stuck->pos] : ' ';
+      errors.add(*stuck, "",
+                 at == ','
+                     ? "invalid YAML: a ',' outside [ ] or { }: items are separated by commas "
+                       "only inside a flow list or mapping"
+                     : std::string("invalid YAML: unexpected '") + at + "'");
+      return std::nullopt;
+    }
     documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     errors.add(e.mark, "", "invalid YAML: " + e.msg);
@@ -131,7 +183,7 @@ std::string YamlMapReader::path_of(const std::string& key) const {
 
 YAML::Node YamlMapReader::get(const std::string& key) {
   known_.push_back(key);
-  YAML::Node value = node_[key];
+  YAML::Node value = lookup(node_, key);
   if (value.IsDefined() && marks_ != nullptr) {
     (*marks_)[path_of(key)] = SourceMark{value.Mark().line + 1, value.Mark().column + 1};
   }
@@ -140,7 +192,8 @@ YAML::Node YamlMapReader::get(const std::string& key) {
 
 void YamlMapReader::require(const std::string& key) {
   known_.push_back(key);
-  if (!node_[key].IsDefined()) errors_.add(node_.Mark(), path_of(key), "required key is missing");
+  if (!lookup(node_, key).IsDefined())
+    errors_.add(node_.Mark(), path_of(key), "required key is missing");
 }
 
 void YamlMapReader::read_string(const std::string& key, std::string* out) {
@@ -244,6 +297,11 @@ YAML::Node YamlMapReader::mapping(const std::string& key) {
 
 void YamlMapReader::finish() {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) {  // `: 3`, `[a]: 3`: a key no read can ask for
+      errors_.add(it->first.Mark(), prefix_,
+                  "expected a key name before ':', got " + describe_node(it->first));
+      continue;
+    }
     const std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string message = "unknown key";

@@ -35,6 +35,53 @@ std::string invalid_json(const std::string& path, std::string_view text, int fir
          ": invalid JSON: " + parse_reason(error);
 }
 
+// nlohmann refuses a number beyond a double's range (1e999) with out_of_range.406, which
+// carries no position. A second pass with a SAX handler that does nothing but keep where the
+// parser stopped finds it, only on that error path.
+class OverflowLocator : public json::json_sax_t {
+ public:
+  std::size_t offset = 0;  // 0-based, the start of the offending token
+  std::string token;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception&) override {
+    // `position` counts the characters read, the offending token's last one included.
+    offset = position >= last_token.size() ? position - last_token.size() : 0;
+    token = last_token;
+    return false;
+  }
+};
+
+// `text` parsed as one JSON value; every parser error is a DatasetError at path:line:column
+// (lines counted from `first_line`).
+json parse_located(const std::string& path, std::string_view text, int first_line) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw DatasetError(invalid_json(path, text, first_line, error));
+  } catch (const json::out_of_range&) {
+    OverflowLocator locator;
+    json::sax_parse(text, &locator);
+    TextPosition position = position_of(text, locator.offset);
+    position.line += first_line - 1;
+    throw DatasetError(path + ":" + std::to_string(position.line) + ":" +
+                       std::to_string(position.column) + ": invalid JSON: number " + locator.token +
+                       " is beyond the range of a double");
+  }
+}
+
 bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
@@ -58,11 +105,7 @@ std::string read_dataset_file(const std::string& path) {
 
 json parse_json_document(const std::string& path) {
   const std::string text = read_dataset_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
-    throw DatasetError(invalid_json(path, text, 1, error));
-  }
+  return parse_located(path, text, 1);
 }
 
 void for_each_jsonl_row(const std::string& path,
@@ -77,12 +120,7 @@ void for_each_jsonl_row(const std::string& path,
   for (std::string line; std::getline(in, line);) {
     ++line_number;
     if (is_blank(line)) continue;
-    json value;
-    try {
-      value = json::parse(line);
-    } catch (const json::parse_error& error) {
-      throw DatasetError(invalid_json(path, line, line_number, error));
-    }
+    const json value = parse_located(path, line, line_number);
     if (!value.is_object()) {
       throw DatasetError(line_location(path, line_number) + ": expected a JSON object, got " +
                          describe_json(value));

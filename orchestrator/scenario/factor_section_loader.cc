@@ -134,6 +134,11 @@ class FactorReader {
     factors_.require("concurrency");
     factors_.read_int("repeats", &spec_.repeats, 1, kMaxRepeats);
     for (auto it = factors_.node().begin(); it != factors_.node().end(); ++it) {
+      if (!it->first.IsScalar()) {  // `: [random]`, `[a]: [b]`: no name to read it by
+        sink_.add(it->first.Mark(), "factors",
+                  "expected a factor's name before ':', got " + describe_node(it->first));
+        continue;
+      }
       const std::string name = it->first.Scalar();
       if (name == "repeats") continue;
       read_factor(name, it->first, factors_.get(name));

@@ -43,7 +43,9 @@ struct Engine::Impl {
   Scheduler scheduler;
   KvEventListener kv_listener;
   boost::asio::steady_timer timer;
-  std::unordered_map<std::uint64_t, Callback> callbacks;
+  // Shared, so delivery can hold a callback alive while it runs: a callback that cancels its
+  // own request (or restarts the engine) takes it out of this map mid-call.
+  std::unordered_map<std::uint64_t, std::shared_ptr<Callback>> callbacks;
   StepPlan current;           // the step in flight, if step_running
   bool step_running = false;  // a timer is armed for `current`
   bool step_posted = false;   // start_step() is queued on the io_context
@@ -123,11 +125,12 @@ void Engine::Impl::finish_step() {
     update.finished = result.finished;
     if (result.finished) {
       update.finish_reason = result.stopped ? "stop" : "length";
-      Callback callback = std::move(found->second);
+      const std::shared_ptr<Callback> callback = std::move(found->second);
       callbacks.erase(found);
-      callback(update);
+      (*callback)(update);
     } else {
-      found->second(update);
+      const std::shared_ptr<Callback> callback = found->second;
+      (*callback)(update);
     }
   }
   start_step(/*chained=*/true);
@@ -139,7 +142,7 @@ Engine::Engine(boost::asio::io_context& io, TimingProfile profile, std::uint64_t
 Engine::~Engine() = default;
 
 void Engine::submit(EngineRequest request, Callback callback) {
-  impl_->callbacks[request.id] = std::move(callback);
+  impl_->callbacks[request.id] = std::make_shared<Callback>(std::move(callback));
   impl_->scheduler.add(request.id, std::move(request.prompt), request.max_tokens,
                        request.ignore_eos);
   impl_->schedule_step_soon();

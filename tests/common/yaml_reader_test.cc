@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace kvsweep {
 namespace {
@@ -127,6 +130,19 @@ TEST(YamlReader, UnknownKeySuggestsTheNearestKnownOne) {
                        }));
 }
 
+TEST(YamlReader, AKeyThatIsNotANameIsReportedAsSuch) {
+  const std::string text = "name: x\n: 1\n[a]: 2\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  YamlMapReader reader(*load_yaml_document(text, errors), "", errors);
+  reader.require("name");
+  reader.finish();
+  EXPECT_EQ(r.texts(), (std::vector<std::string>{
+                           "f.yaml:2:1: expected a key name before ':', got nothing\n: 1\n^",
+                           "f.yaml:3:1: expected a key name before ':', got a list\n[a]: 2\n^",
+                       }));
+}
+
 TEST(YamlReader, MissingRequiredKeyPointsAtItsMapping) {
   const std::string text = "a: 1\n";
   Read r;
@@ -188,6 +204,48 @@ TEST(YamlReader, SyntaxErrorIsLocatedAndGivesNoDocument) {
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].text.rfind("f.yaml:", 0), 0u);
   EXPECT_NE(r.errors[0].message.find("invalid YAML: "), std::string::npos);
+}
+
+// yaml-cpp alone starts empty documents before a stray top-level ',' forever (the reader hung
+// and filled memory); it is a syntax error at the comma, in the first document or a later one.
+TEST(YamlReader, AStrayCommaAtTheTopLevelIsALocatedSyntaxError) {
+  const std::string because =
+      "invalid YAML: a ',' outside [ ] or { }: items are separated by commas only inside a flow "
+      "list or mapping";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {",\n", "f.yaml:1:1: " + because + "\n,\n^"},
+      {"# a comment\n, x\n", "f.yaml:2:1: " + because + "\n, x\n^"},
+      {"a: 1\n---\n  ,\n", "f.yaml:3:3: " + because + "\n  ,\n  ^"},
+  };
+  for (const auto& [text, expected] : cases) {
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    EXPECT_FALSE(load_yaml_document(text, errors).has_value()) << text;
+    EXPECT_EQ(r.texts(), std::vector<std::string>{expected}) << text;
+  }
+}
+
+// A read never changes the document: asking a mapping for a key it lacks while iterating it
+// (as the factors section does for every key, a null key included) used to add that key and
+// move the mapping's entries under the iterator; asking a null node made it a mapping.
+TEST(YamlReader, ReadsLeaveTheDocumentAsItWas) {
+  const std::string text = "a:\n  x: 1\n  : 2\n  y: 3\nb:\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  const auto root = load_yaml_document(text, errors);
+  ASSERT_TRUE(root.has_value());
+  YamlMapReader a((*root)["a"], "a", errors);
+  std::vector<std::string> keys;
+  for (auto it = a.node().begin(); it != a.node().end(); ++it) {
+    keys.push_back(it->first.IsScalar() ? it->first.Scalar() : "(null)");
+    (void)a.get(it->first.IsScalar() ? it->first.Scalar() : "");
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"x", "(null)", "y"}));
+  YamlMapReader b((*root)["b"], "b", errors);
+  EXPECT_FALSE(b.get("missing").IsDefined());
+  b.require("missing");
+  EXPECT_TRUE((*root)["b"].IsNull());
+  EXPECT_EQ((*root)["a"].size(), 3u);
 }
 
 TEST(YamlReader, AnErrorWithoutPositionNamesTheFileOnly) {

@@ -8,26 +8,15 @@
 
 #include <vector>
 
-namespace kvsweep::sim::testing {
+#include "tests/support/sanitized_build.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KVSWEEP_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define KVSWEEP_TEST_SANITIZED 1
-#endif
+namespace kvsweep::sim::testing {
 
 // Whether this is `make sanitize`'s build. The sanitizer runtime opens /proc/self/maps to check
 // a dynamic type the first time it sees it; with every descriptor taken that open fails and
 // UBSan reports a valid object as having an "invalid vptr". Tests that run the process out of
 // descriptors therefore run in the normal suite only.
-#ifdef KVSWEEP_TEST_SANITIZED
-inline constexpr bool kSanitizedBuild = true;
-#else
-inline constexpr bool kSanitizedBuild = false;
-#endif
+using kvsweep::testing::kSanitizedBuild;
 
 // Lowers RLIMIT_NOFILE for the test and takes every descriptor left; gives them all back and
 // restores the limit however the test ends.

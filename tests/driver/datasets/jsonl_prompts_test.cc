@@ -58,6 +58,8 @@ TEST(JsonlPrompts, EachKindOfBadLineIsLocated) {
             path +
                 ":2:16: invalid JSON: syntax error while parsing object key - unexpected '}'; "
                 "expected string literal");
+  EXPECT_EQ(error_for("{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"max_tokens\": 1e999}\n"),
+            path + ":2:31: invalid JSON: number 1e999 is beyond the range of a double");
   EXPECT_EQ(error_for("[1, 2]\n"), path + ":1: expected a JSON object, got array");
   EXPECT_EQ(error_for("{\"id\": 1}\n"), path + ":1: expected a \"prompt\" or a \"messages\" field");
   EXPECT_EQ(error_for("{\"prompt\": \"a\", \"max_tokens\": 0}\n"),

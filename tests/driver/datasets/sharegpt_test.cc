@@ -123,6 +123,20 @@ TEST(ShareGpt, SyntaxErrorNamesLineAndColumn) {
   EXPECT_EQ(message.rfind(options.path + ":2:22: invalid JSON: ", 0), 0u) << message;
 }
 
+// nlohmann refuses 1e999 with an exception of another kind than a syntax error: it must still
+// be a DatasetError at the number's line and column, whatever field it is in.
+TEST(ShareGpt, ANumberBeyondADoublesRangeIsALocatedError) {
+  kvsweep::testing::TempDir dir;
+  DatasetOptions options = sharegpt_options();
+  options.path = dir.file("huge.json");
+  write_file(options.path, "[\n  {\"id\": 1e999, \"conversations\": []}\n]\n");
+  EXPECT_EQ(error_of([&] { load_sharegpt(options); }),
+            options.path + ":2:10: invalid JSON: number 1e999 is beyond the range of a double");
+  write_file(options.path, "[{\"conversations\": [{\"from\": -1e400}]}]");
+  EXPECT_EQ(error_of([&] { load_sharegpt(options); }),
+            options.path + ":1:30: invalid JSON: number -1e400 is beyond the range of a double");
+}
+
 TEST(ShareGpt, MissingFileSaysSo) {
   DatasetOptions options = sharegpt_options();
   options.path = fixture("no_such_file.json");

@@ -56,6 +56,16 @@ TEST(FactorPaths, AnUnknownPathSaysWhereAndWhatItMeant) {
             "mean 'strategy'?");
 }
 
+// A factor without a name was silently dropped, and reading it added a key to the mapping
+// being iterated (a heap-buffer-overflow under ASan, found by make fuzz).
+TEST(FactorPaths, AFactorWithoutANameIsALocatedError) {
+  std::vector<std::string> heads;
+  EXPECT_FALSE(parse(sweep("  : [random]\n  [a, b]: [1]\n"), &heads));
+  EXPECT_EQ(heads, (std::vector<std::string>{
+                       "s.yaml:5:3: factors: expected a factor's name before ':', got nothing",
+                       "s.yaml:6:3: factors: expected a factor's name before ':', got a list"}));
+}
+
 TEST(FactorPaths, ALevelOfTheWrongTypeGetsTheFieldsOwnError) {
   std::vector<std::string> heads;
   EXPECT_FALSE(parse(sweep("  load.dataset.prefix_tokens: [512, lots]\n  load.turns: [sideways]\n",

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <map>
+#include <memory>
 
 #include "sim/engine/scheduler.h"
 #include "tests/sim/engine/token_ids.h"
@@ -159,6 +160,35 @@ TEST(Engine, CancelFromOwnCallbackStopsUpdates) {
   run_to_idle(io);
   EXPECT_EQ(updates, 2);
   EXPECT_EQ(engine.metrics().num_running, 0);
+}
+
+// The callback, and what it captured, must outlive its own call even when it cancels its own
+// request: the engine used to destroy it mid-call (a heap use-after-free under ASan). What it
+// captured here records its destruction in a flag outside it, read after the cancel returns.
+TEST(Engine, CancelFromOwnCallbackKeepsTheCallbackAliveUntilItReturns) {
+  struct DestructionFlag {
+    explicit DestructionFlag(bool* flag) : destroyed(flag) {}
+    ~DestructionFlag() { *destroyed = true; }
+    bool* destroyed;
+  };
+  boost::asio::io_context io;
+  Engine engine(io, fast_profile(), 1);
+  bool captures_destroyed = false;
+  bool destroyed_during_call = false;
+  int updates = 0;
+  auto flag = std::make_shared<DestructionFlag>(&captures_destroyed);
+  engine.submit({1, tokens_from(0, 20), 50}, [&, flag = std::move(flag)](const TokenUpdate&) {
+    if (++updates != 2) return;
+    // Copied onto this call's stack first: after the cancel only these are read.
+    bool* const destroyed = flag->destroyed;
+    bool* const seen = &destroyed_during_call;
+    engine.cancel(1);
+    *seen = *destroyed;
+  });
+  run_to_idle(io);
+  EXPECT_EQ(updates, 2);
+  EXPECT_FALSE(destroyed_during_call) << "the callback was destroyed while it ran";
+  EXPECT_TRUE(captures_destroyed) << "a cancelled request's callback is released afterwards";
 }
 
 TEST(Engine, ResetPrefixCacheForgetsFreedBlocks) {
