@@ -75,4 +75,4 @@ format-check:
 	  || { echo "format-check: run 'make format'" >&2; exit 1; }
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

@@ -13,18 +13,12 @@
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
+#include "tests/orchestrator/cli/seed_scenario.h"
 
 namespace kvsweep::orchestrator {
 namespace {
 
-ScenarioSpec seed(const std::string& name) {
-  std::vector<ScenarioError> errors;
-  const std::string path = std::string(KVSWEEP_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-  std::optional<ScenarioSpec> spec = load_scenario_file(path, &errors, target_kinds());
-  for (const auto& e : errors) ADD_FAILURE() << e.text;
-  if (!spec) throw std::runtime_error("cannot load " + path);
-  return *spec;
-}
+ScenarioSpec seed(const std::string& name) { return load_seed_scenario(name); }
 
 std::vector<int> concurrency_levels(const std::vector<CellPlan>& cells) {
   std::vector<int> out;

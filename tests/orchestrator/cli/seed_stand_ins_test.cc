@@ -16,6 +16,7 @@
 #include "orchestrator/scenario/dataset_tokens.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
+#include "tests/orchestrator/cli/seed_scenario.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -58,14 +59,7 @@ const Published kSeeds[] = {
      "43 words, replies of 50 words; max_tokens 76 (the dataset's output_tokens)"},
 };
 
-ScenarioSpec load_seed(const std::string& name) {
-  std::vector<ScenarioError> errors;
-  const std::string path = std::string(KVSWEEP_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-  std::optional<ScenarioSpec> spec = load_scenario_file(path, &errors, target_kinds());
-  for (const auto& e : errors) ADD_FAILURE() << e.text;
-  if (!spec) throw std::runtime_error("cannot load " + path);
-  return *spec;
-}
+ScenarioSpec load_seed(const std::string& name) { return load_seed_scenario(name); }
 
 // What the stand-in sends in a cell: its dataset is seeded by the cell's seed (the scenario's).
 DatasetTokens stand_in_tokens(const ScenarioSpec& spec) {
