@@ -18,8 +18,6 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-ScenarioSpec seed(const std::string& name) { return load_seed_scenario(name); }
-
 std::vector<int> concurrency_levels(const std::vector<CellPlan>& cells) {
   std::vector<int> out;
   for (const auto& c : cells) {
@@ -54,7 +52,7 @@ std::vector<std::pair<std::string, std::string>> planned(const ScenarioSpec& spe
 }
 
 TEST(SeedPlans, Seed000IsTwoArmsAt200RequestsPerSecondAnd400InFlight) {
-  const ScenarioSpec spec = seed("seed-000-kubeai-l4-prefixhash");
+  const ScenarioSpec spec = load_seed_scenario("seed-000-kubeai-l4-prefixhash");
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_EQ(arm_labels(spec), (std::vector<std::string>{"LeastLoad", "PrefixHash"}));
@@ -70,7 +68,7 @@ TEST(SeedPlans, Seed000IsTwoArmsAt200RequestsPerSecondAnd400InFlight) {
 }
 
 TEST(SeedPlans, Seed001IsTwoArmsOf320ThreadsWithTwoWarmPassesFirst) {
-  const ScenarioSpec spec = seed("seed-001-kubeai-70b-h100-threads");
+  const ScenarioSpec spec = load_seed_scenario("seed-001-kubeai-70b-h100-threads");
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_EQ(arm_labels(spec), (std::vector<std::string>{"LeastLoad", "PrefixHash"}));
@@ -87,7 +85,7 @@ TEST(SeedPlans, Seed001IsTwoArmsOf320ThreadsWithTwoWarmPassesFirst) {
 }
 
 TEST(SeedPlans, Seed002IsThreeArmsAtFourLevelsWithTheServiceArmUnpatched) {
-  const ScenarioSpec spec = seed("seed-002-kubeai-l4-three-arms");
+  const ScenarioSpec spec = load_seed_scenario("seed-002-kubeai-l4-three-arms");
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 12u);
   EXPECT_EQ(arm_labels(spec), (std::vector<std::string>{"k8s-service", "LeastLoad", "PrefixHash"}));
@@ -130,7 +128,7 @@ TEST(SeedPlans, Seed002IsThreeArmsAtFourLevelsWithTheServiceArmUnpatched) {
 }
 
 TEST(SeedPlans, Seed003IsTwoModesAtFiveLevelsInTwoDeployments) {
-  const ScenarioSpec spec = seed("seed-003-dynamo-kv-routing");
+  const ScenarioSpec spec = load_seed_scenario("seed-003-dynamo-kv-routing");
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 10u);
   EXPECT_EQ(arm_labels(spec), (std::vector<std::string>{"round-robin", "kv"}));
@@ -144,7 +142,7 @@ TEST(SeedPlans, Seed003IsTwoModesAtFiveLevelsInTwoDeployments) {
 }
 
 TEST(SeedPlans, Seed004IsTwoModesTwoRegimesThreeLevelsInTwoDeployments) {
-  const ScenarioSpec spec = seed("seed-004-vllm-prefix-probe");
+  const ScenarioSpec spec = load_seed_scenario("seed-004-vllm-prefix-probe");
   const auto cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 12u);
   EXPECT_EQ(concurrency_levels(cells), (std::vector<int>{1, 8, 16}));

@@ -59,8 +59,6 @@ const Published kSeeds[] = {
      "43 words, replies of 50 words; max_tokens 76 (the dataset's output_tokens)"},
 };
 
-ScenarioSpec load_seed(const std::string& name) { return load_seed_scenario(name); }
-
 // What the stand-in sends in a cell: its dataset is seeded by the cell's seed (the scenario's).
 DatasetTokens stand_in_tokens(const ScenarioSpec& spec) {
   driver::DatasetOptions stand_in = *spec.load.stand_in;
@@ -72,7 +70,7 @@ class SeedStandIn : public ::testing::TestWithParam<Published> {};
 
 TEST_P(SeedStandIn, PointsAtTheSeedsOwnFileWhichIsNotShipped) {
   const Published& seed = GetParam();
-  const ScenarioSpec spec = load_seed(seed.scenario);
+  const ScenarioSpec spec = load_seed_scenario(seed.scenario);
   EXPECT_EQ(spec.load.dataset.kind, seed.kind);
   EXPECT_EQ(std::filesystem::path(spec.load.dataset.path).filename().string(), seed.file);
   EXPECT_FALSE(std::filesystem::exists(spec.load.dataset.path)) << spec.load.dataset.path;
@@ -82,7 +80,7 @@ TEST_P(SeedStandIn, PointsAtTheSeedsOwnFileWhichIsNotShipped) {
 
 TEST_P(SeedStandIn, SendsThePublishedTokensPerRequest) {
   const Published& seed = GetParam();
-  const ScenarioSpec spec = load_seed(seed.scenario);
+  const ScenarioSpec spec = load_seed_scenario(seed.scenario);
   ASSERT_TRUE(spec.load.stand_in.has_value());
   const DatasetTokens sent = stand_in_tokens(spec);
   const double published_prompt = seed.prompt_tokens / seed.requests;
@@ -101,7 +99,7 @@ TEST_P(SeedStandIn, SendsThePublishedTokensPerRequest) {
 
 TEST_P(SeedStandIn, PlanNamesTheStandInAndWhatItSends) {
   const Published& seed = GetParam();
-  const ScenarioSpec spec = load_seed(seed.scenario);
+  const ScenarioSpec spec = load_seed_scenario(seed.scenario);
   const std::vector<std::string> lines = dataset_lines(spec);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind(std::string("dataset: ") + seed.kind + " ", 0), 0u) << lines[0];
