@@ -83,6 +83,10 @@ struct LoadOptions {
   // status line arrived): the measured phase is under way. A caller scrapes server gauges
   // then, so even a phase shorter than its scrape interval is seen under load. Must not block.
   std::function<void()> on_measured_underway;
+  // Open loop: end the run early, as done, once the measured requests' TTFT rises through the
+  // run by the over-capacity rule (common/trend.h, TrendRule): an open loop above capacity
+  // has no steady state, so running on only makes its mean TTFT a measure of its length.
+  bool stop_when_over_capacity = false;
 };
 
 struct Progress {
@@ -95,12 +99,38 @@ struct Progress {
   double p95_ttft_ms = 0;  // over the successful requests so far, as p50
 };
 
+// How the driver itself kept up (docs/metrics.md, "Achieved load"): figures of the driver's
+// own threads, so an embedded fleet sharing the process is not counted.
+struct DriverSelf {
+  bool measured = false;  // false where no real driver ran (the virtual-time predictor)
+  int threads = 0;        // transfer threads
+  int cores = 0;          // cores the process may run on (its affinity)
+  double wall_s = 0;      // the run, start to end
+  double cpu_s = 0;       // the run thread's and the transfer threads' CPU, user + system
+  // Send delay, per measured request sent: sent - ready, where ready is when a driver that
+  // acts at once would have sent it: its arrival, or when the concurrency cap or a
+  // sequential turn stopped holding it back (closed loop: when its user became ready). A
+  // wait for a free slot is not delay; the run thread's and the transfer thread's lateness is.
+  std::int64_t send_delay_count = 0;
+  double send_delay_p50_ms = 0;
+  double send_delay_p99_ms = 0;
+  double send_delay_max_ms = 0;
+  // Over measured requests: first to last ready time, and first to last send. A driver that
+  // falls behind stretches the second: the send rate's shortfall is 1 - ready / sent span.
+  double ready_span_s = 0;
+  double sent_span_s = 0;
+  // LoadOptions::stop_when_over_capacity ended the run, and why.
+  bool stopped_over_capacity = false;
+  std::string stop_reason;
+};
+
 struct LoadResult {
   std::vector<RequestRecord> records;  // every request, warm-up included, ordered by index
   double epoch_wall_s = 0;             // unix time of the steady-clock epoch of the records
   std::int64_t epoch_steady_ns = 0;    // the same epoch on steady_clock (CLOCK_MONOTONIC), to
                                        // line records up with server-side monotonic stamps
   bool interrupted = false;            // stop flag was raised
+  DriverSelf driver;                   // how the driver kept up
 };
 
 struct Workload;

@@ -19,7 +19,9 @@
 #include "driver/descriptor_budget.h"
 #include "driver/log_histogram.h"
 #include "driver/pacer.h"
+#include "driver/over_capacity_monitor.h"
 #include "driver/request_source.h"
+#include "driver/thread_cpu.h"
 #include "driver/transfer_worker.h"
 
 namespace kvsweep::driver {
@@ -105,6 +107,8 @@ class LoadRun {
     context_.options = &options_;
     context_.settings = transfer_settings(options);
     context_.done = &done_;
+    thread_cpu_s_.assign(static_cast<std::size_t>(thread_count_), 0.0);
+    context_.thread_cpu_s = &thread_cpu_s_;
     if (options_.on_measured_underway) context_.underway = &underway_;
     in_flight_by_thread_.assign(static_cast<std::size_t>(thread_count_), 0);
     if (options.num_requests > 0 && options.duration_s == 0) {
@@ -112,6 +116,7 @@ class LoadRun {
           static_cast<std::size_t>(options.num_requests + options.warmup_requests));
     }
     batches_.resize(static_cast<std::size_t>(thread_count_));
+    if (options.stop_when_over_capacity && source_.open_loop()) monitor_.emplace();
   }
 
   LoadResult run() {
@@ -124,6 +129,7 @@ class LoadRun {
         std::chrono::duration_cast<std::chrono::nanoseconds>(epoch_.time_since_epoch()).count();
     result_.epoch_wall_s =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const double cpu_at_start_s = thread_cpu_seconds();
     double next_progress_s = kProgressPeriodS;
     while (true) {
       if (!stopping_ && options_.stop != nullptr && options_.stop->load()) {
@@ -131,6 +137,7 @@ class LoadRun {
         result_.interrupted = true;
         for (const auto& worker : workers_) worker->cancel();
       }
+      check_over_capacity();
       take_completions();
       notice_measured_underway();
       if (!stopping_) dispatch();
@@ -144,6 +151,7 @@ class LoadRun {
     }
     workers_.clear();  // stops and joins every transfer thread
     drop_unsent();
+    finish_driver_self(thread_cpu_seconds() - cpu_at_start_s);
     if (on_progress_) on_progress_(progress());
     return std::move(result_);
   }
@@ -167,6 +175,7 @@ class LoadRun {
       ++in_flight_by_thread_[thread];
       ++in_flight_;
       result_.records.emplace_back();
+      ready_s_.push_back(job->ready_s);
       batches_[thread].push_back(std::move(*job));
     }
     for (std::size_t t = 0; t < batches_.size(); ++t) {
@@ -188,7 +197,8 @@ class LoadRun {
       }
       count(done.record);
       if (!stopping_) {
-        source_.complete(done.record.index, done.record.ok, now, std::move(done.reply));
+        source_.complete(done.record.index, done.record.ok, now, std::move(done.reply),
+                         done.record.ended_s >= 0 ? done.record.ended_s : now);
       }
       result_.records[index] = std::move(done.record);
     }
@@ -239,10 +249,48 @@ class LoadRun {
   void count(const RequestRecord& record) {
     if (record.warmup) return;
     ++measured_done_;
+    const double ready_s = ready_s_[static_cast<std::size_t>(record.index)];
+    send_delay_ms_.add(std::max(0.0, record.sent_s - ready_s) * 1000.0);
+    send_delay_max_ms_ = std::max(send_delay_max_ms_, (record.sent_s - ready_s) * 1000.0);
+    first_ready_s_ = std::min(first_ready_s_, ready_s);
+    last_ready_s_ = std::max(last_ready_s_, ready_s);
+    first_sent_s_ = std::min(first_sent_s_, record.sent_s);
+    last_sent_s_ = std::max(last_sent_s_, record.sent_s);
     if (!record.ok) {
       ++measured_failed_;
     } else if (record.first_token_s >= 0) {
       ttft_ms_.add(record.ttft_ms);
+      if (monitor_) monitor_->add(record.sent_s, record.ttft_ms);
+    }
+  }
+
+  // LoadOptions::stop_when_over_capacity: ends the run as done once the TTFT trend says the
+  // open loop outruns the servers; requests in flight are cancelled.
+  void check_over_capacity() {
+    if (!monitor_ || stopping_) return;
+    const std::optional<std::string> reason = monitor_->check(now_s(), source_.measured_start_s());
+    if (!reason) return;
+    stopping_ = true;
+    result_.driver.stopped_over_capacity = true;
+    result_.driver.stop_reason = *reason;
+    for (const auto& worker : workers_) worker->cancel();
+  }
+
+  void finish_driver_self(double run_thread_cpu_s) {
+    DriverSelf& self = result_.driver;
+    self.measured = true;
+    self.threads = thread_count_;
+    self.cores = usable_cores();
+    self.wall_s = now_s();
+    self.cpu_s = run_thread_cpu_s;
+    for (double cpu_s : thread_cpu_s_) self.cpu_s += cpu_s;
+    self.send_delay_count = send_delay_ms_.count();
+    if (self.send_delay_count > 0) {
+      self.send_delay_p50_ms = send_delay_ms_.percentile(50);
+      self.send_delay_p99_ms = send_delay_ms_.percentile(99);
+      self.send_delay_max_ms = std::max(0.0, send_delay_max_ms_);
+      self.ready_span_s = last_ready_s_ - first_ready_s_;
+      self.sent_span_s = last_sent_s_ - first_sent_s_;
     }
   }
 
@@ -280,6 +328,16 @@ class LoadRun {
   std::int64_t measured_done_ = 0;
   std::int64_t measured_failed_ = 0;
   LogHistogram ttft_ms_;
+  // DriverSelf: when each job became ready (by index), its send delays, the spans.
+  std::vector<double> ready_s_;
+  std::vector<double> thread_cpu_s_;
+  LogHistogram send_delay_ms_;
+  double send_delay_max_ms_ = 0;
+  double first_ready_s_ = std::numeric_limits<double>::infinity();
+  double last_ready_s_ = -std::numeric_limits<double>::infinity();
+  double first_sent_s_ = std::numeric_limits<double>::infinity();
+  double last_sent_s_ = -std::numeric_limits<double>::infinity();
+  std::optional<OverCapacityMonitor> monitor_;
   // Last: destroyed first, so the threads stop before anything they read goes away.
   std::vector<std::unique_ptr<TransferWorker>> workers_;
 };

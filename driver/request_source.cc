@@ -107,11 +107,14 @@ Job RequestSource::make_job(int conversation, int turn, const std::vector<std::s
 void RequestSource::wake_thinkers(double now_s) {
   while (!thinking_.empty() && thinking_.front().ready_s <= now_s) {
     const int who = thinking_.front().who;
+    const double ready_s = thinking_.front().ready_s;
     thinking_.pop_front();
     if (open_loop_) {
+      if (held_) released_s_ = std::max(released_s_, ready_s);
       const ConversationState& state = states_[static_cast<std::size_t>(who)];
       ready_.push(order_.position(state.lap, state.turn, who));
     } else {
+      users_[static_cast<std::size_t>(who)].ready_s = ready_s;
       idle_users_.push_back(who);
     }
   }
@@ -147,6 +150,7 @@ std::optional<Job> RequestSource::next_closed(double now_s) {
   Job job = make_job(user.conversation, user.turn,
                      conversation.replies_from_server ? &user.replies : nullptr);
   job.user = u;
+  job.ready_s = user.ready_s;
   job.warmup = warmup;
   in_flight_.emplace(job.index, Flight{user.conversation, u});
   return job;
@@ -211,17 +215,25 @@ bool RequestSource::slot_free() const {
 std::optional<Job> RequestSource::next_open(double now_s) {
   release_arrivals(now_s);
   if (sequential_) wake_thinkers(now_s);
-  if (due_.empty() || !slot_free()) return std::nullopt;
+  if (due_.empty()) return std::nullopt;
+  if (!slot_free()) {
+    held_ = true;
+    return std::nullopt;
+  }
   const Arrival arrival = due_.front();
   if (!sequential_) {
     due_.pop_front();
     Job job = make_job(arrival.turn->conversation, arrival.turn->turn, nullptr);
     job.scheduled_s = arrival.scheduled_s;
+    job.ready_s = std::max(arrival.scheduled_s, released_s_);
     job.warmup = arrival.warmup;
     in_flight_.emplace(job.index, Flight{job.conversation, -1});
     return job;
   }
-  if (ready_.empty()) return std::nullopt;  // the arrival waits for a conversation
+  if (ready_.empty()) {  // the arrival waits for a conversation
+    held_ = true;
+    return std::nullopt;
+  }
   const TurnPosition turn = ready_.top();
   const bool warmup =
       arrival.warmup || (turn.lap == 0 && turn.conversation < options_.warmup_conversations);
@@ -239,6 +251,7 @@ std::optional<Job> RequestSource::next_open(double now_s) {
   Job job = make_job(turn.conversation, turn.turn,
                      conversation.replies_from_server ? &state.replies : nullptr);
   job.scheduled_s = arrival.scheduled_s;
+  job.ready_s = std::max(arrival.scheduled_s, released_s_);
   job.warmup = warmup;
   in_flight_.emplace(job.index, Flight{turn.conversation, -1});
   return job;
@@ -246,11 +259,17 @@ std::optional<Job> RequestSource::next_open(double now_s) {
 
 // ---- both ----
 
-void RequestSource::complete(std::int64_t index, bool ok, double now_s, std::string reply) {
+void RequestSource::complete(std::int64_t index, bool ok, double now_s, std::string reply,
+                             std::optional<double> ended_s) {
   const auto it = in_flight_.find(index);
   if (it == in_flight_.end()) return;
   const Flight flight = it->second;
   in_flight_.erase(it);
+  const double freed_s = std::min(now_s, ended_s.value_or(now_s));
+  if (held_) {  // this completion frees what held a due arrival
+    released_s_ = std::max(released_s_, freed_s);
+    held_ = false;
+  }
   const Conversation& conversation = conversations_[static_cast<std::size_t>(flight.conversation)];
   const double think_s = options_.think_time_s;
   if (!open_loop_) {
@@ -259,6 +278,7 @@ void RequestSource::complete(std::int64_t index, bool ok, double now_s, std::str
     ++user.turn;
     // A failed turn ends the conversation: later turns would replay a history the server
     // never answered. A new conversation starts at once; a next turn after the think time.
+    user.ready_s = freed_s;
     if (!ok || static_cast<std::size_t>(user.turn) >= conversation.user.size()) {
       user.conversation = -1;
       idle_users_.push_back(flight.user);

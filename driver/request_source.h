@@ -24,6 +24,10 @@ struct Job {
   int turn = 0;                       // 0-based
   int user = -1;                      // closed loop: the virtual user sending it; -1 in open loop
   double scheduled_s = -1;            // open loop: when it was due (its arrival); -1 in closed loop
+  // When a driver that acts at once would have sent it: its arrival, or the moment the cap or
+  // a sequential turn stopped holding it (the freeing completion's end); closed loop: when
+  // its user became ready. sent - ready_s is the driver's own delay (DriverSelf).
+  double ready_s = 0;
   bool warmup = false;                // excluded from statistics
   std::vector<ChatMessage> messages;  // system prompt, history, then the turn's user message
   int max_tokens = 0;                 // the turn's own, else LoadOptions::max_tokens; capped
@@ -44,8 +48,9 @@ struct Job {
 // - wake_s() is the earliest time after which next() may yield without a completion first
 //   (the next arrival, or the end of a think time); nullopt when only a completion can unblock
 //   it, or when it is exhausted.
-// - complete(index, ok, now, reply) ends job `index` at `now`; `reply` is the generated text
-//   (used only when the job had wants_reply).
+// - complete(index, ok, now, reply, ended_s) ends job `index` at `now`; `reply` is the
+//   generated text (used only when the job had wants_reply); `ended_s` (<= now, default now)
+//   is when the request really ended, which only Job::ready_s of the jobs it unblocks uses.
 // - exhausted(): next() will never yield again. The run is over when exhausted() and
 //   in_flight() == 0.
 //
@@ -80,7 +85,8 @@ class RequestSource {
 
   std::optional<Job> next(double now_s);
   std::optional<double> wake_s() const;
-  void complete(std::int64_t index, bool ok, double now_s, std::string reply = {});
+  void complete(std::int64_t index, bool ok, double now_s, std::string reply = {},
+                std::optional<double> ended_s = std::nullopt);
   bool exhausted() const;
   std::size_t in_flight() const { return in_flight_.size(); }
   bool open_loop() const { return open_loop_; }
@@ -94,6 +100,7 @@ class RequestSource {
     int turn = 0;
     bool warmup_conversation = false;
     std::vector<std::string> replies;  // the server's replies so far (replies_from_server)
+    double ready_s = 0;                // when it last became ready to send (Job::ready_s)
   };
   struct ConversationState {  // open loop, sequential turns
     std::int64_t lap = 0;
@@ -158,6 +165,10 @@ class RequestSource {
   std::optional<Arrival> upcoming_;  // drawn, not yet due
   std::deque<Arrival> due_;          // due, waiting for a slot (or, sequential, a ready turn)
   bool arrivals_done_ = false;
+  // Job::ready_s: a due arrival found no slot (or no ready turn) at a next() call, and when
+  // the last such hold ended.
+  bool held_ = false;
+  double released_s_ = 0;
   // Sequential: per conversation state, and the ready turns, smallest position first.
   std::vector<ConversationState> states_;
   std::priority_queue<TurnPosition, std::vector<TurnPosition>, std::greater<>> ready_;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "driver/request_body.h"
+#include "driver/thread_cpu.h"
 
 namespace kvsweep::driver {
 namespace {
@@ -94,7 +95,12 @@ TransferWorker::TransferWorker(const TransferContext& context, int thread)
   event.data.u64 = pack({EventKind::kWake, 0, wake_fd_});
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event);
   headers_ = request_headers(context_.settings);
-  thread_handle_ = std::thread([this] { run(); });
+  thread_handle_ = std::thread([this] {
+    run();
+    if (context_.thread_cpu_s != nullptr) {
+      (*context_.thread_cpu_s)[static_cast<std::size_t>(thread_)] = thread_cpu_seconds();
+    }
+  });
 }
 
 TransferWorker::~TransferWorker() {

@@ -54,6 +54,9 @@ struct TransferContext {
   std::chrono::steady_clock::time_point epoch;  // set before the first submit()
   std::atomic<int>* underway = nullptr;         // 0 -> 1 at a measured request's status line
   CompletionQueue* done = nullptr;
+  // Slot t receives worker t's thread CPU time (seconds) as its thread ends; read after the
+  // join. Null: not measured.
+  std::vector<double>* thread_cpu_s = nullptr;
 };
 
 // Thread contract: the constructor starts the thread; submit(), cancel() and stop() are called

@@ -1,6 +1,8 @@
 // Per-cell export files: a vLLM result JSON and an llm-d Benchmark Report v0.2 per done cell.
 #include "reports/cell_exports.h"
 
+#include "reports/validity_json.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -100,7 +102,8 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
   for (const auto& cell : store.cells(experiment_id)) {
     if (cell.status != "done") continue;
     const auto requests = store.requests(cell.id);
-    const CellMetrics m = compute_cell_metrics(requests, store.metric_samples(cell.id));
+    const CellMetrics m = compute_cell_metrics(requests, store.metric_samples(cell.id), {},
+                                               store.cell_load(cell.id), validity_rules_of(*e));
     const std::string stem = cell_stem(cell);
     const Json vllm =
         vllm_result_json(m, run_info(*e, cell, setup, m), export_selection(load_setup_of(setup)));

@@ -217,7 +217,9 @@ void set_server_figures(const std::vector<store::MetricSample>& samples, CellMet
 }  // namespace
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
-                                 const std::vector<store::MetricSample>& samples, const Slo& slo) {
+                                 const std::vector<store::MetricSample>& samples, const Slo& slo,
+                                 const std::optional<store::CellLoadRow>& load,
+                                 const ValidityRules& rules) {
   CellMetrics m;
   Tally tally;
   for (const auto& r : requests) {
@@ -234,6 +236,13 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   const PeakFigures peak = peak_figures(requests);
   m.max_output_tokens_per_s = peak.max_output_tokens_per_s;
   m.max_concurrent_requests = peak.max_concurrent_requests;
+  LittleInputs little;
+  little.request_throughput = m.request_throughput;
+  little.ttft_mean_ms = m.ttft_ms.mean;
+  little.tpot_mean_ms = m.tpot_ms.mean;
+  little.mean_output_tokens =
+      m.ok > 0 ? static_cast<double>(m.output_tokens) / static_cast<double>(m.ok) : 0;
+  m.validity = judge_cell(requests, load, little, rules);
   return m;
 }
 

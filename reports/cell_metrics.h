@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "common/stats.h"
+#include "common/validity_rules.h"
+#include "reports/validity.h"
 #include "store/rows.h"
 
 namespace kvsweep::reports {
@@ -104,11 +106,18 @@ struct CellMetrics {
   // With an SLO: ok requests meeting it, and their rate over the window.
   std::optional<std::int64_t> good_requests;
   std::optional<double> goodput;  // req/s
+
+  // Achieved load and the cell's verdict (reports/validity.h).
+  CellValidity validity;
 };
 
+// `load` is the cell's load record (Store::cell_load); without one the verdict says the cell
+// was not judged.
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
                                  const std::vector<store::MetricSample>& samples,
-                                 const Slo& slo = {});
+                                 const Slo& slo = {},
+                                 const std::optional<store::CellLoadRow>& load = std::nullopt,
+                                 const ValidityRules& rules = {});
 
 // Σ over sources Δhits / Σ over sources Δqueries between the "before" and "after" samples,
 // each source's counters summed over their label sets. A source uses the current names when

@@ -1,6 +1,9 @@
 // Run-to-run comparison: bootstrap intervals per metric and a verdict each.
 #include "reports/compare.h"
 
+#include "reports/cell_metrics.h"
+#include "reports/validity_json.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -136,6 +139,45 @@ std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
   return out;
 }
 
+bool CompareResult::any_invalid() const {
+  for (const auto& row : rows) {
+    for (const std::string* v : {&row.a_verdict, &row.b_verdict}) {
+      if (*v != "valid" && *v != "not judged") return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// The worst verdict among `cells` (repeats pooled into one side of a row).
+std::string worst_verdict(const store::Store& store, const std::vector<store::CellRow>& cells) {
+  int worst = -1;
+  bool judged = false;
+  for (const auto& cell : cells) {
+    const auto e = store.experiment(cell.experiment_id);
+    const CellMetrics m = compute_cell_metrics(
+        store.requests(cell.id), {}, {}, store.cell_load(cell.id),
+        e ? validity_rules_of(*e) : ValidityRules{});
+    if (!m.validity.load_known) continue;
+    judged = true;
+    // Worse verdicts have larger values, except that the order of severity is: client-bound,
+    // short, over capacity, valid (CellVerdict's order after valid).
+    const int severity = m.validity.verdict == CellVerdict::kValid ? 0
+                         : m.validity.verdict == CellVerdict::kOverCapacity ? 1
+                         : m.validity.verdict == CellVerdict::kShortOfConcurrency ? 2
+                                                                                    : 3;
+    if (severity > worst) worst = severity;
+  }
+  if (!judged) return "not judged";
+  static const CellVerdict by_severity[] = {CellVerdict::kValid, CellVerdict::kOverCapacity,
+                                            CellVerdict::kShortOfConcurrency,
+                                            CellVerdict::kClientBound};
+  return verdict_name(by_severity[std::max(0, worst)]);
+}
+
+}  // namespace
+
 bool CompareResult::any_regression() const {
   for (const auto& row : rows) {
     for (const auto& m : row.metrics) {
@@ -179,7 +221,9 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     }
     result.rows.push_back({key.first, key.second,
                            compare_runs(run_samples(pooled_requests(store, cells_a.at(key))),
-                                        run_samples(pooled_requests(store, b->second)), options)});
+                                        run_samples(pooled_requests(store, b->second)), options),
+                           worst_verdict(store, cells_a.at(key)),
+                           worst_verdict(store, b->second)});
   }
   for (const auto& [key, cells] : cells_b) {
     if (cells_a.find(key) == cells_a.end()) {
@@ -219,7 +263,8 @@ CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
   const std::string strategy = a.arm == b.arm ? a.arm : a.arm + " vs " + b.arm;
   result.rows.push_back({strategy, b.concurrency,
                          compare_runs(run_samples(store.requests(a.id)),
-                                      run_samples(store.requests(b.id)), options)});
+                                      run_samples(store.requests(b.id)), options),
+                         worst_verdict(store, {a}), worst_verdict(store, {b})});
   result.nothing_compared = why_no_metric_compared(result.rows, options);
   return result;
 }
@@ -247,6 +292,16 @@ std::string compare_table(const CompareResult& result, const CompareOptions& opt
                     format_fixed(m.a, 2).c_str(), format_fixed(m.b, 2).c_str(), change.c_str(),
                     ci.c_str(), verdict_name(m.verdict));
       out += line;
+    }
+  }
+  for (const auto& row : result.rows) {
+    for (const auto& [side, verdict] : {std::pair{"A", &row.a_verdict}, {"B", &row.b_verdict}}) {
+      if (*verdict == "valid" || *verdict == "not judged") continue;
+      out += "note: " + row.strategy + " @ " + std::to_string(row.concurrency) + ": " + side +
+             " is " + *verdict +
+             (*verdict == "over capacity" ? " (its latency depends on the cell's length)"
+                                          : " (it did not measure the load it asked for)") +
+             "\n";
     }
   }
   for (const auto& u : result.unmatched) out += "not compared: " + u + "\n";
@@ -280,7 +335,11 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
       metrics.push_back(j);
     }
     rows.push_back(
-        {{"strategy", row.strategy}, {"concurrency", row.concurrency}, {"metrics", metrics}});
+        {{"strategy", row.strategy},
+         {"concurrency", row.concurrency},
+         {"a_verdict", row.a_verdict},
+         {"b_verdict", row.b_verdict},
+         {"metrics", metrics}});
   }
   Json doc;
   doc["schema_version"] = 1;

@@ -55,6 +55,10 @@ struct CompareRow {
   std::string strategy;
   int concurrency = 0;
   std::vector<MetricChange> metrics;
+  // Each side's cell verdict (reports/validity.h): "valid", "over capacity", ...; the worst of
+  // pooled repeats; "not judged" for cells stored without a load record.
+  std::string a_verdict = "valid";
+  std::string b_verdict = "valid";
 };
 
 struct CompareResult {
@@ -67,6 +71,9 @@ struct CompareResult {
   // regressions" from a comparison that compared nothing.
   std::string nothing_compared;
   bool any_regression() const;
+  // A compared side whose verdict is not "valid" ("not judged" counts as valid: nothing says
+  // otherwise). `compare --strict` fails on it.
+  bool any_invalid() const;
 };
 
 // Matches done cells by (strategy, concurrency); repeats of a pair are pooled. Both fill

@@ -142,6 +142,31 @@ mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& ro
   return d;
 }
 
+// Did the row's cell measure the load it asked for (reports/validity.h)? Its achieved-load
+// figures and verdict; the reasons go to `reasons`, one line each.
+mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustache::data* reasons) {
+  const CellValidity& v = row.metrics.validity;
+  const auto rate = [](const std::optional<double>& x) { return x ? format_rate(*x) : kNotAvailable; };
+  mustache::data d;
+  d.set("label", text(row.label));
+  d.set("verdict", text(v.load_known ? verdict_name(v.verdict) : "not judged"));
+  d.set("in_flight", format_fixed(v.in_flight_mean, 1));
+  d.set("of_cap", format_percent(v.in_flight_fraction));
+  d.set("little", v.little_in_flight ? format_fixed(*v.little_in_flight, 1) : kNotAvailable);
+  d.set("send_rate", rate(v.send_rate));
+  d.set("scheduled_rate", rate(v.scheduled_rate));
+  d.set("steady_ttft_mean", v.steady ? format_ms(v.steady->ttft_ms.mean) : kNotAvailable);
+  d.set("steady_output_throughput",
+        v.steady ? format_rate(v.steady->output_throughput) : kNotAvailable);
+  for (const std::string& reason : v.reasons) {
+    mustache::data line;
+    line.set("label", text(row.label));
+    line.set("reason", text(reason));
+    reasons->push_back(line);
+  }
+  return d;
+}
+
 // Per-replica and per-source rows of every measured row at a level, strategy by strategy.
 void replica_data(const StrategyRow& row, const TextFilter& text, mustache::data* replicas,
                   mustache::data* sources) {
@@ -174,9 +199,14 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data failures{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
   mustache::data server{mustache::data::type::list};
+  mustache::data load{mustache::data::type::list};
+  mustache::data load_reasons{mustache::data::type::list};
   bool token_caveat = false;
   for (const StrategyRow& row : level.rows) {
     rows.push_back(row_data(row, text));
+    if (row.measured && row.metrics.ok + row.metrics.failed > 0) {
+      load.push_back(load_data(row, text, &load_reasons));
+    }
     token_caveat = token_caveat || (row.measured && has_token_caveat(row.metrics));
     if (row.measured && has_server_figures(row.metrics)) server.push_back(server_data(row, text));
     if (row.measured && row.metrics.failed > 0) {
@@ -199,6 +229,9 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
              kUnknown + ": the total needs prompt token counts the server did not send."));
   d.set("has_failures", !failures.is_empty_list());
   d.set("failures", failures);
+  d.set("has_load", !load.is_empty_list());
+  d.set("load", load);
+  d.set("load_reasons", load_reasons);
   d.set("has_ratios", !ratios.is_empty_list());
   d.set("baseline", text(baseline));
   d.set("ratios", ratios);

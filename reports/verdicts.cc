@@ -9,8 +9,16 @@
 namespace kvsweep::reports {
 namespace {
 
+// A client-bound cell measured its driver, a short one less load than asked: neither may win
+// (reports/validity.h). An over-capacity cell may; the text marks its latency.
+bool judged_out(const StrategyRow& row) {
+  const CellVerdict v = row.metrics.validity.verdict;
+  return v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency;
+}
+
 bool qualifies(const StrategyRow& row) {
-  return row.measured && row.metrics.ok >= kMinHeadlineRequests && row.metrics.ttft_ms.count > 0;
+  return row.measured && row.metrics.ok >= kMinHeadlineRequests && row.metrics.ttft_ms.count > 0 &&
+         !judged_out(row);
 }
 
 // "2.5x lower (52.00 vs 130.00 ms)"; "about the same" within kNoDifferenceBelow; "n/a" when
@@ -115,6 +123,21 @@ std::string trouble_text(const ConcurrencyLevel& level) {
   std::string text;
   if (!failed.empty()) text += "; failed requests: " + failed;
   if (!unmeasured.empty()) text += "; not measured: " + unmeasured;
+  std::string excluded;
+  std::string over;
+  for (const StrategyRow& row : level.rows) {
+    if (!row.measured) continue;
+    if (judged_out(row)) {
+      excluded += (excluded.empty() ? "" : ", ") + row.label + " (" +
+                  verdict_name(row.metrics.validity.verdict) + ")";
+    } else if (row.metrics.validity.verdict == CellVerdict::kOverCapacity) {
+      over += (over.empty() ? "" : ", ") + row.label;
+    }
+  }
+  if (!excluded.empty()) text += "; not compared: " + excluded;
+  if (!over.empty()) {
+    text += "; over capacity: " + over + " (latency depends on the cell's length)";
+  }
   return text;
 }
 

@@ -1,6 +1,8 @@
 // A cell's figures in the shape of vLLM's benchmark client: result JSON keys and console block.
 #include "reports/vllm_result.h"
 
+#include "reports/validity_json.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -144,6 +146,9 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
     first_failures[kind] = {{"http_status", first.http_status}, {"error", first.error}};
   }
   j["first_failure_by_kind"] = first_failures;
+  // Did the run measure the load it asked for (reports/validity.h)?
+  j["verdict"] = validity_json(m.validity)["verdict"];
+  j["validity"] = validity_json(m.validity);
   return j;
 }
 

@@ -71,6 +71,32 @@ struct RequestRow {
   std::string replica;
 };
 
+// What load a cell asked for and how the driver kept up with it (schema 7), for the achieved-
+// load figures and verdicts of reports/validity.h. One row per measured cell.
+struct CellLoadRow {
+  std::int64_t cell_id = 0;
+  // Asked for.
+  bool open_loop = false;
+  double request_rate = 0;  // req/s; infinity: every request due at once; 0 in closed loop
+  int max_concurrency = 0;  // open loop's cap on requests in flight; 0 none
+  int users = 0;            // closed loop's users
+  // The driver's own figures (driver::DriverSelf); driver_measured false where none ran (the
+  // virtual-time predictor) or for cells stored before schema 7.
+  bool driver_measured = false;
+  int driver_threads = 0;
+  int driver_cores = 0;
+  double driver_wall_s = 0;
+  double driver_cpu_s = 0;
+  std::int64_t send_delay_count = 0;
+  double send_delay_p50_ms = 0;
+  double send_delay_p99_ms = 0;
+  double send_delay_max_ms = 0;
+  double ready_span_s = 0;
+  double sent_span_s = 0;
+  bool stopped_over_capacity = false;  // load.stop_when_over_capacity ended the cell
+  std::string stop_reason;
+};
+
 // A cell's stored requests by phase: warm-up (and warm pre-pass) rows are flagged and
 // excluded from every statistic, so they are counted apart.
 struct RequestCounts {

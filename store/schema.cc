@@ -152,6 +152,32 @@ ALTER TABLE experiments ADD COLUMN baseline TEXT NOT NULL DEFAULT '';
 UPDATE experiments SET baseline = json_extract(setup_json, '$.baseline')
   WHERE json_valid(setup_json) AND json_type(setup_json, '$.baseline') = 'text';
 )sql",
+    // 7: what load each cell asked for (loop, rate, cap, users) and the driver's own figures
+    // (CPU, send delay, spans), for the achieved-load figures and each cell's verdict. A row
+    // is written with the cell's record; cells stored before have none (nothing to judge the
+    // driver by: their verdict says so).
+    R"sql(
+CREATE TABLE cell_loads (
+  cell_id INTEGER PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+  open_loop INTEGER NOT NULL,
+  request_rate REAL NOT NULL,
+  max_concurrency INTEGER NOT NULL,
+  users INTEGER NOT NULL,
+  driver_measured INTEGER NOT NULL,
+  driver_threads INTEGER NOT NULL,
+  driver_cores INTEGER NOT NULL,
+  driver_wall_s REAL NOT NULL,
+  driver_cpu_s REAL NOT NULL,
+  send_delay_count INTEGER NOT NULL,
+  send_delay_p50_ms REAL NOT NULL,
+  send_delay_p99_ms REAL NOT NULL,
+  send_delay_max_ms REAL NOT NULL,
+  ready_span_s REAL NOT NULL,
+  sent_span_s REAL NOT NULL,
+  stopped_over_capacity INTEGER NOT NULL,
+  stop_reason TEXT NOT NULL
+);
+)sql",
 };
 
 }  // namespace

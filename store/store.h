@@ -68,6 +68,12 @@ class Store {
   void record_cell(const CellRow& row, const std::vector<RequestRow>& requests,
                    const std::vector<MetricSample>& samples,
                    const std::vector<CommandRow>& commands, const std::string& claimed_by = "");
+  // What load a cell asked for and how the driver kept up (store/cell_loads.cc), replacing
+  // any row the cell had. With `claimed_by`: only while that run holds the cell's claim, else
+  // throws ClaimLost. Written beside record_cell, in one transaction with it when the caller
+  // wraps both in in_transaction.
+  void set_cell_load(const CellLoadRow& row, const std::string& claimed_by = "");
+  std::optional<CellLoadRow> cell_load(std::int64_t cell_id) const;  // nullopt: none stored
   // One progress snapshot of a running cell: a single-row autocommit insert, so the write lock
   // is held for microseconds while readers (kvsweep serve) poll. With `claimed_by` (a run id)
   // only while that run holds the cell's claim, checked in the same statement: a run whose

@@ -18,6 +18,7 @@ struct CompareArgs {
   std::uint64_t seed = 1;
   std::size_t min_samples = 20;
   double min_change_pct = 5;
+  bool strict = false;  // exit 3 when a compared cell is not valid
 };
 
 int compare_command(const std::string& db_path, const CompareArgs& args) {
@@ -45,7 +46,14 @@ int compare_command(const std::string& db_path, const CompareArgs& args) {
     }
     return kExitNothingCompared;
   }
-  return result.any_regression() ? kExitFailed : kExitOk;
+  if (result.any_regression()) return kExitFailed;
+  // --strict: a nightly gate must not pass on cells that did not measure what they were asked.
+  if (args.strict && result.any_invalid()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "kvsweep: --strict: a compared cell is not valid (see the notes)\n");
+    return kExitNothingCompared;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -58,9 +66,13 @@ Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
   cmd->footer(
       "Exit status: 0 compared, no regression; 1 a regression (or an error); 3 nothing compared "
       "(no (strategy, concurrency) level in common, a side without finished cells, or too few "
-      "samples for every metric; the output says which).");
+      "samples for every metric; the output says which), or with --strict a compared cell that "
+      "is not valid (no regression found).");
   cmd->add_option("a", args->a, "experiment id or name, or EXP:CELL")->required();
   cmd->add_option("b", args->b, "experiment id or name, or EXP:CELL")->required();
+  cmd->add_flag("--strict", args->strict,
+                "exit 3 when any compared cell is not valid (client-bound, short of its "
+                "concurrency, over capacity: docs/metrics.md)");
   cmd->add_option("-f,--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--resamples", args->resamples, "bootstrap resamples")->capture_default_str();

@@ -58,6 +58,7 @@ struct LoadArgs {
   std::string result_dir = ".";
   std::string result_file;
   bool no_save = false;
+  bool stop_when_over_capacity = false;
 
   // vLLM's client options (vllm bench serve) and the driver's transport and turn order.
   std::string backend;                     // vLLM's --backend: openai-chat, openai or vllm

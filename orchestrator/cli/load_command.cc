@@ -123,6 +123,7 @@ CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
     console.progress(text);
   });
   console.end_progress();
+  m.load = cell_load_row(run_options, workload, m.measured.driver);
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   const ScrapeResult after =
       scrape_metrics(args.metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *log);
@@ -265,10 +266,11 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   }
   if (!store || !store_error.empty()) rows = to_request_rows(m.measured.records, 0, 0);
   const reports::CellMetrics metrics =
-      reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}));
+      reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}), m.load);
   const reports::VllmRunInfo info = run_info(options, m.measured, label);
   std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
   std::fflush(stdout);
+  console.line("verdict: " + reports::verdict_line(metrics.validity));
   if (!store_error.empty()) {
     console.line("kvsweep: error: the run was measured but not stored in " + global.db_path + ": " +
                  store_error + (args.no_save ? "" : "; its result file holds it"));
@@ -389,6 +391,9 @@ void add_result_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("-o,--output,--result-file", a->result_file,
                   "result JSON file (overrides --result-dir; old name --result-file)");
   cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
+  cmd->add_flag("--stop-when-over-capacity", a->stop_when_over_capacity,
+                "open loop: end the run early once its TTFT rises through it (over capacity; "
+                "docs/metrics.md), as done");
 }
 
 // Multi-turn order and transport (driver/load_options.h), and vLLM's client options (vllm

@@ -6,6 +6,8 @@
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/targets/child_process.h"
+#include "reports/cell_metrics.h"
+#include "reports/validity_json.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -86,14 +88,24 @@ int runs_command(const RunsArgs& args) {
   }
   std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
-  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %s\n", "cell", "strategy", "concurrency",
-              "repeat", "status", "requests", "warm-up", "error");
+  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %-24s %s\n", "cell", "strategy",
+              "concurrency", "repeat", "status", "requests", "warm-up", "verdict", "error");
+  const ValidityRules rules = reports::validity_rules_of(experiment);
   for (const auto& c : cells) {
     const store::RequestCounts counts = store.request_counts(c.id);
-    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %s\n", c.ordinal + 1, c.arm.c_str(),
-                c.concurrency, c.repeat + 1, c.status.c_str(),
+    // A finished cell's verdict (reports/validity.h); "-" for cells that measured nothing.
+    std::string verdict = "-";
+    if (c.status == "done" && counts.measured > 0) {
+      const auto load = store.cell_load(c.id);
+      verdict = load ? reports::verdict_name(
+                           reports::compute_cell_metrics(store.requests(c.id), {}, {}, load, rules)
+                               .validity.verdict)
+                     : "not judged";
+    }
+    std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %-24s %s\n", c.ordinal + 1,
+                c.arm.c_str(), c.concurrency, c.repeat + 1, c.status.c_str(),
                 static_cast<long long>(counts.measured), static_cast<long long>(counts.warmup),
-                c.error.c_str());
+                verdict.c_str(), c.error.c_str());
   }
   if (args.commands) print_cell_commands(store, cells, args.cell);
   return kExitOk;

@@ -31,6 +31,7 @@ driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& m
     o.burstiness = l.burstiness;
     o.max_concurrency = cell.concurrency;
     o.turns = l.turns;
+    o.stop_when_over_capacity = l.stop_when_over_capacity && phase == CellPhase::kMeasured;
   } else {
     o.concurrency = cell.concurrency;
   }

@@ -262,6 +262,22 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
                               static_cast<std::int64_t>(driver::kMinEventBytes),
                               static_cast<std::int64_t>(driver::kMaxEventBytes));
   read_cache_policy(load, l, sink);
+  load.read_bool("stop_when_over_capacity", &l.stop_when_over_capacity);
+  if (YAML::Node node = load.mapping("validity"); node.IsDefined()) {
+    YamlMapReader validity(node, "load.validity", sink, load.marks());
+    ValidityRules& v = l.validity;
+    validity.read_double("max_send_shortfall", &v.max_send_shortfall, 0, true,
+                         "a fraction >= 0 (0.03: 3%)");
+    validity.read_double("max_send_delay_p99_ms", &v.max_send_delay_p99_ms, 0, false,
+                         "a number of ms > 0");
+    validity.read_double("min_in_flight_fraction", &v.min_in_flight_fraction, 0, true,
+                         "a fraction >= 0 (0.9: 90%)");
+    validity.read_double("backlog_grace_ms", &v.backlog_grace_ms, 0, true, "a number of ms >= 0");
+    validity.read_double("trend_alpha", &v.trend_alpha, 0, false, "a significance > 0 (0.01)");
+    validity.read_double("min_ttft_rise_per_10s", &v.min_ttft_rise_per_10s, 0, true,
+                         "a fraction >= 0 (0.05: 5% of the median per 10 s)");
+    validity.finish();
+  }
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {
     YamlMapReader warmup(node, "load.warmup", sink, load.marks());
     warmup.read_int<std::int64_t>("requests", &l.warmup_requests, 0, driver::kMaxRequests);

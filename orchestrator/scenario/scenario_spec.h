@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/source_mark.h"
+#include "common/validity_rules.h"
 #include "driver/datasets/dataset_options.h"
 #include "driver/load_options.h"
 
@@ -231,6 +232,11 @@ struct LoadSpec {
   // cache warm: how many unmeasured passes of the measured workload come first (seed 001 ran
   // everything twice before measuring); only read with cache: warm.
   int warm_passes = 1;
+  // Open loop: end a cell early, as done, once its TTFT rises through it by the over-capacity
+  // rule (driver::LoadOptions::stop_when_over_capacity). Off by default: the cell then runs
+  // its whole length and its verdict says it was over capacity.
+  bool stop_when_over_capacity = false;
+  ValidityRules validity;  // load.validity: the thresholds of each cell's verdict
 
   static driver::DatasetOptions default_dataset() {
     driver::DatasetOptions d;

@@ -10,6 +10,7 @@
 #include "reports/cell_metrics.h"
 #include "reports/replica_breakdown.h"
 #include "reports/report_model.h"
+#include "reports/validity_json.h"
 #include "reports/verdicts.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -232,7 +233,8 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
   const store::CellRow& c = *it;
   const auto requests = store.requests(c.id);
   const auto samples = store.metric_samples(c.id);
-  const reports::CellMetrics m = reports::compute_cell_metrics(requests, samples);
+  const reports::CellMetrics m = reports::compute_cell_metrics(
+      requests, samples, {}, store.cell_load(c.id), reports::validity_rules_of(e));
   const reports::ReplicaBreakdown breakdown = reports::replica_breakdown(requests, samples);
 
   Json cdf = Json::array();
@@ -282,6 +284,8 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
                {"started_at", c.started_at},
                {"finished_at", c.finished_at},
                {"figures", figures},
+               {"validity", reports::validity_json(m.validity)},
+               {"verdict_line", reports::verdict_line(m.validity)},
                {"failures", failures},
                {"ttft_cdf", cdf},
                {"replicas", replicas},

@@ -67,9 +67,39 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
     index += static_cast<std::int64_t>(phase->records.size());
     rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());
   }
-  store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands),
-                    claimed_by);
+  store.in_transaction([&] {
+    if (measurement.load) {
+      store::CellLoadRow load = *measurement.load;
+      load.cell_id = cell.id;
+      store.set_cell_load(load, claimed_by);
+    }
+    store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands),
+                      claimed_by);
+  });
   return rows;
+}
+
+store::CellLoadRow cell_load_row(const driver::LoadOptions& options,
+                                 const driver::Workload& workload, const driver::DriverSelf& self) {
+  store::CellLoadRow row;
+  row.open_loop = driver::is_open_loop(options, workload);
+  row.request_rate = row.open_loop ? options.request_rate : 0;
+  row.max_concurrency = row.open_loop ? options.max_concurrency : 0;
+  row.users = row.open_loop ? 0 : options.concurrency;
+  row.driver_measured = self.measured;
+  row.driver_threads = self.threads;
+  row.driver_cores = self.cores;
+  row.driver_wall_s = self.wall_s;
+  row.driver_cpu_s = self.cpu_s;
+  row.send_delay_count = self.send_delay_count;
+  row.send_delay_p50_ms = self.send_delay_p50_ms;
+  row.send_delay_p99_ms = self.send_delay_p99_ms;
+  row.send_delay_max_ms = self.send_delay_max_ms;
+  row.ready_span_s = self.ready_span_s;
+  row.sent_span_s = self.sent_span_s;
+  row.stopped_over_capacity = self.stopped_over_capacity;
+  row.stop_reason = self.stop_reason;
+  return row;
 }
 
 }  // namespace kvsweep::orchestrator

@@ -2,10 +2,12 @@
 // transaction. `kvsweep run` stores every cell through it, `kvsweep load` its one cell.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "driver/load_options.h"
+#include "driver/workload.h"
 #include "orchestrator/targets/target.h"
 #include "store/store.h"
 
@@ -19,7 +21,14 @@ struct CellMeasurement {
   std::vector<store::MetricSample> samples;  // on the measured phase's epoch
   std::vector<std::string> scrape_errors;
   CommandLogs commands;  // what the target ran for the cell, oldest first
+  // What load the measured phase asked for and how the driver kept up; stored with the cell
+  // (Store::set_cell_load) when set.
+  std::optional<store::CellLoadRow> load;
 };
+
+// The load record of a measured phase run with `options` over `workload` (cell_id left 0).
+store::CellLoadRow cell_load_row(const driver::LoadOptions& options,
+                                 const driver::Workload& workload, const driver::DriverSelf& self);
 
 // A new experiment row: started now, running, with this kvsweep's version and the host name.
 store::ExperimentRow new_experiment_row(const std::string& name, const std::string& scenario_path,

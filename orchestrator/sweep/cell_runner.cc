@@ -222,10 +222,15 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
 // periodic scrapes during it.
 void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                          CellMeasurement& m) {
+  const driver::Workload& workload = workloads_.at(static_cast<std::size_t>(plan.workload)).measured;
+  const auto keep_load_record = [&] {
+    m.load = cell_load_row(cell_load_options(plan, spec_.model, CellPhase::kMeasured), workload,
+                           m.measured.driver);
+  };
   if (options_.measured_samples) {  // the load step sampled the servers itself
-    m.measured = drive(plan, workloads_.at(static_cast<std::size_t>(plan.workload)).measured,
-                       CellPhase::kMeasured, label, endpoints.base_url);
+    m.measured = drive(plan, workload, CellPhase::kMeasured, label, endpoints.base_url);
     m.samples = options_.measured_samples();
+    keep_load_record();
     return;
   }
   const std::vector<std::string>& metrics_urls = endpoints.metrics_urls;
@@ -240,8 +245,8 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   // still gets a "during" scrape (KV-cache usage is only meaningful under load).
   std::function<void()> underway;
   if (during) underway = [&during] { during->scrape_now(); };
-  m.measured = drive(plan, workloads_.at(static_cast<std::size_t>(plan.workload)).measured,
-                     CellPhase::kMeasured, label, endpoints.base_url, underway);
+  m.measured = drive(plan, workload, CellPhase::kMeasured, label, endpoints.base_url, underway);
+  keep_load_record();
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   ScrapeResult after =
       scrape_metrics(metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *options_.log);
@@ -305,11 +310,13 @@ bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::str
                  " finished requests kept");
     return false;
   }
-  const reports::CellMetrics metrics = reports::compute_cell_metrics(rows, m.samples);
+  const reports::CellMetrics metrics =
+      reports::compute_cell_metrics(rows, m.samples, {}, m.load, spec_.load.validity);
   if (cell.status == "failed") {
     output_.line("  " + label + ": failed: " + cell.error);
   } else {
     output_.line("  " + label + ": " + cell_summary(metrics));
+    for (const auto& line : verdict_lines(metrics)) output_.line("    " + line);
   }
   for (const auto& line : first_failure_lines(metrics)) output_.line("    " + line);
   return true;

@@ -52,7 +52,17 @@ std::string cell_summary(const reports::CellMetrics& m) {
   }
   text += ", KV hit " + reports::format_percent(m.kv_hit_rate_server) +
           (m.kv_hit_rate_server ? "%" : "");
+  if (m.validity.load_known && m.ok + m.failed > 0) {
+    text += "; " + std::string(reports::verdict_name(m.validity.verdict));
+  }
   return text;
+}
+
+std::vector<std::string> verdict_lines(const reports::CellMetrics& m) {
+  std::vector<std::string> lines;
+  if (m.validity.verdict == reports::CellVerdict::kValid) return lines;
+  for (const std::string& reason : m.validity.reasons) lines.push_back(reason);
+  return lines;
 }
 
 std::vector<std::string> first_failure_lines(const reports::CellMetrics& m) {

@@ -26,4 +26,7 @@ std::string cell_summary(const reports::CellMetrics& m);
 // Under the summary, why requests failed: the first of each kind, with its status and reason.
 std::vector<std::string> first_failure_lines(const reports::CellMetrics& m);
 
+// Why a cell is not valid: each rule that fired, with its figures; none for a valid cell.
+std::vector<std::string> verdict_lines(const reports::CellMetrics& m);
+
 }  // namespace kvsweep::orchestrator

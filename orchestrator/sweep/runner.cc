@@ -100,6 +100,16 @@ std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   setup["concurrency"] = concurrency;
   setup["repeats"] = spec.repeats;
   setup["load"] = load_setup(spec, dataset);
+  // The verdicts' thresholds, when the scenario changed any (reports read them back with
+  // validity_rules_of; without the key they judge by the defaults).
+  if (const ValidityRules& v = spec.load.validity; !(v == ValidityRules{})) {
+    setup["validity"] = {{"max_send_shortfall", v.max_send_shortfall},
+                         {"max_send_delay_p99_ms", v.max_send_delay_p99_ms},
+                         {"min_in_flight_fraction", v.min_in_flight_fraction},
+                         {"backlog_grace_ms", v.backlog_grace_ms},
+                         {"trend_alpha", v.trend_alpha},
+                         {"min_ttft_rise_per_10s", v.min_ttft_rise_per_10s}};
+  }
   return setup.dump();
 }
 

@@ -67,7 +67,7 @@ for name, spec in (("cronjob", pod), ("serve", serve_pod["spec"])):
               if "persistentVolumeClaim" in v]
     check(claims == [pvc["metadata"]["name"]], name + " does not mount the PVC pvc.yaml defines")
 script = pod["containers"][0]["args"][0]
-for step in ("run \"$SCENARIO\"", "compare $COMPARE_ARGS \"$SCENARIO_NAME~1\" \"$SCENARIO_NAME\"",
+for step in ("run \"$SCENARIO\"", "compare --strict $COMPARE_ARGS \"$SCENARIO_NAME~1\" \"$SCENARIO_NAME\"",
              "history \"$SCENARIO_NAME\""):
     check(step in script, "the nightly script does not " + step.split()[0])
 

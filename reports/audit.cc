@@ -1,0 +1,97 @@
+// `kvsweep audit`: the achieved-load analysis of an outside result.
+#include "reports/audit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "reports/validity.h"
+
+namespace kvsweep::reports {
+namespace {
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0) {
+  char text[300];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
+
+}  // namespace
+
+double fluid_in_flight(std::int64_t requests, double rate, int cap, double throughput) {
+  if (requests <= 0 || !(throughput > 0) || !(rate > 0)) return 0;
+  const double n = static_cast<double>(requests);
+  const double limit = cap > 0 ? static_cast<double>(cap) : n;
+  // Steps small against both the arrivals' span and the run's expected length.
+  const double span = std::isinf(rate) ? 0 : n / rate;
+  const double dt = std::max(span, n / throughput) / 20000;
+  double t = 0;
+  double done = 0;
+  double area = 0;
+  while (done < n - 1e-9) {
+    const double arrived = std::isinf(rate) ? n : std::min(n, rate * (t + dt));
+    const double in_flight = std::min(arrived, done + limit) - done;
+    const double finished = std::min(in_flight, throughput * dt);
+    area += (in_flight - finished / 2) * dt;
+    done += finished;
+    t += dt;
+    if (t > 1e9) break;  // cannot happen with a positive throughput; a guard all the same
+  }
+  return t > 0 ? area / t : 0;
+}
+
+AuditedRun audit_result(const OutsideResult& r, const ValidityRules& rules) {
+  AuditedRun a;
+  a.result = r;
+  a.not_evaluated.push_back(
+      "client-bound: the file holds no driver CPU, send delay or schedule lag");
+  a.not_evaluated.push_back("over capacity: the file holds no per-request times to test a trend");
+  if (r.total_output_tokens && r.completed > 0) {
+    a.mean_output_tokens = static_cast<double>(*r.total_output_tokens) / r.completed;
+  }
+  if (r.mean_ttft_ms && r.mean_tpot_ms && a.mean_output_tokens) {
+    LittleInputs in;
+    in.request_throughput = r.request_throughput;
+    in.ttft_mean_ms = *r.mean_ttft_ms;
+    in.tpot_mean_ms = *r.mean_tpot_ms;
+    in.mean_output_tokens = *a.mean_output_tokens;
+    a.little_in_flight = little_in_flight(in);
+  }
+  if (a.little_in_flight && r.max_concurrency && *r.max_concurrency > 0) {
+    a.cap_fraction = *a.little_in_flight / *r.max_concurrency;
+  }
+  if (r.request_rate && std::isfinite(*r.request_rate) && *r.request_rate > 0) {
+    a.rate_fraction = r.request_throughput / *r.request_rate;
+  }
+  if (!a.little_in_flight) {
+    a.verdict = "not judged";
+    a.not_evaluated.push_back(
+        "short of its concurrency: Little's law needs mean TTFT, mean TPOT and the generated "
+        "token count");
+    return a;
+  }
+  if (!r.request_rate) {
+    a.verdict = "not judged";
+    a.not_evaluated.push_back(
+        "short of its concurrency: no request rate in the file (give --request-rate)");
+    return a;
+  }
+  const std::int64_t requests = r.num_prompts.value_or(r.completed);
+  a.expected_in_flight =
+      fluid_in_flight(requests, *r.request_rate, r.max_concurrency.value_or(0),
+                      r.request_throughput);
+  a.verdict = "valid";
+  if (*a.little_in_flight < rules.audit_min_in_flight_fraction * *a.expected_in_flight) {
+    a.short_of_concurrency = true;
+    a.verdict = "short of its concurrency";
+    a.reasons.push_back(
+        format("%.0f in flight by Little's law where the schedule and cap would have kept %.0f "
+               "(%.0f%%): requests were due and not in flight",
+               *a.little_in_flight, *a.expected_in_flight,
+               *a.little_in_flight / *a.expected_in_flight * 100));
+  }
+  return a;
+}
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,166 @@
+// Results of other tools, read for `kvsweep audit`.
+#include "reports/outside_result.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace kvsweep::reports {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument(where + ": " + what);
+}
+
+double parse_number(const std::string& text, const std::string& where, const std::string& field) {
+  const std::string t = trim(text);
+  if (t == "inf" || t == "Inf" || t == "infinity") return std::numeric_limits<double>::infinity();
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(t, &used);
+    if (used == t.size() && std::isfinite(value)) return value;
+  } catch (const std::exception&) {
+  }
+  fail(where, field + ": expected a number, got \"" + t + "\"");
+}
+
+std::optional<OutsideResult> from_json(const std::string& text, const std::string& path) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  OutsideResult r;
+  r.where = path;
+  r.label = j.value("label", "");
+  if (r.label.empty() || j["label"].is_null()) r.label = j.value("model_id", path);
+  const auto number = [&](const char* key, bool required) -> std::optional<double> {
+    if (!j.contains(key) || j[key].is_null()) {
+      if (required) fail(path, std::string(key) + ": missing from the result JSON");
+      return std::nullopt;
+    }
+    if (j[key].is_string()) return parse_number(j[key].get<std::string>(), path, key);
+    if (!j[key].is_number()) fail(path, std::string(key) + ": expected a number");
+    return j[key].get<double>();
+  };
+  r.completed = static_cast<std::int64_t>(*number("completed", true));
+  r.duration_s = *number("duration", true);
+  r.request_throughput = *number("request_throughput", true);
+  if (auto v = number("total_output_tokens", false)) r.total_output_tokens = std::llround(*v);
+  r.mean_ttft_ms = number("mean_ttft_ms", false);
+  r.mean_tpot_ms = number("mean_tpot_ms", false);
+  r.request_rate = number("request_rate", false);
+  if (auto v = number("max_concurrency", false)) r.max_concurrency = static_cast<int>(*v);
+  if (auto v = number("num_prompts", false)) r.num_prompts = std::llround(*v);
+  return r;
+}
+
+// The command line's load settings and the headings seen so far, as a file is read.
+struct Context {
+  std::map<int, std::string> headings;  // level -> text
+  std::optional<double> request_rate;
+  std::optional<int> max_concurrency;
+  std::optional<std::int64_t> num_prompts;
+};
+
+void note_context(const std::string& line, int number, const std::string& path, Context& c) {
+  static const std::regex rate(R"(--request-rate[= ]+([0-9.]+|inf))");
+  static const std::regex cap(R"(--max-concurrency[= ]+([0-9]+))");
+  static const std::regex prompts(R"(--num-prompts[= ]+([0-9]+))");
+  const std::string where = path + ":" + std::to_string(number);
+  std::smatch m;
+  if (std::regex_search(line, m, rate)) c.request_rate = parse_number(m[1], where, "--request-rate");
+  if (std::regex_search(line, m, cap)) {
+    c.max_concurrency = static_cast<int>(parse_number(m[1], where, "--max-concurrency"));
+  }
+  if (std::regex_search(line, m, prompts)) {
+    c.num_prompts = std::llround(parse_number(m[1], where, "--num-prompts"));
+  }
+  const std::string t = trim(line);
+  if (!t.empty() && t[0] == '#') {
+    const auto level = static_cast<int>(t.find_first_not_of('#'));
+    if (level != static_cast<int>(std::string::npos) && level <= 6) {
+      c.headings[level] = trim(t.substr(static_cast<std::size_t>(level)));
+      c.headings.erase(c.headings.upper_bound(level), c.headings.end());
+    }
+  }
+}
+
+std::string label_of(const Context& c) {
+  std::string label;
+  for (const auto& [level, text] : c.headings) {
+    if (level < 2) continue;  // the document's title says nothing of one run
+    label += (label.empty() ? "" : " / ") + text;
+  }
+  return label;
+}
+
+}  // namespace
+
+std::vector<OutsideResult> read_outside_results(const std::string& text, const std::string& path) {
+  const std::string head = trim(text.substr(0, text.find_first_not_of(" \t\r\n") + 1));
+  if (head == "{") {
+    if (auto r = from_json(text, path)) return {*r};
+    fail(path, "starts like JSON but is no JSON object");
+  }
+  std::vector<OutsideResult> results;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  Context context;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find("Serving Benchmark Result") == std::string::npos) {
+      note_context(line, number, path, context);
+      continue;
+    }
+    OutsideResult r;
+    r.where = path + ":" + std::to_string(number);
+    r.label = label_of(context);
+    r.request_rate = context.request_rate;
+    r.max_concurrency = context.max_concurrency;
+    r.num_prompts = context.num_prompts;
+    std::map<std::string, std::pair<std::string, int>> rows;  // key -> value, line
+    while (std::getline(in, line)) {
+      ++number;
+      const std::string t = trim(line);
+      if (t.find_first_not_of('=') == std::string::npos && !t.empty()) break;  // the closing rule
+      const auto colon = t.find(':');
+      if (colon == std::string::npos) continue;  // a section rule
+      rows[trim(t.substr(0, colon))] = {trim(t.substr(colon + 1)), number};
+    }
+    const auto value = [&](const std::string& key, bool required) -> std::optional<double> {
+      const auto it = rows.find(key);
+      if (it == rows.end()) {
+        if (required) fail(r.where, "\"" + key + "\" missing from the block");
+        return std::nullopt;
+      }
+      return parse_number(it->second.first, path + ":" + std::to_string(it->second.second), key);
+    };
+    r.completed = std::llround(*value("Successful requests", true));
+    r.duration_s = *value("Benchmark duration (s)", true);
+    r.request_throughput = *value("Request throughput (req/s)", true);
+    if (auto v = value("Total generated tokens", false)) r.total_output_tokens = std::llround(*v);
+    r.mean_ttft_ms = value("Mean TTFT (ms)", false);
+    r.mean_tpot_ms = value("Mean TPOT (ms)", false);
+    if (auto v = value("Maximum request concurrency", false)) {
+      r.max_concurrency = static_cast<int>(*v);
+    }
+    if (auto v = value("Request rate configured (RPS)", false)) r.request_rate = *v;
+    results.push_back(r);
+  }
+  if (results.empty()) {
+    fail(path, "no \"Serving Benchmark Result\" block and no result JSON object");
+  }
+  return results;
+}
+
+}  // namespace kvsweep::reports

@@ -1,0 +1,284 @@
+// Did a cell measure the load it was asked for, and was the system steady?
+#include "reports/validity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "reports/in_flight.h"
+
+namespace kvsweep::reports {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The ramp-up ends when the in-flight series first reaches this fraction of its time-weighted
+// median over the sending period.
+constexpr double kRampLevel = 0.9;
+// A backlog shorter than this fraction of the window is too brief to judge the cap by.
+constexpr double kMinBacklogFraction = 0.05;
+// The backlog counts as growing only when it grows by at least this many requests.
+constexpr double kMinBacklogGrowth = 2;
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0) {
+  char text[300];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
+
+std::vector<const store::RequestRow*> measured_rows(const std::vector<store::RequestRow>& rows) {
+  std::vector<const store::RequestRow*> out;
+  for (const auto& r : rows) {
+    if (!r.warmup) out.push_back(&r);
+  }
+  return out;
+}
+
+SteadyFigures steady_figures(const std::vector<const store::RequestRow*>& rows,
+                             const std::vector<StepPoint>& in_flight, double t0, double t1) {
+  SteadyFigures f;
+  f.start_s = t0;
+  f.end_s = t1;
+  std::vector<double> ttft;
+  std::vector<double> tpot;
+  std::int64_t ended = 0;
+  std::int64_t tokens = 0;
+  for (const store::RequestRow* r : rows) {
+    if (!r->ok) continue;
+    if (r->sent_s >= t0 && r->sent_s <= t1) {
+      ++f.requests;
+      if (r->first_token_s >= 0) ttft.push_back(r->ttft_ms);
+      if (r->output_tokens > 1) tpot.push_back(r->tpot_ms);
+    }
+    const double end = busy_until_s(*r);
+    if (end >= t0 && end <= t1) {
+      ++ended;
+      tokens += r->output_tokens;
+    }
+  }
+  const double length = t1 - t0;
+  if (length > 0) {
+    f.request_throughput = static_cast<double>(ended) / length;
+    f.output_throughput = static_cast<double>(tokens) / length;
+  }
+  f.ttft_ms = summarize(std::move(ttft));
+  f.tpot_ms = summarize(std::move(tpot));
+  f.in_flight_mean = time_weighted_mean(in_flight, t0, t1);
+  return f;
+}
+
+void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, CellValidity& v) {
+  v.driver_measured = load.driver_measured;
+  v.stopped_over_capacity = load.stopped_over_capacity;
+  if (!load.driver_measured) {
+    v.not_evaluated.push_back("client-bound: no driver figures (a predicted cell)");
+    return;
+  }
+  const int usable = std::max(1, std::min(load.driver_cores, load.driver_threads + 1));
+  if (load.driver_wall_s > 0) {
+    v.driver_cpu_utilisation = load.driver_cpu_s / (load.driver_wall_s * usable);
+  }
+  if (load.send_delay_count == 0) return;
+  v.send_delay_p99_ms = load.send_delay_p99_ms;
+  // The shortfall needs a span long enough that the delay threshold is a small part of it.
+  const double stretch_s = load.sent_span_s - load.ready_span_s;
+  if (load.sent_span_s >= 1 && stretch_s * 1000 >= rules.max_send_delay_p99_ms) {
+    v.send_shortfall = stretch_s / load.sent_span_s;
+  } else {
+    v.send_shortfall = 0.0;
+  }
+  const std::string cpu =
+      v.driver_cpu_utilisation
+          ? format("; driver CPU %.0f%% of %.0f usable cores", *v.driver_cpu_utilisation * 100,
+                   usable)
+          : "";
+  if (load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
+    v.client_bound = true;
+    v.reasons.push_back(format("client-bound: send delay p99 %.3g ms > %.3g ms", load.send_delay_p99_ms,
+                               rules.max_send_delay_p99_ms) +
+                        cpu);
+  } else if (*v.send_shortfall > rules.max_send_shortfall) {
+    v.client_bound = true;
+    v.reasons.push_back(format("client-bound: sends fell %.1f%% short of the schedule (> %.1f%%)",
+                               *v.send_shortfall * 100, rules.max_send_shortfall * 100) +
+                        cpu);
+  }
+}
+
+// Open loop: backlog, short of concurrency, and the trends of over capacity.
+void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
+                     const std::vector<StepPoint>& in_flight, double window_t0, double window_t1,
+                     const ValidityRules& rules, CellValidity& v) {
+  std::vector<double> due;
+  std::vector<double> sent;
+  double first_scheduled = kInf;
+  double last_scheduled = -kInf;
+  for (const store::RequestRow* r : rows) {
+    if (r->scheduled_s < 0) continue;
+    first_scheduled = std::min(first_scheduled, r->scheduled_s);
+    last_scheduled = std::max(last_scheduled, r->scheduled_s);
+    const double from = r->scheduled_s + rules.backlog_grace_ms / 1000;
+    if (r->sent_s > from) {
+      due.push_back(from);
+      sent.push_back(r->sent_s);
+    }
+  }
+  if (last_scheduled > first_scheduled && rows.size() > 1) {
+    v.scheduled_rate = static_cast<double>(rows.size() - 1) / (last_scheduled - first_scheduled);
+  }
+  const std::vector<StepPoint> backlog = step_series(due, sent);
+  const GatedMean backlogged = mean_while(in_flight, backlog, window_t0, window_t1);
+  v.backlog_s = backlogged.seconds;
+  if (backlogged.seconds > 0) v.in_flight_while_backlogged = backlogged.mean;
+
+  if (v.cap > 0 && backlogged.seconds >= kMinBacklogFraction * (window_t1 - window_t0)) {
+    if (backlogged.mean < rules.min_in_flight_fraction * v.cap) {
+      v.short_of_concurrency = true;
+      v.reasons.push_back(format(
+          "short of its concurrency: %.0f in flight (%.0f%% of the cap) while requests waited "
+          "to be sent for %.3g s",
+          backlogged.mean, backlogged.mean / v.cap * 100, backlogged.seconds));
+    }
+  }
+
+  // Over capacity. TTFT against send time over the steady window...
+  if (v.steady) {
+    std::vector<TrendPoint> ttft;
+    for (const store::RequestRow* r : rows) {
+      if (r->ok && r->first_token_s >= 0) ttft.push_back({r->sent_s, r->ttft_ms});
+    }
+    TrendRule rule{rules.trend_alpha, rules.min_ttft_rise_per_10s};
+    // The window's end is inclusive for its last send.
+    v.ttft_trend = judge_rise(ttft, v.steady->start_s, std::nextafter(v.steady->end_s, kInf), rule);
+    if (!v.ttft_trend.evaluated) {
+      v.not_evaluated.push_back("over capacity (TTFT trend): fewer than " +
+                                std::to_string(kMinTrendPoints) +
+                                " successful requests in the steady window");
+    } else if (v.ttft_trend.rising) {
+      v.over_capacity = true;
+      v.reasons.push_back("over capacity: " + rising_text(v.ttft_trend, "TTFT"));
+    }
+  }
+  // ... or the backlog growing while arrivals still came (with an infinite rate they all came
+  // at once: nothing grows).
+  const double t0 = v.steady ? v.steady->start_s : window_t0;
+  const double t1 = std::min(last_scheduled, window_t1);
+  if (t1 > t0) {
+    std::vector<TrendPoint> points;
+    for (const store::RequestRow* r : rows) {
+      if (r->scheduled_s >= 0) points.push_back({r->scheduled_s, double(value_at(backlog, r->scheduled_s))});
+    }
+    TrendRule rule{rules.trend_alpha, 0};
+    v.backlog_trend = judge_rise(points, t0, t1, rule);
+    const double growth = v.backlog_trend.test.slope_per_s * (t1 - t0);
+    if (v.backlog_trend.rising && growth >= kMinBacklogGrowth) {
+      v.over_capacity = true;
+      v.reasons.push_back(
+          format("over capacity: requests waiting to be sent grew by %.0f over %.3g s of "
+                 "arrivals (Mann-Kendall p = %.2g)",
+                 growth, t1 - t0, v.backlog_trend.test.p_upward));
+    }
+  }
+}
+
+}  // namespace
+
+const char* verdict_name(CellVerdict verdict) {
+  switch (verdict) {
+    case CellVerdict::kValid:
+      return "valid";
+    case CellVerdict::kClientBound:
+      return "client-bound";
+    case CellVerdict::kShortOfConcurrency:
+      return "short of its concurrency";
+    case CellVerdict::kOverCapacity:
+      return "over capacity";
+  }
+  return "valid";
+}
+
+std::optional<double> little_in_flight(const LittleInputs& in) {
+  if (!(in.request_throughput > 0)) return std::nullopt;
+  const double seconds =
+      (in.ttft_mean_ms + in.tpot_mean_ms * std::max(0.0, in.mean_output_tokens - 1)) / 1000;
+  return in.request_throughput * seconds;
+}
+
+CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
+                        const std::optional<store::CellLoadRow>& load, const LittleInputs& little,
+                        const ValidityRules& rules) {
+  CellValidity v;
+  const std::vector<const store::RequestRow*> rows = measured_rows(requests);
+  if (load) {
+    v.load_known = true;
+    v.open_loop = load->open_loop;
+    v.request_rate = load->request_rate;
+    v.cap = load->open_loop ? load->max_concurrency : load->users;
+  } else {
+    v.not_evaluated.push_back("every rule: the cell has no load record (stored before kvsweep "
+                              "judged cells)");
+  }
+  v.little_in_flight = little_in_flight(little);
+  if (rows.empty()) return v;
+
+  std::vector<double> starts;
+  std::vector<double> ends;
+  double first_sent = kInf;
+  double last_sent = -kInf;
+  double last_end = -kInf;
+  for (const store::RequestRow* r : rows) {
+    starts.push_back(r->sent_s);
+    ends.push_back(std::max(r->sent_s, busy_until_s(*r)));
+    first_sent = std::min(first_sent, r->sent_s);
+    last_sent = std::max(last_sent, r->sent_s);
+    last_end = std::max(last_end, ends.back());
+  }
+  const std::vector<StepPoint> in_flight = step_series(starts, ends);
+  v.in_flight_mean = time_weighted_mean(in_flight, first_sent, last_end);
+  if (v.cap > 0) v.in_flight_fraction = v.in_flight_mean / v.cap;
+  if (last_sent > first_sent && rows.size() > 1) {
+    v.send_rate = static_cast<double>(rows.size() - 1) / (last_sent - first_sent);
+  }
+  // The steady window: from the end of the ramp-up to the last send (the drain follows).
+  if (last_sent > first_sent) {
+    const double level = kRampLevel * time_weighted_median(in_flight, first_sent, last_sent);
+    const double ramp_end = first_reach(in_flight, std::max(1.0, level), first_sent, last_sent);
+    if (last_sent > ramp_end) v.steady = steady_figures(rows, in_flight, ramp_end, last_sent);
+  }
+  if (!load) return v;
+
+  judge_driver(*load, rules, v);
+  if (v.open_loop) {
+    judge_open_loop(rows, in_flight, first_sent, last_end, rules, v);
+  }
+  if (load->stopped_over_capacity && !v.over_capacity) {
+    v.over_capacity = true;
+    v.reasons.push_back("over capacity: stopped early (load.stop_when_over_capacity): " +
+                        load->stop_reason);
+  }
+  if (v.client_bound) {
+    v.verdict = CellVerdict::kClientBound;
+  } else if (v.short_of_concurrency) {
+    v.verdict = CellVerdict::kShortOfConcurrency;
+  } else if (v.over_capacity) {
+    v.verdict = CellVerdict::kOverCapacity;
+  }
+  return v;
+}
+
+std::string verdict_line(const CellValidity& v) {
+  if (!v.load_known) return "not judged (no load record)";
+  if (v.verdict == CellVerdict::kValid) {
+    std::string line = "valid";
+    if (v.in_flight_fraction) line += format(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
+    return line;
+  }
+  std::string line;
+  for (const std::string& reason : v.reasons) {
+    if (!line.empty()) line += "; ";
+    line += reason;
+  }
+  return line;
+}
+
+}  // namespace kvsweep::reports

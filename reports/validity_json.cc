@@ -1,0 +1,84 @@
+// A cell's achieved-load figures and verdict as JSON.
+#include "reports/validity_json.h"
+
+#include <cmath>
+
+namespace kvsweep::reports {
+namespace {
+
+nlohmann::ordered_json number(const std::optional<double>& value) {
+  if (!value || !std::isfinite(*value)) return nullptr;
+  return *value;
+}
+
+nlohmann::ordered_json trend_json(const RiseJudgement& j) {
+  if (!j.evaluated) return nullptr;
+  return {{"points", j.points},
+          {"rising", j.rising},
+          {"p_upward", j.test.p_upward},
+          {"slope_per_s", j.test.slope_per_s},
+          {"median", j.median}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json validity_json(const CellValidity& v) {
+  nlohmann::ordered_json j;
+  j["verdict"] = v.load_known ? verdict_name(v.verdict) : nullptr;
+  j["reasons"] = v.reasons;
+  j["not_evaluated"] = v.not_evaluated;
+  j["open_loop"] = v.open_loop;
+  j["request_rate"] = std::isinf(v.request_rate) ? nlohmann::ordered_json("inf")
+                                                 : nlohmann::ordered_json(v.request_rate);
+  j["cap"] = v.cap;
+  j["in_flight_mean"] = v.in_flight_mean;
+  j["in_flight_fraction"] = number(v.in_flight_fraction);
+  j["little_in_flight"] = number(v.little_in_flight);
+  j["send_rate"] = number(v.send_rate);
+  j["scheduled_rate"] = number(v.scheduled_rate);
+  j["backlog_s"] = v.backlog_s;
+  j["in_flight_while_backlogged"] = number(v.in_flight_while_backlogged);
+  if (v.steady) {
+    const SteadyFigures& s = *v.steady;
+    j["steady"] = {{"start_s", s.start_s},
+                   {"end_s", s.end_s},
+                   {"requests", s.requests},
+                   {"request_throughput", s.request_throughput},
+                   {"output_throughput", s.output_throughput},
+                   {"mean_ttft_ms", s.ttft_ms.mean},
+                   {"p99_ttft_ms", s.ttft_ms.p99},
+                   {"mean_tpot_ms", s.tpot_ms.mean},
+                   {"in_flight_mean", s.in_flight_mean}};
+  } else {
+    j["steady"] = nullptr;
+  }
+  j["ttft_trend"] = trend_json(v.ttft_trend);
+  j["backlog_trend"] = trend_json(v.backlog_trend);
+  j["driver"] = {{"measured", v.driver_measured},
+                 {"cpu_utilisation", number(v.driver_cpu_utilisation)},
+                 {"send_delay_p99_ms", number(v.send_delay_p99_ms)},
+                 {"send_shortfall", number(v.send_shortfall)}};
+  j["stopped_over_capacity"] = v.stopped_over_capacity;
+  return j;
+}
+
+ValidityRules validity_rules_of(const store::ExperimentRow& experiment) {
+  ValidityRules rules;
+  const nlohmann::json setup = nlohmann::json::parse(experiment.setup_json, nullptr, false);
+  if (!setup.is_object() || !setup.contains("validity") || !setup["validity"].is_object()) {
+    return rules;
+  }
+  const nlohmann::json& v = setup["validity"];
+  const auto read = [&](const char* key, double* out) {
+    if (v.contains(key) && v[key].is_number()) *out = v[key].get<double>();
+  };
+  read("max_send_shortfall", &rules.max_send_shortfall);
+  read("max_send_delay_p99_ms", &rules.max_send_delay_p99_ms);
+  read("min_in_flight_fraction", &rules.min_in_flight_fraction);
+  read("backlog_grace_ms", &rules.backlog_grace_ms);
+  read("trend_alpha", &rules.trend_alpha);
+  read("min_ttft_rise_per_10s", &rules.min_ttft_rise_per_10s);
+  return rules;
+}
+
+}  // namespace kvsweep::reports

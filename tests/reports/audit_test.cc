@@ -1,0 +1,103 @@
+// kvsweep audit's reading and analysis of outside results, on the seeds' own published blocks.
+#include "reports/audit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace kvsweep::reports {
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const std::string kSeeds = KVSWEEP_SEED_FIXTURES;
+
+TEST(Audit, SeedTwosTwelveBlocksGiveTheIssuesTableAndFlagThePrefixHashArm) {
+  const std::string path = kSeeds + "/002_d7a4aa4a246033b9.txt";
+  const auto results = read_outside_results(read(path), path);
+  ASSERT_EQ(results.size(), 12u);
+  // Little's law in flight, per level (cap, rate): Service, LeastLoad, PrefixHash.
+  const double little[12] = {776, 767, 518, 1356, 1386, 443, 2215, 2102, 440, 3316, 2896, 463};
+  const int caps[4] = {800, 1600, 3200, 8000};
+  const double rates[4] = {800, 200, 200, 800};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const AuditedRun a = audit_result(results[i]);
+    SCOPED_TRACE(results[i].label + " at " + results[i].where);
+    EXPECT_EQ(*results[i].max_concurrency, caps[i / 3]);
+    EXPECT_EQ(*results[i].request_rate, rates[i / 3]);
+    EXPECT_EQ(*results[i].num_prompts, 8000);
+    EXPECT_NEAR(*a.little_in_flight, little[i], 1.0);
+    const bool prefix_hash = results[i].label.find("Prefix Hash") != std::string::npos;
+    EXPECT_EQ(prefix_hash, i % 3 == 2);
+    EXPECT_EQ(a.short_of_concurrency, prefix_hash);
+    EXPECT_EQ(a.verdict, prefix_hash ? "short of its concurrency" : "valid");
+  }
+  // The rate achieved against the rate asked for: 76.43 of 800 at the first level.
+  EXPECT_NEAR(*audit_result(results[2]).rate_fraction, 76.43 / 800, 1e-9);
+  EXPECT_NE(results[2].label.find("800 concurrent requests"), std::string::npos) << results[2].label;
+}
+
+TEST(Audit, SeedZerosBlocksNeedTheRateFromTheCommandLine) {
+  const std::string path = kSeeds + "/000_6c6301bcc3e48923.txt";
+  auto results = read_outside_results(read(path), path);
+  ASSERT_EQ(results.size(), 2u);
+  for (auto& r : results) {
+    EXPECT_FALSE(r.request_rate);  // the write-up names neither rate nor cap
+    const AuditedRun unjudged = audit_result(r);
+    EXPECT_EQ(unjudged.verdict, "not judged");
+    // As the seed ran it: all at once, 400 in flight at most, 2000 prompts.
+    r.request_rate = std::numeric_limits<double>::infinity();
+    r.max_concurrency = 400;
+    r.num_prompts = 2000;
+    const AuditedRun a = audit_result(r);
+    EXPECT_EQ(a.verdict, "valid");
+    EXPECT_GT(*a.cap_fraction, 0.9);  // about 375 of 400
+    EXPECT_LT(*a.cap_fraction, 0.97);
+  }
+}
+
+TEST(Audit, AResultJsonIsReadByVllmsKeys) {
+  const std::string json = R"({"completed": 1000, "duration": 100.0, "request_throughput": 10.0,
+    "total_output_tokens": 101000, "mean_ttft_ms": 100.0, "mean_tpot_ms": 9.0,
+    "request_rate": "inf", "max_concurrency": 100, "num_prompts": 1000, "label": "x"})";
+  const auto results = read_outside_results(json, "r.json");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(std::isinf(*results[0].request_rate));
+  const AuditedRun a = audit_result(results[0]);
+  // 10 req/s x (0.1 s + 9 ms x 100) = 10 in flight of 100: the cap stood mostly empty while
+  // every request was due from the start.
+  EXPECT_NEAR(*a.little_in_flight, 10, 1e-9);
+  EXPECT_TRUE(a.short_of_concurrency);
+}
+
+TEST(Audit, BadInputNamesTheFileLineAndField) {
+  try {
+    read_outside_results("x\n============ Serving Benchmark Result ============\n"
+                         "Successful requests:    many\n",
+                         "paste.txt");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "paste.txt:3: Successful requests: expected a number, got \"many\"");
+  }
+  EXPECT_THROW(read_outside_results("nothing here\n", "empty.txt"), std::invalid_argument);
+  EXPECT_THROW(read_outside_results(R"({"duration": 1})", "r.json"), std::invalid_argument);
+}
+
+TEST(Audit, TheFluidModelKeepsTheCapFullWhileABacklogLasts) {
+  // 1000 requests all due at once, 10 in flight, 10 done a second: the cap is full for 99 s of
+  // the 100, then drains.
+  EXPECT_NEAR(fluid_in_flight(1000, std::numeric_limits<double>::infinity(), 10, 10), 9.95, 0.05);
+  // Arrivals at 1/s served at 10/s: about 0.05 in flight on average.
+  EXPECT_LT(fluid_in_flight(100, 1, 0, 10), 0.2);
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
