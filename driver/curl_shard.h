@@ -66,7 +66,7 @@ class CurlShard {
   // The next transfer that finished, if any. The handle stays added until remove().
   std::optional<CurlDone> next_done();
 
-  // Bookkeeping of the thread's shard choice (transfer_worker.cc): set while listed.
+  // Bookkeeping of the thread's shard choice (shard_pool.cc): set while listed.
   bool listed_idle = false;
   bool listed_room = false;
 

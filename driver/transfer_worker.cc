@@ -2,7 +2,6 @@
 #include "driver/transfer_worker.h"
 
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "driver/event_fd.h"
 #include "driver/request_body.h"
 #include "driver/thread_cpu.h"
 
@@ -26,64 +26,19 @@ constexpr int kStartsPerIteration = 32;
 constexpr int kMaxWaitMs = 100;
 constexpr std::size_t kMaxEvents = 512;
 
-int make_eventfd(const char* what) {
-  const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(std::string(what) + ": eventfd: " + std::strerror(errno));
+int make_epoll() {
+  ensure_curl_global_init();  // before any thread touches libcurl
+  const int fd = ::epoll_create1(EPOLL_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
   return fd;
-}
-
-void signal_fd(int fd) {
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
-}
-
-void drain_fd(int fd) {
-  std::uint64_t count = 0;
-  [[maybe_unused]] const ssize_t n = ::read(fd, &count, sizeof count);
 }
 
 }  // namespace
 
-// ---- CompletionQueue ----
-
-CompletionQueue::CompletionQueue() : fd_(make_eventfd("completion queue")) {}
-
-CompletionQueue::~CompletionQueue() { ::close(fd_); }
-
-void CompletionQueue::push(std::vector<TransferDone>& batch) {
-  bool was_empty = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    was_empty = queue_.empty();
-    if (was_empty) {
-      queue_.swap(batch);
-    } else {
-      for (TransferDone& done : batch) queue_.push_back(std::move(done));
-    }
-  }
-  batch.clear();
-  // Only the first item wakes the run thread: it takes everything queued by then.
-  if (was_empty) signal_fd(fd_);
-}
-
-void CompletionQueue::wake() { signal_fd(fd_); }
-
-std::vector<TransferDone> CompletionQueue::take() {
-  drain_fd(fd_);
-  std::vector<TransferDone> taken;
-  std::lock_guard<std::mutex> lock(mutex_);
-  taken.swap(queue_);
-  return taken;
-}
-
 // ---- TransferWorker: run thread side ----
 
 TransferWorker::TransferWorker(const TransferContext& context, int thread)
-    : context_(context), thread_(thread) {
-  ensure_curl_global_init();  // before any thread touches libcurl
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0)
-    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+    : context_(context), thread_(thread), epoll_fd_(make_epoll()), shards_(epoll_fd_, &run_now_) {
   try {
     wake_fd_ = make_eventfd("transfer thread");
   } catch (...) {
@@ -120,7 +75,7 @@ void TransferWorker::submit(std::vector<Job>& jobs) {
     for (Job& job : jobs) inbox_.push_back(std::move(job));
   }
   jobs.clear();
-  if (was_empty) signal_fd(wake_fd_);
+  if (was_empty) signal_eventfd(wake_fd_);
 }
 
 void TransferWorker::cancel() {
@@ -128,7 +83,7 @@ void TransferWorker::cancel() {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
     cancel_requested_ = true;
   }
-  signal_fd(wake_fd_);
+  signal_eventfd(wake_fd_);
 }
 
 void TransferWorker::stop() {
@@ -136,7 +91,7 @@ void TransferWorker::stop() {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
     stop_requested_ = true;
   }
-  signal_fd(wake_fd_);
+  signal_eventfd(wake_fd_);
 }
 
 // ---- TransferWorker: its own thread ----
@@ -157,8 +112,8 @@ void TransferWorker::run() {
         take_inbox();
         continue;
       }
-      if (tag.shard >= shards_.size()) continue;
-      CurlShard* shard = shards_[tag.shard].get();
+      CurlShard* shard = shards_.find(tag.shard);
+      if (shard == nullptr) continue;
       if (tag.kind == EventKind::kTimer) {
         shard->on_timer();
       } else {
@@ -203,7 +158,7 @@ int TransferWorker::wait_ms() const {
 }
 
 void TransferWorker::take_inbox() {
-  drain_fd(wake_fd_);
+  drain_eventfd(wake_fd_);
   std::vector<Job> jobs;
   {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
@@ -225,29 +180,6 @@ TransferWorker::Flight* TransferWorker::acquire() {
   curl_easy_setopt(flight->transfer->easy().get(), CURLOPT_PRIVATE, flight.get());
   flights_.push_back(std::move(flight));
   return flights_.back().get();
-}
-
-// A shard with an idle connection (the most recently freed: keep-alive reuse), else one with
-// room, else a new one. O(1) amortized: entries that went stale are dropped as they surface.
-CurlShard* TransferWorker::pick_shard() {
-  while (!idle_shards_.empty()) {
-    CurlShard* shard = idle_shards_.back();
-    if (shard->has_room() && shard->idle_connections() > 0) return shard;
-    shard->listed_idle = false;
-    idle_shards_.pop_back();
-  }
-  while (!room_shards_.empty()) {
-    CurlShard* shard = room_shards_.back();
-    if (shard->has_room()) return shard;
-    shard->listed_room = false;
-    room_shards_.pop_back();
-  }
-  shards_.push_back(std::make_unique<CurlShard>(
-      epoll_fd_, static_cast<std::uint32_t>(shards_.size()), &run_now_));
-  CurlShard* shard = shards_.back().get();
-  shard->listed_room = true;
-  room_shards_.push_back(shard);
-  return shard;
 }
 
 void TransferWorker::start(Job job) {
@@ -274,7 +206,7 @@ void TransferWorker::start(Job job) {
     std::string body = options.endpoint == LoadOptions::Endpoint::kChat
                            ? chat_request_body(chat)
                            : completion_request_body(chat);
-    CurlShard* shard = pick_shard();
+    CurlShard* shard = shards_.pick();
     flight->transfer->begin(std::move(body), job.wants_reply || options.keep_response_text,
                             shard->connections(), job.warmup ? nullptr : context_.underway);
     flight->shard = shard;
@@ -335,14 +267,7 @@ void TransferWorker::retire(Flight* flight) {
   done.record = std::move(record);
   done.thread = thread_;
   outbox_.push_back(std::move(done));
-  if (!shard->listed_idle && shard->idle_connections() > 0) {
-    shard->listed_idle = true;
-    idle_shards_.push_back(shard);
-  }
-  if (!shard->listed_room) {
-    shard->listed_room = true;
-    room_shards_.push_back(shard);
-  }
+  shards_.on_transfer_removed(shard);
   free_flights_.push_back(flight);
 }
 

@@ -11,41 +11,15 @@
 #include <thread>
 #include <vector>
 
+#include "driver/completion_queue.h"
 #include "driver/curl_shard.h"
 #include "driver/load_options.h"
 #include "driver/request_record.h"
 #include "driver/request_source.h"
+#include "driver/shard_pool.h"
 #include "driver/stream_transfer.h"
 
 namespace kvsweep::driver {
-
-// A job back from a worker: its record, filled in.
-struct TransferDone {
-  RequestRecord record;  // record.index is the job's index
-  std::string reply;     // the generated text when the job wanted it (Job::wants_reply)
-  int thread = 0;        // the worker that carried it
-  bool sent = true;      // false: the run stopped before the job was handed to libcurl
-};
-
-// Where the workers put finished transfers for the run thread: a lock, and an eventfd that
-// becomes readable when the queue turns non-empty (or on wake()), for the run thread's epoll.
-class CompletionQueue {
- public:
-  CompletionQueue();  // throws std::runtime_error when the eventfd cannot be made
-  ~CompletionQueue();
-  CompletionQueue(const CompletionQueue&) = delete;
-  CompletionQueue& operator=(const CompletionQueue&) = delete;
-
-  int fd() const { return fd_; }
-  void push(std::vector<TransferDone>& batch);  // any thread; empties `batch`
-  void wake();                                  // any thread: makes fd() readable
-  std::vector<TransferDone> take();             // run thread: everything queued, in order
-
- private:
-  int fd_ = -1;
-  std::mutex mutex_;
-  std::vector<TransferDone> queue_;
-};
 
 // What the workers of a run share; read-only once they run.
 struct TransferContext {
@@ -94,7 +68,6 @@ class TransferWorker {
   void run();
   void take_inbox();
   void start(Job job);
-  CurlShard* pick_shard();
   Flight* acquire();
   void reap(CurlShard* shard);
   void retire(Flight* flight);
@@ -117,11 +90,9 @@ class TransferWorker {
 
   // The worker thread's own state.
   CurlSlist headers_;
-  std::vector<std::unique_ptr<CurlShard>> shards_;
-  std::vector<CurlShard*> run_now_;
-  std::vector<CurlShard*> idle_shards_;  // may hold an idle connection; most recent last
-  std::vector<CurlShard*> room_shards_;  // had room for a transfer when listed
-  std::deque<Job> pending_;              // received, not started
+  std::vector<CurlShard*> run_now_;  // shards whose run_timeouts() is due at once
+  ShardPool shards_;
+  std::deque<Job> pending_;  // received, not started
   std::vector<std::unique_ptr<Flight>> flights_;
   std::vector<Flight*> free_flights_;
   std::size_t active_ = 0;

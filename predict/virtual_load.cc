@@ -1,4 +1,4 @@
-// One load run on the virtual fleet: the driver's request source against simulated replicas.
+// One load run on the virtual fleet: its event schedule (the records it fills: virtual_records.h).
 #include "predict/virtual_load.h"
 
 #include <algorithm>
@@ -12,11 +12,12 @@
 #include <unordered_map>
 #include <utility>
 
-#include "driver/log_histogram.h"
 #include "driver/request_source.h"
 #include "predict/event_queue.h"
 #include "predict/fleet_samples.h"
 #include "predict/replica_request.h"
+#include "predict/virtual_flight.h"
+#include "predict/virtual_records.h"
 
 namespace kvsweep::predict {
 namespace {
@@ -24,8 +25,6 @@ namespace {
 // How often the stop flag is read: every this many events (reading an atomic per event would
 // cost nothing measurable either; this keeps the loop's shape obvious).
 constexpr std::uint64_t kStopCheckEvents = 1024;
-// The replica's answer to a request it rejects, as vLLM words it (sim/http/replica_server.cc).
-constexpr int kBadRequest = 400;
 
 enum class Kind : std::uint8_t {
   kWake,       // the request source may have a request to send now
@@ -43,29 +42,6 @@ struct Payload {
   std::int64_t index = 0;     // the request (kArrive, kAnswered, kAbandon)
   std::uint64_t version = 0;  // kSample: stale when the schedule was restarted
   double wake_s = 0;          // kWake: the source's own time it was armed for (see dispatch)
-};
-
-// A request between its send and its record's completion.
-struct Flight {
-  ReplicaRequest request;
-  bool wants_reply = false;
-  sim::RouteDecision decision;
-  bool routed = false;       // the router counted it (on_routed)
-  bool server_done = false;  // the replica finished, rejected or dropped it
-  int replica = -1;
-  std::uint64_t engine_id = 0;
-  double status_client_s = -1;  // when the status line reached the client; -1 not yet
-  int tokens = 0;               // content events the client received
-  double last_token_s = -1;     // client time of the latest one
-  int prompt_tokens = -1;       // the usage the replica reports at the end
-  int cached_tokens = -1;
-  int output_tokens = 0;
-  std::uint64_t piece_seed = 0;  // the replica's text seed for this request
-  std::string reply;             // the generated text, when the source wants it (history)
-  std::string error;             // the replica's 400 message; "" otherwise
-  // Set when the client gave up: the record's outcome once kAbandon is processed.
-  std::string abandon_kind;
-  std::string abandon_error;
 };
 
 sim::RouteDecider::Clock::time_point router_time(double t_s) {
@@ -98,19 +74,13 @@ class VirtualRun {
         source_(options, workload),
         patch_(read_body_patch(options)),
         epoch_(fleet.now_s()),
+        records_(options, epoch_),
         latency_(std::max(0.0, virtual_options.network_latency_s)),
         send_cost_(std::max(0.0, virtual_options.client_send_cost_s)),
         by_engine_(static_cast<std::size_t>(fleet.replicas())),
-        start_posted_(static_cast<std::size_t>(fleet.replicas()), 0) {
-    if (options.num_requests > 0 && options.duration_s == 0) {
-      result_.load.records.reserve(
-          static_cast<std::size_t>(options.num_requests + options.warmup_requests));
-    }
-  }
+        start_posted_(static_cast<std::size_t>(fleet.replicas()), 0) {}
 
   VirtualLoadResult run() {
-    result_.load.epoch_wall_s = kVirtualEpochS + epoch_;
-    result_.load.epoch_steady_ns = static_cast<std::int64_t>(std::llround(epoch_ * 1e9));
     result_.samples = fleet_samples(fleet_, "before", 0);
     if (virtual_.sample_interval_s > 0) schedule_sample(epoch_ + virtual_.sample_interval_s);
     next_progress_s_ = epoch_ + 1;
@@ -135,6 +105,7 @@ class VirtualRun {
     result_.samples.insert(result_.samples.end(), after.begin(), after.end());
     fleet_.advance_to(std::max(end, now_));
     if (on_progress_) on_progress_(progress());
+    result_.load = records_.take();
     return std::move(result_);
   }
 
@@ -218,24 +189,12 @@ class VirtualRun {
   }
 
   void send(driver::Job job) {
-    const auto index = static_cast<std::size_t>(job.index);
-    if (result_.load.records.size() <= index) result_.load.records.resize(index + 1);
-    driver::RequestRecord& record = result_.load.records[index];
-    record.index = job.index;
-    record.worker = std::max(job.user, 0);
-    record.conversation = job.conversation;
-    record.turn = job.turn;
-    record.warmup = job.warmup;
-    record.scheduled_s = job.scheduled_s;
     // The client sends one request at a time: requests due at the same instant leave
     // send_cost_ apart, in the order the source gives them.
     const double sent = std::max(now_, client_free_s_);
     client_free_s_ = sent + send_cost_;
-    record.sent_s = rel(sent);
-    if (job.scheduled_s >= 0) {
-      record.schedule_lag_ms = std::max(0.0, record.sent_s - job.scheduled_s) * 1000.0;
-    }
-    Flight& flight = flights_[job.index];
+    records_.open(job, sent);
+    VirtualFlight& flight = flights_[job.index];
     flight.wants_reply = job.wants_reply;
     flight.request = replica_request(job, options_, patch_);
     deadlines_.push_back({sent + options_.request_timeout_s, job.index});
@@ -249,74 +208,19 @@ class VirtualRun {
   void answered(std::int64_t index) {
     const auto found = flights_.find(index);
     if (found == flights_.end()) return;
-    Flight& f = found->second;
-    driver::RequestRecord& r = record(index);
-    r.ended_s = rel(now_);
-    r.replica = std::to_string(f.replica);  // the x-kvsweep-replica header
-    if (!f.error.empty()) {
-      r.http_status = kBadRequest;
-      r.ok = false;
-      r.error_kind = driver::kErrorHttpStatus;
-      r.error = "HTTP " + std::to_string(kBadRequest) + ": " + f.error;
-    } else {
-      r.http_status = 200;
-      r.prompt_tokens = f.prompt_tokens;
-      r.cached_tokens = f.cached_tokens;
-      r.output_tokens = f.output_tokens;
-      r.tokens_estimated = false;
-      if (!options_.stream) {
-        // The whole JSON body arrives at once: TTFT = E2E (driver/full_response.h).
-        r.first_token_s = r.last_token_s = r.ended_s;
-        r.ttft_ms = r.e2e_ms = (r.ended_s - r.sent_s) * 1000.0;
-        r.tpot_ms = 0;
-        r.itl_ms.clear();
-      } else {
-        set_token_times(r, f);
-      }
-      r.ok = true;
-    }
-    finish(index, f, r.ok);
+    finish(index, found->second, records_.answered(index, found->second, now_));
   }
 
   // The client gave up (kAbandon at its deadline): what had arrived by then stays recorded.
   void abandoned(std::int64_t index) {
     const auto found = flights_.find(index);
     if (found == flights_.end()) return;
-    Flight& f = found->second;
-    driver::RequestRecord& r = record(index);
-    r.ended_s = rel(now_);
-    r.http_status = f.status_client_s >= 0 && f.status_client_s <= now_ ? 200 : 0;
-    if (r.http_status != 0) r.replica = std::to_string(f.replica);
-    if (options_.stream) {
-      // The usage chunk comes last, so a cut stream has none: tokens are counted.
-      r.output_tokens = f.tokens;
-      r.tokens_estimated = true;
-      set_token_times(r, f);
-    }
-    r.ok = false;
-    r.error_kind = f.abandon_kind;
-    r.error = f.abandon_error;
-    finish(index, f, false);
+    records_.abandoned(index, found->second, now_);
+    finish(index, found->second, false);
   }
 
-  void set_token_times(driver::RequestRecord& r, const Flight& f) {
-    if (f.tokens == 0) return;
-    r.last_token_s = rel(f.last_token_s);
-    r.ttft_ms = (r.first_token_s - r.sent_s) * 1000.0;
-    r.e2e_ms = (r.last_token_s - r.sent_s) * 1000.0;
-    r.tpot_ms = r.output_tokens > 1 ? (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1) : 0.0;
-  }
-
-  void finish(std::int64_t index, Flight& f, bool ok) {
-    const driver::RequestRecord& r = record(index);
-    if (!r.warmup) {
-      ++measured_done_;
-      if (!ok) {
-        ++measured_failed_;
-      } else if (r.first_token_s >= 0) {
-        ttft_ms_.add(r.ttft_ms);
-      }
-    }
+  void finish(std::int64_t index, VirtualFlight& f, bool ok) {
+    records_.count(index, ok);
     source_.complete(index, ok, rel(now_), std::move(f.reply));
     flights_.erase(index);
   }
@@ -369,7 +273,7 @@ class VirtualRun {
     }
   }
 
-  void abandon(const Deadline& d, Flight& f, std::string why) {
+  void abandon(const Deadline& d, VirtualFlight& f, std::string why) {
     f.abandon_kind = driver::kErrorTimeout;
     f.abandon_error = std::move(why);
     drop_on_server(f);
@@ -378,7 +282,7 @@ class VirtualRun {
 
   // The client closed its connection: the replica cancels the request and the router stops
   // counting it, as the HTTP exchange's end does.
-  void drop_on_server(Flight& f) {
+  void drop_on_server(VirtualFlight& f) {
     if (f.server_done) return;
     f.server_done = true;
     if (f.replica >= 0) {
@@ -390,19 +294,10 @@ class VirtualRun {
 
   // The stop flag: every request in flight ends as cancelled, now.
   void stop() {
-    result_.load.interrupted = true;
+    records_.set_interrupted();
     for (auto& [index, f] : flights_) {
       drop_on_server(f);
-      driver::RequestRecord& r = record(index);
-      r.ended_s = rel(now_);
-      r.http_status = f.status_client_s >= 0 && f.status_client_s <= now_ ? 200 : 0;
-      if (r.http_status != 0) r.replica = std::to_string(f.replica);
-      // A cancelled transfer keeps its status line only, no token timings (transfer_worker.cc).
-      r.first_token_s = -1;
-      r.itl_ms.clear();
-      r.ok = false;
-      r.error_kind = driver::kErrorCancelled;
-      r.error = "run stopped before the response completed";
+      records_.cancelled(index, f, now_);
     }
     flights_.clear();
   }
@@ -412,7 +307,7 @@ class VirtualRun {
   void arrive(std::int64_t index) {
     const auto found = flights_.find(index);
     if (found == flights_.end()) return;  // given up before it arrived
-    Flight& f = found->second;
+    VirtualFlight& f = found->second;
     if (!f.abandon_kind.empty()) return;
     sim::RouteDecider& router = fleet_.router();
     const std::span<const sim::TokenId> tokens =
@@ -469,7 +364,7 @@ class VirtualRun {
       const auto owner = owners.find(result.id);
       if (owner == owners.end()) continue;
       const std::int64_t index = owner->second;
-      Flight& f = flights_.at(index);
+      VirtualFlight& f = flights_.at(index);
       if (result.new_tokens > 0) {
         const double at = now_ + latency_;
         driver::RequestRecord& rec = record(index);
@@ -503,7 +398,7 @@ class VirtualRun {
   }
 
   // A measured request's status line reached the client: the sweep scrapes at once then.
-  void notice_status(std::int64_t index, const Flight& f) {
+  void notice_status(std::int64_t index, const VirtualFlight& f) {
     if (underway_ || virtual_.sample_interval_s <= 0 || record(index).warmup) return;
     underway_ = true;
     ++sample_version_;  // the period restarts from this scrape
@@ -530,22 +425,10 @@ class VirtualRun {
     }
   }
 
-  driver::Progress progress() const {
-    driver::Progress p;
-    p.done = measured_done_;
-    p.total = options_.num_requests;
-    p.failed = measured_failed_;
-    const double start = source_.measured_start_s();
-    p.elapsed_s = start >= 0 ? std::max(0.0, rel(now_) - start) : 0;
-    p.requests_per_s = p.elapsed_s > 0 ? static_cast<double>(measured_done_) / p.elapsed_s : 0;
-    p.p50_ttft_ms = ttft_ms_.percentile(50);
-    return p;
-  }
+  driver::Progress progress() const { return records_.progress(now_, source_.measured_start_s()); }
 
-  double rel(double t_s) const { return t_s - epoch_; }
-  driver::RequestRecord& record(std::int64_t index) {
-    return result_.load.records[static_cast<std::size_t>(index)];
-  }
+  double rel(double t_s) const { return records_.rel(t_s); }
+  driver::RequestRecord& record(std::int64_t index) { return records_.at(index); }
 
   VirtualFleet& fleet_;
   const driver::LoadOptions& options_;
@@ -554,12 +437,13 @@ class VirtualRun {
   driver::RequestSource source_;
   const BodyPatch patch_;
   const double epoch_;
+  VirtualRecords records_;
   const double latency_;
   const double send_cost_;
   double client_free_s_ = 0;  // when the client can send its next request
   double now_ = 0;
   EventQueue<Payload> events_;
-  std::unordered_map<std::int64_t, Flight> flights_;
+  std::unordered_map<std::int64_t, VirtualFlight> flights_;
   std::vector<std::unordered_map<std::uint64_t, std::int64_t>> by_engine_;  // per replica
   std::vector<std::uint8_t> start_posted_;                                  // per replica
   std::deque<Deadline> deadlines_;             // sends are in time order: so are these
@@ -568,9 +452,6 @@ class VirtualRun {
   bool underway_ = false;
   std::uint64_t sample_version_ = 0;
   double next_progress_s_ = 0;
-  std::int64_t measured_done_ = 0;
-  std::int64_t measured_failed_ = 0;
-  driver::LogHistogram ttft_ms_;
   VirtualLoadResult result_;
 };
 

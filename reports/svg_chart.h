@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/chart_layout.h"
 #include "reports/chart_ticks.h"
 
 namespace kvsweep::reports {
@@ -28,38 +29,6 @@ struct ChartSeries {
   // another series (its baseline, its rolling median) takes that series' colour.
   int colour = -1;
 };
-
-// What every chart shares. Every string is plain text: the chart escapes it for SVG.
-struct ChartFrame {
-  std::string title;
-  std::string x_label;
-  std::string y_label;
-  // The viewBox. The SVG scales to its container, text with it: the width is about what a
-  // chart is shown at (two per row on a 1400 px page), so 12-unit text reads at ~12 px.
-  int width = 560;
-  int height = 340;
-};
-
-// A rectangle in viewBox units, y downwards.
-struct Box {
-  double x = 0;
-  double y = 0;
-  double width = 0;
-  double height = 0;
-};
-
-// True when a and b come closer than gap (0: when they intersect).
-bool boxes_overlap(const Box& a, const Box& b, double gap = 0);
-
-// Where the parts of a chart go. Each text box is an estimate that errs wide (0.62 em per
-// character, ascent and descent included), so parts placed apart here stay apart on screen.
-struct ChartLayout {
-  Box plot;                 // the data area
-  Box x_tick_labels;        // the band of x tick labels under the plot
-  Box x_title;              // the x-axis title
-  std::vector<Box> legend;  // one box per entry (swatch and name), in the given order
-};
-ChartLayout chart_layout(const ChartFrame& frame, const std::vector<std::string>& legend_names);
 
 // A line chart on linear axes with "nice" ticks, one colour and marker per series, a legend.
 // With categorical_x, the x values are placed evenly in ascending order (concurrency levels

@@ -5,11 +5,8 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <cmath>
-#include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 
-#include "common/json_text.h"
 #include "sim/engine/tokenizer.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
@@ -267,97 +264,6 @@ void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exc
     decider_.on_finished(*decision);
   });
   replicas_[static_cast<std::size_t>(chosen)].serving->handle(request, std::move(exchange));
-}
-
-void Router::fan_out(const HttpRequest& request,
-                     std::function<void(std::vector<CollectedResponse>)> done) {
-  // On the router's home, where collect_response answers: the gathering needs no lock.
-  if (!io_.get_executor().running_in_this_thread()) {
-    boost::asio::post(io_, [this, request, done = std::move(done)]() mutable {
-      fan_out(request, std::move(done));
-    });
-    return;
-  }
-  struct Gather {
-    std::vector<CollectedResponse> answers;
-    std::size_t missing = 0;
-    std::function<void(std::vector<CollectedResponse>)> done;
-  };
-  auto gather = std::make_shared<Gather>();
-  gather->answers.resize(replicas_.size());
-  gather->missing = replicas_.size();
-  gather->done = std::move(done);
-  for (std::size_t r = 0; r < replicas_.size(); ++r) {
-    ServingBackend* serving = replicas_[r].serving;
-    collect_response(
-        io_, request, options_.fan_out_timeout,
-        [serving](const HttpRequest& req, std::shared_ptr<Exchange> exchange) {
-          serving->handle(req, std::move(exchange));
-        },
-        [gather, r](CollectedResponse answer) {
-          gather->answers[r] = std::move(answer);
-          if (--gather->missing == 0) gather->done(std::move(gather->answers));
-        });
-  }
-}
-
-void Router::models(std::shared_ptr<Exchange> exchange) {
-  fan_out(HttpRequest{"GET", "/v1/models", "", {}}, [this, exchange](
-                                                        std::vector<CollectedResponse> answers) {
-    // Each model once, as the first replica that serves it describes it (its fields in its
-    // order), in replica order; a replica that does not answer leaves out only its own models.
-    std::vector<std::string> entries;
-    std::set<std::string> seen;
-    std::string failures;
-    bool any = false;
-    for (std::size_t r = 0; r < answers.size(); ++r) {
-      const CollectedResponse& a = answers[r];
-      const auto parsed = nlohmann::ordered_json::parse(a.body, nullptr, false);
-      if (!a.error.empty() || a.status != 200 || !parsed.is_object() || !parsed.contains("data") ||
-          !parsed["data"].is_array()) {
-        failures += (failures.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
-        continue;
-      }
-      any = true;
-      for (const auto& entry : parsed["data"]) {
-        if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string()) continue;
-        if (seen.insert(entry["id"].get<std::string>()).second) entries.push_back(json_text(entry));
-      }
-    }
-    if (!any) {
-      return reply_error(*exchange, ApiError{502, "BadGateway", "/v1/models: " + failures, ""});
-    }
-    reply_models(*exchange, entries);
-  });
-}
-
-void Router::reset_prefix_cache(std::shared_ptr<Exchange> exchange) {
-  fan_out(HttpRequest{"POST", "/reset_prefix_cache", "", {}},
-          [this, exchange](std::vector<CollectedResponse> answers) {
-            std::size_t failed = 0;
-            std::string each;
-            for (std::size_t r = 0; r < answers.size(); ++r) {
-              const CollectedResponse& a = answers[r];
-              const bool ok = a.error.empty() && a.status / 100 == 2;
-              if (ok) {
-                std::lock_guard lock(mutex_);
-                decider_.on_prefix_cache_reset(static_cast<int>(r));
-              }
-              failed += ok ? 0 : 1;
-              each += (each.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
-              if (a.error.empty() && a.status == 404) {
-                each += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1)";
-              }
-            }
-            if (failed == 0) return reply_empty(*exchange);
-            const bool remote = !replicas_.front().address.empty();
-            reply_error(*exchange,
-                        ApiError{502, "BadGateway",
-                                 "reset_prefix_cache: " + std::to_string(failed) + " of " +
-                                     std::to_string(answers.size()) +
-                                     (remote ? " upstreams" : " replicas") + " failed: " + each,
-                                 ""});
-          });
 }
 
 }  // namespace kvsweep::sim

@@ -1,0 +1,13 @@
+// eventfd wake-ups between threads: make one, signal it, drain it.
+#pragma once
+
+namespace kvsweep::driver {
+
+// A non-blocking, close-on-exec eventfd. Throws std::runtime_error naming `what` on failure.
+int make_eventfd(const char* what);
+// Makes `fd` readable (adds one to its counter); never blocks.
+void signal_eventfd(int fd);
+// Resets `fd`'s counter, so it is readable again only after the next signal.
+void drain_eventfd(int fd);
+
+}  // namespace kvsweep::driver
