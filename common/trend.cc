@@ -58,8 +58,8 @@ std::vector<TrendPoint> bin_medians(const std::vector<TrendPoint>& points, doubl
   std::vector<std::vector<double>> values(static_cast<std::size_t>(bins));
   for (const TrendPoint& p : points) {
     if (p.t < t0 || p.t >= t1) continue;
-    const auto b = std::min(static_cast<std::size_t>((p.t - t0) / width),
-                            static_cast<std::size_t>(bins - 1));
+    const auto b =
+        std::min(static_cast<std::size_t>((p.t - t0) / width), static_cast<std::size_t>(bins - 1));
     values[b].push_back(p.value);
   }
   for (std::size_t b = 0; b < values.size(); ++b) {

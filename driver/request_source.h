@@ -19,11 +19,11 @@ namespace kvsweep::driver {
 
 // One request to send: which turn of which conversation, its prompt, and its place in the run.
 struct Job {
-  std::int64_t index = 0;             // 0, 1, 2, ... in the order next() yields jobs
-  int conversation = 0;               // Workload::conversations index
-  int turn = 0;                       // 0-based
-  int user = -1;                      // closed loop: the virtual user sending it; -1 in open loop
-  double scheduled_s = -1;            // open loop: when it was due (its arrival); -1 in closed loop
+  std::int64_t index = 0;   // 0, 1, 2, ... in the order next() yields jobs
+  int conversation = 0;     // Workload::conversations index
+  int turn = 0;             // 0-based
+  int user = -1;            // closed loop: the virtual user sending it; -1 in open loop
+  double scheduled_s = -1;  // open loop: when it was due (its arrival); -1 in closed loop
   // When a driver that acts at once would have sent it: its arrival, or the moment the cap or
   // a sequential turn stopped holding it (the freeing completion's end); closed loop: when
   // its user became ready. sent - ready_s is the driver's own delay (DriverSelf).

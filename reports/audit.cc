@@ -78,9 +78,8 @@ AuditedRun audit_result(const OutsideResult& r, const ValidityRules& rules) {
     return a;
   }
   const std::int64_t requests = r.num_prompts.value_or(r.completed);
-  a.expected_in_flight =
-      fluid_in_flight(requests, *r.request_rate, r.max_concurrency.value_or(0),
-                      r.request_throughput);
+  a.expected_in_flight = fluid_in_flight(requests, *r.request_rate, r.max_concurrency.value_or(0),
+                                         r.request_throughput);
   a.verdict = "valid";
   if (*a.little_in_flight < rules.audit_min_in_flight_fraction * *a.expected_in_flight) {
     a.short_of_concurrency = true;

@@ -15,7 +15,7 @@ struct AuditedRun {
   std::optional<double> mean_output_tokens;
   // Little's law: requests in flight = req/s x (mean TTFT + mean TPOT x (mean output - 1)).
   std::optional<double> little_in_flight;
-  std::optional<double> cap_fraction;  // little_in_flight / max_concurrency
+  std::optional<double> cap_fraction;   // little_in_flight / max_concurrency
   std::optional<double> rate_fraction;  // achieved req/s / the rate asked for (finite rates)
   // What the schedule and the cap would have kept in flight had every request been sent when
   // due, with completions at the measured rate: the fluid model of docs/metrics.md ("Audit").

@@ -1,8 +1,6 @@
 // Per-cell export files: a vLLM result JSON and an llm-d Benchmark Report v0.2 per done cell.
 #include "reports/cell_exports.h"
 
-#include "reports/validity_json.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -10,6 +8,7 @@
 
 #include "reports/llmd_benchmark_report.h"
 #include "reports/report_model.h"
+#include "reports/validity_json.h"
 #include "reports/vllm_result.h"
 
 namespace kvsweep::reports {

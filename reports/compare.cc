@@ -1,16 +1,15 @@
 // Run-to-run comparison: bootstrap intervals per metric and a verdict each.
 #include "reports/compare.h"
 
-#include "reports/cell_metrics.h"
-#include "reports/validity_json.h"
-
 #include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "common/join.h"
+#include "reports/cell_metrics.h"
 #include "reports/report_model.h"
 #include "reports/units.h"
+#include "reports/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -156,17 +155,17 @@ std::string worst_verdict(const store::Store& store, const std::vector<store::Ce
   bool judged = false;
   for (const auto& cell : cells) {
     const auto e = store.experiment(cell.experiment_id);
-    const CellMetrics m = compute_cell_metrics(
-        store.requests(cell.id), {}, {}, store.cell_load(cell.id),
-        e ? validity_rules_of(*e) : ValidityRules{});
+    const CellMetrics m =
+        compute_cell_metrics(store.requests(cell.id), {}, {}, store.cell_load(cell.id),
+                             e ? validity_rules_of(*e) : ValidityRules{});
     if (!m.validity.load_known) continue;
     judged = true;
     // Worse verdicts have larger values, except that the order of severity is: client-bound,
     // short, over capacity, valid (CellVerdict's order after valid).
-    const int severity = m.validity.verdict == CellVerdict::kValid ? 0
-                         : m.validity.verdict == CellVerdict::kOverCapacity ? 1
+    const int severity = m.validity.verdict == CellVerdict::kValid                ? 0
+                         : m.validity.verdict == CellVerdict::kOverCapacity       ? 1
                          : m.validity.verdict == CellVerdict::kShortOfConcurrency ? 2
-                                                                                    : 3;
+                                                                                  : 3;
     if (severity > worst) worst = severity;
   }
   if (!judged) return "not judged";
@@ -222,8 +221,7 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     result.rows.push_back({key.first, key.second,
                            compare_runs(run_samples(pooled_requests(store, cells_a.at(key))),
                                         run_samples(pooled_requests(store, b->second)), options),
-                           worst_verdict(store, cells_a.at(key)),
-                           worst_verdict(store, b->second)});
+                           worst_verdict(store, cells_a.at(key)), worst_verdict(store, b->second)});
   }
   for (const auto& [key, cells] : cells_b) {
     if (cells_a.find(key) == cells_a.end()) {
@@ -261,10 +259,10 @@ CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
   result.a_label = label(a);
   result.b_label = label(b);
   const std::string strategy = a.arm == b.arm ? a.arm : a.arm + " vs " + b.arm;
-  result.rows.push_back({strategy, b.concurrency,
-                         compare_runs(run_samples(store.requests(a.id)),
-                                      run_samples(store.requests(b.id)), options),
-                         worst_verdict(store, {a}), worst_verdict(store, {b})});
+  result.rows.push_back(
+      {strategy, b.concurrency,
+       compare_runs(run_samples(store.requests(a.id)), run_samples(store.requests(b.id)), options),
+       worst_verdict(store, {a}), worst_verdict(store, {b})});
   result.nothing_compared = why_no_metric_compared(result.rows, options);
   return result;
 }
@@ -334,12 +332,11 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
       j["verdict"] = verdict_name(m.verdict);
       metrics.push_back(j);
     }
-    rows.push_back(
-        {{"strategy", row.strategy},
-         {"concurrency", row.concurrency},
-         {"a_verdict", row.a_verdict},
-         {"b_verdict", row.b_verdict},
-         {"metrics", metrics}});
+    rows.push_back({{"strategy", row.strategy},
+                    {"concurrency", row.concurrency},
+                    {"a_verdict", row.a_verdict},
+                    {"b_verdict", row.b_verdict},
+                    {"metrics", metrics}});
   }
   Json doc;
   doc["schema_version"] = 1;

@@ -103,13 +103,19 @@ std::vector<std::string> strategies(const ReportModel& model) {
 
 Json series(const ReportModel& model, const std::string& strategy, const MetricDef& def) {
   Json values = Json::array();
+  Json verdicts = Json::array();  // whether each point measured the load it asked for
+  bool judged = false;
   for (const auto& level : model.levels) {
     const StrategyRow* row = row_for(level, strategy);
     values.push_back(row == nullptr ? Json(nullptr) : number(def.value(row->metrics)));
+    const bool known = row != nullptr && row->metrics.validity.load_known;
+    judged = judged || known;
+    verdicts.push_back(known ? Json(verdict_name(row->metrics.validity.verdict)) : Json(nullptr));
   }
   Json s;
   s["strategy"] = strategy;
   s["values"] = values;
+  if (judged) s["verdicts"] = verdicts;  // cells stored before verdicts existed have none
   return s;
 }
 

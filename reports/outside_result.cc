@@ -69,6 +69,7 @@ struct Context {
   std::optional<double> request_rate;
   std::optional<int> max_concurrency;
   std::optional<std::int64_t> num_prompts;
+  bool in_fence = false;
 };
 
 void note_context(const std::string& line, int number, const std::string& path, Context& c) {
@@ -77,21 +78,22 @@ void note_context(const std::string& line, int number, const std::string& path, 
   static const std::regex prompts(R"(--num-prompts[= ]+([0-9]+))");
   const std::string where = path + ":" + std::to_string(number);
   std::smatch m;
-  if (std::regex_search(line, m, rate)) c.request_rate = parse_number(m[1], where, "--request-rate");
+  if (std::regex_search(line, m, rate))
+    c.request_rate = parse_number(m[1], where, "--request-rate");
   if (std::regex_search(line, m, cap)) {
     c.max_concurrency = static_cast<int>(parse_number(m[1], where, "--max-concurrency"));
   }
   if (std::regex_search(line, m, prompts)) {
     c.num_prompts = std::llround(parse_number(m[1], where, "--num-prompts"));
   }
-  const std::string t = trim(line);
-  if (!t.empty() && t[0] == '#') {
-    const auto level = static_cast<int>(t.find_first_not_of('#'));
-    if (level != static_cast<int>(std::string::npos) && level <= 6) {
-      c.headings[level] = trim(t.substr(static_cast<std::size_t>(level)));
-      c.headings.erase(c.headings.upper_bound(level), c.headings.end());
-    }
-  }
+  // A markdown heading: '#' at the line's start, outside a code fence (YAML comments in a
+  // fenced block are no headings).
+  if (line.rfind("```", 0) == 0) c.in_fence = !c.in_fence;
+  if (c.in_fence || line.empty() || line[0] != '#') return;
+  const auto level = line.find_first_not_of('#');
+  if (level == std::string::npos || level > 6 || line[level] != ' ') return;
+  c.headings[static_cast<int>(level)] = trim(line.substr(level));
+  c.headings.erase(c.headings.upper_bound(static_cast<int>(level)), c.headings.end());
 }
 
 std::string label_of(const Context& c) {

@@ -11,8 +11,8 @@ namespace kvsweep::reports {
 
 // What one outside run says of itself; only what the file holds.
 struct OutsideResult {
-  std::string label;   // the headings above a console block, or the JSON's label / model
-  std::string where;   // "file:line" of the block, or the file
+  std::string label;  // the headings above a console block, or the JSON's label / model
+  std::string where;  // "file:line" of the block, or the file
   std::int64_t completed = 0;
   double duration_s = 0;
   double request_throughput = 0;  // req/s

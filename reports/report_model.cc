@@ -1,13 +1,12 @@
 // The report model of one experiment: levels, a row per strategy, ratios to the baseline.
 #include "reports/report_model.h"
 
-#include "reports/validity_json.h"
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/join.h"
+#include "reports/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -222,8 +221,7 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   for (const auto& cell : cells) {
     const std::vector<store::RequestRow> requests = store.requests(cell.id);
     const std::vector<store::MetricSample> samples = store.metric_samples(cell.id);
-    metrics.push_back(
-        compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id), rules));
+    metrics.push_back(compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id), rules));
     replicas.push_back(replica_breakdown(requests, samples));
   }
   return make_report_model(*experiment, cells, metrics, replicas);

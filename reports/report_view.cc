@@ -146,7 +146,9 @@ mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& ro
 // figures and verdict; the reasons go to `reasons`, one line each.
 mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustache::data* reasons) {
   const CellValidity& v = row.metrics.validity;
-  const auto rate = [](const std::optional<double>& x) { return x ? format_rate(*x) : kNotAvailable; };
+  const auto rate = [](const std::optional<double>& x) {
+    return x ? format_rate(*x) : kNotAvailable;
+  };
   mustache::data d;
   d.set("label", text(row.label));
   d.set("verdict", text(v.load_known ? verdict_name(v.verdict) : "not judged"));

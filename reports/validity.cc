@@ -87,15 +87,14 @@ void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, Ce
   } else {
     v.send_shortfall = 0.0;
   }
-  const std::string cpu =
-      v.driver_cpu_utilisation
-          ? format("; driver CPU %.0f%% of %.0f usable cores", *v.driver_cpu_utilisation * 100,
-                   usable)
-          : "";
+  const std::string cpu = v.driver_cpu_utilisation
+                              ? format("; driver CPU %.0f%% of %.0f usable cores",
+                                       *v.driver_cpu_utilisation * 100, usable)
+                              : "";
   if (load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
     v.client_bound = true;
-    v.reasons.push_back(format("client-bound: send delay p99 %.3g ms > %.3g ms", load.send_delay_p99_ms,
-                               rules.max_send_delay_p99_ms) +
+    v.reasons.push_back(format("client-bound: send delay p99 %.3g ms > %.3g ms",
+                               load.send_delay_p99_ms, rules.max_send_delay_p99_ms) +
                         cpu);
   } else if (*v.send_shortfall > rules.max_send_shortfall) {
     v.client_bound = true;
@@ -166,7 +165,8 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
   if (t1 > t0) {
     std::vector<TrendPoint> points;
     for (const store::RequestRow* r : rows) {
-      if (r->scheduled_s >= 0) points.push_back({r->scheduled_s, double(value_at(backlog, r->scheduled_s))});
+      if (r->scheduled_s >= 0)
+        points.push_back({r->scheduled_s, double(value_at(backlog, r->scheduled_s))});
     }
     TrendRule rule{rules.trend_alpha, 0};
     v.backlog_trend = judge_rise(points, t0, t1, rule);
@@ -215,8 +215,9 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
     v.request_rate = load->request_rate;
     v.cap = load->open_loop ? load->max_concurrency : load->users;
   } else {
-    v.not_evaluated.push_back("every rule: the cell has no load record (stored before kvsweep "
-                              "judged cells)");
+    v.not_evaluated.push_back(
+        "every rule: the cell has no load record (stored before kvsweep "
+        "judged cells)");
   }
   v.little_in_flight = little_in_flight(little);
   if (rows.empty()) return v;
@@ -270,7 +271,8 @@ std::string verdict_line(const CellValidity& v) {
   if (!v.load_known) return "not judged (no load record)";
   if (v.verdict == CellVerdict::kValid) {
     std::string line = "valid";
-    if (v.in_flight_fraction) line += format(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
+    if (v.in_flight_fraction)
+      line += format(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
     return line;
   }
   std::string line;

@@ -1,12 +1,11 @@
 // A cell's figures in the shape of vLLM's benchmark client: result JSON keys and console block.
 #include "reports/vllm_result.h"
 
-#include "reports/validity_json.h"
-
 #include <algorithm>
 #include <cstdio>
 
 #include "common/stats.h"
+#include "reports/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {

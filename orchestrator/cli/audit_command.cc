@@ -46,9 +46,9 @@ nlohmann::ordered_json to_json(const reports::AuditedRun& a) {
   j["not_evaluated"] = a.not_evaluated;
   j["completed"] = r.completed;
   j["request_throughput"] = r.request_throughput;
-  j["request_rate"] = !r.request_rate ? nlohmann::ordered_json(nullptr)
+  j["request_rate"] = !r.request_rate               ? nlohmann::ordered_json(nullptr)
                       : std::isinf(*r.request_rate) ? nlohmann::ordered_json("inf")
-                                                     : nlohmann::ordered_json(*r.request_rate);
+                                                    : nlohmann::ordered_json(*r.request_rate);
   j["max_concurrency"] =
       r.max_concurrency ? nlohmann::ordered_json(*r.max_concurrency) : nlohmann::ordered_json();
   j["little_in_flight"] = num(a.little_in_flight);
@@ -82,20 +82,22 @@ int audit_command(const AuditArgs& args) {
                 "of cap", "expected", "verdict");
     for (const auto& a : audited) {
       const reports::OutsideResult& r = a.result;
-      const std::string rate = !r.request_rate              ? "-"
-                               : std::isinf(*r.request_rate) ? "inf"
-                                                             : reports::format_rate(*r.request_rate);
+      const std::string rate = !r.request_rate ? "-"
+                               : std::isinf(*r.request_rate)
+                                   ? "inf"
+                                   : reports::format_rate(*r.request_rate);
       const std::string cap = r.max_concurrency ? std::to_string(*r.max_concurrency) : "-";
       std::string label = r.label.empty() ? r.where : r.label;
       if (label.size() > 52) label = label.substr(0, 49) + "...";
-      std::printf("%-52s %8s %6s %8.1f %9s %6s %9s  %s\n", label.c_str(), rate.c_str(),
-                  cap.c_str(), r.request_throughput, or_dash(a.little_in_flight, "%.0f").c_str(),
-                  or_dash(a.cap_fraction ? std::optional<double>(*a.cap_fraction * 100)
-                                         : std::nullopt,
-                          "%.0f%%")
-                      .c_str(),
-                  or_dash(a.expected_in_flight, "%.0f").c_str(), a.verdict.c_str());
-      for (const auto& reason : a.reasons) std::printf("    %s (%s)\n", reason.c_str(), r.where.c_str());
+      std::printf(
+          "%-52s %8s %6s %8.1f %9s %6s %9s  %s\n", label.c_str(), rate.c_str(), cap.c_str(),
+          r.request_throughput, or_dash(a.little_in_flight, "%.0f").c_str(),
+          or_dash(a.cap_fraction ? std::optional<double>(*a.cap_fraction * 100) : std::nullopt,
+                  "%.0f%%")
+              .c_str(),
+          or_dash(a.expected_in_flight, "%.0f").c_str(), a.verdict.c_str());
+      for (const auto& reason : a.reasons)
+        std::printf("    %s (%s)\n", reason.c_str(), r.where.c_str());
     }
     if (!audited.empty()) {
       std::printf("\nNot evaluated from such a file:\n");

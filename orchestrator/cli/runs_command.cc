@@ -88,8 +88,8 @@ int runs_command(const RunsArgs& args) {
   }
   std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
-  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %-24s %s\n", "cell", "strategy",
-              "concurrency", "repeat", "status", "requests", "warm-up", "verdict", "error");
+  std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %-24s %s\n", "cell", "strategy", "concurrency",
+              "repeat", "status", "requests", "warm-up", "verdict", "error");
   const ValidityRules rules = reports::validity_rules_of(experiment);
   for (const auto& c : cells) {
     const store::RequestCounts counts = store.request_counts(c.id);

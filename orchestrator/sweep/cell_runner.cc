@@ -222,7 +222,8 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
 // periodic scrapes during it.
 void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                          CellMeasurement& m) {
-  const driver::Workload& workload = workloads_.at(static_cast<std::size_t>(plan.workload)).measured;
+  const driver::Workload& workload =
+      workloads_.at(static_cast<std::size_t>(plan.workload)).measured;
   const auto keep_load_record = [&] {
     m.load = cell_load_row(cell_load_options(plan, spec_.model, CellPhase::kMeasured), workload,
                            m.measured.driver);

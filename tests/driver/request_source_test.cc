@@ -360,5 +360,54 @@ TEST(RequestSource, TraceSendsFirstTurnsAtTheirTimes) {
   }
 }
 
+// Job::ready_s: when a driver acting at once would have sent the job. A wait for the cap is
+// not the driver's delay: a held arrival is ready when the completion that frees its slot ended.
+TEST(RequestSource, ReadyIsTheArrivalOrTheEndOfTheCapsHold) {
+  LoadOptions options = open_loop(std::numeric_limits<double>::infinity(), 3);
+  options.max_concurrency = 1;
+  const Workload w = workload_of(3, 1);
+  validate_load_options(options, w);
+  RequestSource source(options, w);
+  const auto first = source.next(0.0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->ready_s, 0);
+  EXPECT_FALSE(source.next(0.1));  // held by the cap
+  // The request ended at 0.5; the run thread noticed at 0.7: ready at 0.5, the 0.2 s is delay.
+  source.complete(first->index, true, 0.7, {}, 0.5);
+  const auto second = source.next(0.7);
+  ASSERT_TRUE(second);
+  EXPECT_DOUBLE_EQ(second->ready_s, 0.5);
+  EXPECT_EQ(second->scheduled_s, 0);
+}
+
+TEST(RequestSource, AnArrivalThatWasNeverHeldIsReadyAtItsScheduledTime) {
+  LoadOptions options = open_loop(10, 5);
+  const Workload w = workload_of(5, 1);
+  validate_load_options(options, w);
+  RequestSource source(options, w);
+  double now = 0;
+  for (int i = 0; i < 5; ++i) {
+    now = *source.wake_s() + 0.003;  // the driver acts 3 ms late
+    const auto job = source.next(now);
+    ASSERT_TRUE(job);
+    EXPECT_DOUBLE_EQ(job->ready_s, job->scheduled_s);
+    source.complete(job->index, true, now + 0.001);
+  }
+}
+
+TEST(RequestSource, AClosedLoopUserIsReadyWhenItsLastRequestEnded) {
+  LoadOptions options = closed_loop(1, 3);
+  const Workload w = workload_of(1, 3);
+  validate_load_options(options, w);
+  RequestSource source(options, w);
+  auto job = source.next(0);
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->ready_s, 0);
+  source.complete(job->index, true, 1.25, {}, 1.0);
+  job = source.next(1.25);
+  ASSERT_TRUE(job);
+  EXPECT_DOUBLE_EQ(job->ready_s, 1.0);
+}
+
 }  // namespace
 }  // namespace kvsweep::driver

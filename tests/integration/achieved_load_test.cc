@@ -13,6 +13,7 @@
 #include "driver/load_run.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/record_rows.h"
+#include "predict/virtual_load.h"
 #include "reports/cell_metrics.h"
 #include "sim/fleet.h"
 #include "tests/driver/test_server.h"
@@ -101,8 +102,7 @@ TEST(AchievedLoad, AnOpenLoopWellInsideTheFleetsCapacityIsValid) {
 
 TEST(AchievedLoad, AnOpenLoopTheFleetCannotServeIsOverCapacity) {
   SlowFleet fleet;
-  const reports::CellValidity v =
-      run_and_judge(open_loop(fleet.url(), 200, 240), small_workload());
+  const reports::CellValidity v = run_and_judge(open_loop(fleet.url(), 200, 240), small_workload());
   EXPECT_EQ(v.verdict, reports::CellVerdict::kOverCapacity) << reports::verdict_line(v);
   EXPECT_TRUE(v.ttft_trend.rising);
   EXPECT_FALSE(v.client_bound) << reports::verdict_line(v);
@@ -112,15 +112,16 @@ TEST(AchievedLoad, AnOpenLoopTheFleetCannotServeIsOverCapacity) {
 // server is idle while the request holds its slot, as behind a slow transport.
 LoopbackServer slow_tail_server() {
   return LoopbackServer([](httplib::Server& server, const std::atomic<bool>& closing) {
-    server.Post("/v1/chat/completions", [&closing](const httplib::Request&, httplib::Response& res) {
-      using namespace driver::test_support;
-      std::vector<StreamStep> steps;
-      steps.push_back({0, sse_role()});
-      for (int i = 0; i < 5; ++i) steps.push_back({1, sse_content("t")});
-      steps.push_back({150, sse_usage(10, 5, 0)});
-      steps.push_back({0, kSseDone});
-      stream_steps(res, std::move(steps), closing);
-    });
+    server.Post("/v1/chat/completions",
+                [&closing](const httplib::Request&, httplib::Response& res) {
+                  using namespace driver::test_support;
+                  std::vector<StreamStep> steps;
+                  steps.push_back({0, sse_role()});
+                  for (int i = 0; i < 5; ++i) steps.push_back({1, sse_content("t")});
+                  steps.push_back({150, sse_usage(10, 5, 0)});
+                  steps.push_back({0, kSseDone});
+                  stream_steps(res, std::move(steps), closing);
+                });
   });
 }
 
@@ -217,6 +218,40 @@ TEST(AchievedLoad, ADriverStarvedOfCpuIsClientBound) {
   EXPECT_EQ(v.verdict, reports::CellVerdict::kClientBound);
   ASSERT_TRUE(v.send_delay_p99_ms);
   EXPECT_GT(*v.send_delay_p99_ms, 10);
+}
+
+// The predictor's cells are judged by the same rules (it has no driver to judge: that rule
+// is not evaluated): an open loop in virtual time far past the fleet's capacity is over
+// capacity, one well inside it is valid.
+reports::CellValidity predicted(double rate) {
+  predict::VirtualFleetOptions fleet_options;
+  fleet_options.replicas = 2;
+  fleet_options.profile.name = "slow";
+  fleet_options.profile.base_us = 5000;
+  fleet_options.profile.per_prefill_token_us = 1;
+  fleet_options.profile.per_decode_token_us = 10;
+  fleet_options.profile.max_num_seqs = 4;
+  fleet_options.profile.max_num_batched_tokens = 4096;
+  fleet_options.profile.num_gpu_blocks = 4096;
+  fleet_options.profile.block_size = 16;
+  fleet_options.profile.max_model_len = 4096;
+  predict::VirtualFleet fleet(fleet_options);
+  driver::LoadOptions o = open_loop("predict://fleet", rate, 600);
+  const driver::Workload workload = small_workload();
+  const auto result = predict::run_virtual_load(fleet, o, workload, {});
+  const auto rows = orchestrator::to_request_rows(result.load.records, 0, 0);
+  const store::CellLoadRow load = orchestrator::cell_load_row(o, workload, result.load.driver);
+  EXPECT_FALSE(load.driver_measured);
+  return reports::compute_cell_metrics(rows, result.samples, {}, load).validity;
+}
+
+TEST(AchievedLoad, PredictedCellsAreJudgedByTheSameRules) {
+  const reports::CellValidity over = predicted(1000);
+  EXPECT_EQ(over.verdict, reports::CellVerdict::kOverCapacity) << reports::verdict_line(over);
+  EXPECT_FALSE(over.driver_measured);
+  const reports::CellValidity inside = predicted(20);
+  EXPECT_EQ(inside.verdict, reports::CellVerdict::kValid) << reports::verdict_line(inside);
+  EXPECT_FALSE(inside.not_evaluated.empty());  // client-bound: no driver figures
 }
 
 }  // namespace

@@ -42,26 +42,45 @@ TEST(Audit, SeedTwosTwelveBlocksGiveTheIssuesTableAndFlagThePrefixHashArm) {
   }
   // The rate achieved against the rate asked for: 76.43 of 800 at the first level.
   EXPECT_NEAR(*audit_result(results[2]).rate_fraction, 76.43 / 800, 1e-9);
-  EXPECT_NE(results[2].label.find("800 concurrent requests"), std::string::npos) << results[2].label;
+  EXPECT_NE(results[2].label.find("800 concurrent requests"), std::string::npos)
+      << results[2].label;
 }
 
-TEST(Audit, SeedZerosBlocksNeedTheRateFromTheCommandLine) {
+TEST(Audit, SeedZerosBlocksTakeTheLoadFromTheCommandLineAboveThem) {
   const std::string path = kSeeds + "/000_6c6301bcc3e48923.txt";
-  auto results = read_outside_results(read(path), path);
+  const auto results = read_outside_results(read(path), path);
   ASSERT_EQ(results.size(), 2u);
-  for (auto& r : results) {
-    EXPECT_FALSE(r.request_rate);  // the write-up names neither rate nor cap
-    const AuditedRun unjudged = audit_result(r);
-    EXPECT_EQ(unjudged.verdict, "not judged");
-    // As the seed ran it: all at once, 400 in flight at most, 2000 prompts.
-    r.request_rate = std::numeric_limits<double>::infinity();
-    r.max_concurrency = 400;
-    r.num_prompts = 2000;
+  for (const auto& r : results) {
+    // The write-up's `--request-rate 200 --max-concurrency 400 --num-prompts 2000`.
+    EXPECT_EQ(*r.request_rate, 200);
+    EXPECT_EQ(*r.max_concurrency, 400);
+    EXPECT_EQ(*r.num_prompts, 2000);
     const AuditedRun a = audit_result(r);
-    EXPECT_EQ(a.verdict, "valid");
-    EXPECT_GT(*a.cap_fraction, 0.9);  // about 375 of 400
+    // Both arms filled their cap: about 370 in flight of 400 at 23.4-23.8 req/s.
+    EXPECT_EQ(a.verdict, "valid") << r.label;
+    EXPECT_GT(*a.cap_fraction, 0.9);
     EXPECT_LT(*a.cap_fraction, 0.97);
   }
+}
+
+TEST(Audit, ABlockWithoutARateIsNotJudgedUntilOneIsGiven) {
+  const std::string block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     1000\n"
+      "Benchmark duration (s):                  100.00\n"
+      "Total generated tokens:                  101000\n"
+      "Request throughput (req/s):              10.00\n"
+      "Mean TTFT (ms):                          100.00\n"
+      "Mean TPOT (ms):                          9.00\n"
+      "==================================================\n";
+  auto results = read_outside_results(block, "paste.txt");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].request_rate);
+  const AuditedRun unjudged = audit_result(results[0]);
+  EXPECT_EQ(unjudged.verdict, "not judged");
+  EXPECT_NEAR(*unjudged.little_in_flight, 10, 1e-9);  // Little's law needs no rate
+  results[0].request_rate = 10;  // 10 req/s asked, 10 served, no cap: nothing waited
+  EXPECT_EQ(audit_result(results[0]).verdict, "valid");
 }
 
 TEST(Audit, AResultJsonIsReadByVllmsKeys) {
@@ -80,9 +99,10 @@ TEST(Audit, AResultJsonIsReadByVllmsKeys) {
 
 TEST(Audit, BadInputNamesTheFileLineAndField) {
   try {
-    read_outside_results("x\n============ Serving Benchmark Result ============\n"
-                         "Successful requests:    many\n",
-                         "paste.txt");
+    read_outside_results(
+        "x\n============ Serving Benchmark Result ============\n"
+        "Successful requests:    many\n",
+        "paste.txt");
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "paste.txt:3: Successful requests: expected a number, got \"many\"");

@@ -134,8 +134,7 @@ TEST(Validity, AllDueAtOnceUnderACapIsNotLateness) {
   // rest, 4 always in flight. The wait for a slot is no verdict.
   std::vector<store::RequestRow> rows;
   for (int i = 0; i < 400; ++i) rows.push_back(row(i, 0, (i / 4) * 0.1, 30, 0.1));
-  const CellValidity v =
-      judge(rows, open_loop(std::numeric_limits<double>::infinity(), 4));
+  const CellValidity v = judge(rows, open_loop(std::numeric_limits<double>::infinity(), 4));
   EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
   EXPECT_NEAR(*v.in_flight_while_backlogged, 4, 0.01);
 }
