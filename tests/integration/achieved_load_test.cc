@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -201,23 +202,33 @@ TEST(AchievedLoad, ADriverStarvedOfCpuIsClientBound) {
   ::sched_getaffinity(0, sizeof allowed, &allowed);
   int core = 0;
   while (core < CPU_SETSIZE && !CPU_ISSET(core, &allowed)) ++core;
-  // Threads started from here on (the server's, the driver's) share one core with four
-  // processes that never yield it: a fifth of a core for a rate that needs several.
-  const PinnedToCore pinned(core);
-  const Spinners spinners(4, core);
+  // The server's threads start first, free to run on any core; the driver's threads start
+  // after the pin and share one core with eight processes that never yield it: a ninth of a
+  // core for a rate that needs several.
   const LoopbackServer server([](httplib::Server& s, const std::atomic<bool>&) {
     s.Post("/v1/chat/completions", [](const httplib::Request&, httplib::Response& res) {
       using namespace driver::test_support;
       res.set_content(sse_content("t") + sse_usage(10, 1, 0) + kSseDone, "text/event-stream");
     });
   });
+  const PinnedToCore pinned(core);
+  const Spinners spinners(8, core);
+  // A connection per request and a cap under the server's thread pool, so every request is
+  // served at once; the schedule then waits on the driver alone.
   driver::LoadOptions o = open_loop(server.base_url(), 5000, 1500);
+  o.max_concurrency = 6;
+  o.new_connection_per_request = true;
   o.max_tokens = 1;
+  o.request_timeout_s = 20;
   const reports::CellValidity v = run_and_judge(o, small_workload());
   EXPECT_TRUE(v.client_bound) << reports::verdict_line(v);
   EXPECT_EQ(v.verdict, reports::CellVerdict::kClientBound);
   ASSERT_TRUE(v.send_delay_p99_ms);
-  EXPECT_GT(*v.send_delay_p99_ms, 10);
+  ASSERT_TRUE(v.send_shortfall);
+  // Either rule may fire first; the figures behind it are the driver's own.
+  EXPECT_TRUE(*v.send_delay_p99_ms > 10 || *v.send_shortfall > 0.03)
+      << "p99 " << *v.send_delay_p99_ms << " ms, shortfall " << *v.send_shortfall;
+  std::printf("starved driver: %s\n", reports::verdict_line(v).c_str());
 }
 
 // The predictor's cells are judged by the same rules (it has no driver to judge: that rule
