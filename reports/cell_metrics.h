@@ -104,6 +104,13 @@ struct CellMetrics {
   // With an SLO: ok requests meeting it, and their rate over the window.
   std::optional<std::int64_t> good_requests;
   std::optional<double> goodput;  // req/s
+
+  // A dataset smaller than the cell repeats itself: its requests cycle through the prompts, and
+  // the prefix cache finds what an earlier request of the phase left, whatever the strategy.
+  // The most times one prompt (a conversation's turn) was sent in the measured phase (1: none
+  // twice; 0: nothing measured), and the measured requests that re-sent one.
+  std::int64_t prompt_sends_max = 0;
+  std::int64_t repeated_requests = 0;
 };
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,

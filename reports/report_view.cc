@@ -172,6 +172,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data sources{mustache::data::type::list};
   mustache::data rows{mustache::data::type::list};
   mustache::data failures{mustache::data::type::list};
+  mustache::data repeats{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
   mustache::data server{mustache::data::type::list};
   bool token_caveat = false;
@@ -184,6 +185,14 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
       failure.set("label", text(row.label));
       failure.set("kinds", text(failure_kinds(row.metrics)));
       failures.push_back(failure);
+    }
+    if (row.measured && row.metrics.prompt_sends_max > 1) {
+      mustache::data repeat;
+      repeat.set("label", text(row.label));
+      repeat.set("sends", std::to_string(row.metrics.prompt_sends_max));
+      repeat.set("repeated", std::to_string(row.metrics.repeated_requests));
+      repeat.set("measured", std::to_string(row.metrics.ok + row.metrics.failed));
+      repeats.push_back(repeat);
     }
     if (row.vs_baseline) ratios.push_back(ratio_data(row, text));
     if (row.measured) replica_data(row, text, &replicas, &sources);
@@ -199,6 +208,8 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
              kUnknown + ": the total needs prompt token counts the server did not send."));
   d.set("has_failures", !failures.is_empty_list());
   d.set("failures", failures);
+  d.set("has_repeats", !repeats.is_empty_list());
+  d.set("repeats", repeats);
   d.set("has_ratios", !ratios.is_empty_list());
   d.set("baseline", text(baseline));
   d.set("ratios", ratios);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/kube/kube_targets.h"
@@ -62,8 +63,8 @@ Swept sweep(const orchestrator::ScenarioSpec& spec, orchestrator::Target& target
   Swept swept;
   {
     orchestrator::Console console(log);
-    swept.outcome =
-        orchestrator::run_sweep(spec, target, store, console, orchestrator::RunnerOptions{});
+    swept.outcome = orchestrator::run_sweep(spec, orchestrator::expand_plan(spec), target, store,
+                                            console, orchestrator::RunnerOptions{});
   }
   std::fflush(log);
   std::rewind(log);
@@ -102,7 +103,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
   const std::string url0 = first.replica_urls()[0];
   const std::string url1 = second.replica_urls()[0];
   const auto spec = parse(replaced(kReplicasSweep, "UPSTREAMS", url0 + ", " + url1));
-  auto target = orchestrator::make_target(spec, false);
+  auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   EXPECT_EQ(target->describe(),
             "replicas x2 behind kvsweep's router (0=" + url0 + ", 1=" + url1 + ")");
   testing::TempDir dir;
@@ -174,7 +175,7 @@ factors: {concurrency: [1]}
 load: {num_requests: 4, max_tokens: 2, cache: cold}
 )";
   const auto spec = parse(text);
-  auto target = orchestrator::make_target(spec, false);
+  auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const Swept swept = sweep(spec, *target, store);
@@ -216,7 +217,7 @@ load:
   cache: as-is
 )";
   const auto spec = parse(text);
-  auto target = orchestrator::make_target(spec, false);
+  auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const Swept swept = sweep(spec, *target, store);
