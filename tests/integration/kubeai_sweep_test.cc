@@ -41,7 +41,8 @@ class KubeAISweepTest : public ::testing::Test {
     t.base_url = fleet_->router_url();
     t.readiness = ReadinessSpec{300, 300, 10, 10, 0.05};  // failing fast must not wait these out
     t.readiness.settle_s = 0.5;
-    t.metrics.port = 0;  // the pods' containerPort is the replica's loopback port
+    t.readiness.live_settle_s = 0.1;  // after each live patch: short here, 2 s by default
+    t.metrics.port = 0;               // the pods' containerPort is the replica's loopback port
     t.metrics.interval_s = 0.2;
     spec_.load.duration_s = 0.3;
     spec_.load.num_requests = 12;
