@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/duration.h"
 #include "driver/curl_shard.h"
 
 namespace kvsweep::driver {
@@ -95,8 +96,8 @@ DescriptorBudget descriptor_budget(const LoadOptions& options, const Workload& w
   } else if (!workload.arrival_s.empty()) {
     total = static_cast<std::int64_t>(workload.arrival_s.size());
     budget.connections = busiest_window(workload.arrival_s, options.request_timeout_s);
-    budget.because = "the trace's busiest " + number(options.request_timeout_s) +
-                     " s (request timeout) with no max_concurrency";
+    budget.because = "the trace's busiest " + format_duration_s(options.request_timeout_s) +
+                     " (request timeout) with no max_concurrency";
   } else if (std::isinf(options.request_rate)) {
     budget.connections = kUnbounded;
     budget.because = "an infinite request_rate with no max_concurrency";
@@ -106,7 +107,7 @@ DescriptorBudget descriptor_budget(const LoadOptions& options, const Workload& w
                              ? kUnbounded
                              : static_cast<std::int64_t>(streams);
     budget.because = "request_rate " + number(options.request_rate) + "/s x request timeout " +
-                     number(options.request_timeout_s) + " s, with no max_concurrency";
+                     format_duration_s(options.request_timeout_s) + ", with no max_concurrency";
   }
   if (total < budget.connections) {
     budget.connections = total;

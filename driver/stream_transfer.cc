@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "common/duration.h"
 #include "driver/descriptor_budget.h"
 #include "driver/full_response.h"
 
@@ -214,9 +215,9 @@ void StreamTransfer::classify_timeout(RequestRecord& record, const std::string& 
   curl_easy_getinfo(easy_.get(), CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
   if (pretransfer_us == 0 && status_ == 0) {
     record.error =
-        "connect timeout after " + std::to_string(connect_timeout_s_) + " s: " + curl_reason;
+        "connect timeout after " + format_duration_s(connect_timeout_s_) + ": " + curl_reason;
   } else {
-    record.error = "total timeout after " + std::to_string(timeout_s_) + " s: " + curl_reason;
+    record.error = "total timeout after " + format_duration_s(timeout_s_) + ": " + curl_reason;
   }
 }
 

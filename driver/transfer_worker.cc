@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/duration.h"
 #include "driver/event_fd.h"
 #include "driver/request_body.h"
 #include "driver/thread_cpu.h"
@@ -288,7 +289,7 @@ void TransferWorker::expire_first_byte_deadlines() {
     record.ok = false;
     record.error_kind = kErrorTimeout;
     record.error = "first byte timeout: no response within " +
-                   std::to_string(context_.options->first_byte_timeout_s) + " s of the send";
+                   format_duration_s(context_.options->first_byte_timeout_s) + " of the send";
     retire(flight);
   }
 }

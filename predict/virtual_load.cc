@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/duration.h"
 #include "driver/request_source.h"
 #include "predict/event_queue.h"
 #include "predict/fleet_samples.h"
@@ -257,7 +258,7 @@ class VirtualRun {
       if (got_status || answered_in_time) continue;
       abandon(d, found->second,
               "first byte timeout: no response within " +
-                  std::to_string(options_.first_byte_timeout_s) + " s of the send");
+                  format_duration_s(options_.first_byte_timeout_s) + " of the send");
     }
     while (!deadlines_.empty() && deadlines_.front().at_s - latency_ <= now_) {
       const Deadline d = deadlines_.front();
@@ -268,8 +269,8 @@ class VirtualRun {
         continue;  // answered in time (its last byte is on the way) or already given up
       }
       abandon(d, found->second,
-              "total timeout after " + std::to_string(options_.request_timeout_s) +
-                  " s: the request had not completed (predicted, virtual time)");
+              "total timeout after " + format_duration_s(options_.request_timeout_s) +
+                  ": the request had not completed (predicted, virtual time)");
     }
   }
 

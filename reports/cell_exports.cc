@@ -101,14 +101,15 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
   for (const auto& cell : store.cells(experiment_id)) {
     if (cell.status != "done") continue;
     const auto requests = store.requests(cell.id);
-    const CellMetrics m = compute_cell_metrics(requests, store.metric_samples(cell.id), {},
-                                               store.cell_load(cell.id), validity_rules_of(*e));
+    const auto samples = store.metric_samples(cell.id);
+    const CellMetrics m = compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id),
+                                               validity_rules_of(*e));
     const std::string stem = cell_stem(cell);
     const Json vllm =
         vllm_result_json(m, run_info(*e, cell, setup, m), export_selection(load_setup_of(setup)));
     files.push_back({stem + ".vllm.json", vllm.dump(2) + "\n"});
-    files.push_back(
-        {stem + ".llmd-br-v0.2.json", llmd_benchmark_report(*e, cell, m, requests).dump(2) + "\n"});
+    files.push_back({stem + ".llmd-br-v0.2.1.json",
+                     llmd_benchmark_report(*e, cell, m, requests, samples).dump(2) + "\n"});
   }
   return files;
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "reports/peak_figures.h"
 
@@ -214,6 +216,17 @@ void set_server_figures(const std::vector<store::MetricSample>& samples, CellMet
   if (accepted && draft && *draft > 0) m.spec_decode_acceptance = *accepted / *draft;
 }
 
+// Measured requests by the prompt they sent: (conversation, turn) of the dataset.
+void set_prompt_repeats(const std::vector<store::RequestRow>& requests, CellMetrics& m) {
+  std::map<std::pair<int, int>, std::int64_t> sends;
+  for (const auto& r : requests) {
+    if (r.warmup) continue;
+    const std::int64_t n = ++sends[{r.conversation, r.turn}];
+    if (n > 1) ++m.repeated_requests;
+    m.prompt_sends_max = std::max(m.prompt_sends_max, n);
+  }
+}
+
 }  // namespace
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
@@ -236,6 +249,7 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   const PeakFigures peak = peak_figures(requests);
   m.max_output_tokens_per_s = peak.max_output_tokens_per_s;
   m.max_concurrent_requests = peak.max_concurrent_requests;
+  set_prompt_repeats(requests, m);
   LittleInputs little;
   little.request_throughput = m.request_throughput;
   little.ttft_mean_ms = m.ttft_ms.mean;

@@ -107,6 +107,13 @@ struct CellMetrics {
   std::optional<std::int64_t> good_requests;
   std::optional<double> goodput;  // req/s
 
+  // A dataset smaller than the cell repeats itself: its requests cycle through the prompts, and
+  // the prefix cache finds what an earlier request of the phase left, whatever the strategy.
+  // The most times one prompt (a conversation's turn) was sent in the measured phase (1: none
+  // twice; 0: nothing measured), and the measured requests that re-sent one.
+  std::int64_t prompt_sends_max = 0;
+  std::int64_t repeated_requests = 0;
+
   // Achieved load and the cell's verdict (reports/validity.h).
   CellValidity validity;
 };

@@ -1,5 +1,7 @@
-// A cell as an llm-d Benchmark Report v0.2 document: run, scenario (stack, load), results.
+// A cell as an llm-d Benchmark Report v0.2.1 document: run, scenario (stack, load), results.
 #include "reports/llmd_benchmark_report.h"
+
+#include "reports/validity_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "common/stats.h"
+#include "reports/llmd_time_series.h"
 #include "reports/report_model.h"
 
 namespace kvsweep::reports {
@@ -77,7 +80,7 @@ const char* load_source(const Json& dataset) {
 }
 
 Json metadata(const std::string& label, const std::string& cfg_id) {
-  return {{"schema_version", "0.2"}, {"label", label}, {"cfg_id", cfg_id}};
+  return {{"schema_version", "0.2.1"}, {"label", label}, {"cfg_id", cfg_id}};
 }
 
 Json native(const Json& config) {
@@ -185,9 +188,9 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const
 }
 
 Json load_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& load_setup,
-                  const MeasuredLengths& lengths) {
+                  const MeasuredLengths& lengths, const CellMetrics& m) {
   Json load;
-  load["metadata"] = {{"schema_version", "0.2"}, {"cfg_id", e.scenario_hash}};
+  load["metadata"] = {{"schema_version", "0.2.1"}, {"cfg_id", e.scenario_hash}};
   const Json dataset = load_setup.value("dataset", Json());
   if (dataset.is_string()) load["metadata"]["description"] = dataset;
   Json standardized = {{"tool", "kvsweep"}, {"tool_version", e.kvsweep_version},
@@ -199,7 +202,12 @@ Json load_section(const store::ExperimentRow& e, const store::CellRow& c, const 
   }
   if (c.concurrency >= 1) standardized["concurrency"] = c.concurrency;
   load["standardized"] = standardized;
-  load["native"] = native(load_setup);
+  Json config = load_setup;
+  config["cell"] = cell_metadata(c);
+  // Did the cell reach the load it asked for (docs/metrics.md, "Verdicts")? The schema's
+  // load.metadata admits no field of ours, so it stands with the cell's own metadata.
+  config["cell"]["validity"] = validity_json(m.validity);
+  load["native"] = native(config);
 
   return load;
 }
@@ -237,18 +245,28 @@ Json aggregate_section(const CellMetrics& m, const MeasuredLengths& lengths) {
 
 }  // namespace
 
+Json cell_metadata(const store::CellRow& c) {
+  Json treatment = Json::parse(c.factors_json, nullptr, false);
+  if (!treatment.is_object()) treatment = Json::object();
+  return {{"treatment", treatment}, {"treatment_group", c.arm}, {"repeat", c.repeat}};
+}
+
 Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
-                           const CellMetrics& m, const std::vector<store::RequestRow>& requests) {
+                           const CellMetrics& m, const std::vector<store::RequestRow>& requests,
+                           const std::vector<store::MetricSample>& samples) {
   Json setup = Json::parse(e.setup_json, nullptr, false);
   if (!setup.is_object()) setup = Json::object();
   const std::string model = setup.value("model", std::string());
   const MeasuredLengths lengths = measured_lengths(requests);
   Json doc;
-  doc["version"] = "0.2";
+  doc["version"] = "0.2.1";
   doc["run"] = run_section(e, c, m, model);
   doc["scenario"] = {{"stack", stack_section(e, c, object_at(setup, "target"), model)},
-                     {"load", load_section(e, c, object_at(setup, "load"), lengths)}};
+                     {"load", load_section(e, c, object_at(setup, "load"), lengths, m)}};
   doc["results"] = {{"request_performance", {{"aggregate", aggregate_section(m, lengths)}}}};
+  // The servers' scrapes over time, under the model server's label in scenario.stack.
+  Json observability = observability_time_series(samples, c.epoch_wall_s, "model-server");
+  if (!observability.empty()) doc["results"]["observability"] = std::move(observability);
   return doc;
 }
 

@@ -199,6 +199,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data sources{mustache::data::type::list};
   mustache::data rows{mustache::data::type::list};
   mustache::data failures{mustache::data::type::list};
+  mustache::data repeats{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
   mustache::data server{mustache::data::type::list};
   mustache::data load{mustache::data::type::list};
@@ -217,6 +218,14 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
       failure.set("kinds", text(failure_kinds(row.metrics)));
       failures.push_back(failure);
     }
+    if (row.measured && row.metrics.prompt_sends_max > 1) {
+      mustache::data repeat;
+      repeat.set("label", text(row.label));
+      repeat.set("sends", std::to_string(row.metrics.prompt_sends_max));
+      repeat.set("repeated", std::to_string(row.metrics.repeated_requests));
+      repeat.set("measured", std::to_string(row.metrics.ok + row.metrics.failed));
+      repeats.push_back(repeat);
+    }
     if (row.vs_baseline) ratios.push_back(ratio_data(row, text));
     if (row.measured) replica_data(row, text, &replicas, &sources);
   }
@@ -234,6 +243,8 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   d.set("has_load", !load.is_empty_list());
   d.set("load", load);
   d.set("load_reasons", load_reasons);
+  d.set("has_repeats", !repeats.is_empty_list());
+  d.set("repeats", repeats);
   d.set("has_ratios", !ratios.is_empty_list());
   d.set("baseline", text(baseline));
   d.set("ratios", ratios);

@@ -22,7 +22,8 @@ using TextFilter = std::function<std::string(const std::string&)>;
 // backtick run in csv), baseline, levels[concurrency, rows[label, measured,
 // status, ok, failed, ttft_*, tpot_mean, itl_mean, e2e_mean, lag_p99,
 // request/output/total_token_throughput, kv_hit_server, cache_hit_client, is_baseline],
-// has_failures, failures[label,kinds], has_ratios, baseline, ratios[...], has_server,
+// has_failures, failures[label,kinds], has_repeats, repeats[label, sends, repeated,
+// measured], has_ratios, baseline, ratios[...], has_server,
 // server[label, kv_usage_max, preemptions, spec_decode_acceptance], has_replicas,
 // replicas[label, replica, requests, share, failed, cache_hit_client], has_sources,
 // sources[label, source, queries, share, kv_hit_server]].

@@ -63,6 +63,7 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   router.kv_events = false;
   router.approx_ttl = options.approx_ttl;
   router.health = options.health;
+  router.request_timeout = options.request_timeout;
   router.admin_token = options.admin_token;
   // Validates the strategy and the health options.
   impl_->router = std::make_unique<Router>(impl_->home(), std::move(routed), router);

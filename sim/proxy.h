@@ -30,6 +30,8 @@ struct ProxyOptions {
   std::chrono::seconds approx_ttl{120};
   int block_size = 16;
   HealthOptions health;  // probes of each upstream's /health; a dead one is taken out
+  // A routed request not ended by then is answered 504 or cut (RouterOptions::request_timeout).
+  std::chrono::milliseconds request_timeout{600000};
   // Event-loop threads: client connections take turns over them, and each relays its upstream
   // request on its own thread; the routing decision is shared behind one lock.
   int io_threads = 1;

@@ -105,6 +105,16 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
   return selection;
 }
 
+bool saves_result(const LoadArgs& args) {
+  const bool asked = args.save_result || !args.result_filename.empty() || !args.result_file.empty();
+  if (asked && args.no_save) {
+    throw std::invalid_argument(
+        "--no-save with --save-result, --result-filename or -o/--output: give one or the "
+        "other");
+  }
+  return asked;
+}
+
 driver::LoadOptions load_options(const LoadArgs& args) {
   driver::LoadOptions o;
   o.base_url = normalize_base_url(args.url);  // with or without /v1
@@ -121,6 +131,7 @@ driver::LoadOptions load_options(const LoadArgs& args) {
         "--result-file and --result-filename: give one (--result-file is a whole path, "
         "--result-filename a name in --result-dir)");
   }
+  saves_result(args);  // its usage error before anything is sent
   if (args.turn_order == "sequential") {
     o.turns = driver::LoadOptions::Turns::kSequential;
   } else if (args.turn_order != "independent" && !legacy_turn_count(args.turn_order)) {

@@ -57,13 +57,13 @@ struct LoadArgs {
   std::string label;
   std::string result_dir = ".";
   std::string result_file;
-  bool no_save = false;
+  bool no_save = false;  // the default now; kept so older command lines still run
   bool stop_when_over_capacity = false;
 
   // vLLM's client options (vllm bench serve) and the driver's transport and turn order.
   std::string backend;                     // vLLM's --backend: openai-chat, openai or vllm
   std::string result_filename;             // vLLM's: a file name inside --result-dir
-  bool save_result = false;                // vLLM's --save-result; kvsweep saves unless --no-save
+  bool save_result = false;                // vLLM's --save-result: write the result JSON
   std::string turn_order = "independent";  // --turns; an integer is --turns-per-conversation
   std::string think_time;
   int threads = 0;
@@ -74,6 +74,11 @@ struct LoadArgs {
 // /v1/completions) and --backend (openai-chat; openai and vllm post to /v1/completions). When
 // both are given they must agree. Throws std::invalid_argument naming the option.
 driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args);
+
+// Whether a result JSON is written: as vLLM's client, only when asked (--save-result,
+// --result-filename, or -o/--output FILE). Throws std::invalid_argument when --no-save is
+// given with one of them.
+bool saves_result(const LoadArgs& args);
 
 // Each throws std::invalid_argument naming the option at fault.
 driver::LoadOptions load_options(const LoadArgs& args);  // reads the API key's variable

@@ -273,9 +273,9 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   console.line("verdict: " + reports::verdict_line(metrics.validity));
   if (!store_error.empty()) {
     console.line("kvsweep: error: the run was measured but not stored in " + global.db_path + ": " +
-                 store_error + (args.no_save ? "" : "; its result file holds it"));
+                 store_error + (saves_result(args) ? "; its result file holds it" : ""));
   }
-  if (!args.no_save) write_result(args, options, info, metrics, label, console);
+  if (saves_result(args)) write_result(args, options, info, metrics, label, console);
   if (!store_error.empty()) return kExitFailed;
   if (m.measured.interrupted) return kExitInterrupted;
   return metrics.ok > 0 ? kExitOk : kExitFailed;
@@ -386,11 +386,14 @@ void add_result_options(CLI::App* cmd, LoadArgs* a) {
                   "how often /metrics is scraped during the run (0: before and after only)")
       ->capture_default_str();
   cmd->add_option("--label", a->label, "label of the result (file name, store)");
-  cmd->add_option("--result-dir", a->result_dir, "where the result JSON goes")
+  cmd->add_option("--result-dir", a->result_dir,
+                  "where the result JSON goes with --save-result or --result-filename")
       ->capture_default_str();
   cmd->add_option("-o,--output,--result-file", a->result_file,
-                  "result JSON file (overrides --result-dir; old name --result-file)");
-  cmd->add_flag("--no-save", a->no_save, "do not write the result JSON");
+                  "write the result JSON to FILE (overrides --result-dir; old name --result-file)");
+  cmd->add_flag("--no-save", a->no_save,
+                "write no result JSON (the default; without --save-result, --result-filename "
+                "or -o none is written, as with vLLM's client)");
   cmd->add_flag("--stop-when-over-capacity", a->stop_when_over_capacity,
                 "open loop: end the run early once its TTFT rises through it (over capacity; "
                 "docs/metrics.md), as done");
@@ -415,9 +418,10 @@ void add_driver_and_vllm_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--backend", a->backend,
                   "vLLM's: openai-chat (= --endpoint chat), openai or vllm (= completions)");
   cmd->add_option("--result-filename", a->result_filename,
-                  "vLLM's: result JSON file name inside --result-dir");
+                  "vLLM's: write the result JSON under this name inside --result-dir");
   cmd->add_flag("--save-result", a->save_result,
-                "vLLM's; kvsweep writes the result JSON unless --no-save");
+                "vLLM's: write the result JSON into --result-dir (under vLLM's own file name "
+                "unless --result-filename)");
   cmd->add_option("--random-input-len", a->dataset.random_input_len,
                   "random: input tokens per prompt (after the prefix)")
       ->capture_default_str();
@@ -439,8 +443,9 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global) {
   auto* cmd = app.add_subcommand(
       "load", "run load against an OpenAI-compatible server and print vLLM-style results");
   cmd->footer(
-      "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON uses vLLM's benchmark keys;\n"
-      "every request is stored in --db. The API key is read from the environment only.");
+      "Durations: 250ms, 90s, 5m, 1h or seconds. The result JSON (--save-result, "
+      "--result-filename\nor -o FILE) uses vLLM's benchmark keys; every request is stored in "
+      "--db. The API key\nis read from the environment only.");
   add_request_options(cmd, a.get());
   add_shape_options(cmd, a.get());
   add_dataset_options(cmd, a.get());

@@ -3,14 +3,20 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "orchestrator/cli/dataset_preview.h"
 #include "orchestrator/cli/scenario_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/cli/sweep_preview.h"
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/scenario/rehearsal.h"
+#include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/targets/child_process.h"
+#include "orchestrator/targets/target_factory.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -39,17 +45,38 @@ void print_apply(const TreatmentPlanner& target, const ScenarioSpec& spec,
   }
 }
 
+// Per cell, what it sends more than once ("" for a cell that repeats nothing): the datasets
+// are loaded as the run loads them. One that cannot be loaded is the run's error to report.
+std::vector<std::string> repeat_notes(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
+                                      const std::string& override_kind) {
+  std::vector<std::string> notes(cells.size());
+  std::vector<Workloads> workloads;
+  try {
+    workloads = load_workloads(spec, cells, !override_kind.empty() || spec.target.kind == "sim");
+  } catch (const std::invalid_argument&) {
+    return notes;
+  }
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const Workloads& w = workloads.at(static_cast<std::size_t>(cells[i].workload));
+    if (const auto repeats = prompt_repeats(cells[i], w.measured, w.warmup_replays_measured)) {
+      notes[i] = repeats_text(*repeats);
+    }
+  }
+  return notes;
+}
+
 // `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
 // runner would run. Builds the target (to validate and describe) but never starts it.
 int plan_command(const std::string& scenario_path, const std::string& override_kind) {
   ScenarioSpec spec = load_scenario_or_throw(scenario_path);
   if (override_kind == "sim") spec = rehearsal_of(spec);
   const auto cells = expand_plan(spec, override_kind);
-  std::unique_ptr<TreatmentPlanner> target = build_planner(spec, override_kind);
+  std::unique_ptr<TreatmentPlanner> target = build_planner(spec, cells, override_kind);
   std::printf("%s\n%s\n", plan_headline(spec, cells, target->describe()).c_str(),
               cell_shape(spec, override_kind == "sim").c_str());
   for (const auto& line : dataset_lines(spec)) std::printf("%s\n", line.c_str());
   for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
+  const std::vector<std::string> repeats = repeat_notes(spec, cells, override_kind);
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
     if (!applied || !(*applied == c.treatment)) print_apply(*target, spec, applied, c.treatment);
@@ -62,6 +89,8 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
     }
     std::printf("  %3d  %-28s concurrency=%-5d repeat=%d%s  key=%s\n", c.ordinal + 1, c.arm.c_str(),
                 c.concurrency, c.repeat + 1, extra.c_str(), c.key.c_str());
+    const std::string& note = repeats[static_cast<std::size_t>(c.ordinal)];
+    if (!note.empty()) std::printf("       warning: %s\n", note.c_str());
   }
   return kExitOk;
 }

@@ -13,6 +13,7 @@ struct ProxyArgs {
   sim::ProxyOptions proxy;
   int ttl_s = 120;
   double health_interval_s = 1;
+  double request_timeout_s = 600;
   ServerArgs server;
 };
 
@@ -34,6 +35,11 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
                   "kv-aware without KV events: seconds a routed prefix counts as cached")
       ->capture_default_str();
   add_health_options(cmd, &args->health_interval_s, &p.health);
+  cmd->add_option("--request-timeout", args->request_timeout_s,
+                  "seconds a routed request may take: one not ended by then is answered 504, or "
+                  "its stream cut (0: none; longer than clients' own timeouts)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
   add_server_options(cmd, &args->server);
   auto run = [args]() -> int {
     sim::ProxyOptions options = args->proxy;
@@ -42,6 +48,7 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
     options.admin_token = admin_token_from_env(args->server);
     options.approx_ttl = std::chrono::seconds(args->ttl_s);
     options.health.probe_interval = to_ms(args->health_interval_s);
+    options.request_timeout = to_ms(args->request_timeout_s);
     sim::Proxy proxy(options);
     proxy.start();
     std::printf("kvsweep proxy: %zu upstreams, strategy %s, %d io thread%s%s\n",

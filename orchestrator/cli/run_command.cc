@@ -17,6 +17,7 @@
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/target_factory.h"
 #include "reports/markdown_report.h"
 #include "reports/verdicts.h"
 #include "store/store.h"
@@ -40,13 +41,14 @@ double claim_timeout_s(const std::string& text) {
 }
 
 // The target to run on, and for a prediction its load step and samples wired into `options`.
-std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const RunArgs& args,
-                                   const GlobalOptions& global, RunnerOptions& options) {
+std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                                   const RunArgs& args, const GlobalOptions& global,
+                                   RunnerOptions& options) {
   if (args.target_override != "predict") {
-    return build_target(spec, args.target_override, global.log);
+    return build_target(spec, plan, args.target_override, global.log);
   }
   std::unique_ptr<PredictTarget> predicted =
-      build_predict_target(spec, args.network_latency_s, global.log);
+      build_predict_target(spec, plan, args.network_latency_s, global.log);
   PredictTarget* fleet = predicted.get();  // owned by the returned target, which outlives the run
   options.load = [fleet](const driver::LoadOptions& o, const driver::Workload& w,
                          const std::function<void(const driver::Progress&)>& progress) {
@@ -80,8 +82,11 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   store::Store store = store::Store::open(args.db_path);
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
   RunnerOptions options;
-  std::unique_ptr<Target> target = target_for(spec, args, global, options);
-  console.line(plan_headline(spec, expand_plan(spec, args.target_override), target->describe()));
+  // The run's one expansion of its plan: the target checks it, the headline counts it, the
+  // runner runs it.
+  const std::vector<CellPlan> plan = expand_plan(spec, args.target_override);
+  std::unique_ptr<Target> target = target_for(spec, plan, args, global, options);
+  console.line(plan_headline(spec, plan, target->describe()));
   console.line(cell_shape(spec, args.target_override == "sim"));
 
   SignalGuard signals;
@@ -93,7 +98,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   options.claim_timeout_s = claim_timeout;
   SweepOutcome outcome;
   try {
-    outcome = run_sweep(spec, *target, store, console, options);
+    outcome = run_sweep(spec, plan, *target, store, console, options);
   } catch (const ClaimedByAnotherRun& e) {
     print_error(e.what());
     return kExitClaimed;

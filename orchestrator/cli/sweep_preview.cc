@@ -2,10 +2,8 @@
 #include "orchestrator/cli/sweep_preview.h"
 
 #include <cstdio>
-#include <stdexcept>
 
 #include "orchestrator/cli/dataset_preview.h"
-#include "orchestrator/targets/target_factory.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -99,35 +97,6 @@ std::vector<std::string> factor_lines(const ScenarioSpec& spec) {
     lines.push_back(line);
   }
   return lines;
-}
-
-std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::string& override_kind,
-                                     const Log& log) {
-  if (override_kind == "predict") return build_predict_target(spec, 0, log);
-  try {
-    return make_target(spec, override_kind == "sim", log);
-  } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
-  }
-}
-
-std::unique_ptr<TreatmentPlanner> build_planner(const ScenarioSpec& spec,
-                                                const std::string& override_kind) {
-  if (override_kind == "predict") return build_predict_target(spec, 0, silent_log());
-  try {
-    return make_planner(spec, override_kind == "sim");
-  } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
-  }
-}
-
-std::unique_ptr<PredictTarget> build_predict_target(const ScenarioSpec& spec,
-                                                    double network_latency_s, const Log& log) {
-  try {
-    return std::make_unique<PredictTarget>(spec, network_latency_s, log);
-  } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
-  }
 }
 
 }  // namespace kvsweep::orchestrator

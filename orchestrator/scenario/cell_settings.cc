@@ -109,13 +109,11 @@ void read_load_of(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& errors
   read_load(reader, spec, errors);
 }
 
-YAML::Node parse_document(const std::string& text) {
-  try {
-    YAML::Node root = YAML::Load(text);
-    if (root.IsMap()) return root;
-  } catch (const YAML::Exception&) {
-    // The loader reported it; the levels are read against an empty file then.
-  }
+// A copy of the loader's document to put a cell's levels in: the file is never parsed again,
+// so a level is read over exactly what the loader read. A spec built in code has none: its
+// levels are read over an empty mapping (and resolve_load starts from the spec's own load).
+YAML::Node editable_document(const ScenarioSpec& spec) {
+  if (spec.document && spec.document->IsMap()) return YAML::Clone(*spec.document);
   return YAML::Node(YAML::NodeType::Map);
 }
 
@@ -130,12 +128,12 @@ std::string describe_choices(const std::vector<LevelChoice>& choices) {
 }
 
 SettingsResolver::SettingsResolver(const ScenarioSpec& spec) : spec_(spec) {
-  if (spec_.text.empty()) return;  // built in code: no section to read again
+  if (!spec_.document) return;  // built in code: no section to read again
   std::vector<YamlError> errors;
   YamlErrors sink(spec_.path, spec_.text, &errors);
   ScenarioSpec base;
   base.path = spec_.path;
-  read_load_of(parse_document(spec_.text), base, sink);
+  read_load_of(editable_document(spec_), base, sink);
   for (const auto& e : errors) base_errors_.insert(e.text);
 }
 
@@ -149,7 +147,7 @@ std::optional<LoadSpec> SettingsResolver::resolve_load(const std::vector<LevelCh
   }
   if (signature.empty()) return spec_.load;
   if (const auto it = loads_.find(signature); it != loads_.end()) return it->second;
-  YAML::Node root = parse_document(spec_.text);
+  YAML::Node root = editable_document(spec_);
   for (const auto& choice : choices) {
     for (const auto& s : choice.level->settings) {
       if (starts_with(s.path, "load.")) put(root, split_path(s.path), 0, s.value);
@@ -157,6 +155,9 @@ std::optional<LoadSpec> SettingsResolver::resolve_load(const std::vector<LevelCh
   }
   ScenarioSpec cell;
   cell.path = spec_.path;
+  // The file's section is read whole, as the loader read it; a spec built in code has no
+  // section, so its levels are read over the load it holds.
+  if (!spec_.document) cell.load = spec_.load;
   std::vector<YamlError> errors;
   YamlErrors local(spec_.path, spec_.text, &errors);
   read_load_of(root, cell, local);

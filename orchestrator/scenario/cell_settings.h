@@ -33,10 +33,11 @@ struct CellSettings {
 };
 
 // Resolves cells of one scenario. A level is applied as an override of the scenario's YAML
-// (the file's text parsed again, the level's value put at its path) and the section is read
-// again by the same reader as the file itself: a level holds exactly what its field accepts,
-// and a level that makes another field wrong (a dataset kind under which a written key means
-// nothing) is found as the file's own error would be. Combinations already resolved are kept.
+// (a copy of the loader's document, ScenarioSpec::document, with the level's value put at its
+// path; the file is not parsed again) and the section is read again by the same reader as the
+// file itself: a level holds exactly what its field accepts, and a level that makes another
+// field wrong (a dataset kind under which a written key means nothing) is found as the file's
+// own error would be. Combinations already resolved are kept.
 // Thread contract: one thread; `spec` outlives the resolver.
 class SettingsResolver {
  public:

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "driver/datasets/dataset_limits.h"
 #include "orchestrator/scenario/cell_settings.h"
 #include "orchestrator/scenario/rehearsal.h"
 
@@ -90,6 +91,28 @@ Treatment stand_in_treatment(const CellSettings& settings) {
   return t;
 }
 
+// vLLM's --num-prompts: a random dataset holds as many prompts as the cell sends (warm-up
+// included), unless the scenario says how many (load.dataset.num_prompts, in the file or by a
+// factor). With the default 1,000 a cell of 2,000 requests sent every prompt twice, and
+// prefix-hash found a 48.8% KV hit on prompts that share nothing. A cell bounded by its
+// duration has no count: the default stays, and its repeats are reported after the fact.
+class DatasetSizer {
+ public:
+  explicit DatasetSizer(const ScenarioSpec& spec)
+      : given_(spec.marks.count("load.dataset.num_prompts") > 0 ||
+               spec.factor_setting("load.dataset.num_prompts") != nullptr) {}
+
+  void operator()(LoadSpec& load) const {
+    driver::DatasetOptions& d = load.dataset;
+    if (given_ || d.kind != "random" || load.num_requests <= 0) return;
+    const std::int64_t requests = load.num_requests + load.warmup_requests;
+    d.num_prompts = static_cast<int>(std::min<std::int64_t>(requests, driver::kMaxConversations));
+  }
+
+ private:
+  bool given_;
+};
+
 class Expansion {
  public:
   Expansion(const ScenarioSpec& spec, const std::string& target_override, YamlErrors& sink)
@@ -99,6 +122,7 @@ class Expansion {
         hash_(scenario_hash(spec.text, target_override)),
         order_(plan_order(spec)),
         names_(label_names(spec)),
+        size_dataset_(spec),
         resolver_(spec) {}
 
   std::vector<CellPlan> run() {
@@ -158,6 +182,7 @@ class Expansion {
     const bool rehearsal =
         (override_ == "sim" || override_ == "predict") && spec_.target.kind != "sim";
     if (override_ == "sim") cut_for_rehearsal(cell.load, spec_.target.sim);
+    size_dataset_(cell.load);
     cell.treatment = rehearsal ? stand_in_treatment(settings) : settings.treatment;
     cell.workload = workload_index(cell);
     nlohmann::json factors = nlohmann::json::object();
@@ -190,6 +215,7 @@ class Expansion {
   const std::string hash_;
   const std::vector<const FactorSpec*> order_;
   const std::map<std::string, std::string> names_;
+  const DatasetSizer size_dataset_;
   SettingsResolver resolver_;
   std::vector<CellPlan> cells_;
   std::vector<std::pair<driver::DatasetOptions, std::uint64_t>> workloads_;

@@ -155,6 +155,7 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   ScenarioSpec spec;
   spec.path = path;
   spec.text = text;
+  spec.document = std::make_shared<const YAML::Node>(YAML::Clone(root));
   read_sections(root, spec, kinds, sink);
   check_across_sections(root, spec, find_kind(kinds, spec.target.kind), sink);
   if (!spec.factor("concurrency")) return std::nullopt;  // reported as missing above

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "common/validity_rules.h"
 #include "driver/datasets/dataset_options.h"
 #include "driver/load_options.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace kvsweep::orchestrator {
 
@@ -97,6 +102,12 @@ struct ReadinessSpec {
   // opens: an operator acts some time after the change, and nothing else says it has. 0 = no
   // wait. A change known not to roll pods (KubeAI's loadBalancing) does not wait for it.
   double settle_s = 10;
+  // After a change applied live, which restarts nothing and which nothing observable says has
+  // taken hold (a KubeAI loadBalancing patch: KubeAI's proxy reads the Model through its
+  // informer some time after the PATCH answers; a 0.5 s lag was seen): how long after the
+  // change answered the first cell's load may begin. The gates' own time counts towards it.
+  // 0 = no wait.
+  double live_settle_s = 2;
   // How many more times a failed apply and its gates are tried before the cell fails, and
   // with it the rest of its arm.
   int retries = 0;
@@ -248,6 +259,10 @@ struct LoadSpec {
 struct ScenarioSpec {
   std::string path;  // as given on the command line, used in messages
   std::string text;  // the file as read
+  // The file's one YAML document as the loader parsed it: the cell settings read a cell's
+  // levels over it (cell_settings.h), so the file is parsed once. Never changed (a reader
+  // copies it before putting a level in); null for a spec built in code.
+  std::shared_ptr<const YAML::Node> document;
   std::string name;
   std::string description;
   TargetSpec target;

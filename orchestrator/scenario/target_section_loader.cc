@@ -173,13 +173,9 @@ void read_readiness(YamlMapReader& reader, ReadinessSpec& r, YamlErrors& sink,
   fields.read_duration("models", &r.models_s);
   fields.read_duration("completion", &r.completion_s);
   fields.read_duration("poll", &r.poll_s);
-  // settle: 0 turns the wait off, which a duration > 0 cannot say.
-  if (node["settle"].IsDefined() && node["settle"].IsScalar() && node["settle"].Scalar() == "0") {
-    fields.get("settle");
-    r.settle_s = 0;
-  } else {
-    fields.read_duration("settle", &r.settle_s);
-  }
+  // settle, live_settle: 0 turns the wait off, which a duration > 0 cannot say.
+  fields.read_duration("settle", &r.settle_s, /*allow_zero=*/true);
+  fields.read_duration("live_settle", &r.live_settle_s, /*allow_zero=*/true);
   fields.read_int("retries", &r.retries, 0);
   fields.finish();
 }

@@ -10,6 +10,7 @@
 
 #include "common/wall_clock.h"
 #include "driver/datasets/load_workload.h"
+#include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/progress_snapshots.h"
@@ -115,6 +116,7 @@ std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vecto
       w.warmup = generated
                      ? driver::load_workload(with_seed(dataset, cell.seed + kWarmupSeedOffset))
                      : w.measured;
+      w.warmup_replays_measured = !generated;
       w.warmup.arrival_s.clear();
     } catch (const driver::DatasetError& e) {
       throw std::invalid_argument(std::string("load.dataset: ") + e.what());
@@ -183,6 +185,11 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   m.commands = std::exchange(pending_, {});
   const CachePolicy cache = plan.load.cache;
   const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
+  if (const auto repeats =
+          prompt_repeats(plan, workload.measured, workload.warmup_replays_measured)) {
+    // The prefix cache finds what an earlier request of the cell left, whatever the strategy.
+    output_.line("  warning: " + label + " " + repeats_text(*repeats));
+  }
   try {
     ensure_applied(plan, m.commands);
     if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());

@@ -21,6 +21,7 @@ namespace kvsweep::orchestrator {
 struct Workloads {
   driver::Workload measured;
   driver::Workload warmup;
+  bool warmup_replays_measured = false;  // a file dataset: the warm-up sends its first prompts
 };
 
 // Every workload of `plan`, by CellPlan::workload index, each from the first cell that uses

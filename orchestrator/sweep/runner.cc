@@ -328,9 +328,8 @@ class SweepLoop {
 
 }  // namespace
 
-SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
-                       SweepOutput& output, const RunnerOptions& options) {
-  const std::vector<CellPlan> plan = expand_plan(spec, options.target_override);
+SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,
+                       store::Store& store, SweepOutput& output, const RunnerOptions& options) {
   // A bad dataset fails before anything runs.
   const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
   const std::vector<Workloads> workloads = load_workloads(spec, plan, simulated);

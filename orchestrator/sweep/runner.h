@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/sweep/runner_options.h"
 #include "orchestrator/sweep/sweep_output.h"
@@ -58,7 +60,9 @@ struct SweepOutcome {
 // back room for it beside the store (store::SpaceReserve, Store::bytes_to_end_a_run), given
 // back just before it; when the disk lacks that room, std::runtime_error is thrown before
 // anything is stored.
-SweepOutcome run_sweep(const ScenarioSpec& spec, Target& target, store::Store& store,
-                       SweepOutput& output, const RunnerOptions& options);
+//
+// `plan` is the run's, expanded once by its caller: expand_plan(spec, options.target_override).
+SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,
+                       store::Store& store, SweepOutput& output, const RunnerOptions& options);
 
 }  // namespace kvsweep::orchestrator

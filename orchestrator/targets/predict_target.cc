@@ -68,13 +68,14 @@ predict::VirtualFleetOptions fleet_options(const ScenarioSpec& spec) {
 
 }  // namespace
 
-PredictTarget::PredictTarget(const ScenarioSpec& spec, double network_latency_s, Log log)
+PredictTarget::PredictTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                             double network_latency_s, Log log)
     : spec_(spec), log_(std::move(log)) {
   const std::vector<std::string>& applies = target_kind("predict").factors;
   // Every knob the plan's treatments set (a cluster scenario's arms through their sim
   // stand-ins, as a rehearsal), with every level it gets.
   std::map<std::string, std::vector<std::string>> levels;
-  for (const auto& cell : expand_plan(spec, "predict")) {
+  for (const auto& cell : plan) {
     for (const auto& [knob, level] : cell.treatment.levels) {
       auto& seen = levels[knob];
       if (std::find(seen.begin(), seen.end(), level) == seen.end()) seen.push_back(level);

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "driver/load_options.h"
 #include "driver/workload.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/targets/planned_target.h"
 #include "predict/virtual_fleet.h"
@@ -27,9 +28,10 @@ namespace kvsweep::orchestrator {
 class PredictTarget : public PlannedTarget {
  public:
   // Throws TargetError for a factor or level the fleet cannot apply, or a profile that cannot
-  // be found. `network_latency_s`: one way, client <-> replica (predict/virtual_load.h).
-  explicit PredictTarget(const ScenarioSpec& spec, double network_latency_s = 0,
-                         Log log = silent_log());
+  // be found. `plan`: the run's cells, expand_plan(spec, "predict"), whose treatments are
+  // checked here. `network_latency_s`: one way, client <-> replica (predict/virtual_load.h).
+  PredictTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                double network_latency_s = 0, Log log = silent_log());
   ~PredictTarget() override;
 
   std::string describe() const override;

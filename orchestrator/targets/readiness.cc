@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/duration.h"
 #include "driver/http_fetch.h"
 #include "orchestrator/targets/target.h"
 
@@ -19,12 +20,6 @@ std::string describe(const driver::HttpResponse& r) {
   std::string body = r.body.substr(0, 200);
   while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
   return "HTTP " + std::to_string(r.status) + (body.empty() ? "" : ": " + body);
-}
-
-std::string seconds_text(double s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", s);
-  return buffer;
 }
 
 // A single HTTP call inside a gate may take at most this long, so a hung server still lets
@@ -49,16 +44,16 @@ void wait_for_gate(const std::string& gate, double timeout_s, double poll_s,
     }
     const auto now = Clock::now();
     if (!reason) {
-      log.debug("readiness gate {}: open after {} s", gate,
-                seconds_text(std::chrono::duration<double>(now - start).count()));
+      log.debug("readiness gate {}: open after {}", gate,
+                format_duration_s(std::chrono::duration<double>(now - start).count()));
       return;
     }
     log.debug("readiness gate {}: closed: {}", gate, *reason);
     last_reason = *reason;
     if (now >= deadline) {
       throw TargetError("readiness gate " + gate + ": not open after " +
-                        seconds_text(std::chrono::duration<double>(now - start).count()) +
-                        " s: " + last_reason);
+                        format_duration_s(std::chrono::duration<double>(now - start).count()) +
+                        ": " + last_reason);
     }
     const auto pause = std::min<Clock::duration>(
         deadline - now,

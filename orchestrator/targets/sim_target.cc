@@ -44,16 +44,19 @@ sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
 // A stand-in for a cluster arm with its own server (target.base_url, seed 002's plain Service)
 // must be told what the fleet does in its place: nothing applied would keep the previous
 // arm's strategy, a silent wrong rehearsal.
-void check_stand_in_for_own_servers(const ScenarioSpec& spec) {
-  for (const auto& cell : expand_plan(spec)) {
-    if (cell.treatment.base_url.empty()) continue;
+void check_stand_in_for_own_servers(const std::vector<CellPlan>& plan) {
+  for (const auto& cell : plan) {
+    const auto own_server =
+        std::find_if(cell.settings.begin(), cell.settings.end(),
+                     [](const Setting& s) { return s.path == "target.base_url"; });
+    if (own_server == cell.settings.end()) continue;
     const bool told = std::any_of(cell.settings.begin(), cell.settings.end(), [](const Setting& s) {
       return s.path.rfind("target.sim.", 0) == 0;
     });
     if (told) continue;
     throw TargetError("cells " + cell.arm +
                       ": their load goes to their own server (target.base_url " +
-                      cell.treatment.base_url +
+                      own_server->value +
                       "); say what the simulated fleet does in its place with target.sim.strategy "
                       "in the same level (random stands in for a Kubernetes Service: kube-proxy "
                       "picks a pod per connection)");
@@ -62,13 +65,13 @@ void check_stand_in_for_own_servers(const ScenarioSpec& spec) {
 
 }  // namespace
 
-SimTarget::SimTarget(const ScenarioSpec& spec, Log log)
+SimTarget::SimTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Log log)
     : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
   const std::vector<std::string>& applies = target_kind("sim").factors;
   const bool stand_in = spec.target.kind != "sim";
-  if (stand_in) check_stand_in_for_own_servers(spec);
+  if (stand_in) check_stand_in_for_own_servers(plan);
   std::map<std::string, std::vector<std::string>> levels;  // knob -> every level it gets
-  for (const auto& cell : expand_plan(spec, stand_in ? "sim" : "")) {
+  for (const auto& cell : plan) {
     for (const auto& [knob, level] : cell.treatment.levels) {
       auto& seen = levels[knob];
       if (std::find(seen.begin(), seen.end(), level) == seen.end()) seen.push_back(level);

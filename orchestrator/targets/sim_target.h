@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/targets/planned_target.h"
 #include "orchestrator/targets/router_admin_client.h"
@@ -20,9 +21,11 @@ namespace kvsweep::orchestrator {
 // router_temperature.
 class SimTarget : public PlannedTarget {
  public:
-  // Throws TargetError for a factor or level the fleet cannot apply. Admin requests and gate
-  // polls are logged at debug level on `log`.
-  explicit SimTarget(const ScenarioSpec& spec, Log log = silent_log());
+  // Throws TargetError for a factor or level the fleet cannot apply. `plan`: the run's cells
+  // (expand_plan(spec), or expand_plan(spec, "sim") standing in for a cluster target), whose
+  // treatments are checked here. Admin requests and gate polls are logged at debug level on
+  // `log`.
+  SimTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Log log = silent_log());
   ~SimTarget() override;
 
   std::string describe() const override;

@@ -23,6 +23,15 @@ class ServingBackend {
   virtual ~ServingBackend() = default;
   // Answers the request through the exchange (now or later), as if it had arrived directly.
   virtual void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) = 0;
+  // The router's way in: as handle(), except that when the replica cannot even be connected to
+  // (nothing of the request was sent), `refused` gets the exchange back untouched, with why,
+  // instead of a 502, so that the router can send it elsewhere. A replica in process is never
+  // refused a connect: the default is handle().
+  using Refused = std::function<void(std::shared_ptr<Exchange> exchange, std::string why)>;
+  virtual void handle_routed(const HttpRequest& request, std::shared_ptr<Exchange> exchange,
+                             Refused /*refused*/) {
+    handle(request, std::move(exchange));
+  }
   // A health probe (what GET /health tells): done(ok, why not) exactly once, within `timeout`.
   virtual void check_health(std::chrono::milliseconds timeout,
                             std::function<void(bool ok, std::string why)> done) = 0;

@@ -40,12 +40,13 @@ class Forward : public std::enable_shared_from_this<Forward> {
  public:
   // Runs on `io`, which must be the exchange's home (or the exchange has none).
   Forward(net::io_context& io, const UpstreamAddress& address, std::shared_ptr<Exchange> exchange,
-          ConnectListener on_connect)
+          ConnectListener on_connect, ServingBackend::Refused refused = nullptr)
       : resolver_(io),
         socket_(io),
         address_(address),
         exchange_(std::move(exchange)),
-        on_connect_(std::move(on_connect)) {
+        on_connect_(std::move(on_connect)),
+        refused_(std::move(refused)) {
     parser_.body_limit(std::uint64_t{1} << 32);  // long non-streamed replies are fine
   }
 
@@ -60,9 +61,10 @@ class Forward : public std::enable_shared_from_this<Forward> {
     message_.keep_alive(false);
     message_.body() = request.body;
     message_.prepare_payload();
-    // The client going away cancels the upstream request too.
-    exchange_->on_end([weak = weak_from_this()](bool aborted) {
-      if (auto self = weak.lock(); self && aborted) self->close();
+    // The client going away cancels the upstream request too, and so does an exchange the
+    // router answered itself (its request timeout): nothing more is relayed.
+    exchange_->on_end([weak = weak_from_this()](bool) {
+      if (auto self = weak.lock()) self->close();
     });
     resolver_.async_resolve(
         address_.host, address_.port,
@@ -150,6 +152,11 @@ class Forward : public std::enable_shared_from_this<Forward> {
     // A client that left already aborted the exchange and closed the socket: not the server's
     // fault.
     if (on_connect_ && !exchange_->ended()) on_connect_(false, why);
+    // Nothing was sent: the router may send the request elsewhere.
+    if (refused_ && !exchange_->ended()) {
+      close();
+      return refused_(std::move(exchange_), why);
+    }
     fail(why);
   }
 
@@ -172,6 +179,7 @@ class Forward : public std::enable_shared_from_this<Forward> {
   UpstreamAddress address_;
   std::shared_ptr<Exchange> exchange_;
   ConnectListener on_connect_;
+  ServingBackend::Refused refused_;
   http::request<http::string_body> message_;
   boost::beast::flat_buffer buffer_;
   http::response_parser<http::buffer_body> parser_;
@@ -231,6 +239,13 @@ void HttpUpstream::handle(const HttpRequest& request, std::shared_ptr<Exchange> 
   // On the client connection's own thread: the relay never hops between threads.
   net::io_context& io = exchange->home() ? *exchange->home() : io_;
   std::make_shared<Forward>(io, address_, std::move(exchange), on_connect_)->start(request);
+}
+
+void HttpUpstream::handle_routed(const HttpRequest& request, std::shared_ptr<Exchange> exchange,
+                                 Refused refused) {
+  net::io_context& io = exchange->home() ? *exchange->home() : io_;
+  std::make_shared<Forward>(io, address_, std::move(exchange), on_connect_, std::move(refused))
+      ->start(request);
 }
 
 void HttpUpstream::check_health(std::chrono::milliseconds timeout,

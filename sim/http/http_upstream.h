@@ -34,6 +34,10 @@ class HttpUpstream final : public ServingBackend, public ReplicaControl {
 
   // ServingBackend. A probe passes when GET /health answers 200 within the timeout.
   void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) override;
+  // A refused connect (or one that cannot be made: resolve, unreachable) hands the exchange
+  // back through `refused` instead of answering 502.
+  void handle_routed(const HttpRequest& request, std::shared_ptr<Exchange> exchange,
+                     Refused refused) override;
   void check_health(std::chrono::milliseconds timeout,
                     std::function<void(bool ok, std::string why)> done) override;
 

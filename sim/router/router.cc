@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <stdexcept>
+#include <vector>
 
+#include "common/duration.h"
 #include "sim/engine/tokenizer.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
@@ -186,6 +190,9 @@ void Router::restart() {
 }
 
 void Router::admin_restart(const HttpRequest&, Exchange& exchange) {
+  // Real servers cannot be restarted from here; their prefix caches are reset, and the answer
+  // waits for every upstream's, as /reset_prefix_cache does.
+  if (!replicas_.front().address.empty()) return restart_upstreams(exchange.shared_from_this());
   restart();
   exchange.respond(json_response(200, "{\"restarted\":" + std::to_string(replicas_.size()) + "}"));
 }
@@ -206,64 +213,156 @@ std::string Router::metrics_text() const {
   return text;
 }
 
+// What a request needs to be routed again after a refused connect, which an upstream reports
+// later, on the exchange's thread: its routing inputs, owned.
+struct Router::Routing {
+  HttpRequest request;
+  std::string key;
+  std::string session;
+  std::vector<TokenId> tokens;
+  std::chrono::steady_clock::time_point decision_start;
+  int refused = -1;  // the replica that refused the connect; -1: none yet
+};
+
+// One replica's hold on a request: taken away exactly once, at the exchange's end or when its
+// connect was refused (guarded by mutex_).
+struct Router::Held {
+  RouteDecision decision;
+  bool finished = false;
+};
+
 void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
   // Parsed here for the routing key (and the blocks, when the decision reads them); the replica
   // parses again and owns the validation, except that a body that is not a request at all is
   // answered without routing. Parsing and hashing run outside the lock, on this thread.
-  const auto decision_start = std::chrono::steady_clock::now();
+  auto routing = std::make_shared<Routing>();
+  routing->decision_start = std::chrono::steady_clock::now();
   bool needs_tokens = false;
   std::string session_header;
+  std::chrono::milliseconds timeout{0};
   {
     std::lock_guard lock(mutex_);
     needs_tokens = decider_.needs_tokens();
     session_header = options_.session_header;
+    timeout = options_.request_timeout;
   }
   Parsed parsed;
   if (auto error = parse_for_routing(kind, request.body, needs_tokens, &parsed)) {
     return reply_error(*exchange, *error);
   }
-  std::vector<TokenId> tokens;
-  if (needs_tokens) tokens = tokenize(parsed.prompt);
-  const RouteRequest route_request{parsed.key, request.header(session_header), tokens};
+  if (needs_tokens) routing->tokens = tokenize(parsed.prompt);
+  routing->key = std::move(parsed.key);
+  routing->session = std::string(request.header(session_header));
+  routing->request = request;
+  start_timeout(exchange, timeout);
+  send(std::move(routing), std::move(exchange));
+}
 
+void Router::send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> exchange) {
+  const RouteRequest route_request{routing->key, routing->session, routing->tokens};
+  const bool retry = routing->refused >= 0;
   // The pick and its bookkeeping at once, so two threads never pick on the same loads.
-  std::shared_ptr<RouteDecision> decision;
+  auto held = std::make_shared<Held>();
   bool available = false;
+  bool nowhere_else = false;
   {
     std::lock_guard lock(mutex_);
-    decision = std::make_shared<RouteDecision>(decider_.pick(route_request, health_.routable()));
-    decision_seconds_.observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
-    if (decision->hashed) predicted_overlap_.observe(decision->overlap_blocks);
-    available = replicas_[static_cast<std::size_t>(decision->replica)].control->available();
+    std::span<const std::uint8_t> routable = health_.routable();
+    std::vector<std::uint8_t> without_refused;
+    if (retry) {
+      without_refused.assign(routable.begin(), routable.end());
+      if (without_refused.empty()) without_refused.assign(replicas_.size(), 1);
+      without_refused[static_cast<std::size_t>(routing->refused)] = 0;
+      routable = without_refused;
+    }
+    held->decision = decider_.pick(route_request, routable);
+    if (!retry) {
+      decision_seconds_.observe(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - routing->decision_start)
+              .count());
+      if (held->decision.hashed) predicted_overlap_.observe(held->decision.overlap_blocks);
+    }
+    // Every other replica out of routing: the pick falls back to all of them.
+    nowhere_else = retry && held->decision.replica == routing->refused;
+    available = !nowhere_else &&
+                replicas_[static_cast<std::size_t>(held->decision.replica)].control->available();
     if (available) {
-      decider_.on_routed(*decision);
-    } else {
+      decider_.on_routed(held->decision);
+    } else if (!nowhere_else) {
       ++unavailable_total_;
-      health_.on_failure(decision->replica, "connect: connection refused");
+      health_.on_failure(held->decision.replica, "connect: connection refused");
     }
   }
 
   // Whoever writes the reply (the replica, an upstream, this router), it names the replica.
-  const int chosen = decision->replica;
+  const int chosen = held->decision.replica;
   exchange->set_header("x-kvsweep-replica", std::to_string(chosen));
   if (!available) {
-    return reply_error(
-        *exchange,
-        ApiError{502, "BadGateway",
-                 "replica " + std::to_string(chosen) + " is unavailable: connection refused", ""});
+    // Nothing of the request was sent: once, another replica gets it.
+    if (!retry && replicas_.size() > 1) {
+      routing->refused = chosen;
+      return send(std::move(routing), std::move(exchange));
+    }
+    const auto who = static_cast<std::size_t>(chosen);
+    std::string why = name_of(who) + " is unavailable: connection refused";
+    if (nowhere_else) {
+      why += "; no other replica could take the request";
+    } else if (retry) {
+      why = name_of(static_cast<std::size_t>(routing->refused)) + " and " + name_of(who) +
+            " are unavailable: connection refused";
+    }
+    return reply_error(*exchange, ApiError{502, "BadGateway", why, ""});
   }
   // Prefill load lasts until the first byte of the answer (Dynamo frees it at the first token).
   // These run on the exchange's thread, which may be the replica's by then.
-  exchange->on_first_byte([this, decision] {
+  exchange->on_first_byte([this, held] {
     std::lock_guard lock(mutex_);
-    decider_.on_first_token(*decision);
+    if (!held->finished) decider_.on_first_token(held->decision);
   });
-  exchange->on_end([this, decision](bool) {
-    std::lock_guard lock(mutex_);
-    decider_.on_finished(*decision);
+  exchange->on_end([this, held](bool) { finish(*held); });
+  ServingBackend* serving = replicas_[static_cast<std::size_t>(chosen)].serving;
+  // Once only, and only where another replica could take it.
+  if (retry || replicas_.size() < 2) return serving->handle(routing->request, std::move(exchange));
+  // An upstream whose connect is refused hands the exchange back untouched: routed once more.
+  const HttpRequest& request = routing->request;
+  serving->handle_routed(request, std::move(exchange),
+                         [this, routing, held](std::shared_ptr<Exchange> back, std::string) {
+                           // The upstream's connect listener counted the failure (on_connect).
+                           finish(*held);
+                           {
+                             std::lock_guard lock(mutex_);
+                             ++unavailable_total_;
+                           }
+                           routing->refused = held->decision.replica;
+                           send(routing, std::move(back));
+                         });
+}
+
+void Router::finish(Held& held) {
+  std::lock_guard lock(mutex_);
+  if (held.finished) return;
+  held.finished = true;
+  decider_.on_finished(held.decision);
+}
+
+void Router::start_timeout(const std::shared_ptr<Exchange>& exchange,
+                           std::chrono::milliseconds timeout) {
+  if (timeout.count() <= 0) return;
+  // On the exchange's first home; the exchange posts every call to its current one.
+  boost::asio::io_context& io = exchange->home() != nullptr ? *exchange->home() : io_;
+  auto timer = std::make_shared<boost::asio::steady_timer>(io, timeout);
+  timer->async_wait([timer, weak = std::weak_ptr<Exchange>(exchange),
+                     timeout](const boost::system::error_code& ec) {
+    const std::shared_ptr<Exchange> late = weak.lock();
+    if (ec || !late || late->ended()) return;
+    if (late->streaming()) return late->sever();  // the client sees the stream cut
+    reply_error(*late, ApiError{504, "GatewayTimeout",
+                                "no answer within " + format_duration_s(timeout.count() / 1000.0) +
+                                    " (the router's request timeout)",
+                                ""});
   });
-  replicas_[static_cast<std::size_t>(chosen)].serving->handle(request, std::move(exchange));
+  // The end may come on another thread (a replica's): the timer is touched on its own only.
+  exchange->on_end([timer, &io](bool) { boost::asio::post(io, [timer] { timer->cancel(); }); });
 }
 
 }  // namespace kvsweep::sim

@@ -37,8 +37,14 @@ struct RouterOptions {
   bool kv_events = true;
   std::chrono::seconds approx_ttl{120};  // Dynamo's approximate-mode TTL
   HealthOptions health;                  // taking dead replicas out of routing
-  // How long /v1/models and /reset_prefix_cache wait for every backend's answer.
+  // How long /v1/models, /reset_prefix_cache and the proxy's /admin/restart wait for every
+  // backend's answer.
   std::chrono::milliseconds fan_out_timeout{30000};
+  // A routed request not ended this long after it arrived is answered 504 (nothing of its
+  // answer sent yet) or cut (a stream under way), and the router stops counting it: an upstream
+  // that hangs does not hold a client, or the replica's load, forever. Longer than the clients'
+  // own timeouts (kvsweep's 300 s) so that theirs fire first. 0: none.
+  std::chrono::milliseconds request_timeout{600000};
   // Non-empty: /admin/* answers 401 unless the request carries "Authorization: Bearer <token>"
   // (admin_auth.h). The fleet and the proxy require one when they listen beyond loopback.
   std::string admin_token;
@@ -59,13 +65,17 @@ struct RoutedReplica {
 // (200 only if every replica reset, else 502 naming each and its answer), through the route
 // table a replica uses too (server_routes.h); and the admin endpoints:
 //   GET|POST /admin/strategy  {"strategy": name, params...}: switch at run time (kubectl patch)
-//   POST /admin/restart       every replica drops its requests and caches (a redeploy)
+//   POST /admin/restart       every replica drops its requests and caches (a redeploy); behind
+//                             the proxy, every upstream resets its prefix cache, answered once
+//                             all have (as /reset_prefix_cache)
 //   GET|POST /admin/faults    {"replica": i, fault fields...}: fault injection (faults.h)
 //   GET|POST /admin/engine    {"enable_prefix_caching": bool}: every replica's engine flags
 //   GET /admin/health[?since=SEQ]  each replica's health and the events (taken out, put back)
 // Health (HealthOptions): a replica is probed every interval and taken out of routing after
 // `failure_threshold` consecutive failed probes or refused connects; it is put back when it
-// answers again. With every replica out, requests go to all of them as if none were.
+// answers again. With every replica out, requests go to all of them as if none were. A request
+// whose connect is refused (nothing of it was sent) is routed once more, to another replica.
+// A routed request has a timeout of its own (RouterOptions::request_timeout).
 // The decision itself, and the loads it reads, are the RouteDecider's (route_decider.h): a
 // request is tokenized and hashed only when the decider asks for its tokens (needs_tokens()).
 // In-flight per replica rises when a request is routed and falls when its response ends, however it
@@ -106,8 +116,16 @@ class Router {
   }
 
  private:
+  struct Routing;
+  struct Held;
   RouteTable make_routes();
   void route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exchange> exchange);
+  // Picks a replica for `routing` and hands the request to it; a refused connect comes back
+  // here once, with that replica left out.
+  void send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> exchange);
+  void finish(Held& held);  // the request left its replica: its loads fall, once
+  // Answers 504 (or cuts the stream) when the exchange has not ended `timeout` from now.
+  void start_timeout(const std::shared_ptr<Exchange>& exchange, std::chrono::milliseconds timeout);
   std::string metrics_text() const;
   void admin_strategy(const HttpRequest& request, Exchange& exchange);
   void admin_faults(const HttpRequest& request, Exchange& exchange);
@@ -120,6 +138,10 @@ class Router {
                std::function<void(std::vector<CollectedResponse>)> done);
   void models(std::shared_ptr<Exchange> exchange);
   void reset_prefix_cache(std::shared_ptr<Exchange> exchange);
+  // The proxy's /admin/restart: every upstream's prefix cache reset, answered once all have.
+  void restart_upstreams(std::shared_ptr<Exchange> exchange);
+  // "" when every answer is a 2xx, else "N of M upstreams failed: each one's answer".
+  std::string fan_out_failures(const std::vector<CollectedResponse>& answers) const;
   void schedule_probes();
   void probe_all();
   std::string name_of(std::size_t replica) const;  // "upstream 1 (http://...)" or "replica 1"

@@ -1,4 +1,4 @@
-// The router's answers gathered from every replica: /v1/models merged, /reset_prefix_cache.
+// The router's answers gathered from every replica: /v1/models, /reset_prefix_cache, restart.
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -72,32 +72,53 @@ void Router::models(std::shared_ptr<Exchange> exchange) {
   });
 }
 
+std::string Router::fan_out_failures(const std::vector<CollectedResponse>& answers) const {
+  std::size_t failed = 0;
+  std::string each;
+  for (std::size_t r = 0; r < answers.size(); ++r) {
+    const CollectedResponse& a = answers[r];
+    failed += a.error.empty() && a.status / 100 == 2 ? 0 : 1;
+    each += (each.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
+    if (a.error.empty() && a.status == 404) {
+      each += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1)";
+    }
+  }
+  if (failed == 0) return "";
+  const bool remote = !replicas_.front().address.empty();
+  return std::to_string(failed) + " of " + std::to_string(answers.size()) +
+         (remote ? " upstreams" : " replicas") + " failed: " + each;
+}
+
 void Router::reset_prefix_cache(std::shared_ptr<Exchange> exchange) {
+  fan_out(
+      HttpRequest{"POST", "/reset_prefix_cache", "", {}},
+      [this, exchange](std::vector<CollectedResponse> answers) {
+        for (std::size_t r = 0; r < answers.size(); ++r) {
+          if (answers[r].error.empty() && answers[r].status / 100 == 2) {
+            std::lock_guard lock(mutex_);
+            decider_.on_prefix_cache_reset(static_cast<int>(r));
+          }
+        }
+        const std::string failures = fan_out_failures(answers);
+        if (failures.empty()) return reply_empty(*exchange);
+        reply_error(*exchange, ApiError{502, "BadGateway", "reset_prefix_cache: " + failures, ""});
+      });
+}
+
+void Router::restart_upstreams(std::shared_ptr<Exchange> exchange) {
+  {
+    std::lock_guard lock(mutex_);
+    decider_.restart();  // forgets the index and session stickiness, as a redeploy would
+  }
   fan_out(HttpRequest{"POST", "/reset_prefix_cache", "", {}},
           [this, exchange](std::vector<CollectedResponse> answers) {
-            std::size_t failed = 0;
-            std::string each;
-            for (std::size_t r = 0; r < answers.size(); ++r) {
-              const CollectedResponse& a = answers[r];
-              const bool ok = a.error.empty() && a.status / 100 == 2;
-              if (ok) {
-                std::lock_guard lock(mutex_);
-                decider_.on_prefix_cache_reset(static_cast<int>(r));
-              }
-              failed += ok ? 0 : 1;
-              each += (each.empty() ? "" : "; ") + name_of(r) + ": " + describe_collected(a);
-              if (a.error.empty() && a.status == 404) {
-                each += " (vLLM serves this route only with VLLM_SERVER_DEV_MODE=1)";
-              }
+            const std::string failures = fan_out_failures(answers);
+            if (failures.empty()) {
+              return exchange->respond(
+                  json_response(200, "{\"restarted\":" + std::to_string(answers.size()) + "}"));
             }
-            if (failed == 0) return reply_empty(*exchange);
-            const bool remote = !replicas_.front().address.empty();
-            reply_error(*exchange,
-                        ApiError{502, "BadGateway",
-                                 "reset_prefix_cache: " + std::to_string(failed) + " of " +
-                                     std::to_string(answers.size()) +
-                                     (remote ? " upstreams" : " replicas") + " failed: " + each,
-                                 ""});
+            reply_error(*exchange, ApiError{502, "BadGateway",
+                                            "restart: reset_prefix_cache: " + failures, ""});
           });
 }
 

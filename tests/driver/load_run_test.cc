@@ -355,7 +355,8 @@ TEST(LoadRun, RateLimitedAndTimeoutsByPhaseAreRecordsAndTheRunGoesOn) {
   EXPECT_EQ(result.records[0].http_status, 429);
   EXPECT_EQ(result.records[0].error, "HTTP 429: slow down");  // the server's message
   EXPECT_EQ(result.records[1].error_kind, kErrorTimeout);
-  EXPECT_EQ(result.records[1].error.rfind("first byte timeout", 0), 0u) << result.records[1].error;
+  // The limit as the user wrote it, not "0.300000 s".
+  EXPECT_EQ(result.records[1].error, "first byte timeout: no response within 300 ms of the send");
   EXPECT_TRUE(result.records[2].ok) << result.records[2].error;
 }
 
@@ -426,7 +427,8 @@ TEST(LoadRun, TotalTimeoutSaysWhichPhase) {
   const LoadResult result = run_load(options, small_workload(1, 1));
   ASSERT_EQ(result.records.size(), 1u);
   EXPECT_EQ(result.records[0].error_kind, kErrorTimeout);
-  EXPECT_EQ(result.records[0].error.rfind("total timeout", 0), 0u) << result.records[0].error;
+  EXPECT_EQ(result.records[0].error.rfind("total timeout after 400 ms: ", 0), 0u)
+      << result.records[0].error;
 }
 
 TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {

@@ -100,7 +100,7 @@ output_flag)
   # export: the directory (old names -d, --dir)
   for flag in -o --output -d --dir; do
     k --db "$store" export cli-tiny "$flag" "$work/export$flag"
-    ls "$work/export$flag" 2>/dev/null | grep -q "llmd-br-v0.2.json" || fail "export $flag DIR: $err"
+    ls "$work/export$flag" 2>/dev/null | grep -q "llmd-br-v0.2.1.json" || fail "export $flag DIR: $err"
   done
   # load: the result JSON file (old name --result-file)
   start_sim
@@ -171,6 +171,28 @@ verbose_and_quiet)
   grep -q "Serving Benchmark Result" <<<"$out" || fail "load -q did not print the result: $out"
   k -q -v runs
   expect_error 2 "kvsweep: error: "
+  ;;
+
+load_writes_a_result_only_when_asked)
+  # As vLLM's client: no result JSON unless asked (kvsweep wrote one into the current directory
+  # on every run); --save-result writes vLLM's file name into --result-dir (here "."),
+  # --result-filename a name there, -o FILE that file.
+  start_sim
+  # shellcheck disable=SC2046
+  k --db "$work/l.db" load $(load_args)
+  [ $status -eq 0 ] || fail "load: exit $status: $err"
+  [ -z "$(ls ./*.json 2>/dev/null)" ] || fail "load wrote a result without being asked: $(ls ./*.json)"
+  grep -q "result written" <<<"$err" && fail "load says it wrote a result: $err"
+  # shellcheck disable=SC2046
+  k --db "$work/l.db" load $(load_args) --save-result --label asked
+  [ $status -eq 0 ] || fail "load --save-result: exit $status: $err"
+  ls ./asked-*.json >/dev/null 2>&1 || fail "--save-result wrote no vLLM-named file: $(ls)"
+  # shellcheck disable=SC2046
+  k --db "$work/l.db" load $(load_args) --result-filename named.json
+  [ $status -eq 0 ] && [ -s named.json ] || fail "--result-filename wrote nothing: $err"
+  # shellcheck disable=SC2046
+  k --db "$work/l.db" load $(load_args) --save-result --no-save
+  expect_error 2 "--no-save with --save-result"
   ;;
 
 stdout_before_stderr)

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/child_process.h"
@@ -127,10 +128,11 @@ class DynamoSweepTest : public ::testing::Test {
   }
 
   SweepOutcome sweep() {
-    auto target = make_target(spec_, /*use_sim=*/false, silent_log());
+    auto target = make_target(spec_, expand_plan(spec_), /*use_sim=*/false, silent_log());
     std::FILE* log = std::tmpfile();
     Console console(log);
-    const SweepOutcome outcome = run_sweep(spec_, *target, store_, console, RunnerOptions{});
+    const SweepOutcome outcome =
+        run_sweep(spec_, expand_plan(spec_), *target, store_, console, RunnerOptions{});
     std::fclose(log);
     return outcome;
   }

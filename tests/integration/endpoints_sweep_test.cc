@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
@@ -152,11 +153,12 @@ TEST(EndpointsSweep, ConsoleScrapesAndReportAgreeOnEveryCell) {
 
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
-  auto target = orchestrator::make_target(*spec, /*use_sim=*/false);
+  auto target =
+      orchestrator::make_target(*spec, orchestrator::expand_plan(*spec), /*use_sim=*/false);
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
-  const auto outcome =
-      orchestrator::run_sweep(*spec, *target, store, console, orchestrator::RunnerOptions{});
+  const auto outcome = orchestrator::run_sweep(*spec, orchestrator::expand_plan(*spec), *target,
+                                               store, console, orchestrator::RunnerOptions{});
   const std::string text = read_all(log);
   std::fclose(log);
   EXPECT_EQ(outcome.cells_done, 2) << text;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
@@ -40,7 +41,8 @@ class KubeAISweepTest : public ::testing::Test {
     t.base_url = fleet_->router_url();
     t.readiness = ReadinessSpec{300, 300, 10, 10, 0.05};  // failing fast must not wait these out
     t.readiness.settle_s = 0.5;
-    t.metrics.port = 0;  // the pods' containerPort is the replica's loopback port
+    t.readiness.live_settle_s = 0.1;  // after each live patch: short here, 2 s by default
+    t.metrics.port = 0;               // the pods' containerPort is the replica's loopback port
     t.metrics.interval_s = 0.2;
     spec_.load.duration_s = 0.3;
     spec_.load.num_requests = 12;
@@ -77,10 +79,11 @@ class KubeAISweepTest : public ::testing::Test {
   }
 
   SweepOutcome sweep() {
-    auto target = make_target(spec_, /*use_sim=*/false, silent_log());
+    auto target = make_target(spec_, expand_plan(spec_), /*use_sim=*/false, silent_log());
     std::FILE* log = std::tmpfile();
     Console console(log);
-    const SweepOutcome outcome = run_sweep(spec_, *target, store_, console, RunnerOptions{});
+    const SweepOutcome outcome =
+        run_sweep(spec_, expand_plan(spec_), *target, store_, console, RunnerOptions{});
     std::fclose(log);
     return outcome;
   }

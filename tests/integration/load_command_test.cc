@@ -166,9 +166,9 @@ TEST_F(LoadCommand, ExportOfALoadRunKeepsItsPercentilesRateAndPeaks) {
   EXPECT_EQ(j["max_output_tokens_per_s"], result["max_output_tokens_per_s"]);
   EXPECT_EQ(j["max_concurrent_requests"], result["max_concurrent_requests"]);
   const auto report = nlohmann::json::parse(
-      read_file(dir_.file("export/cell-001-kvsweep-c8-r1.llmd-br-v0.2.json")));
+      read_file(dir_.file("export/cell-001-kvsweep-c8-r1.llmd-br-v0.2.1.json")));
   EXPECT_EQ(kvsweep::testing::schema_errors(
-                std::string(KVSWEEP_SCHEMA_DIR) + "/llmd_benchmark_report_v0.2.schema.json",
+                std::string(KVSWEEP_SCHEMA_DIR) + "/br_v0_2_1_json_schema.json",
                 KVSWEEP_SCHEMA_VALIDATOR, report),
             std::vector<std::string>{});
   EXPECT_EQ(report["scenario"]["load"]["standardized"]["rate_qps"], 200.0);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/sim_target.h"
@@ -47,11 +48,11 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
-  orchestrator::SimTarget target(spec);
+  orchestrator::SimTarget target(spec, orchestrator::expand_plan(spec));
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
-  const auto outcome =
-      orchestrator::run_sweep(spec, target, store, console, orchestrator::RunnerOptions{});
+  const auto outcome = orchestrator::run_sweep(spec, orchestrator::expand_plan(spec), target, store,
+                                               console, orchestrator::RunnerOptions{});
   std::fclose(log);
 
   EXPECT_EQ(outcome.status, "done");
@@ -104,13 +105,14 @@ TEST(Sweep, AStopRequestEndsTheSweepAndKeepsFinishedCells) {
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const auto spec = parse(kTinySweep);
-  orchestrator::SimTarget target(spec);
+  orchestrator::SimTarget target(spec, orchestrator::expand_plan(spec));
   std::atomic<bool> stop{true};  // raised before the first cell: nothing may run
   orchestrator::RunnerOptions options;
   options.stop = &stop;
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
-  const auto outcome = orchestrator::run_sweep(spec, target, store, console, options);
+  const auto outcome = orchestrator::run_sweep(spec, orchestrator::expand_plan(spec), target, store,
+                                               console, options);
   std::fclose(log);
   EXPECT_EQ(outcome.status, "interrupted");
   EXPECT_EQ(store.experiment(outcome.experiment_id)->status, "interrupted");

@@ -1,10 +1,11 @@
-// Tests for reports/cell_exports.cc: every llm-d Benchmark Report v0.2 export validates against
-// docs/schemas/llmd_benchmark_report_v0.2.schema.json under python3-jsonschema, the check fails
+// Tests for reports/cell_exports.cc: every llm-d Benchmark Report v0.2.1 export validates against
+// docs/schemas/br_v0_2_1_json_schema.json (llm-d's own) under python3-jsonschema, the check fails
 // on a broken export, and the fields follow the report's rules (units, ISO durations, ...).
 #include "reports/cell_exports.h"
 
 #include <gtest/gtest.h>
 
+#include "reports/cell_metrics.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/json_schema_check.h"
 #include "tests/support/temp_dir.h"
@@ -18,8 +19,8 @@ using Json = nlohmann::json;
 
 std::vector<std::string> br_schema_errors(const Json& doc) {
   return kvsweep::testing::schema_errors(
-      std::string(KVSWEEP_SCHEMA_DIR) + "/llmd_benchmark_report_v0.2.schema.json",
-      KVSWEEP_SCHEMA_VALIDATOR, doc);
+      std::string(KVSWEEP_SCHEMA_DIR) + "/br_v0_2_1_json_schema.json", KVSWEEP_SCHEMA_VALIDATOR,
+      doc);
 }
 
 // A `kvsweep load` run as load_command.cc stores it: one cell, an open loop against an
@@ -57,7 +58,7 @@ std::int64_t write_load_experiment(store::Store& store) {
 std::vector<Json> llmd_reports(const std::vector<ExportFile>& files) {
   std::vector<Json> docs;
   for (const auto& f : files) {
-    if (f.name.ends_with(".llmd-br-v0.2.json")) docs.push_back(Json::parse(f.text));
+    if (f.name.ends_with(".llmd-br-v0.2.1.json")) docs.push_back(Json::parse(f.text));
   }
   return docs;
 }
@@ -140,6 +141,60 @@ TEST(CellExports, LlmdReportFollowsTheBenchmarkReportRules) {
   // NTPOT per request = e2e / output tokens: 500/5 = 100 and 1500/3 = 500.
   EXPECT_EQ(latency["normalized_time_per_output_token"]["units"], "ms/token");
   EXPECT_DOUBLE_EQ(latency["normalized_time_per_output_token"]["mean"].get<double>(), 300.0);
+}
+
+// Issue 27 item 5: what v0.2 had no place for. The cell's treatment and its group, and the
+// servers' prefix-cache and queue signals over time from the scrapes, in a v0.2.1 document
+// that llm-d's own schema accepts.
+TEST(CellExports, LlmdReportCarriesTheTreatmentAndTheScrapesOverTime) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto id = write_load_experiment(store);
+  store::CellRow cell = store.cells(id).at(0);
+  const std::string url = "http://127.0.0.1:9001/metrics";
+  const auto at = [&](const char* phase, double t_s, const char* name, double value) {
+    store::MetricSample s = kvsweep::testing::sample(phase, url, name, value);
+    s.t_s = t_s;
+    return s;
+  };
+  store.add_metric_samples(
+      cell.id,
+      {at("before", 0, kPrefixCacheQueries, 1000), at("before", 0, kPrefixCacheHits, 100),
+       at("before", 0, "vllm:num_requests_waiting", 0),
+       at("during", 1.5, kPrefixCacheQueries, 1400), at("during", 1.5, kPrefixCacheHits, 400),
+       at("during", 1.5, "vllm:num_requests_waiting", 3), at("during", 1.5, kKvCacheUsage, 0.25),
+       at("after", 3, kPrefixCacheQueries, 1400), at("after", 3, kPrefixCacheHits, 400),
+       at("after", 3, "vllm:num_requests_waiting", 0)});
+  const Json doc = llmd_reports(cell_exports(store, id)).at(0);
+  for (const auto& e : br_schema_errors(doc)) ADD_FAILURE() << e;
+  EXPECT_EQ(doc["version"], "0.2.1");
+  EXPECT_EQ(doc["scenario"]["load"]["native"]["config"]["cell"],
+            (Json{{"treatment", Json::object()}, {"treatment_group", "kvsweep"}, {"repeat", 0}}));
+
+  const Json& components = doc["results"]["observability"]["components"];
+  ASSERT_EQ(components.size(), 1u);
+  EXPECT_EQ(components[0]["component_label"], "model-server");
+  EXPECT_EQ(components[0]["replica_id"], url);
+  const Json& series = components[0]["time_series"];
+  EXPECT_EQ(series["num_requests_waiting"]["units"], "count");
+  const Json& waiting = series["num_requests_waiting"]["series"];
+  ASSERT_EQ(waiting.size(), 3u);
+  EXPECT_EQ(waiting[1]["value"], 3.0);
+  // The cell's epoch (write_load_experiment leaves it 0) plus the sample's time.
+  EXPECT_EQ(waiting[1]["ts"], "1970-01-01T00:00:01.500Z");
+  // 300 of the 400 tokens looked up between the first two scrapes hit; none looked up after.
+  const Json& rate = series["prefix_cache_hit_rate"];
+  EXPECT_EQ(rate["units"], "percent");
+  ASSERT_EQ(rate["series"].size(), 1u);
+  EXPECT_DOUBLE_EQ(rate["series"][0]["value"].get<double>(), 75.0);
+  EXPECT_EQ(series["prefix_cache_hits"]["series"].size(), 3u);
+  EXPECT_DOUBLE_EQ(series["kv_cache_usage"]["series"][0]["value"].get<double>(), 25.0);
+
+  // A sweep's cell names its levels and the arm that groups them.
+  const auto sweep =
+      llmd_reports(cell_exports(store, kvsweep::testing::write_small_experiment(store)));
+  ASSERT_FALSE(sweep.empty());
+  EXPECT_EQ(sweep[0]["scenario"]["load"]["native"]["config"]["cell"]["treatment_group"], "random");
 }
 
 Json vllm_result_of(const std::vector<ExportFile>& files) {

@@ -25,6 +25,25 @@ std::vector<store::RequestRow> mixed_requests() {
   };
 }
 
+// Issue 27 item 8: a dataset smaller than the cell sends its prompts again; the rows say which
+// prompt (conversation, turn) each request sent, so the report can tell after the fact.
+TEST(CellMetrics, CountsPromptsSentMoreThanOnceInTheMeasuredPhase) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 5; ++i) {
+    rows.push_back(ok_request(i, 1.0 + i, 100, 200, 10, 2, 0, {100}));
+    rows.back().conversation = i % 2;  // two prompts: 0, 1, 0, 1, 0
+  }
+  store::RequestRow warm = ok_request(9, 0.5, 100, 200, 10, 2, 0, {100});
+  warm.warmup = true;  // the warm-up is not counted
+  warm.conversation = 1;
+  rows.push_back(warm);
+  const CellMetrics m = compute_cell_metrics(rows, {});
+  EXPECT_EQ(m.prompt_sends_max, 3);
+  EXPECT_EQ(m.repeated_requests, 3);
+  EXPECT_EQ(compute_cell_metrics(mixed_requests(), {}).prompt_sends_max, 1);
+  EXPECT_EQ(compute_cell_metrics({}, {}).prompt_sends_max, 0);
+}
+
 TEST(CellMetrics, CountsOkAndFailedByKindWithoutWarmup) {
   const CellMetrics m = compute_cell_metrics(mixed_requests(), {});
   EXPECT_EQ(m.ok, 3);

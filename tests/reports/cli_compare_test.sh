@@ -47,7 +47,7 @@ grep -q "^nothing compared: .*fewer than 1000" <<<"$out" || fail "all-insufficie
 "$kvsweep" --db "$db" report 1 --format html --out "$work/r.html" 2>/dev/null && grep -q "<svg" "$work/r.html" || fail "html"
 "$kvsweep" --db "$db" history compare-cli --metric ttft_mean_ms | grep -q "prefix-hash" || fail "history"
 "$kvsweep" --db "$db" export 1 --dir "$work/export" 2>/dev/null || fail "export"
-ls "$work/export" | grep -q "llmd-br-v0.2.json" || fail "export files"
+ls "$work/export" | grep -q "llmd-br-v0.2.1.json" || fail "export files"
 # The answer first in the terminal: where the figures come from, then the verdict per level,
 # before the setup and the details; `run` ends its console output with the verdict again.
 check_answer_first() {  # $1: what was printed, $2: which command printed it

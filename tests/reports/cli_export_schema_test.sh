@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# kvsweep export on the real binary: every llm-d Benchmark Report v0.2 file it writes passes
-# docs/schemas/llmd_benchmark_report_v0.2.schema.json under a real validator (Debian's
+# kvsweep export on the real binary: every llm-d Benchmark Report v0.2.1 file it writes passes
+# docs/schemas/br_v0_2_1_json_schema.json (llm-d's own) under a real validator (Debian's
 # python3-jsonschema), and the same check fails once one field of one file is broken.
 # Usage: cli_export_schema_test.sh KVSWEEP FIXTURE_DIR WORK_DIR VALIDATOR SCHEMA
 set -u
@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$kvsweep" --db "$db" run "$fixtures/compare_fast.yaml" --no-print >/dev/null 2>&1 || fail "run"
 "$kvsweep" --db "$db" export 1 --dir "$work/export" 2>/dev/null || fail "export"
-reports=("$work"/export/*.llmd-br-v0.2.json)
+reports=("$work"/export/*.llmd-br-v0.2.1.json)
 [ ${#reports[@]} -eq 2 ] || fail "want 2 llm-d reports (2 cells), got ${#reports[@]}"
 /usr/bin/python3 "$validator" "$schema" "${reports[@]}"; status=$?
 [ $status -eq 0 ] || fail "exports do not validate (validator exited $status)"

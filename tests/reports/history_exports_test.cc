@@ -55,12 +55,12 @@ TEST(CellExports, VllmResultAndLlmdReportPerDoneCell) {
   const auto files = cell_exports(store, kvsweep::testing::write_small_experiment(store));
   ASSERT_EQ(files.size(), 8u);
   EXPECT_EQ(files[0].name, "cell-001-random-c8-r1.vllm.json");
-  EXPECT_EQ(files[1].name, "cell-001-random-c8-r1.llmd-br-v0.2.json");
+  EXPECT_EQ(files[1].name, "cell-001-random-c8-r1.llmd-br-v0.2.1.json");
   const auto vllm = nlohmann::json::parse(files[0].text);
   EXPECT_EQ(vllm["completed"], 4);
   EXPECT_DOUBLE_EQ(vllm["mean_ttft_ms"].get<double>(), 130.0);
   const auto br = nlohmann::json::parse(files[1].text);
-  EXPECT_EQ(br["version"], "0.2");
+  EXPECT_EQ(br["version"], "0.2.1");
   const auto& ttft =
       br["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"];
   EXPECT_EQ(ttft["units"], "ms");

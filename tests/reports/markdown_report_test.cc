@@ -21,6 +21,7 @@
 namespace kvsweep::reports {
 namespace {
 
+using kvsweep::testing::cell_requests;
 using kvsweep::testing::read_file;
 using kvsweep::testing::small_experiment;
 using kvsweep::testing::TempDir;
@@ -88,6 +89,34 @@ TEST(MarkdownReport, ShowsRequestShareAndHitRatePerReplica) {
        "| strategy | source | queries (tokens) | share (%) | KV hit server (%) |",
        "| prefix-hash | http://127.0.0.1:9001/metrics | 512 | 50.0 | 78.1 |",
        "| prefix-hash | http://127.0.0.1:9002/metrics | 512 | 50.0 | 62.5 |"});
+}
+
+// A cell whose requests re-sent prompts says so beside its level's table.
+TEST(MarkdownReport, SaysWhichCellsSentAPromptMoreThanOnce) {
+  TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto experiment_id = store.add_experiment(small_experiment());
+  store::CellRow cell;
+  cell.experiment_id = experiment_id;
+  cell.key = "k";
+  cell.arm = "prefix-hash";
+  cell.concurrency = 4;
+  cell.status = "done";
+  cell.id = store.add_cell(cell);
+  std::vector<store::RequestRow> rows = cell_requests(1.0, 4);
+  for (auto& row : rows) row.conversation = 0;  // one prompt, sent by every request
+  store.add_requests(cell.id, rows);
+  const std::string markdown = render_markdown(store, experiment_id);
+  EXPECT_NE(markdown.find("Prompts sent more than once"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("- prefix-hash: each prompt up to 4 times; 3 of 4 measured requests\n"
+                          "  re-sent a prompt"),
+            std::string::npos)
+      << markdown;
+  // The small experiment's requests each send a prompt of their own.
+  TempDir other;
+  store::Store plain = store::Store::open(other.file("kvsweep.db"));
+  EXPECT_EQ(render_markdown(plain, write_small_experiment(plain)).find("more than once"),
+            std::string::npos);
 }
 
 TEST(MarkdownReport, FailedCellShowsStatusAndEscapedError) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/sim_target.h"
@@ -51,10 +52,11 @@ std::int64_t run_tiny_sweep(store::Store& store, const std::string& name,
     ADD_FAILURE() << errors.at(0).text;
     return 0;
   }
-  orchestrator::SimTarget target(*spec);
+  orchestrator::SimTarget target(*spec, orchestrator::expand_plan(*spec));
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
-  const auto outcome = orchestrator::run_sweep(*spec, target, store, console, {});
+  const auto outcome =
+      orchestrator::run_sweep(*spec, orchestrator::expand_plan(*spec), target, store, console, {});
   std::fclose(log);
   EXPECT_EQ(outcome.status, "done");
   return outcome.experiment_id;

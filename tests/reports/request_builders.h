@@ -14,6 +14,7 @@ inline store::RequestRow ok_request(std::int64_t index, double sent_s, double tt
                                     int cached_tokens, std::vector<double> itl_ms) {
   store::RequestRow r;
   r.index = index;
+  r.conversation = static_cast<int>(index);  // a prompt of its own: no repeat
   r.ok = true;
   r.http_status = 200;
   r.sent_s = sent_s;
@@ -33,6 +34,7 @@ inline store::RequestRow failed_request(std::int64_t index, double sent_s, doubl
                                         const std::string& error_kind) {
   store::RequestRow r;
   r.index = index;
+  r.conversation = static_cast<int>(index);
   r.ok = false;
   r.error_kind = error_kind;
   r.error = error_kind + " after " + std::to_string(static_cast<int>(e2e_ms)) + " ms";

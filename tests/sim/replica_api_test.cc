@@ -210,7 +210,9 @@ TEST(ReplicaApi, InjectedErrorsLatencyAndDeath) {
   EXPECT_FALSE(dead.Get("/health"));                        // connection refused
   res = post(fleet.router_url(), "/v1/completions", body);  // round-robin: 0 then 1
   res = post(fleet.router_url(), "/v1/completions", body);
-  EXPECT_EQ(res->status, 502);
+  // 1 refuses: the request goes to 0 once more (nothing was sent), which injects its 503.
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(res->get_header_value("x-kvsweep-replica"), "0");
   EXPECT_EQ(metric_sum(fleet.router_url(), "kvsweep_router_unavailable_total"), 1);
 
   res = post(fleet.router_url(), "/admin/faults",

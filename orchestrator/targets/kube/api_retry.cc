@@ -6,18 +6,13 @@
 #include <cstdio>
 #include <thread>
 
+#include "common/duration.h"
 #include "orchestrator/targets/kube/kubectl.h"
 
 namespace kvsweep::orchestrator::kube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string seconds_text(double s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", s);
-  return buffer;
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -39,10 +34,10 @@ void retry_transient(const RetryPolicy& policy, const std::function<void()>& att
       if (!again || elapsed + pause_s > policy.budget_s) {
         if (tries == 1) throw;
         throw KubectlError(std::string(e.what()) + " (tried " + std::to_string(tries) +
-                               " times in " + seconds_text(elapsed) + " s)",
+                               " times in " + format_duration_s(elapsed) + ")",
                            e.answer());
       }
-      log.debug("{}; trying again in {} s", e.what(), seconds_text(pause_s));
+      log.debug("{}; trying again in {}", e.what(), format_duration_s(pause_s));
       std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
       pause_s = std::min(pause_s * 2, std::max(policy.max_pause_s, pause_s));
     }

@@ -41,10 +41,20 @@ void require_field(const std::string& value, const std::string& field, const std
   }
 }
 
+// Read from the levels, not from an expanded plan: the run expands its plan once (the
+// loader has checked every level's value of load.cache already).
 bool scenario_needs_cold(const ScenarioSpec& spec) {
-  const std::vector<CellPlan> cells = expand_plan(spec);
-  return std::any_of(cells.begin(), cells.end(),
-                     [](const CellPlan& c) { return c.load.cache == CachePolicy::kCold; });
+  const FactorSpec* factor = spec.factor_setting("load.cache");
+  if (factor == nullptr) return spec.load.cache == CachePolicy::kCold;
+  for (const FactorLevel& level : factor->levels) {
+    const auto cache = std::find_if(level.settings.begin(), level.settings.end(),
+                                    [](const Setting& s) { return s.path == "load.cache"; });
+    // A named arm that leaves the cache alone keeps the file's.
+    const bool cold = cache == level.settings.end() ? spec.load.cache == CachePolicy::kCold
+                                                    : cache->value == "cold";
+    if (cold) return true;
+  }
+  return false;
 }
 
 void check_cold_method(const ScenarioSpec& spec, const std::string& kind,

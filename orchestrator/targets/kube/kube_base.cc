@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <utility>
 
+#include "common/duration.h"
 #include "orchestrator/targets/kube/api_retry.h"
 #include "orchestrator/targets/kube/factor_levels.h"
 #include "orchestrator/targets/kube/pod_status.h"
@@ -198,6 +200,39 @@ std::string KubeTarget::planned_pods_gate(PodChange change) const {
       break;
   }
   return line + " (limit " + duration_text(r.pods_s) + ")";
+}
+
+void KubeTarget::mark_live_change() { live_change_at_ = std::chrono::steady_clock::now(); }
+
+void KubeTarget::settle_live_change() {
+  if (!live_change_at_) return;
+  const auto changed_at = *std::exchange(live_change_at_, std::nullopt);
+  const double settle_s = spec_.target.readiness.live_settle_s;
+  if (settle_s <= 0) return;
+  const auto until = changed_at + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(settle_s));
+  const auto start = std::chrono::steady_clock::now();
+  if (start < until) {
+    log().debug("live change: settling until {} after it answered (readiness.live_settle)",
+                format_duration_s(settle_s));
+    std::this_thread::sleep_until(until);
+  }
+  // Kept with the cell's commands, so a stored run says how long its load waited.
+  CommandLog settled;
+  settled.step = "settle";
+  settled.argv = {"readiness.live_settle " + format_duration_s(settle_s) +
+                  " after the live change"};
+  settled.exit_code = 0;
+  settled.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  logs_.push_back(std::move(settled));
+}
+
+std::string KubeTarget::planned_live_settle() const {
+  const double settle_s = spec_.target.readiness.live_settle_s;
+  if (settle_s <= 0) return "";
+  return "settle: " + duration_text(settle_s) +
+         " after the patch answered, the gates' time included (readiness.live_settle): the "
+         "change restarts nothing, and the serving side reads it some time after";
 }
 
 CommandLogs KubeTarget::collecting(const std::function<void()>& step) {

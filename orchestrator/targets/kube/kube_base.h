@@ -4,6 +4,7 @@
 // look at the pods after each cell.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -110,6 +111,14 @@ class KubeTarget : public PlannedTarget {
   // The pods gate's description for `kvsweep plan`, after a change `change`.
   std::string planned_pods_gate(PodChange change) const;
 
+  // A change applied live just answered (it restarts nothing, and nothing observable says when
+  // the serving side has read it): settle_live_change() then waits until
+  // readiness.live_settle has passed since this call, logging the wait as a "settle" step.
+  void mark_live_change();
+  void settle_live_change();
+  // The settle's line for `kvsweep plan`; "" when readiness.live_settle is 0.
+  std::string planned_live_settle() const;
+
  private:
   void absorb(std::vector<CommandLog> logs);
   // Runs `step` and returns the kubectl calls made since the last public call, in call
@@ -129,6 +138,7 @@ class KubeTarget : public PlannedTarget {
   PodChange change_ = PodChange::kNone;
   PodUids before_;
   std::vector<PodState> discovered_;  // the serving pods discovery found, for cell_finished
+  std::optional<std::chrono::steady_clock::time_point> live_change_at_;  // mark_live_change()
 };
 
 // The kubectl settings of a target spec.

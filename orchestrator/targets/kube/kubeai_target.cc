@@ -173,6 +173,7 @@ class KubeAITarget : public KubeTarget {
     const std::string what = "applying " + load_balancing.dump() + " to model/" + target().resource;
     if (!recreate_) {
       retrying([&] { kubectl().run_ok("apply", patch_args(load_balancing), what); });
+      mark_live_change();  // KubeAI's proxy reads it through its informer, some time after
       return;
     }
     // prefixHash.replication is immutable (a CEL rule): the Model is deleted and created again.
@@ -196,8 +197,22 @@ class KubeAITarget : public KubeTarget {
   void do_wait_ready() override {
     wait_resource(get_args(), [&](const json& model) { return not_ready_reason(model); });
     wait_pods();
+    settle_live_change();
     wait_serving();
     discover_replicas();
+  }
+
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+    json load_balancing;
+    try {
+      load_balancing = load_balancing_of(t);
+    } catch (const TargetError&) {
+      return {};  // planned_apply says why
+    }
+    if (recreate_ || load_balancing.empty()) return {};
+    std::string settle = planned_live_settle();
+    if (settle.empty()) return {};
+    return {settle};
   }
 
  private:

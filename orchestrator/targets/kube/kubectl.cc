@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "common/duration.h"
+
 namespace kvsweep::orchestrator::kube {
 namespace {
 
@@ -28,15 +30,9 @@ std::string trim(std::string text) {
 }
 
 // "120", "0.5": a timeout as the user wrote it, without trailing zeros.
-std::string seconds_text(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", seconds);
-  return buf;
-}
-
 std::string how_it_ended(const ProcessResult& r, double timeout_s) {
   if (!r.started) return "could not be started";
-  if (r.timed_out) return "timed out after " + seconds_text(timeout_s) + " s";
+  if (r.timed_out) return "timed out after " + format_duration_s(timeout_s);
   if (r.signal != 0) return "was killed by signal " + std::to_string(r.signal);
   return "exited with code " + std::to_string(r.exit_code);
 }

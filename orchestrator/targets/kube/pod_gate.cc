@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/duration.h"
 #include "common/join.h"
 #include "orchestrator/targets/planned_target.h"
 
@@ -14,12 +15,6 @@ namespace {
 
 // A reason lists this many pods; with hundreds of replicas the rest is "...".
 constexpr std::size_t kListedPods = 5;
-
-std::string seconds_text(double s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", s);
-  return buffer;
-}
 
 // "Ready", "Terminating", "Pending (ContainerCreating)", "Running, not Ready", or the problem
 // that keeps it from ever being Ready.
@@ -196,8 +191,8 @@ std::optional<std::string> PodsGate::check(const std::vector<PodState>& pods, do
   const double held = now_s - *settled_since_s_;
   if (held >= settle_s_) return std::nullopt;
   return "settling: " + std::to_string(serving.size()) + " pods Ready and unchanged for " +
-         seconds_text(held) + " s of " + seconds_text(settle_s_) +
-         " s (target.readiness.settle; an operator may act late)";
+         format_duration_s(held) + " of " + format_duration_s(settle_s_) +
+         " (target.readiness.settle; an operator may act late)";
 }
 
 std::vector<std::string> replica_base_urls(const std::vector<PodState>& pods, int port) {

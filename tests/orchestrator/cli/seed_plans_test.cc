@@ -12,6 +12,7 @@
 #include "orchestrator/cli/sweep_preview.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "tests/orchestrator/cli/seed_scenario.h"
 
@@ -36,7 +37,7 @@ int deployments(const std::vector<CellPlan>& cells) {
 // Every kubectl command the plan runs, in order, with the arm it is run for.
 std::vector<std::pair<std::string, std::string>> planned(const ScenarioSpec& spec,
                                                          const std::vector<CellPlan>& cells) {
-  const auto planner = build_planner(spec, "");
+  const auto planner = build_planner(spec, cells, "");
   std::vector<std::pair<std::string, std::string>> out;
   std::optional<Treatment> applied;
   for (const auto& c : cells) {

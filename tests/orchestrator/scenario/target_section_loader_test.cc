@@ -104,11 +104,19 @@ TEST(ScenarioTarget, ReadinessSettleAndRetries) {
   EXPECT_DOUBLE_EQ(spec.target.readiness.settle_s, 30);
   EXPECT_EQ(spec.target.readiness.retries, 2);
   EXPECT_EQ(parse_ok(replaced(with, "settle: 30s", "settle: 0")).target.readiness.settle_s, 0);
+  // After a live patch (KubeAI's loadBalancing): a short settle of its own.
+  EXPECT_DOUBLE_EQ(defaults.target.readiness.live_settle_s, 2);
+  const ScenarioSpec live =
+      parse_ok(replaced(with, "retries: 2", "retries: 2, live_settle: 500ms"));
+  EXPECT_DOUBLE_EQ(live.target.readiness.live_settle_s, 0.5);
+  EXPECT_EQ(parse_ok(replaced(with, "retries: 2", "retries: 2, live_settle: 0"))
+                .target.readiness.live_settle_s,
+            0);
 
   // Located errors: a settle that is no duration, a negative retry count, a misspelt key.
   EXPECT_EQ(error_heads(replaced(with, "settle: 30s", "settle: soon")),
             (std::vector<std::string>{"s.yaml:9:23: target.readiness.settle: expected a duration "
-                                      "> 0 such as 90s, 5m, 250ms or 30, got \"soon\""}));
+                                      ">= 0 such as 90s, 5m, 250ms or 30, got \"soon\""}));
   const auto negative = error_heads(replaced(with, "retries: 2", "retries: -1"));
   ASSERT_EQ(negative.size(), 1u);
   EXPECT_EQ(negative[0],
@@ -117,7 +125,7 @@ TEST(ScenarioTarget, ReadinessSettleAndRetries) {
   ASSERT_EQ(misspelt.size(), 1u);
   EXPECT_EQ(misspelt[0].rfind("s.yaml:9:28: target.readiness.retry: unknown key", 0), 0u)
       << misspelt[0];
-  EXPECT_NE(misspelt[0].find("settle, retries"), std::string::npos) << misspelt[0];
+  EXPECT_NE(misspelt[0].find("settle, live_settle, retries"), std::string::npos) << misspelt[0];
 }
 
 // Issue 15 item 10: `replicas: 100000` once said "port: out of range: 0".

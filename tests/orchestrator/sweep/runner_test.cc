@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/wall_clock.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "tests/orchestrator/sweep/fake_target.h"
@@ -64,7 +65,8 @@ struct FakeSweep {
     options.resume = resume;
     options.claim_timeout_s = claim_timeout_s;
     options.load = FakeLoad(calls, stop, stop_at_load);
-    return run_sweep(spec, target, store, output, options);
+    return run_sweep(spec, expand_plan(spec, options.target_override), target, store, output,
+                     options);
   }
 
   static SweepOutcome Outcome(std::int64_t experiment_id) {
@@ -95,6 +97,22 @@ struct FakeSweep {
 };
 
 using Calls = std::vector<std::string>;
+
+// Issue 27 item 8: a dataset smaller than its cell repeated itself silently. The console says
+// so as the cell starts, with how many times each prompt goes out.
+TEST(Runner, ACellThatSendsAPromptTwiceSaysSo) {
+  FakeSweep sweep(
+      "name: small-dataset\ntarget: {kind: sim}\nfactors:\n  concurrency: [1]\n"
+      "load: {num_requests: 4, max_tokens: 2,\n"
+      "       dataset: {kind: synthetic-multiturn, conversations: 1, turns: 2}}\n");
+  const SweepOutcome outcome = sweep.run();
+  EXPECT_EQ(outcome.status, "done") << sweep.output.text();
+  const std::string said = sweep.output.text();
+  EXPECT_NE(said.find("  warning: cell 1/1 "), std::string::npos) << said;
+  EXPECT_NE(said.find(" sends each prompt up to 2 times: 4 requests over a dataset of 2 prompts\n"),
+            std::string::npos)
+      << said;
+}
 
 TEST(Runner, AppliesOncePerDeploymentAndMakesEveryCellCold) {
   FakeSweep sweep(kTwoGroups);
@@ -292,7 +310,9 @@ TEST(Runner, AResumeSkipsDoneCellsAndTheirDeployment) {
   options.resume = true;
   options.load = FakeLoad(sweep.calls, sweep.stop);
   RecordingOutput output;
-  const SweepOutcome resumed = run_sweep(sweep.spec, again, sweep.store, output, options);
+  const SweepOutcome resumed =
+      run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), again, sweep.store,
+                output, options);
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(resumed.experiment_id, first.experiment_id);
   EXPECT_EQ(resumed.status, "done");
@@ -451,7 +471,8 @@ TEST(RunnerClaims, AnErrorMidSweepSaysWhatStoppedTheExperiment) {
     return load(o, w, progress);
   };
   try {
-    run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+    run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), sweep.target,
+              sweep.store, sweep.output, options);
     ADD_FAILURE() << "expected SweepStopped";
   } catch (const SweepStopped& e) {
     EXPECT_EQ(std::string(e.what()), "experiment 1 failed: the load step broke");
@@ -476,7 +497,8 @@ TEST(RunnerClaims, AStopReasonLongerThanTheRoomKeptForItIsStoredCut) {
     throw std::runtime_error(reason);
   };
   try {
-    run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+    run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), sweep.target,
+              sweep.store, sweep.output, options);
     ADD_FAILURE() << "expected SweepStopped";
   } catch (const SweepStopped& e) {
     EXPECT_EQ(std::string(e.what()), "experiment 1 failed: " + reason);
@@ -523,7 +545,8 @@ TEST(RunnerReserve, RoomIsHeldBesideTheStoreWhileCellsRunAndGivenBackAtTheEnd) {
     return load(o, w, progress);
   };
   ASSERT_EQ(nameless_files_in(dir), 0);
-  run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+  run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), sweep.target, sweep.store,
+            sweep.output, options);
   EXPECT_EQ(held, std::vector<int>(8, 1));  // 4 cells, a warm-up and a measured phase each
   for (const std::string& name : listed) {
     EXPECT_TRUE(name == "kvsweep.db" || name == "kvsweep.db-wal" || name == "kvsweep.db-shm")
@@ -541,7 +564,8 @@ TEST(RunnerReserve, AStoppedSweepGivesTheRoomBack) {
                      const std::function<void(const driver::Progress&)>&) -> driver::LoadResult {
     throw std::runtime_error("the load step broke");
   };
-  EXPECT_THROW(run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options),
+  EXPECT_THROW(run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), sweep.target,
+                         sweep.store, sweep.output, options),
                SweepStopped);
   EXPECT_EQ(nameless_files_in(sweep.dir.path().string()), 0);
 }
@@ -570,7 +594,8 @@ TEST(Runner, ProgressIsStoredWhileTheCellRunsAndKeptWithIt) {
     return result;
   };
   const SweepOutcome outcome =
-      run_sweep(sweep.spec, sweep.target, sweep.store, sweep.output, options);
+      run_sweep(sweep.spec, expand_plan(sweep.spec, options.target_override), sweep.target,
+                sweep.store, sweep.output, options);
   ASSERT_EQ(outcome.status, "done") << sweep.output.text();
   ASSERT_EQ(seen_mid_cell.size(), 8u);  // 4 cells x (warm-up, measured)
   EXPECT_NE(seen_mid_cell[0].find(" 1 warm-up requests=0"), std::string::npos) << seen_mid_cell[0];

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "driver/http_fetch.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
 
@@ -47,10 +48,28 @@ std::vector<std::string> requests_of(const std::vector<CommandLog>& logs) {
   return requests;
 }
 
+// Issue 27 item 2: a run expands its plan once and hands it on; the target checks the plan it
+// is given (it expanded its own copy from the spec before, so a cell it was given went unseen).
+TEST(SimTarget, ChecksThePlanItIsGivenRatherThanExpandingItsOwn) {
+  const ScenarioSpec spec = parse(kScenario);
+  std::vector<CellPlan> plan = expand_plan(spec);
+  EXPECT_NO_THROW(SimTarget(spec, plan));
+  plan.back().treatment.levels.emplace_back("gpu_memory_utilization", "0.9");
+  try {
+    SimTarget target(spec, plan);
+    ADD_FAILURE() << "a treatment the fleet cannot apply was accepted";
+  } catch (const TargetError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "factor gpu_memory_utilization: the simulated fleet cannot apply it"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SimTarget, RestartsOnlyWhenADeployTimeFactorChanges) {
   const ScenarioSpec spec = parse(kScenario);
   ASSERT_EQ(spec.factor("prefix_caching")->phase, FactorPhase::kDeploy);
-  SimTarget target(spec);
+  SimTarget target(spec, expand_plan(spec));
   target.start();
   const Treatment off_random{{{"prefix_caching", "off"}, {"strategy", "random"}}, ""};
   const Treatment off_hash{{{"prefix_caching", "off"}, {"strategy", "prefix-hash"}}, ""};
@@ -102,7 +121,7 @@ std::string error_with_factor(const std::string& name, const std::vector<std::st
   ScenarioSpec spec = parse(kScenario);
   spec.factors.push_back(value_factor(name, knob_path(name), levels));
   try {
-    SimTarget target(spec);
+    SimTarget target(spec, expand_plan(spec));
   } catch (const TargetError& e) {
     return e.what();
   }
@@ -140,7 +159,7 @@ TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
                "profile: demo, health: {interval: 50ms, failures: 2}}");
   const ScenarioSpec spec = parse(text);
   EXPECT_EQ(spec.target.health.failures, 2);
-  SimTarget target(spec);
+  SimTarget target(spec, expand_plan(spec));
   target.start();
   target.apply({{{"prefix_caching", "on"}, {"strategy", "random"}}, ""});
   auto down = driver::http_post_json(target.endpoints().base_url + "/admin/faults",

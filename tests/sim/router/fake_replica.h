@@ -29,7 +29,7 @@ class FakeReplica final : public ServingBackend, public ReplicaControl {
     }
     if (request.target == "/reset_prefix_cache") {
       ++resets;
-      return exchange->respond(HttpResponse{200, "", "", {}});
+      return exchange->respond(HttpResponse{reset_status, "", "", {}});
     }
     if (hold) return held.push_back(std::move(exchange));
     exchange->respond(json_response(200, R"({"served":true})"));
@@ -58,6 +58,7 @@ class FakeReplica final : public ServingBackend, public ReplicaControl {
   FaultOptions faults;
   int restarts = 0;
   int resets = 0;
+  int reset_status = 200;                       // what /reset_prefix_cache answers
   std::vector<std::string> paths;               // "POST /v1/chat/completions", in order
   std::vector<std::shared_ptr<Exchange>> held;  // requests held open (hold = true)
 

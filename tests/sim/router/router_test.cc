@@ -39,15 +39,20 @@ class KeepingSink final : public Exchange::Sink {
 class RouterTest : public ::testing::Test {
  protected:
   // A router over `replicas` fakes; health probes off, so nothing runs unless a test asks.
-  Router& make(int replicas, const std::string& strategy, bool controllable = true) {
+  // `remote`: the fakes stand for real servers behind the proxy (each has an address).
+  Router& make(int replicas, const std::string& strategy, bool controllable = true,
+               bool remote = false,
+               std::chrono::milliseconds request_timeout = RouterOptions{}.request_timeout) {
     std::vector<RoutedReplica> routed;
     for (int i = 0; i < replicas; ++i) {
       fakes_.push_back(std::make_unique<FakeReplica>("model-" + std::to_string(i), controllable));
-      routed.push_back(RoutedReplica{fakes_.back().get(), fakes_.back().get(), ""});
+      routed.push_back(RoutedReplica{fakes_.back().get(), fakes_.back().get(),
+                                     remote ? "http://fake-" + std::to_string(i) : ""});
     }
     RouterOptions options;
     options.strategy = strategy;
     options.health.probe_interval = std::chrono::milliseconds(0);
+    options.request_timeout = request_timeout;
     router_ = std::make_unique<Router>(io_, std::move(routed), options);
     return *router_;
   }
@@ -118,16 +123,81 @@ TEST_F(RouterTest, RoutesThroughTheServingSeamAndCountsInFlightUntilTheEnd) {
   EXPECT_EQ(metric("kvsweep_router_decisions_total"), 2);
 }
 
-TEST_F(RouterTest, AReplicaKnownDownIsAnswered502WithoutBeingServed) {
+// Issue 27 item 7: nothing of a request was sent to a replica that refuses the connect, so it
+// goes to another one, once.
+TEST_F(RouterTest, AReplicaKnownDownIsSkippedOnceWithoutBeingServed) {
   make(2, "round-robin");
+  fake(0).up = false;
+  Call call = chat("hi");
+  EXPECT_EQ(call.sink->status(), 200);
+  EXPECT_TRUE(call.sink->has_header("x-kvsweep-replica: 1"));
+  EXPECT_TRUE(fake(0).paths.empty());
+  EXPECT_EQ(fake(1).paths, (std::vector<std::string>{"POST /v1/chat/completions"}));
+  EXPECT_EQ(metric("kvsweep_router_unavailable_total"), 1);
+  EXPECT_EQ(router_->in_flight(), (std::vector<int>{0, 0}));
+  EXPECT_EQ(metric("kvsweep_router_decisions_total"), 1);  // the request went out once
+
+  // Both down: one more try, then a 502 naming both.
+  fake(1).up = false;
+  call = chat("hi");
+  EXPECT_EQ(call.sink->status(), 502);
+  EXPECT_NE(call.sink->body().find("are unavailable: connection refused"), std::string::npos)
+      << call.sink->body();
+  EXPECT_EQ(metric("kvsweep_router_unavailable_total"), 3);
+  EXPECT_EQ(router_->in_flight(), (std::vector<int>{0, 0}));
+}
+
+TEST_F(RouterTest, AReplicaAloneThatIsDownIsAnswered502) {
+  make(1, "round-robin");
   fake(0).up = false;
   const Call call = chat("hi");
   EXPECT_EQ(call.sink->status(), 502);
   EXPECT_NE(call.sink->body().find("replica 0 is unavailable: connection refused"),
             std::string::npos);
   EXPECT_TRUE(fake(0).paths.empty());
-  EXPECT_EQ(metric("kvsweep_router_unavailable_total"), 1);
+}
+
+// Issue 27 item 7: a routed request has a timeout of its own; the replica's load falls with it.
+TEST_F(RouterTest, ARoutedRequestThatNeverEndsIsAnswered504AtTheRoutersTimeout) {
+  make(2, "round-robin", true, false, std::chrono::milliseconds(20));
+  fake(0).hold = true;
+  Call held = chat("hi");
+  EXPECT_EQ(router_->in_flight(), (std::vector<int>{1, 0}));
+  // A liveness bound, not a timing assertion: the timer fires on io_ within it.
+  const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!held.sink->complete() && std::chrono::steady_clock::now() < bound) {
+    io_.restart();
+    io_.run_one_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(held.sink->complete());
+  EXPECT_EQ(held.sink->status(), 504);
+  EXPECT_NE(held.sink->body().find("no answer within 20 ms (the router's request timeout)"),
+            std::string::npos)
+      << held.sink->body();
   EXPECT_EQ(router_->in_flight(), (std::vector<int>{0, 0}));
+  // The replica's late answer goes nowhere.
+  fake(0).held.at(0)->respond(json_response(200, "{}"));
+  EXPECT_EQ(router_->in_flight(), (std::vector<int>{0, 0}));
+}
+
+// Issue 27 item 7: behind the proxy, /admin/restart resets every upstream's prefix cache and
+// answers once all have, as /reset_prefix_cache does (it used to answer before any had).
+TEST_F(RouterTest, TheProxysRestartWaitsForEveryUpstream) {
+  make(2, "round-robin", /*controllable=*/false, /*remote=*/true);
+  Call call = send("POST", "/admin/restart");
+  EXPECT_EQ(call.sink->status(), 200);
+  EXPECT_EQ(call.sink->body(), R"({"restarted":2})");
+  EXPECT_EQ(fake(0).resets, 1);
+  EXPECT_EQ(fake(1).resets, 1);
+  EXPECT_EQ(fake(0).restarts, 0);  // a real server is not restarted from here
+  fake(1).reset_status = 404;
+  call = send("POST", "/admin/restart");
+  EXPECT_EQ(call.sink->status(), 502);
+  EXPECT_NE(call.sink->body().find("restart: reset_prefix_cache: 1 of 2 upstreams failed: "
+                                   "upstream 0 (http://fake-0): HTTP 200; upstream 1 "
+                                   "(http://fake-1): HTTP 404"),
+            std::string::npos)
+      << call.sink->body();
 }
 
 TEST_F(RouterTest, RestartAndResetReachEveryReplica) {

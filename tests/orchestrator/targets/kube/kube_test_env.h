@@ -146,6 +146,7 @@ class KubeTargetTest : public ::testing::Test {
     spec.target.readiness.completion_s = 5;
     spec.target.readiness.poll_s = 0.05;
     spec.target.readiness.settle_s = 0.2;
+    spec.target.readiness.live_settle_s = 0.05;
     spec.factors.push_back(value_factor("concurrency", "concurrency", {"1", "4"}));
     return spec;
   }

@@ -1,5 +1,7 @@
 // The KubeAI target against the fake API server, with a simulated fleet as the model server.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 
 #include "orchestrator/targets/kube/kube_targets.h"
@@ -128,6 +130,42 @@ TEST_F(KubeAITargetTest, WaitReadyPassesOnceTheControllerHasReadyReplicas) {
   ASSERT_EQ(logs_of_step(logs, "discover").size(), 1u);
   EXPECT_EQ(logs.back().step, "discover");
   EXPECT_EQ(target->describe(), "kubeai model/m1 in namespace default (2 replicas)");
+}
+
+// Issue 27 item 6: a loadBalancing patch restarts no pod and no gate can tell when KubeAI's
+// proxy has read it (its informer lags the PATCH's answer; 0.5 s was seen, and the first cell's
+// load began 0.3 s after the patch). wait_ready settles readiness.live_settle after the patch
+// answered, logs it, and `plan` says so.
+TEST_F(KubeAITargetTest, ALivePatchSettlesBeforeTheLoad) {
+  ScenarioSpec spec = kubeai_spec();
+  spec.target.readiness.live_settle_s = 0.4;
+  auto target = make_kubeai_target(spec);
+  target->start();
+  const Treatment t{{{"strategy", "prefix-hash"}}};
+  const auto gates = target->planned_gates(nullptr, t);
+  const bool planned = std::any_of(gates.begin(), gates.end(), [](const std::string& line) {
+    return line.rfind("settle: 0.4s after the patch answered", 0) == 0;
+  });
+  EXPECT_TRUE(planned) << ::testing::PrintToString(gates);
+
+  target->apply(t);
+  const auto patched = std::chrono::steady_clock::now();
+  const CommandLogs logs = target->wait_ready();
+  // A lower bound only: the settle waits at least its time since the patch answered.
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - patched).count(), 0.4);
+  const auto settles = logs_of_step(logs, "settle");
+  ASSERT_EQ(settles.size(), 1u);
+  EXPECT_EQ(settles[0].argv,
+            std::vector<std::string>{"readiness.live_settle 400 ms after the live change"});
+  // The serving gates come after it: the load starts once both have passed.
+  EXPECT_EQ(logs.back().step, "discover");
+
+  // live_settle: 0 turns it off.
+  spec.target.readiness.live_settle_s = 0;
+  auto without = make_kubeai_target(spec);
+  without->start();
+  EXPECT_TRUE(logs_of_step(without->apply(t), "settle").empty());
+  EXPECT_TRUE(logs_of_step(without->wait_ready(), "settle").empty());
 }
 
 TEST_F(KubeAITargetTest, TheResourceGateTimesOutWithTheReadyCount) {

@@ -87,7 +87,7 @@ TEST_F(KubectlTest, ATimeoutSaysHowLongItWaited) {
     kubectl.run_ok("gate pods", {"get", "pods"}, "listing pods");
   });
   EXPECT_CONTAINS(error, "listing pods: `" + script);
-  EXPECT_CONTAINS(error, "get pods` timed out after 0.3 s");
+  EXPECT_CONTAINS(error, "get pods` timed out after 300 ms");
   EXPECT_LT(seconds_since(start), 5);
   const auto logs = kubectl.take_logs();
   ASSERT_EQ(logs.size(), 1u);

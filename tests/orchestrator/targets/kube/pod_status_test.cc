@@ -210,7 +210,7 @@ TEST(PodsGateTest, OpensAtExactlyTheExpectedReadyCount) {
   all.pop_back();
   // Settled now, but it moved since the change: the state must hold for the settle period.
   EXPECT_EQ(gate.check(all, 3),
-            "settling: 2 pods Ready and unchanged for 0.0 s of 10.0 s (target.readiness.settle; "
+            "settling: 2 pods Ready and unchanged for 0 s of 10 s (target.readiness.settle; "
             "an operator may act late)");
   EXPECT_NE(gate.check(all, 12.9), std::nullopt);
   EXPECT_EQ(gate.check(all, 13), std::nullopt);
@@ -244,7 +244,7 @@ TEST(PodsGateTest, AfterAReplacingChangeOnlyNewPodsCountUntilTheyHoldStill) {
             "change, w-2: Running, not Ready); pods of 2 revisions: r1 (2 pods), r2 (1 pod)");
   const std::vector<PodState> replaced = {pod_of("w-2", "c", "r2"), pod_of("w-3", "d", "r2")};
   EXPECT_EQ(gate.check(replaced, 0.4),
-            "settling: 2 pods Ready and unchanged for 0.0 s of 1.0 s (target.readiness.settle; "
+            "settling: 2 pods Ready and unchanged for 0 s of 1 s (target.readiness.settle; "
             "an operator may act late)");
   // A pod replaced between two looks starts the count again.
   const std::vector<PodState> again = {pod_of("w-2", "c", "r2"), pod_of("w-4", "e", "r2")};
