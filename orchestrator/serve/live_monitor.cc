@@ -29,12 +29,18 @@ std::pair<std::optional<double>, std::optional<double>> hit_counters(
   return {std::nullopt, std::nullopt};
 }
 
+Fetch capped_http_get(std::size_t max_reply_bytes) {
+  return [max_reply_bytes](const std::string& url, double timeout_s) {
+    return driver::http_get(url, timeout_s, max_reply_bytes);
+  };
+}
+
 }  // namespace
 
 LiveMonitor::LiveMonitor(std::vector<std::string> urls, LiveSettings settings, Fetch fetch)
     : urls_(std::move(urls)),
       settings_(settings),
-      fetch_(std::move(fetch)),
+      fetch_(fetch ? std::move(fetch) : capped_http_get(settings.max_reply_bytes)),
       history_(urls_.size()),
       status_(urls_.size()) {
   for (std::size_t i = 0; i < urls_.size(); ++i) status_[i].url = urls_[i];
