@@ -90,8 +90,7 @@ bool is_loopback_name(std::string_view name) {
   return false;
 }
 
-std::string host_refusal(const std::vector<std::string_view>& host_values,
-                         const SiteNames& names) {
+std::string host_refusal(const std::vector<std::string_view>& host_values, const SiteNames& names) {
   if (host_values.empty()) return "no Host header";
   if (host_values.size() > 1) return "more than one Host header";
   const auto name = host_header_name(host_values.front());

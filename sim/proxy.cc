@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "sim/http/admin_auth.h"
-#include "sim/http/site_guard.h"
 #include "sim/http/http_server.h"
 #include "sim/http/http_upstream.h"
+#include "sim/http/site_guard.h"
 #include "sim/router/router.h"
 
 namespace kvsweep::sim {

@@ -24,16 +24,15 @@ namespace {
 constexpr double kDrainS = 2;
 
 double steady_now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) | O_NONBLOCK); }
 
 // A small answer on a connection that has room for it (a fresh socket buffer); best effort.
 void send_answer(int fd, int status, const char* reason, const std::string& message) {
-  const std::string body = "{\"error\": \"" + message + "\", \"status\": " +
-                           std::to_string(status) + "}\n";
+  const std::string body =
+      "{\"error\": \"" + message + "\", \"status\": " + std::to_string(status) + "}\n";
   const std::string answer = "HTTP/1.1 " + std::to_string(status) + " " + reason +
                              "\r\nContent-Type: application/json\r\nConnection: close\r\n"
                              "Content-Length: " +

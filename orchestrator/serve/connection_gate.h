@@ -17,12 +17,12 @@
 namespace kvsweep::orchestrator::serve {
 
 struct GateLimits {
-  double request_deadline_s = 10;      // from accept to the request's last byte
-  std::size_t max_connections = 256;   // waiting here, queued and being served, in all
-  std::size_t threads = 16;            // workers serving complete requests
-  std::size_t max_queued = 64;         // complete requests waiting for a worker; beyond: 503
-  std::size_t max_request_line = 8192;    // beyond: 414
-  std::size_t max_header_bytes = 16384;   // request line and headers; beyond: 431
+  double request_deadline_s = 10;          // from accept to the request's last byte
+  std::size_t max_connections = 256;       // waiting here, queued and being served, in all
+  std::size_t threads = 16;                // workers serving complete requests
+  std::size_t max_queued = 64;             // complete requests waiting for a worker; beyond: 503
+  std::size_t max_request_line = 8192;     // beyond: 414
+  std::size_t max_header_bytes = 16384;    // request line and headers; beyond: 431
   std::size_t max_body_bytes = 64 * 1024;  // a declared Content-Length beyond: 413
 };
 
@@ -51,7 +51,7 @@ class ConnectionGate {
  private:
   struct Waiting {
     std::string bytes;
-    double deadline = 0;  // steady seconds
+    double deadline = 0;    // steady seconds
     bool draining = false;  // refused with an answer: read and dropped until EOF or deadline
   };
   void run();
@@ -66,7 +66,7 @@ class ConnectionGate {
 
   const GateLimits limits_;
   const ServeConnection serve_;
-  int wake_fd_ = -1;  // eventfd: arrivals and stop
+  int wake_fd_ = -1;          // eventfd: arrivals and stop
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable job_ready_;
   std::vector<int> arrivals_;

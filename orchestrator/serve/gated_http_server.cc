@@ -23,8 +23,8 @@ class InlineTaskQueue : public httplib::TaskQueue {
 };
 
 int timeout_ms(time_t sec, time_t usec) {
-  return static_cast<int>(std::min<long long>(static_cast<long long>(sec) * 1000 + usec / 1000,
-                                              24LL * 3600 * 1000));
+  return static_cast<int>(
+      std::min<long long>(static_cast<long long>(sec) * 1000 + usec / 1000, 24LL * 3600 * 1000));
 }
 
 void address_of(int fd, bool peer, std::string& ip, int& port) {
@@ -100,7 +100,7 @@ class GatedStream : public httplib::Stream {
   void get_local_ip_and_port(std::string& ip, int& port) const override {
     address_of(fd_, false, ip, port);
   }
-  httplib::socket_t socket() const override { return fd_; }
+  int socket() const override { return fd_; }
 
  private:
   bool wait(short events, int ms) const {
@@ -136,7 +136,12 @@ std::size_t GatedHttpServer::open_connections() const {
   return gate_ ? gate_->open_connections() : 0;
 }
 
-bool GatedHttpServer::process_and_close_socket(httplib::socket_t sock) {
+void GatedHttpServer::widen_backlog(int backlog) {
+  // listen() on a listening socket sets its backlog anew (Linux).
+  if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, backlog);
+}
+
+bool GatedHttpServer::process_and_close_socket(int sock) {
   if (!gate_) {
     ::close(sock);
     return false;
@@ -147,7 +152,8 @@ bool GatedHttpServer::process_and_close_socket(httplib::socket_t sock) {
 
 void GatedHttpServer::serve(int fd, std::string already_read) {
   {
-    GatedStream stream(fd, std::move(already_read), timeout_ms(read_timeout_sec_, read_timeout_usec_),
+    GatedStream stream(fd, std::move(already_read),
+                       timeout_ms(read_timeout_sec_, read_timeout_usec_),
                        timeout_ms(write_timeout_sec_, write_timeout_usec_));
     bool connection_closed = false;
     // One request per connection: a worker never waits for a client's next request.

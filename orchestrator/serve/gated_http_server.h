@@ -23,11 +23,15 @@ class GatedHttpServer : public httplib::Server {
   void start_gate(const GateLimits& limits);
   void stop_gate();
   std::size_t open_connections() const;
+  // After binding: the kernel's queue of connections not yet accepted, for `backlog`.
+  // httplib listens with a backlog of 5; a burst of clients beyond it has its SYNs dropped and
+  // retried a second or more later, so a normal request arriving in such a burst would wait.
+  void widen_backlog(int backlog);
 
  private:
   // httplib's accept loop hands every accepted socket here (through an inline task queue):
   // it goes to the gate, never to a worker directly.
-  bool process_and_close_socket(httplib::socket_t sock) override;
+  bool process_and_close_socket(int sock) override;
   // On a worker: httplib reads the request from what the gate read, routes it and answers.
   void serve(int fd, std::string already_read);
 

@@ -84,7 +84,7 @@ void LiveMonitor::round(double now_wall_s) {
     while (kept.size() > 1 && kept[1].wall_s <= now_wall_s - settings_.window_s) {
       kept.erase(kept.begin());
     }
-    if (r.status != 200) {
+    if (r.status != 200 || !r.error.empty()) {  // a cut or timed-out body has a status too
       status.error = !r.error.empty() ? r.error : "HTTP " + std::to_string(r.status);
     } else {
       const auto samples = parse_prometheus_text(r.body);

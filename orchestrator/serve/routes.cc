@@ -316,8 +316,10 @@ void live_routes(httplib::Server& server, ServeContext& context) {
     });
   });
   server.Get("/api/live", [&context](const httplib::Request& req, httplib::Response& res) {
-    answer(req, res,
-           [&] { send_json(res, live_json(context, live_query(req, context.options().live), wants_charts(req))); });
+    answer(req, res, [&] {
+      send_json(res,
+                live_json(context, live_query(req, context.options().live), wants_charts(req)));
+    });
   });
   // Server-sent events: one `live` event per round of scrapes, until the client goes.
   server.Get("/api/live/stream", [&context](const httplib::Request& req, httplib::Response& res) {
@@ -329,8 +331,7 @@ void live_routes(httplib::Server& server, ServeContext& context) {
       live_json(context, q, charts);  // a bad baseline is answered now, with its status
       res.set_header("Cache-Control", "no-store");
       res.set_chunked_content_provider(
-          "text/event-stream",
-          [&context, q, charts, place](std::size_t, httplib::DataSink& sink) {
+          "text/event-stream", [&context, q, charts, place](std::size_t, httplib::DataSink& sink) {
             if (context.stopping()) return false;
             std::string event;
             try {

@@ -137,8 +137,7 @@ store::Store open_store(const ServeContext& context) {
 
 void send_json(httplib::Response& res, const nlohmann::ordered_json& body) {
   // Bytes that are not UTF-8 (a stored name, say) become U+FFFD rather than an exception.
-  res.set_content(body.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                      "\n",
+  res.set_content(body.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
                   "application/json");
 }
 

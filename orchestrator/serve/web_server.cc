@@ -101,6 +101,20 @@ struct WebServer::Impl {
     if (!utf8_request(req)) return refuse(400, "the path or query is not valid UTF-8");
     AccessGuard& guard = context.guard();
     if (guard.open()) return httplib::Server::HandlerResponse::Unhandled;
+    // GET /login carries its code in the URL; a POST's form body is read after this check,
+    // so its route (added in start()) logs in.
+    if (req.path == "/login" && req.method == "POST")
+      return httplib::Server::HandlerResponse::Unhandled;
+    if (req.path == "/login") return login(req, res);
+    if (guard.allows(req.get_header_value("Authorization"), req.get_header_value("Cookie"))) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    unauthorized(req, res,
+                 "this kvsweep serve needs its token: send Authorization: Bearer TOKEN, or log "
+                 "in below (or with the one-time URL it printed at start)");
+    return httplib::Server::HandlerResponse::Handled;
+  }
+
   // GET /login?once=CODE (the URL printed at start) or POST /login with the token: a session
   // cookie and off to the experiments. Anything else: 401 and the form.
   httplib::Server::HandlerResponse login(const httplib::Request& req, httplib::Response& res) {
@@ -136,10 +150,11 @@ WebServer::WebServer(ServeOptions options) {
                                 " (e.g. openssl rand -hex 32)");
   }
   if (options.limits.max_streams >= options.limits.threads) {
-    throw std::invalid_argument(
-        "--max-streams " + std::to_string(options.limits.max_streams) + " must be below --threads " +
-        std::to_string(options.limits.threads) + ": each open stream holds a thread, and other "
-        "requests need one");
+    throw std::invalid_argument("--max-streams " + std::to_string(options.limits.max_streams) +
+                                " must be below --threads " +
+                                std::to_string(options.limits.threads) +
+                                ": each open stream holds a thread, and other "
+                                "requests need one");
   }
   impl_ = std::make_unique<Impl>(std::move(options));
 }
@@ -174,6 +189,7 @@ int WebServer::start() {
     throw std::runtime_error("cannot listen on " + o.bind + ":" + std::to_string(o.port) +
                              " (in use, or not an address of this machine)");
   }
+  i.http.widen_backlog(std::max(limits.max_connections, 128));
   i.listener = std::thread([&i] { i.http.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so the destructor may only rely on it then.
   while (!i.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

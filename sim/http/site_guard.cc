@@ -1,7 +1,8 @@
 // The sim servers' Host, cross-site, duplicate-header and admin content-type check.
 #include "sim/http/site_guard.h"
 
-#include <boost/beast/core/string.hpp>
+#include <algorithm>
+#include <cctype>
 #include <utility>
 #include <vector>
 
@@ -10,10 +11,17 @@
 namespace kvsweep::sim {
 namespace {
 
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 std::vector<std::string_view> header_values(const HttpRequest& request, std::string_view name) {
   std::vector<std::string_view> values;
   for (const auto& [key, value] : request.headers) {
-    if (boost::beast::iequals(key, name)) values.push_back(value);
+    if (iequals(key, name)) values.push_back(value);
   }
   return values;
 }
@@ -23,11 +31,11 @@ bool is_json_type(std::string_view content_type) {
   const std::string_view media = content_type.substr(0, content_type.find(';'));
   std::size_t end = media.size();
   while (end > 0 && (media[end - 1] == ' ' || media[end - 1] == '\t')) --end;
-  return boost::beast::iequals(media.substr(0, end), "application/json");
+  return iequals(media.substr(0, end), "application/json");
 }
 
 ApiError refusal(int status, std::string message) {
-  const char* type = status == 403 ? "PermissionDeniedError"
+  const char* type = status == 403   ? "PermissionDeniedError"
                      : status == 415 ? "UnsupportedMediaTypeError"
                                      : "BadRequestError";
   return ApiError{status, type, std::move(message), ""};
@@ -50,8 +58,9 @@ std::optional<ApiError> site_refusal(const HttpRequest& request, const SiteNames
   }
   if (request.method == "POST" && request_path(request).rfind("/admin/", 0) == 0 &&
       !is_json_type(request.header("content-type"))) {
-    return refusal(415, "refused: an /admin/ request body must be sent as Content-Type: "
-                        "application/json");
+    return refusal(415,
+                   "refused: an /admin/ request body must be sent as Content-Type: "
+                   "application/json");
   }
   return std::nullopt;
 }

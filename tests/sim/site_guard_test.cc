@@ -69,8 +69,8 @@ void expect_guarded(std::uint16_t port, const std::string& server) {
 void expect_admin_needs_json(std::uint16_t port) {
   const std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
   const std::string strategy = R"({"strategy":"random"})";
-  for (const std::string path : {"/admin/strategy", "/admin/faults", "/admin/engine",
-                                 "/admin/restart"}) {
+  for (const std::string path :
+       {"/admin/strategy", "/admin/faults", "/admin/engine", "/admin/restart"}) {
     const std::string plain =
         answer(port, "POST", path, host + "Content-Type: text/plain\r\n", "{}");
     EXPECT_EQ(status_of(plain), 415) << path << "\n" << plain;
@@ -84,8 +84,7 @@ void expect_admin_needs_json(std::uint16_t port) {
         << path;
   }
   EXPECT_EQ(status_of(answer(port, "POST", "/admin/strategy",
-                             host + "Content-Type: application/json; charset=utf-8\r\n",
-                             strategy)),
+                             host + "Content-Type: application/json; charset=utf-8\r\n", strategy)),
             200);
 }
 

@@ -81,12 +81,14 @@ TEST(ServeSiteChecks, ACrossSiteRequestIsRefusedWithOrWithoutAToken) {
         << "following a link to the live page makes it fetch";
     EXPECT_EQ(served.status("/api/experiments", own + "Sec-Fetch-Site: same-site\r\n"), 403);
     // A link followed from elsewhere to a page that fetches nothing still opens.
-    EXPECT_EQ(served.status("/", own + "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"),
-              200);
+    EXPECT_EQ(
+        served.status("/", own + "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n"),
+        200);
     const std::string login =
         served.raw("POST /login HTTP/1.1",
-                   kHost + "Origin: http://evil.example\r\nContent-Type: "
-                           "application/x-www-form-urlencoded\r\nContent-Length: 8\r\n\r\ntoken=ab");
+                   kHost +
+                       "Origin: http://evil.example\r\nContent-Type: "
+                       "application/x-www-form-urlencoded\r\nContent-Length: 8\r\n\r\ntoken=ab");
     EXPECT_EQ(login.rfind("HTTP/1.1 403", 0), 0u) << login.substr(0, 100);
   }
 }
@@ -160,9 +162,8 @@ TEST(ServeSiteChecks, NoAbsoluteStorePathReachesAClient) {
   }
   Served served;
   const std::string store_parent = std::filesystem::path(served.db).parent_path().string();
-  for (const std::string target :
-       {"/api/experiments", "/api/experiments/99", "/experiments/99", "/api/compare?a=nope&b=1",
-        "/api/live?baseline=99&arm=random"}) {
+  for (const std::string target : {"/api/experiments", "/api/experiments/99", "/experiments/99",
+                                   "/api/compare?a=nope&b=1", "/api/live?baseline=99&arm=random"}) {
     const std::string answer = served.raw("GET " + target + " HTTP/1.1", kHost);
     EXPECT_EQ(answer.find(store_parent), std::string::npos) << target << ": " << answer;
   }

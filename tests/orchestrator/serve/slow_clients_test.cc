@@ -108,7 +108,8 @@ TEST(ServeSlowClients, SixteenSlowHeaderSendersDoNotHoldTheServer) {
   int asked = 0;
   int late = 0;
   const auto give_up = std::chrono::steady_clock::now() + 60s;
-  while ((slow.closed_unanswered() < 16 || asked < 8) && std::chrono::steady_clock::now() < give_up) {
+  while ((slow.closed_unanswered() < 16 || asked < 8) &&
+         std::chrono::steady_clock::now() < give_up) {
     ++asked;
     late += served.answers_within_a_second() ? 0 : 1;
     std::this_thread::sleep_for(100ms);
