@@ -1,4 +1,5 @@
 // `kvsweep serve`: the web view of the store (orchestrator/serve/), until Ctrl-C.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -115,10 +116,12 @@ Subcommand register_serve(CLI::App& app, const GlobalOptions& global) {
                   "closed, or the new one answered 503 when all are being served")
       ->capture_default_str()
       ->check(CLI::Range(2, 65536));
-  cmd->add_option("--max-streams", args->limits.max_streams,
-                  "open live streams in all (below --threads); beyond, answered 503")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1023));
+  CLI::Option* max_streams =
+      cmd->add_option("--max-streams", args->limits.max_streams,
+                      "open live streams in all (below --threads; by default 8, or half of a "
+                      "smaller --threads); beyond, answered 503")
+          ->capture_default_str()
+          ->check(CLI::Range(1, 1023));
   cmd->add_option("--max-streams-per-client", args->limits.max_streams_per_client,
                   "open live streams from one client address; beyond, answered 503")
       ->capture_default_str()
@@ -133,7 +136,12 @@ Subcommand register_serve(CLI::App& app, const GlobalOptions& global) {
                   "closed")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 3600.0));
-  return {cmd, [args, &global] {
+  return {cmd, [args, &global, max_streams] {
+            // A smaller --threads alone keeps half its threads for requests other than streams.
+            if (max_streams->count() == 0) {
+              args->limits.max_streams =
+                  std::min(args->limits.max_streams, std::max(1, args->limits.threads / 2));
+            }
             Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
             return serve_command(global, *args, console);
           }};
