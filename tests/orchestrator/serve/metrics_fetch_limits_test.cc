@@ -157,8 +157,8 @@ TEST(ServeMetricsFetch, TheRunnersFetchIsCappedByDefault) {
   const PeakRss rss;
   const driver::HttpResponse reply = driver::http_get(source.url(), 60);
   const std::size_t growth = rss.growth();
-  EXPECT_EQ(reply.error, "reply over " + std::to_string(driver::kDefaultMaxReplyBytes) +
-                             " bytes: cut");
+  EXPECT_EQ(reply.error,
+            "reply over " + std::to_string(driver::kDefaultMaxReplyBytes) + " bytes: cut");
   EXPECT_TRUE(reply.body.empty());
   EXPECT_LT(growth, kRssGrowthBound) << "peak RSS grew " << (growth >> 20) << " MiB";
   EXPECT_LT(source.sent(), kSourceBytes);
@@ -179,8 +179,7 @@ TEST(ServeMetricsFetch, OneRequestNamesAtMostMaxUrls) {
   client.send("GET /api/live?" + query.substr(1) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   const std::string answer = client.read_response(20s);
   EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer.substr(0, 300);
-  EXPECT_NE(answer.find("at most 3 /metrics URLs in one request (--max-urls)"),
-            std::string::npos)
+  EXPECT_NE(answer.find("at most 3 /metrics URLs in one request (--max-urls)"), std::string::npos)
       << answer;
 }
 
