@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,11 @@ TEST(ServeMetricsFetch, A300MbSourceIsCutAtTheReplyCapAndSaidSo) {
   client.send("GET /api/live?url=" + source.url() + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   const std::string answer = client.read_response(120s);
   const std::size_t growth = rss.growth();
+  // The source counts what it sent once the client has gone (or it sent everything).
+  ASSERT_TRUE(sim::testing::eventually([&] { return source.sent() > 0; }, 60s));
+  std::printf(
+      "peak RSS growth reading a 300 MB source through /api/live: %zu KiB, source sent %zu KiB\n",
+      growth >> 10, source.sent() >> 10);
   ASSERT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer.substr(0, 300);
   const auto view = nlohmann::json::parse(answer.substr(answer.find("\r\n\r\n") + 4));
   const auto& status = view.at("sources").at(0);
@@ -157,6 +163,11 @@ TEST(ServeMetricsFetch, TheRunnersFetchIsCappedByDefault) {
   const PeakRss rss;
   const driver::HttpResponse reply = driver::http_get(source.url(), 60);
   const std::size_t growth = rss.growth();
+  // The source counts what it sent once the client has gone (or it sent everything).
+  ASSERT_TRUE(sim::testing::eventually([&] { return source.sent() > 0; }, 60s));
+  std::printf(
+      "peak RSS growth reading a 300 MB source through http_get: %zu KiB, source sent %zu KiB\n",
+      growth >> 10, source.sent() >> 10);
   EXPECT_EQ(reply.error,
             "reply over " + std::to_string(driver::kDefaultMaxReplyBytes) + " bytes: cut");
   EXPECT_TRUE(reply.body.empty());
