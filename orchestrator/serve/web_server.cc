@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "common/site_check.h"
 #include "orchestrator/serve/gated_http_server.h"
