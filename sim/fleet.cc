@@ -17,6 +17,7 @@
 #include "sim/http/admin_auth.h"
 #include "sim/http/http_server.h"
 #include "sim/http/replica_server.h"
+#include "sim/http/site_guard.h"
 #include "sim/pinned_replica.h"
 #include "sim/router/router.h"
 #include "sim/router/routing_strategy.h"
@@ -141,9 +142,11 @@ void Fleet::Impl::bind_all() {
     server_options.connection_contexts.clear();
     auto server = std::make_unique<HttpServer>(
         io_of_replica(i),
-        [r = &replica](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
-          r->handle(request, std::move(ex));
-        },
+        site_guarded(
+            [r = &replica](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+              r->handle(request, std::move(ex));
+            },
+            SiteNames{options.host, options.server.allowed_hosts}),
         server_options);
     replica.set_http_stats(server->stats());
     const auto port = static_cast<std::uint16_t>(
@@ -174,9 +177,11 @@ void Fleet::Impl::bind_all() {
   for (auto& io : ios) router_server_options.connection_contexts.push_back(io.get());
   router_server = std::make_unique<HttpServer>(
       router_io(),
-      [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
-        r->handle(request, std::move(ex));
-      },
+      site_guarded(
+          [r = router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+            r->handle(request, std::move(ex));
+          },
+          SiteNames{options.host, options.server.allowed_hosts}),
       router_server_options);
   router->set_http_stats(router_server->stats());
   router_port =

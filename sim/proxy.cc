@@ -12,6 +12,7 @@
 #include "sim/http/admin_auth.h"
 #include "sim/http/http_server.h"
 #include "sim/http/http_upstream.h"
+#include "sim/http/site_guard.h"
 #include "sim/router/router.h"
 
 namespace kvsweep::sim {
@@ -87,9 +88,11 @@ void Proxy::start() {
   for (auto& io : p.ios) server_options.connection_contexts.push_back(io.get());
   p.server = std::make_unique<HttpServer>(
       p.home(),
-      [r = p.router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
-        r->handle(request, std::move(ex));
-      },
+      site_guarded(
+          [r = p.router.get()](const HttpRequest& request, std::shared_ptr<Exchange> ex) {
+            r->handle(request, std::move(ex));
+          },
+          SiteNames{p.options.host, p.options.server.allowed_hosts}),
       server_options);
   p.router->set_http_stats(p.server->stats());
   p.port = p.server->listen(p.options.host, static_cast<std::uint16_t>(p.options.port));

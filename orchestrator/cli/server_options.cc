@@ -61,6 +61,9 @@ void add_server_options(CLI::App* cmd, ServerArgs* args) {
                   "KiB queued for one client beyond which its stream waits for it to read")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--allowed-host", args->allowed_hosts,
+                  "a host name the servers answer to besides loopback names and --host (a "
+                  "request naming another Host is refused: DNS rebinding); repeatable");
 }
 
 sim::HttpServerOptions http_server_options(const ServerArgs& args) {
@@ -71,6 +74,7 @@ sim::HttpServerOptions http_server_options(const ServerArgs& args) {
   options.write_timeout = to_ms(args.write_timeout_s);
   options.max_connections = args.max_connections;
   options.send_queue_limit = args.send_queue_kib * 1024;
+  options.allowed_hosts = args.allowed_hosts;
   return options;
 }
 

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "sim/http/http_server.h"
 #include "sim/router/replica_health.h"
@@ -27,10 +28,11 @@ struct ServerArgs {
   double write_timeout_s = 30;
   std::size_t max_connections = 16384;
   std::size_t send_queue_kib = 1024;
+  std::vector<std::string> allowed_hosts;  // --allowed-host, besides loopback names and --host
 };
 
 // --io-threads, --admin-token-env, --header-timeout, --body-timeout, --idle-timeout,
-// --write-timeout, --max-connections, --send-queue-kib.
+// --write-timeout, --max-connections, --send-queue-kib, --allowed-host.
 void add_server_options(CLI::App* cmd, ServerArgs* args);
 
 // The listeners' options from the arguments.

@@ -31,7 +31,7 @@ store::ExperimentRow find_experiment(const store::Store& store, const std::strin
       if (n < runs.size()) found = runs[runs.size() - 1 - n];
     }
   }
-  if (!found) throw NotFound{"no experiment \"" + which + "\" in " + store.path()};
+  if (!found) throw NotFound{"no experiment \"" + which + "\" in " + store_file_name(store)};
   return *found;
 }
 

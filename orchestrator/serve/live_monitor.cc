@@ -29,12 +29,18 @@ std::pair<std::optional<double>, std::optional<double>> hit_counters(
   return {std::nullopt, std::nullopt};
 }
 
+Fetch capped_http_get(std::size_t max_reply_bytes) {
+  return [max_reply_bytes](const std::string& url, double timeout_s) {
+    return driver::http_get(url, timeout_s, max_reply_bytes);
+  };
+}
+
 }  // namespace
 
 LiveMonitor::LiveMonitor(std::vector<std::string> urls, LiveSettings settings, Fetch fetch)
     : urls_(std::move(urls)),
       settings_(settings),
-      fetch_(std::move(fetch)),
+      fetch_(fetch ? std::move(fetch) : capped_http_get(settings.max_reply_bytes)),
       history_(urls_.size()),
       status_(urls_.size()) {
   for (std::size_t i = 0; i < urls_.size(); ++i) status_[i].url = urls_[i];
@@ -78,7 +84,7 @@ void LiveMonitor::round(double now_wall_s) {
     while (kept.size() > 1 && kept[1].wall_s <= now_wall_s - settings_.window_s) {
       kept.erase(kept.begin());
     }
-    if (r.status != 200) {
+    if (r.status != 200 || !r.error.empty()) {  // a cut or timed-out body has a status too
       status.error = !r.error.empty() ? r.error : "HTTP " + std::to_string(r.status);
     } else {
       const auto samples = parse_prometheus_text(r.body);

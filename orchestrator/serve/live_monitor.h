@@ -22,8 +22,12 @@ inline constexpr const char* kVllmTtft = "vllm:time_to_first_token_seconds";
 struct LiveSettings {
   double interval_s = 2;         // a round of scrapes at most this often
   double window_s = 30;          // the sliding window the increases are taken over
-  double timeout_s = 1.5;        // per URL; a slower answer is a failed scrape
+  double timeout_s = 1.5;        // per URL; a slower answer is a failed scrape (--fetch-timeout)
   std::size_t max_points = 300;  // points kept for the chart, oldest dropped
+  // A /metrics reply larger than this is cut and its source marked stale with the reason
+  // (--metrics-max-bytes); a real vLLM reply is tens of KB.
+  std::size_t max_reply_bytes = driver::kDefaultMaxReplyBytes;
+  std::size_t max_urls = 16;  // /metrics URLs one request may name (--max-urls); beyond: 400
 };
 
 // A URL whose last scrape failed, or that has not answered for 3 intervals, is stale: left out
@@ -59,7 +63,8 @@ using Fetch = std::function<driver::HttpResponse(const std::string& url, double 
 // waits for it, at most one timeout).
 class LiveMonitor {
  public:
-  LiveMonitor(std::vector<std::string> urls, LiveSettings settings, Fetch fetch = driver::http_get);
+  // Without `fetch`: driver::http_get, capped at settings.max_reply_bytes.
+  LiveMonitor(std::vector<std::string> urls, LiveSettings settings, Fetch fetch = {});
 
   // Scrapes every URL (in parallel) when the last round is at least an interval old, then
   // returns the figures so far.

@@ -81,7 +81,9 @@ std::string hit_chart(const LiveSnapshot& s, const std::optional<Baseline>& base
 Baseline find_baseline(const store::Store& store, std::int64_t experiment_id,
                        const std::string& arm, int concurrency) {
   const auto e = store.experiment(experiment_id);
-  if (!e) throw NotFound{"no experiment " + std::to_string(experiment_id) + " in " + store.path()};
+  if (!e)
+    throw NotFound{"no experiment " + std::to_string(experiment_id) + " in " +
+                   store_file_name(store)};
   const reports::ReportModel model = reports::build_report_model(store, experiment_id);
   if (model.levels.empty())
     throw NotFound{"experiment " + std::to_string(experiment_id) + " has no cells"};

@@ -228,15 +228,19 @@ struct LiveQuery {
   int concurrency = 0;  // 0: the running sweep's, else the baseline's first level
 };
 
-LiveQuery live_query(const httplib::Request& req) {
+LiveQuery live_query(const httplib::Request& req, const LiveSettings& settings) {
   LiveQuery q;
-  const auto add_url = [&q](std::string url) {
+  const auto add_url = [&q, &settings](std::string url) {
     url.erase(0, url.find_first_not_of(" \t\r"));
     url.erase(url.find_last_not_of(" \t\r") + 1);
     if (url.empty()) return;
     if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
       throw std::invalid_argument("url: expected an http:// or https:// /metrics URL, got \"" +
                                   url + "\"");
+    }
+    if (q.urls.size() >= settings.max_urls) {
+      throw std::invalid_argument("url: at most " + std::to_string(settings.max_urls) +
+                                  " /metrics URLs in one request (--max-urls)");
     }
     q.urls.push_back(url);
   };
@@ -294,7 +298,7 @@ Json live_json(ServeContext& context, const LiveQuery& asked, bool charts) {
 void live_routes(httplib::Server& server, ServeContext& context) {
   server.Get("/live", [&context](const httplib::Request& req, httplib::Response& res) {
     answer(req, res, [&] {
-      const LiveQuery q = live_query(req);
+      const LiveQuery q = live_query(req, context.options().live);
       Json view = live_json(context, q, true);
       {
         const store::Store store = open_store(context);
@@ -312,18 +316,22 @@ void live_routes(httplib::Server& server, ServeContext& context) {
     });
   });
   server.Get("/api/live", [&context](const httplib::Request& req, httplib::Response& res) {
-    answer(req, res,
-           [&] { send_json(res, live_json(context, live_query(req), wants_charts(req))); });
+    answer(req, res, [&] {
+      send_json(res,
+                live_json(context, live_query(req, context.options().live), wants_charts(req)));
+    });
   });
   // Server-sent events: one `live` event per round of scrapes, until the client goes.
   server.Get("/api/live/stream", [&context](const httplib::Request& req, httplib::Response& res) {
     answer(req, res, [&] {
-      const LiveQuery q = live_query(req);
+      const LiveQuery q = live_query(req, context.options().live);
       const bool charts = wants_charts(req);
+      // Refused with 503 beyond the bounds: each open stream holds a worker.
+      std::shared_ptr<void> place = context.open_stream(req.remote_addr);
       live_json(context, q, charts);  // a bad baseline is answered now, with its status
       res.set_header("Cache-Control", "no-store");
       res.set_chunked_content_provider(
-          "text/event-stream", [&context, q, charts](std::size_t, httplib::DataSink& sink) {
+          "text/event-stream", [&context, q, charts, place](std::size_t, httplib::DataSink& sink) {
             if (context.stopping()) return false;
             std::string event;
             try {

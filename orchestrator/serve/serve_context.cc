@@ -84,20 +84,61 @@ std::shared_ptr<LiveMonitor> ServeContext::monitor(const std::vector<std::string
   return monitors_[key];
 }
 
+std::shared_ptr<void> ServeContext::open_stream(const std::string& client) {
+  std::lock_guard lock(mutex_);
+  const ServerLimits& limits = options_.limits;
+  if (streams_ >= limits.max_streams) {
+    throw HttpError{503, std::to_string(streams_) +
+                             " live streams are open, the most this server keeps "
+                             "(--max-streams); close one or try again later"};
+  }
+  int& mine = streams_by_client_[client];
+  if (mine >= limits.max_streams_per_client) {
+    throw HttpError{503, "this client has " + std::to_string(mine) +
+                             " live streams open, the most one client may (--max-streams-per-"
+                             "client); close one or try again later"};
+  }
+  ++mine;
+  ++streams_;
+  return std::shared_ptr<void>(nullptr, [this, client](void*) {
+    std::lock_guard release_lock(mutex_);
+    --streams_;
+    if (--streams_by_client_[client] <= 0) streams_by_client_.erase(client);
+  });
+}
+
+std::string ServeContext::without_store_path(std::string message) const {
+  const std::string& given = options_.db_path;
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(given, ec).lexically_normal().string();
+  const std::string name = std::filesystem::path(given).filename().string();
+  for (const std::string& path : {absolute, given}) {
+    if (path.empty() || path == name) continue;
+    for (std::size_t at = message.find(path); at != std::string::npos;
+         at = message.find(path, at + name.size())) {
+      message.replace(at, path.size(), name);
+    }
+  }
+  return message;
+}
+
 store::Store open_store(const ServeContext& context) {
   const std::string& path = context.options().db_path;
   if (!std::filesystem::exists(path)) {
-    throw HttpError{503, "no store at " + path + " yet: the first kvsweep run creates it"};
+    throw HttpError{503, context.without_store_path("no store at " + path +
+                                                    " yet: the first kvsweep run creates it")};
   }
   try {
     return store::Store::open_read_only(path);
   } catch (const std::runtime_error& e) {
-    throw HttpError{503, e.what()};
+    throw HttpError{503, context.without_store_path(e.what())};
   }
 }
 
 void send_json(httplib::Response& res, const nlohmann::ordered_json& body) {
-  res.set_content(body.dump(2) + "\n", "application/json");
+  // Bytes that are not UTF-8 (a stored name, say) become U+FFFD rather than an exception.
+  res.set_content(body.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
+                  "application/json");
 }
 
 void send_html(httplib::Response& res, const std::string& html) {
@@ -126,6 +167,9 @@ void answer(const httplib::Request& req, httplib::Response& res,
     send_error(req, res, e.status, e.message);
   } catch (const std::invalid_argument& e) {
     send_error(req, res, 400, e.what());
+  } catch (const nlohmann::ordered_json::exception&) {
+    // The JSON library's own words describe this program, not the request.
+    send_error(req, res, 500, "this answer could not be encoded as JSON");
   } catch (const std::logic_error& e) {
     send_error(req, res, 500, e.what());
   } catch (const std::exception& e) {

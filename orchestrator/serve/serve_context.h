@@ -40,6 +40,14 @@ class ServeContext {
   // The monitor of this set of URLs, made on first use; monitors nobody polled for a while
   // are dropped.
   std::shared_ptr<LiveMonitor> monitor(const std::vector<std::string>& urls, double now_wall_s);
+  // A place for one open live stream from `client` (its address), held until the returned
+  // handle is destroyed. Throws HttpError 503 when the client or the server has its
+  // limits.max_streams_per_client or max_streams open: beyond, a stream would take a worker
+  // that other requests need.
+  std::shared_ptr<void> open_stream(const std::string& client);
+  // `message` with the store's path as given or made absolute shown as its file name only:
+  // a remote client learns nothing of this machine's directories.
+  std::string without_store_path(std::string message) const;
 
  private:
   const ServeOptions options_;
@@ -49,6 +57,8 @@ class ServeContext {
   std::map<std::int64_t, std::pair<std::string, std::string>> headlines_;  // id -> (key, text)
   std::map<std::pair<std::int64_t, std::int64_t>, reports::CompareResult> compares_;
   std::map<std::string, std::shared_ptr<LiveMonitor>> monitors_;
+  int streams_ = 0;
+  std::map<std::string, int> streams_by_client_;
 };
 
 // An error a handler answers with its status and message (as a page, or JSON under /api/).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 
 #include "common/stats.h"
 #include "reports/cell_metrics.h"
@@ -14,6 +15,11 @@
 #include "reports/verdicts.h"
 
 namespace kvsweep::orchestrator::serve {
+
+std::string store_file_name(const store::Store& store) {
+  return std::filesystem::path(store.path()).filename().string();
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -114,7 +120,7 @@ Json commands_json(const std::vector<store::CommandRow>& commands) {
 
 store::ExperimentRow experiment_or_throw(const store::Store& store, std::int64_t id) {
   const auto e = store.experiment(id);
-  if (!e) throw NotFound{"no experiment " + std::to_string(id) + " in " + store.path()};
+  if (!e) throw NotFound{"no experiment " + std::to_string(id) + " in " + store_file_name(store)};
   return *e;
 }
 
@@ -164,7 +170,7 @@ nlohmann::ordered_json experiments_view(const store::Store& store, const Headlin
          {"headline", headline(e)},
          {"url", experiment_url(e.id)}});
   }
-  return {{"store", store.path()}, {"experiments", list}};
+  return {{"store", store_file_name(store)}, {"experiments", list}};
 }
 
 nlohmann::ordered_json experiment_view(const store::Store& store, std::int64_t experiment_id) {

@@ -15,6 +15,9 @@ namespace kvsweep::orchestrator::serve {
 
 // A request for something the store does not hold (an unknown experiment or cell): the page
 // answers 404 with this message.
+// The store's file name without its directories: what a remote client is told (docs/serve.md).
+std::string store_file_name(const store::Store& store);
+
 struct NotFound {
   std::string message;
 };

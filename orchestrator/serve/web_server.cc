@@ -7,9 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <vector>
 
-#include "orchestrator/serve/bounded_task_queue.h"
+#include "common/site_check.h"
+#include "orchestrator/serve/gated_http_server.h"
 #include "orchestrator/serve/page_render.h"
 #include "orchestrator/serve/serve_context.h"
 
@@ -20,12 +23,27 @@ std::chrono::microseconds to_micros(double seconds) {
   return std::chrono::microseconds(std::llround(seconds * 1e6));
 }
 
-// "127.0.0.1:8765", "[::1]:8765", "localhost": the host part of a Host header.
-std::string host_name(const std::string& host_header) {
-  if (!host_header.empty() && host_header.front() == '[') {
-    return host_header.substr(1, host_header.find(']') - 1);
+std::vector<std::string_view> header_values(const httplib::Request& req, const char* name) {
+  std::vector<std::string_view> values;
+  const auto range = req.headers.equal_range(name);
+  for (auto it = range.first; it != range.second; ++it) values.push_back(it->second);
+  return values;
+}
+
+// A cross-site request is refused unless it is a link followed to a page that fetches nothing
+// (a top-level navigation: another site can neither read the page nor act through it).
+bool harmless_navigation(const httplib::Request& req) {
+  return req.method == "GET" && req.get_header_value("Sec-Fetch-Mode") == "navigate" &&
+         req.path.rfind("/api/", 0) != 0 && req.path != "/live" && req.path != "/login";
+}
+
+// Every decoded path and query byte must be UTF-8: the JSON answers carry them.
+bool utf8_request(const httplib::Request& req) {
+  if (!is_valid_utf8(req.path)) return false;
+  for (const auto& [name, value] : req.params) {
+    if (!is_valid_utf8(name) || !is_valid_utf8(value)) return false;
   }
-  return host_header.substr(0, host_header.find(':'));
+  return true;
 }
 
 void security_headers(httplib::Response& res) {
@@ -55,26 +73,36 @@ struct WebServer::Impl {
   explicit Impl(ServeOptions options) : context(std::move(options)) {}
 
   ServeContext context;
-  httplib::Server http;
+  GatedHttpServer http;
   std::thread listener;
   int port = 0;
 
-  // Before any route: a request from a page of another site that reached a loopback server
-  // through a DNS name it controls (DNS rebinding) names that site as its Host, and a server
-  // without a token must not answer it; with a token, the token is the check.
+  // Before any route. A page of another site may reach a loopback server through a DNS name
+  // it controls (DNS rebinding: its Host names that site) or send the browser's request itself
+  // (Origin, Sec-Fetch-Site): neither is answered, with or without a token. Then the token.
   httplib::Server::HandlerResponse check(const httplib::Request& req, httplib::Response& res) {
     security_headers(res);
-    AccessGuard& guard = context.guard();
-    if (guard.open()) {
-      if (!is_loopback_address(host_name(req.get_header_value("Host")))) {
-        res.status = 403;
-        res.set_content("kvsweep serve answers loopback names only (Host: " +
-                            req.get_header_value("Host") + ")\n",
-                        "text/plain; charset=utf-8");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      return httplib::Server::HandlerResponse::Unhandled;
+    const auto refuse = [&](int status, const std::string& why) {
+      send_error(req, res, status, why);
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (header_values(req, "Authorization").size() > 1) {
+      return refuse(400, "more than one Authorization header");
     }
+    const SiteNames names{context.options().bind, context.options().allowed_hosts};
+    if (const std::string why = host_refusal(header_values(req, "Host"), names); !why.empty()) {
+      return refuse(why.rfind("more than", 0) == 0 || why.rfind("no Host", 0) == 0 ? 400 : 403,
+                    "kvsweep serve refused this request: " + why);
+    }
+    if (const std::string why =
+            cross_site_refusal(req.get_header_value("Host"), req.get_header_value("Origin"),
+                               req.get_header_value("Sec-Fetch-Site"));
+        !why.empty() && !harmless_navigation(req)) {
+      return refuse(403, "kvsweep serve refused this request: " + why);
+    }
+    if (!utf8_request(req)) return refuse(400, "the path or query is not valid UTF-8");
+    AccessGuard& guard = context.guard();
+    if (guard.open()) return httplib::Server::HandlerResponse::Unhandled;
     // GET /login carries its code in the URL; a POST's form body is read after this check,
     // so its route (added in start()) logs in.
     if (req.path == "/login" && req.method == "POST")
@@ -123,6 +151,13 @@ WebServer::WebServer(ServeOptions options) {
                                 " characters; use at least " + std::to_string(kMinTokenLength) +
                                 " (e.g. openssl rand -hex 32)");
   }
+  if (options.limits.max_streams >= options.limits.threads) {
+    throw std::invalid_argument("--max-streams " + std::to_string(options.limits.max_streams) +
+                                " must be below --threads " +
+                                std::to_string(options.limits.threads) +
+                                ": each open stream holds a thread, and other "
+                                "requests need one");
+  }
   impl_ = std::make_unique<Impl>(std::move(options));
 }
 
@@ -131,18 +166,17 @@ WebServer::~WebServer() { stop(); }
 int WebServer::start() {
   Impl& i = *impl_;
   const ServeOptions& o = i.context.options();
-  const ServerLimits limits = o.limits;
-  i.http.new_task_queue = [limits] {
-    return new BoundedTaskQueue(static_cast<std::size_t>(limits.threads),
-                                static_cast<std::size_t>(limits.max_queued));
-  };
+  const ServerLimits& limits = o.limits;
+  GateLimits gate;
+  gate.request_deadline_s = limits.header_timeout_s;
+  gate.max_connections = static_cast<std::size_t>(limits.max_connections);
+  gate.threads = static_cast<std::size_t>(limits.threads);
+  gate.max_queued = static_cast<std::size_t>(limits.max_queued);
+  gate.max_body_bytes = limits.payload_max_bytes;
   i.http.set_payload_max_length(limits.payload_max_bytes);
   i.http.set_read_timeout(to_micros(limits.read_timeout_s));
   i.http.set_write_timeout(to_micros(limits.write_timeout_s));
-  // httplib takes whole seconds here; at least 1, so a browser's next request can reuse it.
-  i.http.set_keep_alive_timeout(
-      std::max<time_t>(1, static_cast<time_t>(std::lround(limits.keep_alive_timeout_s))));
-  i.http.set_keep_alive_max_count(static_cast<std::size_t>(limits.keep_alive_max_count));
+  i.http.start_gate(gate);
   i.http.set_pre_routing_handler(
       [&i](const httplib::Request& req, httplib::Response& res) { return i.check(req, res); });
   i.http.Post("/login",
@@ -157,6 +191,7 @@ int WebServer::start() {
     throw std::runtime_error("cannot listen on " + o.bind + ":" + std::to_string(o.port) +
                              " (in use, or not an address of this machine)");
   }
+  i.http.widen_backlog(std::max(limits.max_connections, 128));
   i.listener = std::thread([&i] { i.http.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so the destructor may only rely on it then.
   while (!i.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -168,6 +203,7 @@ void WebServer::stop() {
   impl_->context.stop();  // open live streams end at their next check
   impl_->http.stop();
   impl_->listener.join();
+  impl_->http.stop_gate();  // waits for the workers: open streams end at their next check
 }
 
 std::string WebServer::url() const {

@@ -5,22 +5,24 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "orchestrator/serve/live_monitor.h"
 
 namespace kvsweep::orchestrator::serve {
 
-// What the HTTP server allows a client (docs/serve.md, "Limits"): httplib's own knobs.
+// What the HTTP server allows a client (docs/serve.md, "Limits"). Requests are read whole by the
+// connection gate (connection_gate.h) before a worker sees them; each connection carries one.
 struct ServerLimits {
-  int threads = 16;           // connections served at once; each open live stream (SSE) holds one
-  int max_queued = 64;        // accepted connections waiting for a thread; beyond, accepting pauses
-  double read_timeout_s = 5;  // a request line, header or body silent this long: closed
-  double write_timeout_s = 10;  // a client that reads nothing for this long: closed
-  // An idle keep-alive connection holds a thread, and stop() waits for it: short, so Ctrl-C
-  // ends the server within a couple of seconds.
-  double keep_alive_timeout_s = 2;
-  int keep_alive_max_count = 100;             // requests on one connection, then it is closed
+  int threads = 16;              // requests served at once; each open live stream (SSE) holds one
+  int max_queued = 64;           // whole requests waiting for a worker; beyond: 503
+  double header_timeout_s = 10;  // from accept to the request's last byte; then closed unanswered
+  int max_connections = 256;  // open at once; beyond, the longest-waiting unfinished request goes
+  double read_timeout_s = 5;  // a body larger than the gate waits for: each read this long at most
+  double write_timeout_s = 10;                // a client that reads nothing for this long: closed
   std::size_t payload_max_bytes = 64 * 1024;  // a login form at most; beyond: 413
+  int max_streams = 8;             // open live streams in all, below threads; beyond: 503
+  int max_streams_per_client = 4;  // open live streams from one client address; beyond: 503
 };
 
 struct ServeOptions {
@@ -28,6 +30,9 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8765;    // 0: any free port (tests)
   std::string token;  // "" only on a loopback bind (bind_refusal); never printed
+  // Host names answered besides the loopback names and `bind` (--allowed-host): a request
+  // naming any other host is refused (DNS rebinding).
+  std::vector<std::string> allowed_hosts;
   LiveSettings live;
   ServerLimits limits;
 };

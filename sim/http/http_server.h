@@ -41,6 +41,9 @@ struct HttpServerOptions {
   // Where accepted connections run, in turn (several io threads share the streams); empty:
   // on the io_context given to the server.
   std::vector<boost::asio::io_context*> connection_contexts;
+  // Host names the fleet's and the proxy's site guard (site_guard.h) answers to besides the
+  // loopback names and the listen address (--allowed-host); the server itself does not look.
+  std::vector<std::string> allowed_hosts;
 };
 
 // Thread contract: listen() and close() are called on the io thread of the io_context given to

@@ -23,11 +23,23 @@ class RawClient {
  public:
   // receive_buffer > 0: SO_RCVBUF set before connecting, so a client that does not read
   // fills its window after a few kilobytes.
-  explicit RawClient(std::uint16_t port, int receive_buffer = 0) {
+  // source: the local loopback address to connect from ("127.0.0.2": another client address
+  // to a server that counts per client); nullptr: the kernel's choice.
+  explicit RawClient(std::uint16_t port, int receive_buffer = 0, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd_ < 0) throw std::runtime_error("socket: errno " + std::to_string(errno));
     if (receive_buffer > 0) {
       ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+    }
+    if (source != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+        const int error = errno;
+        ::close(fd_);
+        throw std::runtime_error("bind: errno " + std::to_string(error));
+      }
     }
     sockaddr_in address{};
     address.sin_family = AF_INET;

@@ -53,7 +53,8 @@ json chat(const std::string& user, int max_tokens, bool stream) {
 
 std::string post_request(const json& body) {
   const std::string text = body.dump();
-  return "POST /v1/chat/completions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+  return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+         "application/json\r\n"
          "Content-Length: " +
          std::to_string(text.size()) + "\r\n\r\n" + text;
 }
@@ -363,8 +364,8 @@ TEST(ServerLimits, OutOfDescriptorsTheFleetServesItsOpenConnectionsAndHealthOnce
   Fleet fleet(options);
   fleet.start();
   const std::uint16_t port = port_of(fleet.router_url());
-  const std::string health = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
-  const std::string metrics = "GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n";
+  const std::string health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  const std::string metrics = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   RawClient established(port);
   ASSERT_TRUE(established.send(health));
   ASSERT_EQ(established.read_response().rfind("HTTP/1.1 200 OK", 0), 0u);
@@ -520,7 +521,8 @@ TEST(ServerLimits, APathThatIsNotUtf8GetsAJson404AndTheFleetServesOn) {
   fleet.start();
   for (const std::string& url : {fleet.router_url(), fleet.replica_urls().front()}) {
     RawClient client(port_of(url));
-    ASSERT_TRUE(client.send("GET /v1/\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    ASSERT_TRUE(
+        client.send("GET /v1/\xff\xfe HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
     const std::string response = client.read_response();
     ASSERT_NE(response.find("HTTP/1.1 404"), std::string::npos) << url << ": " << response;
     const std::string body = response.substr(response.find("\r\n\r\n") + 4);

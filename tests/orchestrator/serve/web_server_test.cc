@@ -143,7 +143,7 @@ TEST(WebServer, PagesCarryTheirCspAndUnknownIdsAre404Pages) {
   }
   const auto api = c.Get("/api/experiments/99");
   EXPECT_EQ(api->status, 404);
-  EXPECT_EQ(Json::parse(api->body)["error"], "no experiment 99 in " + served.db);
+  EXPECT_EQ(Json::parse(api->body)["error"], "no experiment 99 in kvsweep.db");  // no directory
   EXPECT_EQ(c.Get("/live?baseline=1&arm=nope")->status, 404);
   EXPECT_EQ(c.Get("/api/history?window=x")->status, 400);
 }
