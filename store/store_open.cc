@@ -13,19 +13,24 @@
 namespace kvsweep::store {
 namespace {
 
-SqliteDb open_for_writing(const std::string& path) {
+SqliteDb open_for_writing(const std::string& path, const MigrationProgress& progress) {
   SqliteDb db = SqliteDb::open(path);
   check_store_identity(db);  // before anything below writes to the file
   // WAL lets a report read while a sweep writes; NORMAL sync is durable enough under WAL
   // (a power cut may lose the last transaction, never corrupt the file).
+  // Incremental auto-vacuum lets `kvsweep prune` hand freed pages back to the file system
+  // without rewriting the whole store. SQLite applies it only to a file without tables yet,
+  // and setting it on an existing store would write its header on every open; an older store
+  // keeps its mode until a full VACUUM (`kvsweep migrate --vacuum`).
+  if (schema_version(db) == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
-  migrate(db);
+  migrate(db, progress);
   return db;
 }
 
-SqliteDb open_for_reading(const std::string& path) {
+SqliteDb open_for_reading(const std::string& path, const MigrationProgress& progress) {
   SqliteDb db = SqliteDb::open_read_only(path);
   check_store_identity(db);
   check_not_newer(db);
@@ -38,12 +43,13 @@ SqliteDb open_for_reading(const std::string& path) {
   if (version < kSchemaVersion) {
     // The queries below read columns an older schema lacks: migrate once, then read.
     try {
-      open_for_writing(path);
+      open_for_writing(path, progress);
     } catch (const std::exception& e) {
       throw std::runtime_error(
           path + ": store of schema version " + std::to_string(version) +
           " must be upgraded to version " + std::to_string(kSchemaVersion) +
-          " before this kvsweep reads it, which needs write access once: " + e.what());
+          " before this kvsweep reads it, which needs write access once (kvsweep --db " + path +
+          " migrate): " + e.what());
     }
     db = SqliteDb::open_read_only(path);
   }
@@ -65,20 +71,20 @@ Store Store::open_read_only(const std::string& path, int busy_timeout_ms) {
   const int version = schema_version(db);
   if (version == 0) throw std::runtime_error(path + ": not a kvsweep store (no schema)");
   if (version != kSchemaVersion) {
-    throw std::runtime_error(
-        path + ": store has schema version " + std::to_string(version) + ", this kvsweep reads " +
-        std::to_string(kSchemaVersion) +
-        (version < kSchemaVersion
-             ? "; any kvsweep command that writes migrates it (e.g. kvsweep --db " + path + " runs)"
-             : "; upgrade kvsweep to read it"));
+    throw std::runtime_error(path + ": store has schema version " + std::to_string(version) +
+                             ", this kvsweep reads " + std::to_string(kSchemaVersion) +
+                             (version < kSchemaVersion
+                                  ? "; run `kvsweep --db " + path + " migrate` to migrate it"
+                                  : "; upgrade kvsweep to read it"));
   }
   db.exec("PRAGMA query_only = 1");  // no statement of this connection may write
   return Store(std::make_unique<Impl>(Impl{std::move(db)}));
 }
 
-Store Store::open(const std::string& path, Access access) {
-  return Store(std::make_unique<Impl>(
-      Impl{access == Access::kReadOnly ? open_for_reading(path) : open_for_writing(path)}));
+Store Store::open(const std::string& path, Access access, const MigrationProgress& progress) {
+  return Store(
+      std::make_unique<Impl>(Impl{access == Access::kReadOnly ? open_for_reading(path, progress)
+                                                              : open_for_writing(path, progress)}));
 }
 
 const std::string& Store::path() const { return impl_->db.path(); }
