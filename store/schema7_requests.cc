@@ -130,6 +130,24 @@ void copy_rows(const SqliteDb& db, const MigrationProgress& progress) {
 
 }  // namespace
 
+// For people and scripts reading the store with sqlite3: every request with its durations
+// filled in, computed as request_durations.cc does (SQLite's REAL arithmetic is the same IEEE
+// double arithmetic, so the values are the very ones kvsweep reads).
+const char* const kCreateRequestsFull = R"sql(
+CREATE VIEW requests_full AS SELECT
+  id, cell_id, request_index, worker, conversation, turn, warmup, ok, error_kind, error,
+  http_status, scheduled_s, sent_s, first_token_s, last_token_s,
+  COALESCE(ttft_ms, (first_token_s - sent_s) * 1000.0) AS ttft_ms,
+  COALESCE(e2e_ms, (last_token_s - sent_s) * 1000.0) AS e2e_ms,
+  COALESCE(tpot_ms, CASE WHEN output_tokens > 1
+    THEN (COALESCE(e2e_ms, (last_token_s - sent_s) * 1000.0) -
+          COALESCE(ttft_ms, (first_token_s - sent_s) * 1000.0)) / (output_tokens - 1)
+    ELSE 0.0 END) AS tpot_ms,
+  itl_us, prompt_tokens, output_tokens, cached_tokens, tokens_estimated, replica,
+  COALESCE(ended_s, last_token_s) AS ended_s
+FROM requests;
+)sql";
+
 void rewrite_requests_compact(const SqliteDb& db, const MigrationProgress& progress) {
   db.exec(kCreateRequestsV7);
   copy_rows(db, progress);  // its statements are finalized before the old table is dropped
@@ -137,6 +155,7 @@ void rewrite_requests_compact(const SqliteDb& db, const MigrationProgress& progr
       "DROP TABLE requests;"
       "ALTER TABLE requests_v7 RENAME TO requests;"
       "CREATE INDEX requests_cell ON requests(cell_id);");
+  db.exec(kCreateRequestsFull);
 }
 
 }  // namespace kvsweep::store

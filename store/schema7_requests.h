@@ -11,7 +11,8 @@ namespace kvsweep::store {
 extern const char* const kCreateRequestsV7;
 
 // Copies every row of a schema-6 `requests` into `requests_v7` (ids kept), then puts the new
-// table in the old one's place with its index. Inside the caller's transaction; tells
+// table in the old one's place with its index, and creates the view `requests_full` (the
+// table with every duration filled in, for sqlite3 users). Inside the caller's transaction; tells
 // `progress` (when set) the row count and every kCopyBatch rows.
 void rewrite_requests_compact(const SqliteDb& db, const MigrationProgress& progress);
 

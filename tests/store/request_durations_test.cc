@@ -57,6 +57,16 @@ TEST(RequestDurations, DerivedOnesAreNullAndComeBackTheSame) {
     EXPECT_EQ(back[i].tpot_ms, rows[i].tpot_ms) << i;
     EXPECT_EQ(back[i].ended_s, rows[i].ended_s) << i;
   }
+  // sqlite3 users read the same values through the view.
+  SqliteStatement full = SqliteDb::open(path).prepare(
+      "SELECT ttft_ms, e2e_ms, tpot_ms, ended_s FROM requests_full ORDER BY request_index");
+  for (const RequestRow& row : rows) {
+    ASSERT_TRUE(full.step());
+    EXPECT_EQ(full.column_double(0), row.ttft_ms) << row.index;
+    EXPECT_EQ(full.column_double(1), row.e2e_ms) << row.index;
+    EXPECT_EQ(full.column_double(2), row.tpot_ms) << row.index;
+    EXPECT_EQ(full.column_double(3), row.ended_s) << row.index;
+  }
   SqliteStatement s = SqliteDb::open(path).prepare(
       "SELECT ttft_ms IS NULL, e2e_ms IS NULL, tpot_ms IS NULL, ended_s IS NULL FROM requests "
       "ORDER BY request_index");
