@@ -54,5 +54,7 @@ Subcommand register_load(CLI::App& app, const GlobalOptions& global);
 Subcommand register_sim(CLI::App& app, const GlobalOptions& global);  // `sim serve`
 Subcommand register_proxy(CLI::App& app, const GlobalOptions& global);
 Subcommand register_serve(CLI::App& app, const GlobalOptions& global);  // the web view
+Subcommand register_migrate(CLI::App& app, const GlobalOptions& global);
+Subcommand register_backup(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kvsweep::orchestrator
