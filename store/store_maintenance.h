@@ -17,9 +17,9 @@ struct MigrationResult {
 // `kvsweep migrate`: brings an existing store to this kvsweep's schema (a no-op when it is
 // there already), telling `progress` each step. With `vacuum`, then rewrites the file whole
 // (VACUUM: needs free disk about the store's size, and waits for other writers), which hands
-// free pages back to the file system and switches a store created before schema 7 to
-// incremental auto-vacuum, so deleted rows can return space without a full rewrite afterwards.
-// Throws std::invalid_argument when there is no file or it is not a kvsweep store yet.
+// free pages back to the file system and switches the store to incremental auto-vacuum, so deleted
+// rows can return space without a full rewrite afterwards. Throws std::invalid_argument when there
+// is no file or it is not a kvsweep store yet.
 MigrationResult migrate_store(const std::string& path, bool vacuum,
                               const MigrationProgress& progress);
 

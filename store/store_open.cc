@@ -16,12 +16,6 @@ namespace {
 SqliteDb open_for_writing(const std::string& path, const MigrationProgress& progress) {
   SqliteDb db = SqliteDb::open(path);
   check_store_identity(db);  // before anything below writes to the file
-  // Incremental auto-vacuum lets pages freed by deleting rows be handed back to the file
-  // system (PRAGMA incremental_vacuum) without rewriting the whole store. SQLite applies it
-  // only to a file without tables yet, and setting it on an existing store would write its
-  // header on every open; an older store keeps its mode until a full VACUUM (`kvsweep migrate
-  // --vacuum`).
-  if (schema_version(db) == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
   // WAL lets a report read while a sweep writes; NORMAL sync is durable enough under WAL
   // (a power cut may lose the last transaction, never corrupt the file).
   db.exec("PRAGMA journal_mode = WAL");

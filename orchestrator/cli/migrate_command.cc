@@ -14,11 +14,10 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
       "migrate",
       "bring the store to this kvsweep's schema (every writing command does so on open; "
       "readers such as serve ask for this)");
-  cmd->add_flag(
-      "--vacuum", *vacuum,
-      "then rewrite the file whole (VACUUM): returns free pages to the file system and "
-      "lets a store made before schema 7 return the space of deleted rows; needs free disk about "
-      "the store's size");
+  cmd->add_flag("--vacuum", *vacuum,
+                "then rewrite the file whole (VACUUM): returns free pages to the file system and "
+                "switches it to incremental auto-vacuum; needs free disk about "
+                "the store's size");
   return {
       cmd, [vacuum, &global] {
         Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);

@@ -165,13 +165,5 @@ TEST(StoreMigrate, AnOlderStoreIsMigratedAndACurrentOneLeftAlone) {
   EXPECT_THROW(migrate_store(dir.file("none.db"), false, tell), std::invalid_argument);
 }
 
-TEST(StoreMigrate, NewStoresUseIncrementalAutoVacuum) {
-  TempDir dir;
-  { Store store = Store::open(dir.file("new.db")); }
-  SqliteStatement mode = SqliteDb::open(dir.file("new.db")).prepare("PRAGMA auto_vacuum");
-  mode.step();
-  EXPECT_EQ(mode.column_int64(0), 2);
-}
-
 }  // namespace
 }  // namespace kvsweep::store
