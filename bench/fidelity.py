@@ -185,12 +185,12 @@ def seed_003(db, cells):
     with sqlite3.connect(db) as store:
         rows = store.execute(
             "SELECT c.arm, c.concurrency, r.conversation, r.turn, r.replica, r.warmup"
-            " FROM requests r JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1"
+            " FROM requests_full r JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1"
             " ORDER BY c.id, r.conversation, r.turn"
         ).fetchall()
         ttfts = {}
         for strategy, conc, ttft in store.execute(
-            "SELECT c.arm, c.concurrency, r.ttft_ms FROM requests r"
+            "SELECT c.arm, c.concurrency, r.ttft_ms FROM requests_full r"
             " JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1 AND r.warmup = 0"
         ):
             ttfts.setdefault((strategy, conc), []).append(ttft)
@@ -244,7 +244,7 @@ def measured_ttfts(db):
     ttfts = {}
     with sqlite3.connect(db) as store:
         for arm, conc, ttft in store.execute(
-            "SELECT c.arm, c.concurrency, r.ttft_ms FROM requests r"
+            "SELECT c.arm, c.concurrency, r.ttft_ms FROM requests_full r"
             " JOIN cells c ON c.id = r.cell_id WHERE r.ok = 1 AND r.warmup = 0"
         ):
             ttfts.setdefault((arm, conc), []).append(ttft)

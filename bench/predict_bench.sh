@@ -29,7 +29,7 @@ predict() {  # $1: label, $2: scenario
   IFS='|' read -r requests cells tokens <<<"$(sqlite3 "$db" \
     "SELECT count(*), count(DISTINCT cell_id), sum(output_tokens) FROM requests")"
   virtual=$(sqlite3 "$db" "SELECT round(sum(w), 1) FROM (SELECT max(ended_s) - min(sent_s) AS w
-                                                         FROM requests GROUP BY cell_id)")
+                                                         FROM requests_full GROUP BY cell_id)")
   printf '%s cells, %s requests, %s output tokens, %s s of virtual time\n' \
     "$cells" "$requests" "$tokens" "$virtual"
   printf 'wall %s s, CPU %s s user + %s s system, peak RSS %d MiB, store %d MiB\n' \

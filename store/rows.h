@@ -63,7 +63,7 @@ struct RequestRow {
   double ttft_ms = 0;
   double e2e_ms = 0;
   double tpot_ms = 0;
-  std::vector<double> itl_ms;  // stored as a JSON array
+  std::vector<double> itl_ms;  // stored compactly (store/itl_blob.h)
   int prompt_tokens = -1;      // -1: unknown (the server sent no usage)
   int output_tokens = 0;
   int cached_tokens = -1;

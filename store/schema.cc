@@ -2,9 +2,12 @@
 #include "store/schema.h"
 
 #include <array>
+#include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "store/schema7_requests.h"
 #include "store/store_identity.h"
 
 namespace kvsweep::store {
@@ -152,7 +155,10 @@ ALTER TABLE experiments ADD COLUMN baseline TEXT NOT NULL DEFAULT '';
 UPDATE experiments SET baseline = json_extract(setup_json, '$.baseline')
   WHERE json_valid(setup_json) AND json_type(setup_json, '$.baseline') = 'text';
 )sql",
-    // 7: what load each cell asked for (loop, rate, cap, users) and the driver's own figures
+    // 7: requests rewritten compact by schema7_requests.cc (no SQL here: the rows are
+    // converted in C++, see migrate_to below).
+    "",
+    // 8: what load each cell asked for (loop, rate, cap, users) and the driver's own figures
     // (CPU, send delay, spans), for the achieved-load figures and each cell's verdict. A row
     // is written with the cell's record; cells stored before have none (nothing to judge the
     // driver by: their verdict says so).
@@ -197,9 +203,15 @@ void check_not_newer(const SqliteDb& db) {
   }
 }
 
-void migrate(const SqliteDb& db) { migrate_to(db, kSchemaVersion); }
+void print_migration_progress(const std::string& line) {
+  std::fprintf(stderr, "kvsweep: %s\n", line.c_str());
+}
 
-void migrate_to(const SqliteDb& db, int target) {
+void migrate(const SqliteDb& db, const MigrationProgress& progress) {
+  migrate_to(db, kSchemaVersion, progress);
+}
+
+void migrate_to(const SqliteDb& db, int target, const MigrationProgress& progress) {
   if (target < 0 || target > kSchemaVersion) {
     throw std::invalid_argument("migrate_to: no schema version " + std::to_string(target));
   }
@@ -209,15 +221,28 @@ void migrate_to(const SqliteDb& db, int target) {
   check_not_newer(db);
   const int version = schema_version(db);
   // Only a current store is stamped: tests build files as older kvsweeps wrote them, unstamped.
-  SqliteStatement id = db.prepare("PRAGMA application_id");
-  id.step();
-  const bool stamp = target == kSchemaVersion && id.column_int64(0) != kApplicationId;
+  const bool stamp = target == kSchemaVersion && [&db] {
+    // Finalized here: an open statement would keep DROP TABLE in a migration from running.
+    SqliteStatement id = db.prepare("PRAGMA application_id");
+    id.step();
+    return id.column_int64(0) != kApplicationId;
+  }();
   if (version >= target && !stamp) return;  // nothing written: the rollback is a no-op
-  for (int v = version; v < target; ++v) db.exec(kMigrations[static_cast<std::size_t>(v)]);
+  // A new file is created, not migrated: nothing to tell anyone.
+  const bool tell = progress && version > 0 && version < target;
+  if (tell) {
+    progress(db.path() + ": migrating from schema version " + std::to_string(version) + " to " +
+             std::to_string(target));
+  }
+  for (int v = version; v < target; ++v) {
+    db.exec(kMigrations[static_cast<std::size_t>(v)]);
+    if (v == 6) rewrite_requests_compact(db, tell ? progress : MigrationProgress{});
+  }
   // PRAGMA takes no bound parameters; the values are our own integer constants.
   if (version < target) db.exec("PRAGMA user_version = " + std::to_string(target));
   if (stamp) db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
   transaction.commit();
+  if (tell) progress(db.path() + ": migrated to schema version " + std::to_string(target));
 }
 
 }  // namespace kvsweep::store

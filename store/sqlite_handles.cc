@@ -106,6 +106,20 @@ SqliteDb SqliteDb::open_read_only(const std::string& path, int busy_timeout_ms) 
                    busy_timeout_ms);
 }
 
+void SqliteDb::backup_into(const SqliteDb& dest) const {
+  sqlite3_backup* backup = sqlite3_backup_init(dest.db_.get(), "main", db_.get(), "main");
+  if (backup == nullptr) dest.fail("starting a backup of " + path_);
+  // -1: every page in one step, under one read lock; stepping in parts would restart each
+  // time another process committed, and could chase a busy sweep for ever.
+  const int stepped = sqlite3_backup_step(backup, -1);
+  const int finished = sqlite3_backup_finish(backup);
+  if (stepped != SQLITE_DONE || finished != SQLITE_OK) {
+    throw SqliteError(dest.path_ + ": backup of " + path_ +
+                          " failed: " + sqlite3_errstr(stepped != SQLITE_DONE ? stepped : finished),
+                      stepped != SQLITE_DONE ? stepped : finished);
+  }
+}
+
 bool SqliteDb::in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
 
 void SqliteDb::fail(const std::string& what) const {
@@ -158,6 +172,19 @@ void SqliteStatement::bind_text(int index, const std::string& value) {
              index);
 }
 
+void SqliteStatement::bind_blob(int index, const std::string& bytes) {
+  // sqlite3_bind_blob with a null pointer binds NULL; zeroblob(0) is an empty blob.
+  const int rc = bytes.empty()
+                     ? sqlite3_bind_zeroblob(stmt_.get(), index, 0)
+                     : sqlite3_bind_blob(stmt_.get(), index, bytes.data(),
+                                         static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  check_bind(rc, index);
+}
+
+void SqliteStatement::bind_null(int index) {
+  check_bind(sqlite3_bind_null(stmt_.get(), index), index);
+}
+
 bool SqliteStatement::step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
@@ -184,6 +211,17 @@ std::string SqliteStatement::column_text(int column) const {
   if (text == nullptr) return {};
   const int size = sqlite3_column_bytes(stmt_.get(), column);
   return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(size));
+}
+
+std::string SqliteStatement::column_blob(int column) const {
+  const void* bytes = sqlite3_column_blob(stmt_.get(), column);
+  if (bytes == nullptr) return {};
+  const int size = sqlite3_column_bytes(stmt_.get(), column);
+  return std::string(static_cast<const char*>(bytes), static_cast<std::size_t>(size));
+}
+
+bool SqliteStatement::column_is_null(int column) const {
+  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
 }
 
 Transaction::Transaction(const SqliteDb& db) : db_(db), nested_(db.in_transaction()) {

@@ -52,6 +52,11 @@ class SqliteDb {
   void exec(const std::string& sql) const;  // one or more statements, no results
   SqliteStatement prepare(const std::string& sql) const;
   std::int64_t last_insert_rowid() const;
+  // Copies this whole database into `dest` with SQLite's online backup API, in one step: the
+  // copy is the snapshot of one read transaction, so a writer in another process (a sweep
+  // under WAL) goes on meanwhile and the copy holds every transaction committed before it
+  // began and none after. Throws SqliteError naming both files.
+  void backup_into(const SqliteDb& dest) const;
   int changes() const;  // rows changed by the last INSERT/UPDATE/DELETE
   // Throws SqliteError "<path>: <what>: <sqlite3_errmsg>".
   [[noreturn]] void fail(const std::string& what) const;
@@ -77,6 +82,8 @@ class SqliteStatement {
   void bind_int64(int index, std::int64_t value);
   void bind_double(int index, double value);
   void bind_text(int index, const std::string& value);
+  void bind_blob(int index, const std::string& bytes);  // an empty string binds a zero-length blob
+  void bind_null(int index);
   // Returns true when a row is ready to read, false when the statement is done.
   bool step();
   // Makes the statement reusable for the next row: resets it and clears its bindings.
@@ -85,6 +92,8 @@ class SqliteStatement {
   std::int64_t column_int64(int column) const;
   double column_double(int column) const;
   std::string column_text(int column) const;  // "" for NULL
+  std::string column_blob(int column) const;  // the bytes; "" for NULL or a zero-length blob
+  bool column_is_null(int column) const;
 
  private:
   friend class SqliteDb;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "store/migration_progress.h"
 #include "store/rows.h"
 
 namespace kvsweep::store {
@@ -35,13 +36,15 @@ class Store {
   // Checks first, reading only, that the file is a kvsweep store or empty (store_identity.h):
   // another program's database is refused before anything is written to it. Read-write then
   // enables WAL and foreign keys and applies migrations. Read-only opens an existing file; a
-  // store of an older schema is migrated first, which needs write access once.
-  static Store open(const std::string& path, Access access = Access::kReadWrite);
+  // store of an older schema is migrated first, which needs write access once; a migration that
+  // rewrites rows tells `progress` how far it got.
+  static Store open(const std::string& path, Access access = Access::kReadWrite,
+                    const MigrationProgress& progress = print_migration_progress);
   // Opens an existing store for reading only, beside a sweep that may be writing it (kvsweep
   // serve): never creates, migrates or writes; a statement waits at most busy_timeout_ms on a
   // lock (under WAL a reader rarely waits at all). Throws std::runtime_error when the file is
   // missing, is not a kvsweep store, or has another schema version than this kvsweep's (older:
-  // any writing kvsweep command, e.g. `kvsweep runs`, migrates it).
+  // `kvsweep migrate` migrates it, as does any command that writes).
   static Store open_read_only(const std::string& path, int busy_timeout_ms = 500);
   ~Store();
   Store(Store&&) noexcept;

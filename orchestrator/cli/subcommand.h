@@ -55,5 +55,7 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& global);  // `sim se
 Subcommand register_proxy(CLI::App& app, const GlobalOptions& global);
 Subcommand register_serve(CLI::App& app, const GlobalOptions& global);  // the web view
 Subcommand register_audit(CLI::App& app, const GlobalOptions& global);  // an outside result
+Subcommand register_migrate(CLI::App& app, const GlobalOptions& global);
+Subcommand register_backup(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kvsweep::orchestrator

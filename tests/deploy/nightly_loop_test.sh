@@ -3,7 +3,8 @@
 # the embedded fleet with the real kvsweep: the first passes with nothing to compare, the
 # second (same speed) passes, the third (a slower profile under the same name) fails with the
 # regression, as the Job would. Two real runs of one scenario differ by noise, so the nights
-# compare with --min-change 50 (COMPARE_ARGS): noise passes, a 70B profile does not.
+# compare with --min-change 50 (COMPARE_ARGS): noise passes, a 70B profile does not. Every
+# night ends with a backup of the store, which opens with every night stored so far.
 # Usage: nightly_loop_test.sh KVSWEEP SOURCE_DIR WORK_DIR
 set -u
 kvsweep=$1 source=$2 work=$3
@@ -18,6 +19,7 @@ print(cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["
 
 night() {  # $1: scenario file
   PATH="$work/bin:$PATH" KVSWEEP_DB="$work/kvsweep.db" REPORTS_DIR="$work/reports" \
+    BACKUP_DB="$work/backup/kvsweep.db" \
     SCENARIO="$1" SCENARIO_NAME=compare-cli COMPARE_ARGS="--min-change 50" /bin/sh "$work/nightly.sh" >"$work/out" 2>&1
 }
 fixtures=$source/tests/reports/fixtures
@@ -29,6 +31,9 @@ night "$fixtures/compare_fast.yaml"; status=$?
 cat "$work/out"
 [ $status -eq 0 ] || fail "night 2 (same speed) exited $status, want 0"
 grep -q "ttft_p95_ms" "$work/out" || fail "night 2 printed no history"
+grep -q "backed up to $work/backup/kvsweep.db" "$work/out" || fail "night 2 made no backup"
+backed_up=$("$kvsweep" --db "$work/backup/kvsweep.db" runs | grep -c compare-cli)
+[ "$backed_up" -eq 2 ] || fail "the backup after night 2 holds $backed_up nights, want 2"
 night "$fixtures/compare_slow.yaml"; status=$?
 cat "$work/out"
 [ $status -eq 1 ] || fail "night 3 (slower profile) exited $status, want 1"

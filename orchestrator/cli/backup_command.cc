@@ -1,0 +1,29 @@
+// `kvsweep backup DEST`: a consistent copy of the store, safe beside a running sweep and serve.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "orchestrator/cli/subcommand.h"
+#include "store/store_maintenance.h"
+
+namespace kvsweep::orchestrator {
+
+Subcommand register_backup(CLI::App& app, const GlobalOptions& global) {
+  auto dest = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "backup",
+      "copy the store to DEST with SQLite's online backup: consistent while a sweep writes and "
+      "serve reads; DEST is replaced only by a whole, checked copy");
+  cmd->add_option("dest", *dest, "the file to write (replaced when it exists)")->required();
+  return {cmd, [dest, &global] {
+            const store::BackupResult result = store::backup_store(global.db_path, *dest);
+            std::printf("%s: backed up to %s (schema version %d, %lld experiment%s, %.1f MB)\n",
+                        global.db_path.c_str(), dest->c_str(), result.schema_version,
+                        static_cast<long long>(result.experiments),
+                        result.experiments == 1 ? "" : "s",
+                        static_cast<double>(result.bytes) / 1e6);
+            return kExitOk;
+          }};
+}
+
+}  // namespace kvsweep::orchestrator

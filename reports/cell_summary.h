@@ -1,0 +1,40 @@
+// A cell's figures as one serialized record, computed once when the cell ends and stored
+// beside it, so reports need not read its raw request rows again: every figure of CellMetrics
+// (not its raw samples) as JSON, and its latency distributions as mergeable histograms.
+// Adding a field to CellMetrics means adding it to both functions below, not a migration.
+#pragma once
+
+#include <string>
+
+#include "reports/cell_metrics.h"
+#include "reports/latency_histogram.h"
+
+namespace kvsweep::reports {
+
+// Written into every summary as "format". Bump it when a field changes meaning (not when one
+// is added: a reader fills fields an older summary lacks with their defaults, and says so in
+// the format it read).
+constexpr int kSummaryFormat = 1;
+
+// Every figure of `metrics` except `samples`, as compact JSON text. Doubles keep every bit
+// (shortest round-trip text); NaN and infinities are written as the strings "nan", "inf",
+// "-inf", which JSON has no number for; nullopt as null.
+std::string metrics_to_summary(const CellMetrics& metrics);
+
+// The inverse: `samples` stays empty. Fields the text lacks keep CellMetrics' defaults (a
+// summary of an older format); unknown fields are ignored (a newer one). Throws
+// std::invalid_argument naming the field when a value has the wrong type, or when the text is
+// not a JSON object or comes from a newer format than kSummaryFormat.
+CellMetrics metrics_from_summary(const std::string& text);
+
+// The latency distributions of a cell, over the same requests as CellMetrics' figures.
+struct CellDistributions {
+  LatencyHistogram ttft_ms;
+  LatencyHistogram tpot_ms;
+  LatencyHistogram itl_ms;
+  LatencyHistogram e2e_ms;
+};
+
+CellDistributions distributions_of(const SortedSamples& samples);
+
+}  // namespace kvsweep::reports

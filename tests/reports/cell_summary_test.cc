@@ -1,0 +1,196 @@
+// Tests for reports/cell_summary and reports/latency_histogram: the summary gives back every
+// figure bit for bit, and a percentile read from a histogram is within 0.5% of the exact one.
+#include "reports/cell_summary.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/stats.h"
+#include "tests/reports/request_builders.h"
+
+namespace kvsweep::reports {
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expect_same(const SampleSummary& a, const SampleSummary& b, const std::string& what) {
+  EXPECT_EQ(a.count, b.count) << what;
+  for (const auto field :
+       {&SampleSummary::mean, &SampleSummary::std, &SampleSummary::min, &SampleSummary::max,
+        &SampleSummary::median, &SampleSummary::p90, &SampleSummary::p95, &SampleSummary::p99}) {
+    EXPECT_TRUE(same_bits(a.*field, b.*field)) << what << ": " << a.*field << " " << b.*field;
+  }
+}
+
+void expect_same(const std::optional<double>& a, const std::optional<double>& b,
+                 const std::string& what) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << what;
+  if (a) {
+    EXPECT_TRUE(same_bits(*a, *b)) << what << ": " << *a << " " << *b;
+  }
+}
+
+// Every figure but the raw samples.
+void expect_same(const CellMetrics& a, const CellMetrics& b) {
+  EXPECT_EQ(a.ok, b.ok);
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_EQ(a.failed_by_kind, b.failed_by_kind);
+  ASSERT_EQ(a.first_failure_by_kind.size(), b.first_failure_by_kind.size());
+  for (const auto& [kind, f] : a.first_failure_by_kind) {
+    EXPECT_EQ(f.http_status, b.first_failure_by_kind.at(kind).http_status) << kind;
+    EXPECT_EQ(f.error, b.first_failure_by_kind.at(kind).error) << kind;
+  }
+  expect_same(a.ttft_ms, b.ttft_ms, "ttft");
+  expect_same(a.tpot_ms, b.tpot_ms, "tpot");
+  expect_same(a.itl_ms, b.itl_ms, "itl");
+  expect_same(a.e2e_ms, b.e2e_ms, "e2e");
+  expect_same(a.schedule_lag_ms, b.schedule_lag_ms, "schedule lag");
+  expect_same(a.e2e_from_schedule_ms, b.e2e_from_schedule_ms, "e2e from schedule");
+  EXPECT_TRUE(same_bits(a.window_s, b.window_s));
+  EXPECT_TRUE(same_bits(a.request_throughput, b.request_throughput));
+  EXPECT_TRUE(same_bits(a.output_throughput, b.output_throughput));
+  expect_same(a.total_token_throughput, b.total_token_throughput, "total tok/s");
+  EXPECT_EQ(a.prompt_tokens, b.prompt_tokens);
+  EXPECT_EQ(a.prompt_tokens_unknown, b.prompt_tokens_unknown);
+  EXPECT_EQ(a.output_tokens, b.output_tokens);
+  EXPECT_EQ(a.output_tokens_estimated, b.output_tokens_estimated);
+  EXPECT_TRUE(same_bits(a.max_output_tokens_per_s, b.max_output_tokens_per_s));
+  EXPECT_EQ(a.max_concurrent_requests, b.max_concurrent_requests);
+  expect_same(a.kv_hit_rate_server, b.kv_hit_rate_server, "kv hit rate");
+  expect_same(a.cache_hit_client, b.cache_hit_client, "client hit");
+  expect_same(a.kv_usage_max, b.kv_usage_max, "kv usage");
+  EXPECT_EQ(a.preemptions, b.preemptions);
+  expect_same(a.spec_decode_acceptance, b.spec_decode_acceptance, "spec decode");
+  EXPECT_EQ(a.good_requests, b.good_requests);
+  expect_same(a.goodput, b.goodput, "goodput");
+}
+
+std::vector<store::RequestRow> cell_rows() {
+  std::mt19937_64 random(7);
+  std::lognormal_distribution<double> ttft(4.5, 0.6);
+  std::lognormal_distribution<double> gap(3.1, 0.3);
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<double> itl(5 + i % 60);
+    double e2e = ttft(random);
+    const double first = e2e;
+    for (double& g : itl) e2e += (g = gap(random));
+    rows.push_back(testing::ok_request(i, 0.01 * i, first, e2e, 800 + i,
+                                       static_cast<int>(itl.size()) + 1, i % 3 == 0 ? -1 : 200,
+                                       std::move(itl)));
+    rows.back().scheduled_s = rows.back().sent_s - 0.0001 * (i % 7);
+  }
+  rows.push_back(testing::failed_request(400, 2.0, 900, "timeout"));
+  rows.back().http_status = 504;
+  rows.push_back(testing::failed_request(401, 2.5, 100, "http_status"));
+  return rows;
+}
+
+TEST(CellSummary, EveryFigureComesBackBitForBit) {
+  const std::vector<store::MetricSample> samples = {
+      testing::sample("before", "http://r0/metrics", kPrefixCacheHits, 10),
+      testing::sample("before", "http://r0/metrics", kPrefixCacheQueries, 100),
+      testing::sample("after", "http://r0/metrics", kPrefixCacheHits, 70),
+      testing::sample("after", "http://r0/metrics", kPrefixCacheQueries, 200),
+      testing::sample("during", "http://r0/metrics", kKvCacheUsage, 0.8125),
+  };
+  Slo slo;
+  slo.ttft_ms = 120;
+  const CellMetrics metrics = compute_cell_metrics(cell_rows(), samples, slo);
+  ASSERT_TRUE(metrics.goodput.has_value());
+  ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
+  ASSERT_EQ(metrics.failed_by_kind.size(), 2u);
+  const CellMetrics back = metrics_from_summary(metrics_to_summary(metrics));
+  expect_same(metrics, back);
+  EXPECT_TRUE(back.samples.ttft_ms.empty());  // the raw samples are not part of a summary
+}
+
+TEST(CellSummary, NonFiniteAndUnknownFiguresSurvive) {
+  CellMetrics m;
+  m.window_s = std::numeric_limits<double>::infinity();
+  m.request_throughput = std::nan("");
+  m.ttft_ms.p99 = -std::numeric_limits<double>::infinity();
+  m.total_token_throughput = std::nullopt;
+  m.prompt_tokens = std::nullopt;
+  m.preemptions = 3;
+  m.spec_decode_acceptance = -0.0;
+  const CellMetrics back = metrics_from_summary(metrics_to_summary(m));
+  expect_same(m, back);
+  EXPECT_TRUE(std::isnan(back.request_throughput));
+}
+
+TEST(CellSummary, OlderFormatsReadNewerAndMalformedAreRefused) {
+  // A summary of an older format lacks the fields added since: they keep their defaults.
+  const CellMetrics old = metrics_from_summary(R"({"format":1,"ok":5})");
+  EXPECT_EQ(old.ok, 5);
+  EXPECT_EQ(old.failed, 0);
+  EXPECT_FALSE(old.goodput.has_value());
+  EXPECT_EQ(metrics_from_summary(R"({"format":1,"some_later_figure":1})").ok, 0);
+  try {
+    metrics_from_summary(R"({"format":1,"ttft_ms":{"p99":"fast"}})");
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ttft_ms.p99: not a number"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(metrics_from_summary(R"({"format":99})"), std::invalid_argument);
+  EXPECT_THROW(metrics_from_summary("[1,2]"), std::invalid_argument);
+  EXPECT_THROW(metrics_from_summary("{"), std::invalid_argument);
+}
+
+// The promise of the summary's histograms: any percentile within 0.5% of the exact one, for
+// every latency a cell reports.
+TEST(LatencyHistogram, EveryPercentileOfEveryMetricIsWithinHalfAPercent) {
+  const CellMetrics metrics = compute_cell_metrics(cell_rows(), {});
+  const CellDistributions d = distributions_of(metrics.samples);
+  const std::pair<const LatencyHistogram*, const std::vector<double>*> metrics_and_exact[] = {
+      {&d.ttft_ms, &metrics.samples.ttft_ms},
+      {&d.tpot_ms, &metrics.samples.tpot_ms},
+      {&d.itl_ms, &metrics.samples.itl_ms},
+      {&d.e2e_ms, &metrics.samples.e2e_ms}};
+  for (const auto& [histogram, exact] : metrics_and_exact) {
+    ASSERT_EQ(histogram->count(), static_cast<std::int64_t>(exact->size()));
+    for (double p = 0; p <= 100; p += 0.5) {
+      const double want = percentile(*exact, p);
+      EXPECT_LE(std::fabs(histogram->percentile(p) - want), 0.005 * want) << p;
+    }
+  }
+}
+
+TEST(LatencyHistogram, MergesAndRoundTripsThroughBytes) {
+  std::mt19937_64 random(11);
+  std::lognormal_distribution<double> latency(3.0, 1.5);
+  LatencyHistogram a, b, both;
+  std::vector<double> all;
+  for (int i = 0; i < 20000; ++i) {
+    const double v = i % 500 == 0 ? 0.0 : latency(random);
+    (i % 2 == 0 ? a : b).add(v);
+    both.add(v);
+    all.push_back(v);
+  }
+  a.merge(b);
+  EXPECT_EQ(a, both);
+  EXPECT_EQ(a.count(), 20000);
+  const LatencyHistogram back = LatencyHistogram::from_bytes(a.to_bytes());
+  EXPECT_EQ(back, a);
+  EXPECT_EQ(back.count(), a.count());
+  std::sort(all.begin(), all.end());
+  for (const double p : {0.0, 1.0, 50.0, 99.0, 99.9, 100.0}) {
+    EXPECT_LE(std::fabs(back.percentile(p) - percentile(all, p)), 0.005 * percentile(all, p)) << p;
+  }
+  EXPECT_LT(a.to_bytes().size(), 4000u);  // a few bytes per bucket, not per value
+  EXPECT_THROW(LatencyHistogram::from_bytes(std::string("\x01\x80", 2)), std::invalid_argument);
+  EXPECT_THROW(LatencyHistogram::from_bytes(std::string("\x00\x02\x01\x01\x01", 5)),
+               std::invalid_argument);  // the second bucket is not above the first
+  EXPECT_EQ(LatencyHistogram().percentile(50), 0);
+}
+
+}  // namespace
+}  // namespace kvsweep::reports
