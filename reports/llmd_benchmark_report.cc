@@ -1,8 +1,6 @@
 // A cell as an llm-d Benchmark Report v0.2.1 document: run, scenario (stack, load), results.
 #include "reports/llmd_benchmark_report.h"
 
-#include "reports/validity_json.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include "common/stats.h"
 #include "reports/llmd_time_series.h"
 #include "reports/report_model.h"
+#include "reports/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {

@@ -25,7 +25,7 @@ nlohmann::ordered_json trend_json(const RiseJudgement& j) {
 nlohmann::ordered_json validity_json(const CellValidity& v) {
   nlohmann::ordered_json j;
   j["verdict"] = v.load_known ? nlohmann::ordered_json(verdict_name(v.verdict))
-                               : nlohmann::ordered_json(nullptr);
+                              : nlohmann::ordered_json(nullptr);
   j["reasons"] = v.reasons;
   j["not_evaluated"] = v.not_evaluated;
   j["open_loop"] = v.open_loop;

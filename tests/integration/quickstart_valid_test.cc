@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/sim_target.h"
@@ -25,11 +26,12 @@ TEST(QuickstartValid, EveryCellOfTheShippedQuickstartIsValid) {
   ASSERT_TRUE(spec) << errors.at(0).text;
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
-  orchestrator::SimTarget target(*spec);
+  const std::vector<orchestrator::CellPlan> plan = orchestrator::expand_plan(*spec);
+  orchestrator::SimTarget target(*spec, plan);
   std::FILE* log = std::tmpfile();
   orchestrator::Console console(log);
   const auto outcome =
-      orchestrator::run_sweep(*spec, target, store, console, orchestrator::RunnerOptions{});
+      orchestrator::run_sweep(*spec, plan, target, store, console, orchestrator::RunnerOptions{});
   std::fclose(log);
   ASSERT_EQ(outcome.cells_done, 9);
   const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);

@@ -27,7 +27,7 @@ TEST(HtmlReport, IsSelfContainedWithEveryChartAndTable) {
   EXPECT_EQ(count(html, "<svg "), 6u);
   EXPECT_EQ(count(html, "<table>"), 4u);  // a metrics and a ratio table per level
   EXPECT_EQ(count(html, "<table class=\"summary\">"), 1u);
-  EXPECT_EQ(count(html, "<table class=\"load\">"), 2u);  // achieved load, one per level
+  EXPECT_EQ(count(html, "<table class=\"load\">"), 2u);      // achieved load, one per level
   EXPECT_EQ(count(html, "<table class=\"replicas\">"), 2u);  // one per level
   EXPECT_EQ(count(html, "<table class=\"sources\">"), 2u);
   // Every table scrolls sideways inside its own box rather than being cut off.
