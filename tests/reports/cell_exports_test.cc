@@ -168,13 +168,13 @@ TEST(CellExports, LlmdReportCarriesTheTreatmentAndTheScrapesOverTime) {
   const Json doc = llmd_reports(cell_exports(store, id)).at(0);
   for (const auto& e : br_schema_errors(doc)) ADD_FAILURE() << e;
   EXPECT_EQ(doc["version"], "0.2.1");
-  Json cell = doc["scenario"]["load"]["native"]["config"]["cell"];
+  Json cell_json = doc["scenario"]["load"]["native"]["config"]["cell"];
   // The cell's verdict stands beside its treatment (reports/validity_json.h); this cell was
   // stored without a load record, so it is not judged.
-  ASSERT_TRUE(cell.contains("validity"));
-  EXPECT_TRUE(cell["validity"]["verdict"].is_null());
-  cell.erase("validity");
-  EXPECT_EQ(cell,
+  ASSERT_TRUE(cell_json.contains("validity"));
+  EXPECT_TRUE(cell_json["validity"]["verdict"].is_null());
+  cell_json.erase("validity");
+  EXPECT_EQ(cell_json,
             (Json{{"treatment", Json::object()}, {"treatment_group", "kvsweep"}, {"repeat", 0}}));
 
   const Json& components = doc["results"]["observability"]["components"];
