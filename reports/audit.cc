@@ -19,26 +19,35 @@ std::string format(const char* pattern, double a, double b = 0, double c = 0) {
 
 }  // namespace
 
+namespace {
+
+// The integral of min(b, cap) over a segment along which b moves linearly from b0 to b1.
+double capped_area(double b0, double b1, double seconds, double cap) {
+  if (seconds <= 0) return 0;
+  if (b0 <= cap && b1 <= cap) return (b0 + b1) / 2 * seconds;
+  if (b0 >= cap && b1 >= cap) return cap * seconds;
+  // The segment crosses the cap at t_cross: below it on one side, at it on the other.
+  const double t_cross = (cap - b0) / (b1 - b0) * seconds;
+  const double below = b0 < cap ? (b0 + cap) / 2 * t_cross : (cap + b1) / 2 * (seconds - t_cross);
+  const double at_cap = b0 < cap ? cap * (seconds - t_cross) : cap * t_cross;
+  return below + at_cap;
+}
+
+}  // namespace
+
 double fluid_in_flight(std::int64_t requests, double rate, int cap, double throughput) {
   if (requests <= 0 || !(throughput > 0) || !(rate > 0)) return 0;
   const double n = static_cast<double>(requests);
   const double limit = cap > 0 ? static_cast<double>(cap) : n;
-  // Steps small against both the arrivals' span and the run's expected length.
+  // Arrivals no faster than completions leave nothing waiting in a fluid queue.
+  if (!std::isinf(rate) && rate <= throughput) return 0;
+  // Requests due but not done rise at (rate - throughput) while arrivals last (span), then
+  // fall at throughput until none is left (n / throughput). In flight: that, up to the cap.
   const double span = std::isinf(rate) ? 0 : n / rate;
-  const double dt = std::max(span, n / throughput) / 20000;
-  double t = 0;
-  double done = 0;
-  double area = 0;
-  while (done < n - 1e-9) {
-    const double arrived = std::isinf(rate) ? n : std::min(n, rate * (t + dt));
-    const double in_flight = std::min(arrived, done + limit) - done;
-    const double finished = std::min(in_flight, throughput * dt);
-    area += (in_flight - finished / 2) * dt;
-    done += finished;
-    t += dt;
-    if (t > 1e9) break;  // cannot happen with a positive throughput; a guard all the same
-  }
-  return t > 0 ? area / t : 0;
+  const double peak = n - throughput * span;
+  const double end = n / throughput;
+  const double area = capped_area(0, peak, span, limit) + capped_area(peak, 0, end - span, limit);
+  return area / end;
 }
 
 AuditedRun audit_result(const OutsideResult& r, const ValidityRules& rules) {

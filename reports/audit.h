@@ -29,8 +29,10 @@ struct AuditedRun {
 AuditedRun audit_result(const OutsideResult& result, const ValidityRules& rules = {});
 
 // The mean number in flight, over the run, of a fluid queue: `requests` arrive at `rate`
-// (infinity: all at once), at most `cap` (0: none) are in flight, and those in flight
-// complete at `throughput` per second. The run lasts until the last completes.
+// (infinity: all at once), at most `cap` (0: none) are in flight, and the queue completes
+// `throughput` per second while it holds any. The run lasts until the last completes. Closed
+// form (the waiting requests rise linearly, then fall), so any input costs the same; 0 when
+// arrivals are no faster than completions (nothing waits in a fluid queue).
 double fluid_in_flight(std::int64_t requests, double rate, int cap, double throughput);
 
 }  // namespace kvsweep::reports

@@ -1,11 +1,11 @@
 // Results of other tools, read for `kvsweep audit`.
 #include "reports/outside_result.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -72,20 +72,41 @@ struct Context {
   bool in_fence = false;
 };
 
-void note_context(const std::string& line, int number, const std::string& path, Context& c) {
-  static const std::regex rate(R"(--request-rate[= ]+([0-9.]+|inf))");
-  static const std::regex cap(R"(--max-concurrency[= ]+([0-9]+))");
-  static const std::regex prompts(R"(--num-prompts[= ]+([0-9]+))");
-  const std::string where = path + ":" + std::to_string(number);
-  std::smatch m;
-  if (std::regex_search(line, m, rate))
-    c.request_rate = parse_number(m[1], where, "--request-rate");
-  if (std::regex_search(line, m, cap)) {
-    c.max_concurrency = static_cast<int>(parse_number(m[1], where, "--max-concurrency"));
+// The value after the last `flag` on the line (`--request-rate=800`, `--request-rate 800`), if
+// any: a plain scan, not std::regex, whose recursive matcher can exhaust the stack on one long
+// line of a pasted log.
+std::optional<std::string> flag_value(const std::string& line, const std::string& flag) {
+  const auto at = line.rfind(flag);
+  if (at == std::string::npos) return std::nullopt;
+  std::size_t i = at + flag.size();
+  if (i >= line.size() || (line[i] != '=' && line[i] != ' ')) return std::nullopt;
+  while (i < line.size() && (line[i] == '=' || line[i] == ' ')) ++i;
+  std::size_t end = i;
+  while (end < line.size() &&
+         (std::isalnum(static_cast<unsigned char>(line[end])) != 0 || line[end] == '.')) {
+    ++end;
   }
-  if (std::regex_search(line, m, prompts)) {
-    c.num_prompts = std::llround(parse_number(m[1], where, "--num-prompts"));
+  if (end == i) return std::nullopt;
+  return line.substr(i, end - i);
+}
+
+// A flag's value as a number; nullopt for prose that names the flag ("set --request-rate to").
+std::optional<double> flag_number(const std::string& line, const std::string& flag) {
+  const auto text = flag_value(line, flag);
+  if (!text) return std::nullopt;
+  try {
+    return parse_number(*text, "", flag);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
+}
+
+void note_context(const std::string& line, Context& c) {
+  if (const auto v = flag_number(line, "--request-rate")) c.request_rate = *v;
+  if (const auto v = flag_number(line, "--max-concurrency")) {
+    c.max_concurrency = static_cast<int>(*v);
+  }
+  if (const auto v = flag_number(line, "--num-prompts")) c.num_prompts = std::llround(*v);
   // A markdown heading: '#' at the line's start, outside a code fence (YAML comments in a
   // fenced block are no headings).
   if (line.rfind("```", 0) == 0) c.in_fence = !c.in_fence;
@@ -121,7 +142,7 @@ std::vector<OutsideResult> read_outside_results(const std::string& text, const s
   while (std::getline(in, line)) {
     ++number;
     if (line.find("Serving Benchmark Result") == std::string::npos) {
-      note_context(line, number, path, context);
+      note_context(line, context);
       continue;
     }
     OutsideResult r;

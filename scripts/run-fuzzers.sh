@@ -16,6 +16,7 @@ seeds_of() {
   case $name in
     fuzz_scenario_loader) echo "$repo/scenarios" "$repo/tests/fixtures" ;;
     fuzz_profile_loader) echo "$repo/profiles" ;;
+    fuzz_outside_result) echo "$repo/tests/fixtures/seeds" ;;
     fuzz_dataset_sharegpt) echo "$repo/tests/fixtures/datasets/sharegpt.json" ;;
     fuzz_dataset_chat_threads) echo "$repo/tests/fixtures/datasets/chat_threads.json" ;;
     fuzz_dataset_jsonl) echo "$repo/tests/fixtures/datasets/prompts.jsonl" ;;

@@ -108,6 +108,17 @@ TEST(Audit, BadInputNamesTheFileLineAndField) {
     EXPECT_STREQ(e.what(), "paste.txt:3: Successful requests: expected a number, got \"many\"");
   }
   EXPECT_THROW(read_outside_results("nothing here\n", "empty.txt"), std::invalid_argument);
+  // Prose that names a flag is no value; a line of a megabyte is read without trouble.
+  const auto prose =
+      read_outside_results("set --request-rate to what you need\n" + std::string(1 << 20, '-') +
+                               " --max-concurrency=64\n"
+                               "============ Serving Benchmark Result ============\n"
+                               "Successful requests: 10\nBenchmark duration (s): 1\n"
+                               "Request throughput (req/s): 10\n=====\n",
+                           "notes.md");
+  ASSERT_EQ(prose.size(), 1u);
+  EXPECT_FALSE(prose[0].request_rate);
+  EXPECT_EQ(*prose[0].max_concurrency, 64);
   EXPECT_THROW(read_outside_results(R"({"duration": 1})", "r.json"), std::invalid_argument);
 }
 
