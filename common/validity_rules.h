@@ -11,6 +11,9 @@ struct ValidityRules {
   // ... or its send delay's p99 exceeded this while requests were due. 10 ms is far above a
   // healthy driver's (tens of microseconds) and below what a queueing server adds.
   double max_send_delay_p99_ms = 10;
+  // ... evaluated over at least this many sends: a p99 of fewer is their maximum, and one
+  // send a busy machine's scheduler held for 20 ms would decide the cell.
+  static constexpr long long kMinSendsForDelayP99 = 100;
   // Short of its concurrency: requests were due and not sent while the time-weighted number
   // in flight stayed under this fraction of the cap.
   double min_in_flight_fraction = 0.9;

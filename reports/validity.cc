@@ -91,7 +91,14 @@ void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, Ce
                               ? format("; driver CPU %.0f%% of %.0f usable cores",
                                        *v.driver_cpu_utilisation * 100, usable)
                               : "";
-  if (load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
+  const bool enough_sends = load.send_delay_count >= ValidityRules::kMinSendsForDelayP99;
+  if (!enough_sends) {
+    v.not_evaluated.push_back("client-bound by send delay: " +
+                              std::to_string(load.send_delay_count) + " sends, fewer than the " +
+                              std::to_string(ValidityRules::kMinSendsForDelayP99) +
+                              " a p99 needs");
+  }
+  if (enough_sends && load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
     v.client_bound = true;
     v.reasons.push_back(format("client-bound: send delay p99 %.3g ms > %.3g ms",
                                load.send_delay_p99_ms, rules.max_send_delay_p99_ms) +

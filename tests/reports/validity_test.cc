@@ -152,6 +152,29 @@ TEST(Validity, ADriverLateOnItsSendsIsClientBound) {
   EXPECT_NEAR(*v.driver_cpu_utilisation, 0.025, 1e-9);
 }
 
+// Under 100 sends a p99 is their maximum: one send a busy machine delayed would decide the
+// cell. The rule is then not evaluated (and says so); the shortfall rule still holds.
+TEST(Validity, ASendDelayP99OfFewerThanAHundredSendsDoesNotDecide) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 48; ++i) rows.push_back(row(i, i * 0.125, i * 0.125, 30, 0.1));
+  store::CellLoadRow load = open_loop(8, 0);
+  load.send_delay_count = 48;
+  load.send_delay_p99_ms = 21.9;
+  const CellValidity v = judge(rows, load);
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  ASSERT_TRUE(v.send_delay_p99_ms);
+  EXPECT_DOUBLE_EQ(*v.send_delay_p99_ms, 21.9);  // still shown
+  bool said = false;
+  for (const std::string& s : v.not_evaluated) said |= s.find("48 sends") != std::string::npos;
+  EXPECT_TRUE(said) << verdict_line(v);
+  load.sent_span_s = 6.2;  // 6 s of ready times sent over 6.2 s: 3.2% short
+  load.ready_span_s = 6;
+  EXPECT_EQ(judge(rows, load).verdict, CellVerdict::kClientBound);
+  load.sent_span_s = 6;
+  load.send_delay_count = 100;  // enough sends: the p99 decides again
+  EXPECT_EQ(judge(rows, load).verdict, CellVerdict::kClientBound);
+}
+
 TEST(Validity, SendsStretchedPastTheirReadyTimesAreClientBound) {
   std::vector<store::RequestRow> rows;
   for (int i = 0; i < 100; ++i) rows.push_back(row(i, i * 0.05, i * 0.05, 30, 0.1));
