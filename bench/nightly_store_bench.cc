@@ -1,9 +1,11 @@
 // Writes N nightly runs of seed 002's matrix (4 concurrency levels x 3 arms, 8,000 measured
-// requests a cell, predicted shapes) straight into a store, without running them, then prints
-// the store's size and how long the reports that read it take: `history` of one metric, every
-// experiment's verdicts (serve's front page), one experiment's report model (an experiment
-// page), and compare of the last two nights.
-// Usage: nightly_store_bench NIGHTS [STORE]   (STORE kept when given; else a temp file)
+// requests a cell, predicted shapes) straight into a store, without running them, each cell
+// with its summary as a sweep stores it; the nights older than the newest KEEP are stored as
+// `kvsweep prune` leaves them (summaries only, marked pruned). Then prints the store's size
+// and how long what reads it takes: `history` of one metric, serve's front page (every
+// experiment's headline, uncached), an experiment page, serve's history page (with its
+// compare of each run against the one before, uncached) and compare of the last two nights.
+// Usage: nightly_store_bench NIGHTS [KEEP (default 30)] [STORE]   (STORE kept when given)
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +20,9 @@
 #include <system_error>
 #include <vector>
 
+#include "orchestrator/serve/history_view.h"
+#include "orchestrator/serve/store_views.h"
+#include "reports/cell_summary.h"
 #include "reports/compare.h"
 #include "reports/history.h"
 #include "reports/report_model.h"
@@ -83,20 +88,22 @@ std::vector<kvsweep::store::MetricSample> server_samples(std::mt19937_64& random
   return samples;
 }
 
-void write_night(kvsweep::store::Store& store, int night) {
+// Returns the number of request rows stored (0 for a pruned night).
+std::int64_t write_night(kvsweep::store::Store& store, int night, bool keep_raw) {
   std::mt19937_64 random(static_cast<std::uint64_t>(night) * 7919 + 1);
   kvsweep::store::ExperimentRow experiment;
   experiment.name = kScenario;
   experiment.scenario_hash = "0123456789abcdef";
   char started[32];
-  std::snprintf(started, sizeof started, "2026-%02d-%02dT02:00:00Z", 1 + night / 28 % 12,
-                1 + night % 28);
+  std::snprintf(started, sizeof started, "%04d-%02d-%02dT02:00:00Z", 2025 + night / 336,
+                1 + night / 28 % 12, 1 + night % 28);
   experiment.started_at = started;
   experiment.finished_at = started;
   experiment.status = "done";
   experiment.setup_json = R"({"target":{"kind":"predict","replicas":8,"profile":"l4"}})";
   experiment.baseline = "k8s-service";
   const std::int64_t experiment_id = store.add_experiment(experiment);
+  std::int64_t stored = 0;
   int ordinal = 0;
   for (const int level : kLevels) {
     for (const char* arm : kArms) {
@@ -113,10 +120,25 @@ void write_night(kvsweep::store::Store& store, int night) {
       std::vector<kvsweep::store::RequestRow> rows;
       rows.reserve(kRequestsPerCell);
       for (int i = 0; i < kRequestsPerCell; ++i) rows.push_back(request(i, level_ms, random));
+      const auto samples = server_samples(random);
+      const auto summary = kvsweep::reports::summary_row(
+          cell.id, kvsweep::reports::summarize_cell(rows, samples, std::nullopt, {}));
       cell.status = "done";
-      store.record_cell(cell, rows, server_samples(random), {});
+      store.in_transaction([&] {
+        if (keep_raw) {
+          store.record_cell(cell, rows, samples, {});
+        } else {
+          store.record_cell(cell, {}, {}, {});
+        }
+        store.set_cell_summary(summary);
+      });
+      if (keep_raw) stored += static_cast<std::int64_t>(rows.size());
     }
   }
+  if (!keep_raw) {
+    store.prune_raw_rows({experiment_id, started, "keep the last 30 runs of each scenario"});
+  }
+  return stored;
 }
 
 // Wall and CPU seconds of `body`: on a shared machine the CPU time is the steadier figure.
@@ -137,44 +159,68 @@ Timing seconds(const std::function<void()>& body) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::atoi(argv[1]) < 2) {
-    std::fprintf(stderr, "usage: nightly_store_bench NIGHTS (at least 2) [STORE]\n");
+    std::fprintf(stderr, "usage: nightly_store_bench NIGHTS (at least 2) [KEEP] [STORE]\n");
     return 2;
   }
   const int nights = std::atoi(argv[1]);
+  const int keep = argc > 2 ? std::atoi(argv[2]) : 30;
   const auto dir = std::filesystem::temp_directory_path() /
                    ("kvsweep-nightly-bench-" + std::to_string(::getpid()));
-  const std::string path = argc > 2 ? argv[2] : (dir / "nightly.db").string();
-  if (argc <= 2) std::filesystem::create_directories(dir);
+  const std::string path = argc > 3 ? argv[3] : (dir / "nightly.db").string();
+  if (argc <= 3) std::filesystem::create_directories(dir);
+  namespace serve = kvsweep::orchestrator::serve;
   {
     auto store = kvsweep::store::Store::open(path);
+    std::int64_t raw_rows = 0;
     const Timing write = seconds([&] {
-      for (int night = 0; night < nights; ++night) write_night(store, night);
+      for (int night = 0; night < nights; ++night) {
+        raw_rows += write_night(store, night, night >= nights - keep);
+      }
     });
+    store.vacuum();
     const auto experiments = store.experiments();
-    std::printf("nightly_store_bench: %d nights of %s written in %.1f s; store %.1f MB\n", nights,
-                kScenario, write.wall_s,
-                static_cast<double>(std::filesystem::file_size(path)) / 1e6);
+    const double bytes = static_cast<double>(std::filesystem::file_size(path));
+    const int raw_nights = std::min(nights, keep);
+    // What the file would hold with every night raw: the raw nights' bytes per night, times
+    // every night (the summaries are a small part of either).
+    const double all_raw = bytes / raw_nights * nights;
+    std::printf(
+        "nightly_store_bench: %d nights of %s (%d with raw rows, %d pruned to summaries) "
+        "written in %.1f s; store %.1f MB, %.0f bytes per raw request row; all %d raw: about "
+        "%.0f MB\n",
+        nights, kScenario, raw_nights, nights - raw_nights, write.wall_s, bytes / 1e6,
+        raw_rows > 0 ? bytes / static_cast<double>(raw_rows) : 0.0, nights, all_raw / 1e6);
     const Timing history =
         seconds([&] { kvsweep::reports::metric_history(store, kScenario, "ttft_p95_ms"); });
     const Timing front = seconds([&] {
-      for (const auto& e : experiments) {
-        kvsweep::reports::level_verdicts(kvsweep::reports::build_report_model(store, e.id));
-      }
+      serve::experiments_view(
+          store,
+          [&store](const kvsweep::store::ExperimentRow& e) {
+            return serve::experiment_headline(store, e);
+          },
+          0);
     });
-    const Timing experiment =
-        seconds([&] { kvsweep::reports::build_report_model(store, experiments.back().id); });
+    const Timing page = seconds([&] { serve::experiment_view(store, experiments.back().id); });
+    const Timing history_page = seconds([&] {
+      serve::history_view(
+          store, kScenario, "ttft_p95_ms", 7,
+          [&store](std::int64_t previous, std::int64_t experiment) {
+            return kvsweep::reports::compare_experiments(store, previous, experiment, {});
+          },
+          true);
+    });
     const Timing compare = seconds([&] {
       kvsweep::reports::compare_experiments(store, experiments[experiments.size() - 2].id,
                                             experiments.back().id, {});
     });
     std::printf(
-        "nightly_store_bench: from raw rows, wall (CPU) seconds: history %.2f (%.2f), every "
-        "experiment's verdicts (serve's front page, uncached) %.2f (%.2f), one experiment's "
-        "report model %.2f (%.2f), compare of the last two nights %.2f (%.2f)\n",
-        history.wall_s, history.cpu_s, front.wall_s, front.cpu_s, experiment.wall_s,
-        experiment.cpu_s, compare.wall_s, compare.cpu_s);
+        "nightly_store_bench: wall (CPU) seconds: history %.3f (%.3f), serve front page "
+        "(uncached) %.3f (%.3f), experiment page %.3f (%.3f), history page (uncached) %.3f "
+        "(%.3f), compare of the last two nights %.3f (%.3f)\n",
+        history.wall_s, history.cpu_s, front.wall_s, front.cpu_s, page.wall_s, page.cpu_s,
+        history_page.wall_s, history_page.cpu_s, compare.wall_s, compare.cpu_s);
   }
-  if (argc <= 2) {
+  if (argc <= 3) {
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
   }

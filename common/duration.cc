@@ -21,6 +21,7 @@ std::optional<double> parse_duration_s(const std::string& text) {
   if (unit == "ms") return value / 1000.0;
   if (unit == "m") return value * 60.0;
   if (unit == "h") return value * 3600.0;
+  if (unit == "d") return value * 86400.0;
   return std::nullopt;
 }
 

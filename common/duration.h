@@ -1,4 +1,5 @@
-// Durations as people write them: read ("90s", "5m", "250ms", "30"), written ("5 s", "250 ms").
+// Durations as people write them: read ("90s", "5m", "30d", "250ms", "30"), written ("5 s", "250
+// ms").
 #pragma once
 
 #include <optional>
@@ -6,8 +7,8 @@
 
 namespace kvsweep {
 
-// Seconds for "90s", "5m", "1h", "250ms" or a plain number of seconds; nullopt when malformed
-// or not finite. The sign is the caller's to check.
+// Seconds for "90s", "5m", "1h", "30d", "250ms" or a plain number of seconds; nullopt when
+// malformed or not finite. The sign is the caller's to check.
 std::optional<double> parse_duration_s(const std::string& text);
 
 // A duration as people write it in a message: "5 s", "12.5 s", "300 s", "250 ms", "1.5 ms":

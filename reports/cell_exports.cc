@@ -96,6 +96,13 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
   if (!e)
     throw std::runtime_error(store.path() + ": no experiment with id " +
                              std::to_string(experiment_id));
+  if (const auto pruned = store.prune_mark(experiment_id)) {
+    // The exports carry every request's figures (vLLM's per-request lists, llm-d's
+    // distributions): the summary's histograms would change them.
+    throw std::runtime_error(store.path() + ": experiment " + std::to_string(experiment_id) +
+                             "'s raw request rows were pruned on " + pruned->pruned_at + " (" +
+                             pruned->policy + "); its per-cell exports need them");
+  }
   const Json setup = setup_of(*e);
   std::vector<ExportFile> files;
   for (const auto& cell : store.cells(experiment_id)) {

@@ -1,99 +1,21 @@
 // A cell's figures as one serialized record (JSON), and its latency distributions.
 #include "reports/cell_summary.h"
 
-#include <cmath>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 #include <stdexcept>
+
+#include "reports/summary_json.h"
+#include "reports/summary_parts.h"
 
 namespace kvsweep::reports {
 namespace {
 
-using Json = nlohmann::json;
+using summary_json::Json;
+using summary_json::number;
+using summary_json::optional_number;
+using summary_json::Reader;
 
-Json number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
-
-Json optional_number(const std::optional<double>& value) {
-  return value ? number(*value) : Json(nullptr);
-}
-
-Json summary_json(const SampleSummary& s) {
-  return {{"count", s.count},     {"mean", number(s.mean)}, {"std", number(s.std)},
-          {"min", number(s.min)}, {"max", number(s.max)},   {"median", number(s.median)},
-          {"p90", number(s.p90)}, {"p95", number(s.p95)},   {"p99", number(s.p99)}};
-}
-
-// Reading: each field by name, with the path of the field in every error.
-class Reader {
- public:
-  Reader(const Json& object, std::string path) : object_(object), path_(std::move(path)) {}
-
-  const Json* find(const char* key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-  [[noreturn]] void fail(const char* key, const char* want) const {
-    throw std::invalid_argument("cell summary: " + path_ + key + ": not " + want);
-  }
-  double to_double(const char* key, const Json& value) const {
-    if (value.is_number()) return value.get<double>();
-    if (value == "nan") return std::nan("");
-    if (value == "inf") return INFINITY;
-    if (value == "-inf") return -INFINITY;
-    fail(key, "a number");
-  }
-  void read(const char* key, double& out) const {
-    if (const Json* v = find(key)) out = to_double(key, *v);
-  }
-  void read(const char* key, std::optional<double>& out) const {
-    if (const Json* v = find(key))
-      out = v->is_null() ? std::nullopt : std::optional(to_double(key, *v));
-  }
-  template <typename Int>
-  void read_int(const char* key, Int& out) const {
-    if (const Json* v = find(key)) {
-      if (!v->is_number_integer()) fail(key, "an integer");
-      out = v->get<Int>();
-    }
-  }
-  template <typename Int>
-  void read_int(const char* key, std::optional<Int>& out) const {
-    if (const Json* v = find(key)) {
-      if (v->is_null()) {
-        out = std::nullopt;
-        return;
-      }
-      if (!v->is_number_integer()) fail(key, "an integer or null");
-      out = v->get<Int>();
-    }
-  }
-  void read(const char* key, SampleSummary& out) const {
-    const Json* v = find(key);
-    if (v == nullptr) return;
-    if (!v->is_object()) fail(key, "an object");
-    const Reader inner(*v, path_ + key + ".");
-    inner.read_int("count", out.count);
-    inner.read("mean", out.mean);
-    inner.read("std", out.std);
-    inner.read("min", out.min);
-    inner.read("max", out.max);
-    inner.read("median", out.median);
-    inner.read("p90", out.p90);
-    inner.read("p95", out.p95);
-    inner.read("p99", out.p99);
-  }
-
- private:
-  const Json& object_;
-  std::string path_;
-};
-
-}  // namespace
-
-std::string metrics_to_summary(const CellMetrics& m) {
+Json metrics_json(const CellMetrics& m) {
   Json failures = Json::object();
   for (const auto& [kind, n] : m.failed_by_kind) failures[kind] = n;
   Json first = Json::object();
@@ -106,12 +28,12 @@ std::string metrics_to_summary(const CellMetrics& m) {
       {"failed", m.failed},
       {"failed_by_kind", failures},
       {"first_failure_by_kind", first},
-      {"ttft_ms", summary_json(m.ttft_ms)},
-      {"tpot_ms", summary_json(m.tpot_ms)},
-      {"itl_ms", summary_json(m.itl_ms)},
-      {"e2e_ms", summary_json(m.e2e_ms)},
-      {"schedule_lag_ms", summary_json(m.schedule_lag_ms)},
-      {"e2e_from_schedule_ms", summary_json(m.e2e_from_schedule_ms)},
+      {"ttft_ms", summary_json::summary(m.ttft_ms)},
+      {"tpot_ms", summary_json::summary(m.tpot_ms)},
+      {"itl_ms", summary_json::summary(m.itl_ms)},
+      {"e2e_ms", summary_json::summary(m.e2e_ms)},
+      {"schedule_lag_ms", summary_json::summary(m.schedule_lag_ms)},
+      {"e2e_from_schedule_ms", summary_json::summary(m.e2e_from_schedule_ms)},
       {"window_s", number(m.window_s)},
       {"request_throughput", number(m.request_throughput)},
       {"output_throughput", number(m.output_throughput)},
@@ -129,14 +51,20 @@ std::string metrics_to_summary(const CellMetrics& m) {
       {"spec_decode_acceptance", optional_number(m.spec_decode_acceptance)},
       {"good_requests", m.good_requests ? Json(*m.good_requests) : Json(nullptr)},
       {"goodput", optional_number(m.goodput)},
+      {"prompt_sends_max", m.prompt_sends_max},
+      {"repeated_requests", m.repeated_requests},
+      {"validity", validity_to_summary(m.validity)},
   };
-  return j.dump();
+  return j;
 }
 
-CellMetrics metrics_from_summary(const std::string& text) {
-  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+Json parse_object(const std::string& text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) throw std::invalid_argument("cell summary: not a JSON object");
-  const Reader r(j, "");
+  return j;
+}
+
+CellMetrics read_metrics(const Reader& r) {
   int format = 0;
   r.read_int("format", format);
   if (format > kSummaryFormat) {
@@ -191,7 +119,111 @@ CellMetrics metrics_from_summary(const std::string& text) {
   r.read("spec_decode_acceptance", m.spec_decode_acceptance);
   r.read_int("good_requests", m.good_requests);
   r.read("goodput", m.goodput);
+  r.read_int("prompt_sends_max", m.prompt_sends_max);
+  r.read_int("repeated_requests", m.repeated_requests);
+  if (const Json* validity = r.object("validity")) {
+    validity_from_summary(r.inner("validity", *validity), m.validity);
+  }
   return m;
+}
+
+void put_part(std::string& out, const std::string& bytes) {
+  const auto n = static_cast<std::uint32_t>(bytes.size());
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  out += bytes;
+}
+
+std::string get_part(const std::string& in, std::size_t& at) {
+  if (in.size() - at < 4) throw std::invalid_argument("cell summary: distributions cut short");
+  std::uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= std::uint32_t(static_cast<unsigned char>(in[at + i])) << (8 * i);
+  at += 4;
+  if (in.size() - at < n) throw std::invalid_argument("cell summary: distributions cut short");
+  std::string part = in.substr(at, n);
+  at += n;
+  return part;
+}
+
+// Up to `points` values of the distribution at evenly spaced ranks, ascending: a chart's CDF
+// drawn from them differs from the exact one by less than a pixel.
+std::vector<double> chart_points(const LatencyHistogram& h, std::int64_t points = 1000) {
+  std::vector<double> out;
+  const std::int64_t n = h.count();
+  if (n == 0) return out;
+  const std::int64_t k = std::min(n, points);
+  out.reserve(static_cast<std::size_t>(k));
+  for (std::int64_t i = 0; i < k; ++i) {
+    out.push_back(h.value_at_rank(k == 1 ? 0 : i * (n - 1) / (k - 1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string metrics_to_summary(const CellMetrics& m) { return metrics_json(m).dump(); }
+
+CellMetrics metrics_from_summary(const std::string& text) {
+  const Json j = parse_object(text);
+  return read_metrics(Reader(j, ""));
+}
+
+std::string distributions_to_bytes(const CellDistributions& d) {
+  std::string out;
+  for (const LatencyHistogram* h : {&d.ttft_ms, &d.tpot_ms, &d.itl_ms, &d.e2e_ms}) {
+    put_part(out, h->to_bytes());
+  }
+  return out;
+}
+
+CellDistributions distributions_from_bytes(const std::string& bytes) {
+  CellDistributions d;
+  std::size_t at = 0;
+  for (LatencyHistogram* h : {&d.ttft_ms, &d.tpot_ms, &d.itl_ms, &d.e2e_ms}) {
+    *h = LatencyHistogram::from_bytes(get_part(bytes, at));
+  }
+  if (at != bytes.size()) throw std::invalid_argument("cell summary: distributions run on");
+  return d;
+}
+
+CellSummary summarize_cell(const std::vector<store::RequestRow>& requests,
+                           const std::vector<store::MetricSample>& samples,
+                           const std::optional<store::CellLoadRow>& load,
+                           const ValidityRules& rules) {
+  CellSummary summary;
+  summary.metrics = compute_cell_metrics(requests, samples, {}, load, rules);
+  summary.distributions = distributions_of(summary.metrics.samples);
+  summary.metrics.samples = {};
+  summary.replicas = replica_breakdown(requests, samples);
+  summary.sample = sample_requests(requests);
+  return summary;
+}
+
+store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summary) {
+  Json figures = metrics_json(summary.metrics);
+  figures["replicas"] = replicas_to_summary(summary.replicas);
+  store::CellSummaryRow row;
+  row.cell_id = cell_id;
+  row.format = kSummaryFormat;
+  row.figures = figures.dump();
+  row.distributions = distributions_to_bytes(summary.distributions);
+  row.sample = sample_to_bytes(summary.sample);
+  return row;
+}
+
+CellSummary summary_from_row(const store::CellSummaryRow& row) {
+  const Json j = parse_object(row.figures);
+  const Reader r(j, "");
+  CellSummary summary;
+  summary.metrics = read_metrics(r);
+  summary.replicas = replicas_from_summary(r, "replicas");
+  summary.distributions = distributions_from_bytes(row.distributions);
+  summary.sample = sample_from_bytes(row.sample);
+  SortedSamples& points = summary.metrics.samples;
+  points.ttft_ms = chart_points(summary.distributions.ttft_ms);
+  points.tpot_ms = chart_points(summary.distributions.tpot_ms);
+  points.itl_ms = chart_points(summary.distributions.itl_ms);
+  points.e2e_ms = chart_points(summary.distributions.e2e_ms);
+  return summary;
 }
 
 CellDistributions distributions_of(const SortedSamples& samples) {

@@ -7,6 +7,7 @@
 
 #include "common/join.h"
 #include "reports/cell_metrics.h"
+#include "reports/cell_summary.h"
 #include "reports/report_model.h"
 #include "reports/units.h"
 #include "reports/validity_json.h"
@@ -69,14 +70,32 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
          " samples on a side (lower --min-samples or measure more requests)";
 }
 
+// A cell's requests as compare bootstraps them: its raw rows while they exist, the seeded
+// sample its summary keeps once its experiment was pruned.
+std::vector<store::RequestRow> compared_requests(const store::Store& store,
+                                                 const store::CellRow& cell) {
+  if (!store.prune_mark(cell.experiment_id)) return store.requests(cell.id);
+  const auto summary = store.cell_summary(cell.id);
+  if (!summary) return {};
+  return sampled_rows(summary_from_row(*summary).sample);
+}
+
 std::vector<store::RequestRow> pooled_requests(const store::Store& store,
                                                const std::vector<store::CellRow>& cells) {
   std::vector<store::RequestRow> all;
   for (const auto& cell : cells) {
-    auto rows = store.requests(cell.id);
+    auto rows = compared_requests(store, cell);
     all.insert(all.end(), rows.begin(), rows.end());
   }
   return all;
+}
+
+// What a side's label adds when its raw rows are gone.
+std::string pruned_note(const store::Store& store, std::int64_t experiment_id) {
+  return store.prune_mark(experiment_id)
+             ? "; raw rows pruned: bootstrapped from each cell's " +
+                   std::to_string(kRequestSampleSize) + "-request sample"
+             : "";
 }
 
 }  // namespace
@@ -154,10 +173,14 @@ std::string worst_verdict(const store::Store& store, const std::vector<store::Ce
   int worst = -1;
   bool judged = false;
   for (const auto& cell : cells) {
-    const auto e = store.experiment(cell.experiment_id);
-    const CellMetrics m =
-        compute_cell_metrics(store.requests(cell.id), {}, {}, store.cell_load(cell.id),
-                             e ? validity_rules_of(*e) : ValidityRules{});
+    CellMetrics m;
+    if (const auto summary = store.cell_summary(cell.id)) {
+      m = summary_from_row(*summary).metrics;
+    } else {
+      const auto e = store.experiment(cell.experiment_id);
+      m = compute_cell_metrics(store.requests(cell.id), {}, {}, store.cell_load(cell.id),
+                               e ? validity_rules_of(*e) : ValidityRules{});
+    }
     if (!m.validity.load_known) continue;
     judged = true;
     // Worse verdicts have larger values, except that the order of severity is: client-bound,
@@ -208,7 +231,7 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     if (!e) return "experiment " + std::to_string(id);
     const std::string figures = figures_label(*e);
     return "experiment " + std::to_string(id) + " (" + e->name +
-           (figures.empty() ? "" : ", " + figures) + ")";
+           (figures.empty() ? "" : ", " + figures) + pruned_note(store, id) + ")";
   };
   result.a_label = label(experiment_a);
   result.b_label = label(experiment_b);
@@ -254,15 +277,16 @@ CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
     const auto e = store.experiment(cell.experiment_id);
     const std::string figures = e ? figures_label(*e) : "";
     return "experiment " + std::to_string(cell.experiment_id) + " cell " +
-           std::to_string(cell.ordinal + 1) + (figures.empty() ? "" : " (" + figures + ")");
+           std::to_string(cell.ordinal + 1) + (figures.empty() ? "" : " (" + figures + ")") +
+           pruned_note(store, cell.experiment_id);
   };
   result.a_label = label(a);
   result.b_label = label(b);
   const std::string strategy = a.arm == b.arm ? a.arm : a.arm + " vs " + b.arm;
-  result.rows.push_back(
-      {strategy, b.concurrency,
-       compare_runs(run_samples(store.requests(a.id)), run_samples(store.requests(b.id)), options),
-       worst_verdict(store, {a}), worst_verdict(store, {b})});
+  result.rows.push_back({strategy, b.concurrency,
+                         compare_runs(run_samples(compared_requests(store, a)),
+                                      run_samples(compared_requests(store, b)), options),
+                         worst_verdict(store, {a}), worst_verdict(store, {b})});
   result.nothing_compared = why_no_metric_compared(result.rows, options);
   return result;
 }

@@ -2,10 +2,12 @@
 #include "reports/report_model.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/join.h"
+#include "reports/cell_summary.h"
 #include "reports/validity_json.h"
 
 namespace kvsweep::reports {
@@ -206,25 +208,55 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
   return model;
 }
 
-ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id) {
+ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id,
+                               FigureSource source) {
   const auto experiment = store.experiment(experiment_id);
   if (!experiment) {
     throw std::runtime_error(store.path() + ": no experiment with id " +
                              std::to_string(experiment_id));
   }
+  const std::optional<store::PruneMark> pruned = store.prune_mark(experiment_id);
+  if (pruned && source == FigureSource::kRawRows) {
+    throw std::runtime_error(store.path() + ": experiment " + std::to_string(experiment_id) +
+                             "'s raw request rows were pruned on " + pruned->pruned_at + " (" +
+                             pruned->policy + "): only its summaries remain, without --exact");
+  }
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
+  std::map<std::int64_t, store::CellSummaryRow> summaries;
+  if (source == FigureSource::kSummaries) {
+    for (auto& row : store.cell_summaries(experiment_id)) {
+      if (row.format <= kSummaryFormat) summaries.emplace(row.cell_id, std::move(row));
+    }
+  }
   std::vector<CellMetrics> metrics;
   std::vector<ReplicaBreakdown> replicas;
   metrics.reserve(cells.size());
   replicas.reserve(cells.size());
   const ValidityRules rules = validity_rules_of(*experiment);
   for (const auto& cell : cells) {
+    // A done cell's figures were computed once when it ended; a running or failed one's come
+    // from its rows as they stand.
+    const auto summary = summaries.find(cell.id);
+    if (cell.status == "done" && summary != summaries.end()) {
+      CellSummary figures = summary_from_row(summary->second);
+      metrics.push_back(std::move(figures.metrics));
+      replicas.push_back(std::move(figures.replicas));
+      continue;
+    }
     const std::vector<store::RequestRow> requests = store.requests(cell.id);
     const std::vector<store::MetricSample> samples = store.metric_samples(cell.id);
     metrics.push_back(compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id), rules));
     replicas.push_back(replica_breakdown(requests, samples));
   }
-  return make_report_model(*experiment, cells, metrics, replicas);
+  ReportModel model = make_report_model(*experiment, cells, metrics, replicas);
+  model.figures_from = source == FigureSource::kRawRows ? "raw rows" : "summaries";
+  if (pruned) {
+    model.pruned = pruned;
+    model.setup.push_back(
+        {"Raw rows", "pruned " + pruned->pruned_at + " (" + pruned->policy +
+                         "); figures from the cells' summaries, computed exactly when they ended"});
+  }
+  return model;
 }
 
 }  // namespace kvsweep::reports

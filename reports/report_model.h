@@ -54,15 +54,26 @@ struct ReportModel {
   std::string figures = "measured";      // figures_kind() of the experiment
   std::string baseline;                  // the experiment's baseline arm; "" when none was given
   std::vector<ConcurrencyLevel> levels;  // ascending concurrency
+  // build_report_model: "summaries" or "raw rows" (FigureSource); "" when made from rows given.
+  std::string figures_from;
+  std::optional<store::PruneMark> pruned;  // the experiment's raw rows were pruned
 };
 
 // How a cell's arm is named everywhere (the sweep's console, reports, `runs`): the strategy,
 // and when the experiment runs every cell more than once, " #k" for repeat k counted from 1.
 std::string repeat_label(const std::string& strategy, int repeat, int repeats);
 
-// Reads the experiment, its cells, their requests and metric samples. Throws
-// std::runtime_error when the experiment does not exist.
-ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id);
+// Where a done cell's figures are read from. kSummaries: its summary, computed exactly from
+// its rows when it ended (cells without one, and cells not done, from their rows); what every
+// page and command uses, at a cost that does not grow with the cell's requests. kRawRows:
+// recomputed from the rows (`report --exact`); refused for a pruned experiment.
+enum class FigureSource { kSummaries, kRawRows };
+
+// Reads the experiment, its cells, and their summaries or requests and metric samples.
+// Throws std::runtime_error when the experiment does not exist, or its raw rows are asked
+// for and were pruned.
+ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id,
+                               FigureSource source = FigureSource::kSummaries);
 
 // The pure part of build_report_model, for tests and renderers that already hold the rows:
 // metrics[i] and replicas[i] belong to cells[i]; replicas may be empty (none computed).

@@ -95,8 +95,7 @@ void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, Ce
   if (!enough_sends) {
     v.not_evaluated.push_back("client-bound by send delay: " +
                               std::to_string(load.send_delay_count) + " sends, fewer than the " +
-                              std::to_string(ValidityRules::kMinSendsForDelayP99) +
-                              " a p99 needs");
+                              std::to_string(ValidityRules::kMinSendsForDelayP99) + " a p99 needs");
   }
   if (enough_sends && load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
     v.client_bound = true;

@@ -9,11 +9,6 @@
 #include "store/store_impl.h"
 
 namespace kvsweep::store {
-namespace {
-
-constexpr const char* kCellColumns =
-    "id, experiment_id, ordinal, key, arm, concurrency, repeat, factors_json, status, "
-    "started_at, finished_at, error, epoch_wall_s";
 
 CellRow read_cell(const SqliteStatement& s) {
   CellRow row;
@@ -32,8 +27,6 @@ CellRow read_cell(const SqliteStatement& s) {
   row.epoch_wall_s = s.column_double(12);
   return row;
 }
-
-}  // namespace
 
 std::int64_t Store::add_cell(const CellRow& row) {
   SqliteStatement s = impl_->db.prepare(
@@ -95,6 +88,7 @@ void Store::reset_cell(std::int64_t cell_id) {
        {"DELETE FROM requests WHERE cell_id = ?", "DELETE FROM metric_samples WHERE cell_id = ?",
         "DELETE FROM cell_commands WHERE cell_id = ?",
         "DELETE FROM cell_progress WHERE cell_id = ?", "DELETE FROM cell_loads WHERE cell_id = ?",
+        "DELETE FROM cell_summaries WHERE cell_id = ?",
         "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
         "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
     SqliteStatement s = db.prepare(sql);

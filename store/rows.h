@@ -71,6 +71,25 @@ struct RequestRow {
   std::string replica;
 };
 
+// A done cell's figures computed once from its raw rows (schema 9), so reports, history and
+// serve need not read the rows again. The store keeps the bytes; reports/cell_summary.h
+// writes and reads them.
+struct CellSummaryRow {
+  std::int64_t cell_id = 0;
+  int format = 0;             // reports::kSummaryFormat of the writer
+  std::string figures;        // JSON: every figure the reports show, the verdict, the replicas
+  std::string distributions;  // TTFT, TPOT, ITL and E2E as mergeable histograms
+  std::string sample;         // the seeded request sample compare bootstraps once rows are gone
+};
+
+// An experiment whose raw request rows and metric samples were removed (kvsweep prune): its
+// summaries remain.
+struct PruneMark {
+  std::int64_t experiment_id = 0;
+  std::string pruned_at;  // ISO 8601 UTC
+  std::string policy;     // what selected it: "keep the last 30 runs of each scenario"
+};
+
 // What load a cell asked for and how the driver kept up with it (schema 7), for the achieved-
 // load figures and verdicts of reports/validity.h. One row per measured cell.
 struct CellLoadRow {

@@ -184,6 +184,23 @@ CREATE TABLE cell_loads (
   stop_reason TEXT NOT NULL
 );
 )sql",
+    // 8 -> 9: each done cell's figures computed once (reports/cell_summary.h), and which
+    // experiments had their raw rows pruned. Summaries of cells stored before are written by
+    // the first command that opens the store for writing (it needs reports/ to compute them).
+    R"sql(
+CREATE TABLE cell_summaries (
+  cell_id INTEGER PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+  format INTEGER NOT NULL,
+  figures TEXT NOT NULL,
+  distributions BLOB NOT NULL,
+  sample BLOB NOT NULL
+);
+CREATE TABLE experiment_prunes (
+  experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+  pruned_at TEXT NOT NULL,
+  policy TEXT NOT NULL
+);
+)sql",
 };
 
 }  // namespace

@@ -77,6 +77,23 @@ class Store {
   // wraps both in in_transaction.
   void set_cell_load(const CellLoadRow& row, const std::string& claimed_by = "");
   std::optional<CellLoadRow> cell_load(std::int64_t cell_id) const;  // nullopt: none stored
+  // Cell summaries (store/cell_summaries.cc), replacing any the cell had.
+  void set_cell_summary(const CellSummaryRow& row);
+  std::optional<CellSummaryRow> cell_summary(std::int64_t cell_id) const;
+  // Every summary of the experiment's cells, in one query, by cell ordinal.
+  std::vector<CellSummaryRow> cell_summaries(std::int64_t experiment_id) const;
+  // Done cells with no summary, or one of a format below `format`, whose experiment still has
+  // its raw rows: what a writer summarizes on open. Oldest first.
+  std::vector<CellRow> cells_to_summarize(int format) const;
+  // Retention (store/cell_summaries.cc): removes the experiment's request rows, metric samples
+  // and progress snapshots, keeping its cells, loads and summaries, and marks it pruned; one
+  // transaction. Throws when a cell of it is done without a summary (nothing would remain).
+  void prune_raw_rows(const PruneMark& mark);
+  std::optional<PruneMark> prune_mark(std::int64_t experiment_id) const;
+  // Returns free pages to the file system: at once in incremental auto-vacuum, else by one
+  // VACUUM (needs free disk about the store's size) that also switches the file to incremental;
+  // then empties the write-ahead log into it.
+  void vacuum();
   // One progress snapshot of a running cell: a single-row autocommit insert, so the write lock
   // is held for microseconds while readers (kvsweep serve) poll. With `claimed_by` (a run id)
   // only while that run holds the cell's claim, checked in the same statement: a run whose

@@ -15,6 +15,12 @@ struct Store::Impl {
   SqliteDb db;
 };
 
+// The columns read_cell reads, in its order.
+constexpr const char* kCellColumns =
+    "id, experiment_id, ordinal, key, arm, concurrency, repeat, factors_json, status, "
+    "started_at, finished_at, error, epoch_wall_s";
+CellRow read_cell(const SqliteStatement& statement);
+
 // Throws ClaimLost unless `run_id` holds the claim of `cell_id`. Call inside the transaction
 // of the write it guards.
 void require_claim(const SqliteDb& db, std::int64_t cell_id, const std::string& run_id);

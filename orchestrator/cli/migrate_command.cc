@@ -4,6 +4,8 @@
 
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/subcommand.h"
+#include "reports/stored_summaries.h"
+#include "store/store.h"
 #include "store/store_maintenance.h"
 
 namespace kvsweep::orchestrator {
@@ -12,8 +14,8 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
   auto vacuum = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "migrate",
-      "bring the store to this kvsweep's schema (every writing command does so on open; "
-      "readers such as serve ask for this)");
+      "bring the store to this kvsweep's schema and summarize the cells an older kvsweep "
+      "stored (kvsweep run does both on open; readers such as serve ask for this)");
   cmd->add_flag("--vacuum", *vacuum,
                 "then rewrite the file whole (VACUUM): returns free pages to the file system and "
                 "switches it to incremental auto-vacuum; needs free disk about "
@@ -21,13 +23,22 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
   return {
       cmd, [vacuum, &global] {
         Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
-        const store::MigrationResult result = store::migrate_store(
-            global.db_path, *vacuum, [&console](const std::string& line) { console.line(line); });
-        std::printf("%s: schema version %d%s%s\n", global.db_path.c_str(), result.to_version,
-                    result.from_version == result.to_version
-                        ? " (already current)"
-                        : (" (migrated from " + std::to_string(result.from_version) + ")").c_str(),
-                    result.vacuumed ? ", vacuumed" : "");
+        const auto tell = [&console](const std::string& line) { console.line(line); };
+        const store::MigrationResult result = store::migrate_store(global.db_path, false, tell);
+        // The cells an older kvsweep stored get their summaries, before any rewrite.
+        store::Store store = store::Store::open(global.db_path);
+        const std::int64_t summarized = reports::summarize_stored_cells(store, tell);
+        if (*vacuum) {
+          tell(global.db_path + ": rewriting the file (VACUUM)");
+          store.vacuum();
+        }
+        std::printf(
+            "%s: schema version %d%s%s%s\n", global.db_path.c_str(), result.to_version,
+            result.from_version == result.to_version
+                ? " (already current)"
+                : (" (migrated from " + std::to_string(result.from_version) + ")").c_str(),
+            summarized > 0 ? (", " + std::to_string(summarized) + " cells summarized").c_str() : "",
+            *vacuum ? ", vacuumed" : "");
         return kExitOk;
       }};
 }

@@ -16,6 +16,7 @@ namespace {
 struct ReportArgs {
   std::string experiment;  // id or name; "" = the latest
   std::string format = "md";
+  bool exact = false;    // --exact: every figure recomputed from the raw rows
   std::string out_path;  // --output: a file, nothing on stdout; "-" = stdout only; "" =
                          // md to reports/<name>.md and stdout, others to stdout
 };
@@ -23,7 +24,9 @@ struct ReportArgs {
 int report_command(const GlobalOptions& global, const ReportArgs& args) {
   const store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
-  const reports::ReportModel model = reports::build_report_model(store, experiment.id);
+  const reports::ReportModel model = reports::build_report_model(
+      store, experiment.id,
+      args.exact ? reports::FigureSource::kRawRows : reports::FigureSource::kSummaries);
   std::string text;
   if (args.format == "md") {
     text = reports::render_markdown(model);
@@ -65,6 +68,10 @@ Subcommand register_report(CLI::App& app, const GlobalOptions& global) {
       "-o,--output,--out", args->out_path,
       "file the report goes to, and nothing on stdout; '-': stdout only (default: md "
       "to kvsweep-reports/<experiment>.md and stdout, others to stdout; old name --out)");
+  cmd->add_flag("--exact", args->exact,
+                "recompute every figure from the raw request rows instead of reading the cells' "
+                "summaries (the same figures, computed when each cell ended); refused once the "
+                "experiment is pruned");
   return {cmd, [args, &global] { return report_command(global, *args); }};
 }
 

@@ -7,6 +7,7 @@
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/targets/child_process.h"
 #include "reports/cell_metrics.h"
+#include "reports/cell_summary.h"
 #include "reports/validity_json.h"
 #include "store/store.h"
 
@@ -95,12 +96,15 @@ int runs_command(const RunsArgs& args) {
     const store::RequestCounts counts = store.request_counts(c.id);
     // A finished cell's verdict (reports/validity.h); "-" for cells that measured nothing.
     std::string verdict = "-";
-    if (c.status == "done" && counts.measured > 0) {
+    const auto summary = c.status == "done" ? store.cell_summary(c.id) : std::nullopt;
+    if (c.status == "done" && (counts.measured > 0 || summary)) {
       const auto load = store.cell_load(c.id);
-      verdict = load ? reports::verdict_name(
-                           reports::compute_cell_metrics(store.requests(c.id), {}, {}, load, rules)
-                               .validity.verdict)
-                     : "not judged";
+      const auto judged = [&] {
+        return summary ? reports::summary_from_row(*summary).metrics.validity
+                       : reports::compute_cell_metrics(store.requests(c.id), {}, {}, load, rules)
+                             .validity;
+      };
+      verdict = load ? reports::verdict_name(judged().verdict) : "not judged";
     }
     std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %-24s %s\n", c.ordinal + 1,
                 c.arm.c_str(), c.concurrency, c.repeat + 1, c.status.c_str(),

@@ -57,5 +57,6 @@ Subcommand register_serve(CLI::App& app, const GlobalOptions& global);  // the w
 Subcommand register_audit(CLI::App& app, const GlobalOptions& global);  // an outside result
 Subcommand register_migrate(CLI::App& app, const GlobalOptions& global);
 Subcommand register_backup(CLI::App& app, const GlobalOptions& global);
+Subcommand register_prune(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace kvsweep::orchestrator

@@ -9,6 +9,7 @@
 
 #include "common/stats.h"
 #include "reports/cell_metrics.h"
+#include "reports/cell_summary.h"
 #include "reports/replica_breakdown.h"
 #include "reports/report_model.h"
 #include "reports/validity_json.h"
@@ -192,7 +193,10 @@ nlohmann::ordered_json experiment_view(const store::Store& store,
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
       const store::CellRow& c = row.cell;
-      const store::RequestCounts counts = store.request_counts(c.id);
+      store::RequestCounts counts = store.request_counts(c.id);
+      if (model.pruned && row.measured) {  // the rows are gone; the summary counted them
+        counts.measured = row.metrics.ok + row.metrics.failed;
+      }
       Json cell = {{"k", c.ordinal + 1},
                    {"label", row.label},
                    {"strategy", c.arm},
@@ -237,11 +241,22 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
                    std::to_string(k) + " (it has " + std::to_string(cells.size()) + ")"};
   }
   const store::CellRow& c = *it;
-  const auto requests = store.requests(c.id);
-  const auto samples = store.metric_samples(c.id);
-  const reports::CellMetrics m = reports::compute_cell_metrics(
-      requests, samples, {}, store.cell_load(c.id), reports::validity_rules_of(e));
-  const reports::ReplicaBreakdown breakdown = reports::replica_breakdown(requests, samples);
+  // A done cell's summary when it has one (its figures as computed when it ended, its CDF from
+  // the TTFT histogram); else the rows as they stand.
+  reports::CellMetrics m;
+  reports::ReplicaBreakdown breakdown;
+  const auto summary = c.status == "done" ? store.cell_summary(c.id) : std::nullopt;
+  if (summary) {
+    reports::CellSummary figures = reports::summary_from_row(*summary);
+    m = std::move(figures.metrics);
+    breakdown = std::move(figures.replicas);
+  } else {
+    const auto requests = store.requests(c.id);
+    const auto samples = store.metric_samples(c.id);
+    m = reports::compute_cell_metrics(requests, samples, {}, store.cell_load(c.id),
+                                      reports::validity_rules_of(e));
+    breakdown = reports::replica_breakdown(requests, samples);
+  }
 
   Json cdf = Json::array();
   const auto& ttft = m.samples.ttft_ms;

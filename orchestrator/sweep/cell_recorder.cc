@@ -5,6 +5,7 @@
 #include "common/wall_clock.h"
 #include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/record_rows.h"
+#include "reports/cell_summary.h"
 
 #ifndef KVSWEEP_VERSION
 #define KVSWEEP_VERSION "unknown"
@@ -49,6 +50,7 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
 
 std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
                                            const CellMeasurement& measurement,
+                                           const ValidityRules& rules,
                                            const std::string& claimed_by) {
   // The measured phase's epoch is the cell's; earlier phases land before 0.
   double epoch = measurement.measured.epoch_wall_s;
@@ -67,6 +69,12 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
     index += static_cast<std::int64_t>(phase->records.size());
     rows.insert(rows.end(), phase_rows.begin(), phase_rows.end());
   }
+  // A done cell's figures, computed once here (outside the write lock) and stored with it.
+  std::optional<store::CellSummaryRow> summary;
+  if (cell.status == "done") {
+    summary = reports::summary_row(
+        cell.id, reports::summarize_cell(rows, measurement.samples, measurement.load, rules));
+  }
   store.in_transaction([&] {
     if (measurement.load) {
       store::CellLoadRow load = *measurement.load;
@@ -75,6 +83,7 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
     }
     store.record_cell(cell, rows, measurement.samples, command_rows(measurement.commands),
                       claimed_by);
+    if (summary) store.set_cell_summary(*summary);
   });
   return rows;
 }

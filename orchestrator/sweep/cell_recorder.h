@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/validity_rules.h"
 #include "driver/load_options.h"
 #include "driver/workload.h"
 #include "orchestrator/targets/target.h"
@@ -41,9 +42,12 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
 // phase's requests on that epoch (earlier phases land before 0, indexes unique within the
 // cell), the samples and the commands, all in one transaction: a process killed meanwhile
 // leaves all of it or none. With `claimed_by` (a run id) only while that run holds the cell's
-// claim (else store::ClaimLost, nothing stored). Returns the request rows stored.
+// claim (else store::ClaimLost, nothing stored). A done cell's summary (reports/cell_summary.h,
+// judged by `rules`) is computed from those rows and stored in the same transaction. Returns
+// the request rows stored.
 std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
                                            const CellMeasurement& measurement,
+                                           const ValidityRules& rules,
                                            const std::string& claimed_by = "");
 
 }  // namespace kvsweep::orchestrator

@@ -311,7 +311,8 @@ bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::str
   cell.finished_at = utc_now_iso8601();
   print_health_events(seen, label, output_);
   append(m.commands, seen);
-  const std::vector<store::RequestRow> rows = record_cell(store_, cell, m, claimed_by_);
+  const std::vector<store::RequestRow> rows =
+      record_cell(store_, cell, m, spec_.load.validity, claimed_by_);
 
   if (cell.status == "interrupted") {
     output_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +

@@ -12,6 +12,7 @@ TEST(Duration, AcceptsUnits) {
   EXPECT_DOUBLE_EQ(*parse_duration_s("5m"), 300);
   EXPECT_DOUBLE_EQ(*parse_duration_s("250ms"), 0.25);
   EXPECT_DOUBLE_EQ(*parse_duration_s("2h"), 7200);
+  EXPECT_DOUBLE_EQ(*parse_duration_s("30d"), 30 * 86400.0);
   EXPECT_DOUBLE_EQ(*parse_duration_s("12.5"), 12.5);
   EXPECT_FALSE(parse_duration_s("5 minutes").has_value());
   EXPECT_FALSE(parse_duration_s("").has_value());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/stats.h"
+#include "reports/summary_parts.h"
 #include "tests/reports/request_builders.h"
 
 namespace kvsweep::reports {
@@ -70,6 +72,12 @@ void expect_same(const CellMetrics& a, const CellMetrics& b) {
   expect_same(a.spec_decode_acceptance, b.spec_decode_acceptance, "spec decode");
   EXPECT_EQ(a.good_requests, b.good_requests);
   expect_same(a.goodput, b.goodput, "goodput");
+  EXPECT_EQ(a.prompt_sends_max, b.prompt_sends_max);
+  EXPECT_EQ(a.repeated_requests, b.repeated_requests);
+  // Every figure of the verdict, compared as the summary writes it (doubles bit for bit).
+  EXPECT_EQ(validity_to_summary(a.validity).dump(), validity_to_summary(b.validity).dump());
+  EXPECT_EQ(a.validity.verdict, b.validity.verdict);
+  EXPECT_EQ(verdict_line(a.validity), verdict_line(b.validity));
 }
 
 std::vector<store::RequestRow> cell_rows() {
@@ -110,6 +118,83 @@ TEST(CellSummary, EveryFigureComesBackBitForBit) {
   const CellMetrics back = metrics_from_summary(metrics_to_summary(metrics));
   expect_same(metrics, back);
   EXPECT_TRUE(back.samples.ttft_ms.empty());  // the raw samples are not part of a summary
+}
+
+store::CellLoadRow judged_load() {
+  store::CellLoadRow load;
+  load.open_loop = true;
+  load.request_rate = 100;
+  load.max_concurrency = 8;
+  load.driver_measured = true;
+  load.driver_threads = 1;
+  load.driver_cores = 2;
+  load.driver_wall_s = 4;
+  load.driver_cpu_s = 0.3;
+  load.send_delay_count = 402;
+  load.send_delay_p99_ms = 0.4;
+  load.ready_span_s = 4;
+  load.sent_span_s = 4.01;
+  return load;
+}
+
+// The whole summary a cell stores: figures, verdict, replicas, histograms and sample come back
+// as they went in.
+TEST(CellSummary, AStoredSummaryGivesBackTheCellsFiguresVerdictReplicasAndSample) {
+  std::vector<store::RequestRow> rows = cell_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].replica = i % 3 == 0 ? "r0" : "r1";
+  const std::vector<store::MetricSample> samples = {
+      testing::sample("before", "http://r0/metrics", kPrefixCacheHits, 10),
+      testing::sample("before", "http://r0/metrics", kPrefixCacheQueries, 100),
+      testing::sample("after", "http://r0/metrics", kPrefixCacheHits, 70),
+      testing::sample("after", "http://r0/metrics", kPrefixCacheQueries, 200),
+  };
+  ValidityRules rules;
+  rules.min_in_flight_fraction = 0.5;
+  const CellSummary summary = summarize_cell(rows, samples, judged_load(), rules);
+  ASSERT_TRUE(summary.metrics.validity.load_known);
+  EXPECT_TRUE(summary.metrics.samples.ttft_ms.empty());
+  const CellMetrics exact = compute_cell_metrics(rows, samples, {}, judged_load(), rules);
+  expect_same(exact, summary.metrics);
+
+  const store::CellSummaryRow row = summary_row(42, summary);
+  EXPECT_EQ(row.cell_id, 42);
+  EXPECT_EQ(row.format, kSummaryFormat);
+  const CellSummary back = summary_from_row(row);
+  expect_same(exact, back.metrics);
+  EXPECT_EQ(replicas_to_summary(back.replicas).dump(),
+            replicas_to_summary(summary.replicas).dump());
+  ASSERT_EQ(back.replicas.replicas.size(), 2u);
+  EXPECT_EQ(back.replicas.replicas[0].replica, "r0");
+  EXPECT_TRUE(back.distributions.ttft_ms == summary.distributions.ttft_ms);
+  EXPECT_TRUE(back.distributions.itl_ms == summary.distributions.itl_ms);
+  EXPECT_EQ(back.distributions.e2e_ms.count(), exact.e2e_ms.count);
+  ASSERT_EQ(back.sample.size(), summary.sample.size());
+  EXPECT_EQ(sample_to_bytes(back.sample), sample_to_bytes(summary.sample));
+  // Read back, the samples are chart points: ascending, from the smallest to the largest value
+  // (each within the histogram's accuracy).
+  const auto& points = back.metrics.samples.ttft_ms;
+  ASSERT_EQ(points.size(), std::min<std::size_t>(1000, exact.ttft_ms.count));
+  EXPECT_TRUE(std::is_sorted(points.begin(), points.end()));
+  EXPECT_NEAR(points.front(), exact.ttft_ms.min, exact.ttft_ms.min * 0.005);
+  EXPECT_NEAR(points.back(), exact.ttft_ms.max, exact.ttft_ms.max * 0.005);
+}
+
+TEST(CellSummary, MalformedStoredPartsAreRefused) {
+  const CellSummary summary = summarize_cell(cell_rows(), {}, judged_load(), {});
+  store::CellSummaryRow row = summary_row(1, summary);
+  store::CellSummaryRow cut = row;
+  cut.distributions.resize(cut.distributions.size() - 1);
+  EXPECT_THROW(summary_from_row(cut), std::invalid_argument);
+  store::CellSummaryRow bad_verdict = row;
+  const auto at = bad_verdict.figures.find("\"verdict\":\"");
+  ASSERT_NE(at, std::string::npos);
+  bad_verdict.figures.insert(at + 11, "not ");
+  try {
+    summary_from_row(bad_verdict);
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("validity.verdict"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CellSummary, NonFiniteAndUnknownFiguresSurvive) {

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
+#include "common/stats.h"
+#include "reports/bootstrap.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
 
@@ -175,6 +179,63 @@ TEST(Bootstrap, SameSeedSameInterval) {
   EXPECT_EQ(x.low, y.low);
   EXPECT_EQ(x.high, y.high);
   EXPECT_LT(x.low, x.high);
+}
+
+// The algorithm as first written: copy each resample, compute the statistic on the copy (a
+// full sort for a percentile). The counting resampler must give its interval bit for bit.
+ChangeInterval plain_bootstrap(const std::vector<WeightedSample>& a,
+                               const std::vector<WeightedSample>& b, const StatisticSpec& spec,
+                               const BootstrapOptions& options) {
+  ChangeInterval out;
+  const double base = compute_statistic(a, spec);
+  out.valid = true;
+  out.change = compute_statistic(b, spec) / base - 1;
+  std::mt19937_64 rng(options.seed);
+  auto draw = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<WeightedSample> ra(a.size());
+  std::vector<WeightedSample> rb(b.size());
+  std::vector<double> changes;
+  for (int r = 0; r < options.resamples; ++r) {
+    for (auto& s : ra) s = a[draw(a.size())];
+    for (auto& s : rb) s = b[draw(b.size())];
+    const double sa = compute_statistic(ra, spec);
+    if (sa == 0) continue;
+    changes.push_back(compute_statistic(rb, spec) / sa - 1);
+  }
+  std::sort(changes.begin(), changes.end());
+  const double tail = (1 - options.confidence) / 2 * 100;
+  out.low = percentile(changes, tail);
+  out.high = percentile(changes, 100 - tail);
+  return out;
+}
+
+TEST(Bootstrap, TheCountingResamplerGivesThePlainAlgorithmsIntervalBitForBit) {
+  std::mt19937_64 random(11);
+  std::lognormal_distribution<double> value(4, 0.7);
+  for (const std::size_t n : {1u, 2u, 7u, 150u, 1001u}) {
+    std::vector<WeightedSample> a;
+    std::vector<WeightedSample> b;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Rounded to whole milliseconds: many ties, as real TTFTs have.
+      a.push_back({std::round(value(random)), 0.5 + (i % 5)});
+      b.push_back({std::round(value(random) * 1.1), 0.5 + (i % 3)});
+    }
+    for (const StatisticSpec spec :
+         {StatisticSpec{Statistic::kMean, 0}, StatisticSpec{Statistic::kPercentile, 0},
+          StatisticSpec{Statistic::kPercentile, 50}, StatisticSpec{Statistic::kPercentile, 95},
+          StatisticSpec{Statistic::kPercentile, 99.9}, StatisticSpec{Statistic::kPercentile, 100},
+          StatisticSpec{Statistic::kRatioOfSums, 0}}) {
+      BootstrapOptions options;
+      options.resamples = 200;
+      options.seed = 3 + n;
+      const ChangeInterval fast = bootstrap_change(a, b, spec, options);
+      const ChangeInterval plain = plain_bootstrap(a, b, spec, options);
+      ASSERT_TRUE(fast.valid);
+      EXPECT_EQ(fast.change, plain.change) << n << " " << spec.p;
+      EXPECT_EQ(fast.low, plain.low) << n << " " << static_cast<int>(spec.kind) << " " << spec.p;
+      EXPECT_EQ(fast.high, plain.high) << n << " " << static_cast<int>(spec.kind) << " " << spec.p;
+    }
+  }
 }
 
 }  // namespace

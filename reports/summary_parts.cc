@@ -1,0 +1,198 @@
+// A cell's verdict and replica split, as parts of its summary.
+#include "reports/summary_parts.h"
+
+#include <string>
+
+namespace kvsweep::reports {
+namespace {
+
+using summary_json::Json;
+using summary_json::number;
+using summary_json::optional_number;
+using summary_json::Reader;
+
+Json trend_to_summary(const RiseJudgement& j) {
+  return {{"evaluated", j.evaluated},
+          {"rising", j.rising},
+          {"points", j.points},
+          {"median", number(j.median)},
+          {"test",
+           {{"points", j.test.points},
+            {"s", number(j.test.s)},
+            {"z", number(j.test.z)},
+            {"p_upward", number(j.test.p_upward)},
+            {"slope_per_s", number(j.test.slope_per_s)}}}};
+}
+
+void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& out) {
+  const Json* v = parent.object(key);
+  if (v == nullptr) return;
+  const Reader r = parent.inner(key, *v);
+  r.read("evaluated", out.evaluated);
+  r.read("rising", out.rising);
+  r.read_int("points", out.points);
+  r.read("median", out.median);
+  if (const Json* test = r.object("test")) {
+    const Reader t = r.inner("test", *test);
+    t.read_int("points", out.test.points);
+    t.read("s", out.test.s);
+    t.read("z", out.test.z);
+    t.read("p_upward", out.test.p_upward);
+    t.read("slope_per_s", out.test.slope_per_s);
+  }
+}
+
+CellVerdict verdict_of(const Reader& r, const std::string& name) {
+  for (const CellVerdict v : {CellVerdict::kValid, CellVerdict::kClientBound,
+                              CellVerdict::kShortOfConcurrency, CellVerdict::kOverCapacity}) {
+    if (name == verdict_name(v)) return v;
+  }
+  r.fail("verdict", "a verdict's name");
+}
+
+}  // namespace
+
+Json validity_to_summary(const CellValidity& v) {
+  Json j = {
+      {"load_known", v.load_known},
+      {"open_loop", v.open_loop},
+      {"request_rate", number(v.request_rate)},
+      {"cap", v.cap},
+      {"in_flight_mean", number(v.in_flight_mean)},
+      {"in_flight_fraction", optional_number(v.in_flight_fraction)},
+      {"little_in_flight", optional_number(v.little_in_flight)},
+      {"send_rate", optional_number(v.send_rate)},
+      {"scheduled_rate", optional_number(v.scheduled_rate)},
+      {"backlog_s", number(v.backlog_s)},
+      {"in_flight_while_backlogged", optional_number(v.in_flight_while_backlogged)},
+      {"ttft_trend", trend_to_summary(v.ttft_trend)},
+      {"backlog_trend", trend_to_summary(v.backlog_trend)},
+      {"driver_measured", v.driver_measured},
+      {"driver_cpu_utilisation", optional_number(v.driver_cpu_utilisation)},
+      {"send_delay_p99_ms", optional_number(v.send_delay_p99_ms)},
+      {"send_shortfall", optional_number(v.send_shortfall)},
+      {"stopped_over_capacity", v.stopped_over_capacity},
+      {"client_bound", v.client_bound},
+      {"short_of_concurrency", v.short_of_concurrency},
+      {"over_capacity", v.over_capacity},
+      {"verdict", verdict_name(v.verdict)},
+      {"reasons", v.reasons},
+      {"not_evaluated", v.not_evaluated},
+  };
+  if (v.steady) {
+    const SteadyFigures& s = *v.steady;
+    j["steady"] = {{"start_s", number(s.start_s)},
+                   {"end_s", number(s.end_s)},
+                   {"requests", s.requests},
+                   {"request_throughput", number(s.request_throughput)},
+                   {"output_throughput", number(s.output_throughput)},
+                   {"ttft_ms", summary_json::summary(s.ttft_ms)},
+                   {"tpot_ms", summary_json::summary(s.tpot_ms)},
+                   {"in_flight_mean", number(s.in_flight_mean)}};
+  } else {
+    j["steady"] = nullptr;
+  }
+  return j;
+}
+
+void validity_from_summary(const Reader& r, CellValidity& v) {
+  r.read("load_known", v.load_known);
+  r.read("open_loop", v.open_loop);
+  r.read("request_rate", v.request_rate);
+  r.read_int("cap", v.cap);
+  r.read("in_flight_mean", v.in_flight_mean);
+  r.read("in_flight_fraction", v.in_flight_fraction);
+  r.read("little_in_flight", v.little_in_flight);
+  r.read("send_rate", v.send_rate);
+  r.read("scheduled_rate", v.scheduled_rate);
+  r.read("backlog_s", v.backlog_s);
+  r.read("in_flight_while_backlogged", v.in_flight_while_backlogged);
+  if (const Json* steady = r.find("steady")) {
+    if (steady->is_null()) {
+      v.steady.reset();
+    } else {
+      if (!steady->is_object()) r.fail("steady", "an object or null");
+      const Reader s = r.inner("steady", *steady);
+      SteadyFigures f;
+      s.read("start_s", f.start_s);
+      s.read("end_s", f.end_s);
+      s.read_int("requests", f.requests);
+      s.read("request_throughput", f.request_throughput);
+      s.read("output_throughput", f.output_throughput);
+      s.read("ttft_ms", f.ttft_ms);
+      s.read("tpot_ms", f.tpot_ms);
+      s.read("in_flight_mean", f.in_flight_mean);
+      v.steady = f;
+    }
+  }
+  trend_from_summary(r, "ttft_trend", v.ttft_trend);
+  trend_from_summary(r, "backlog_trend", v.backlog_trend);
+  r.read("driver_measured", v.driver_measured);
+  r.read("driver_cpu_utilisation", v.driver_cpu_utilisation);
+  r.read("send_delay_p99_ms", v.send_delay_p99_ms);
+  r.read("send_shortfall", v.send_shortfall);
+  r.read("stopped_over_capacity", v.stopped_over_capacity);
+  r.read("client_bound", v.client_bound);
+  r.read("short_of_concurrency", v.short_of_concurrency);
+  r.read("over_capacity", v.over_capacity);
+  std::string verdict;
+  r.read("verdict", verdict);
+  if (!verdict.empty()) v.verdict = verdict_of(r, verdict);
+  r.read_strings("reasons", v.reasons);
+  r.read_strings("not_evaluated", v.not_evaluated);
+}
+
+Json replicas_to_summary(const ReplicaBreakdown& b) {
+  Json replicas = Json::array();
+  for (const ReplicaFigures& f : b.replicas) {
+    replicas.push_back({{"replica", f.replica},
+                        {"requests", f.requests},
+                        {"failed", f.failed},
+                        {"share", number(f.share)},
+                        {"cache_hit_client", optional_number(f.cache_hit_client)}});
+  }
+  Json sources = Json::array();
+  for (const SourceFigures& f : b.sources) {
+    sources.push_back({{"source", f.source},
+                       {"queries", number(f.queries)},
+                       {"share", number(f.share)},
+                       {"kv_hit_server", optional_number(f.kv_hit_server)}});
+  }
+  return {{"replicas", replicas}, {"sources", sources}};
+}
+
+ReplicaBreakdown replicas_from_summary(const Reader& parent, const char* key) {
+  ReplicaBreakdown b;
+  const Json* v = parent.object(key);
+  if (v == nullptr) return b;
+  const Reader r = parent.inner(key, *v);
+  const auto each = [&](const char* list, auto&& read_one) {
+    const Json* items = r.find(list);
+    if (items == nullptr) return;
+    if (!items->is_array()) r.fail(list, "an array");
+    for (const Json& item : *items) {
+      if (!item.is_object()) r.fail(list, "an array of objects");
+      read_one(r.inner(list, item));
+    }
+  };
+  each("replicas", [&](const Reader& item) {
+    ReplicaFigures f;
+    item.read("replica", f.replica);
+    item.read_int("requests", f.requests);
+    item.read_int("failed", f.failed);
+    item.read("share", f.share);
+    item.read("cache_hit_client", f.cache_hit_client);
+    b.replicas.push_back(std::move(f));
+  });
+  each("sources", [&](const Reader& item) {
+    SourceFigures f;
+    item.read("source", f.source);
+    item.read("queries", f.queries);
+    item.read("share", f.share);
+    item.read("kv_hit_server", f.kv_hit_server);
+    b.sources.push_back(std::move(f));
+  });
+  return b;
+}
+
+}  // namespace kvsweep::reports
