@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <random>
 
 #include "common/stats.h"
 
@@ -42,7 +41,8 @@ namespace {
 
 // One side's resamples, each the statistic of size() draws with replacement, in the draw order
 // of the plain algorithm (copy the drawn samples, compute_statistic on the copy), so the
-// interval is bit for bit what that algorithm gives, at O(n) a resample without copying:
+// interval is bit for bit what that algorithm gives with the same draws, at O(n) a resample
+// without copying:
 // sums are taken in draw order; a percentile counts how often each rank of the sorted values
 // was drawn and walks the counts to the two ranks it interpolates between, instead of sorting
 // every resample (O(n log n)), the cost that made compare of two 96,000-request nights take 37
@@ -132,10 +132,10 @@ ChangeInterval bootstrap_change(const std::vector<WeightedSample>& a,
   out.valid = true;
   out.change = compute_statistic(b, spec) / base - 1;
 
-  // mt19937_64 and our own index draw (not uniform_int_distribution, whose algorithm differs
-  // between standard libraries), so an interval is the same on every platform.
-  std::mt19937_64 rng(options.seed);
-  auto draw = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  // Our own generator and index draw (not the standard distributions, whose algorithms differ
+  // between libraries), so an interval is the same on every platform.
+  BootstrapRandom random(options.seed);
+  auto draw = [&random](std::size_t n) { return random.below(n); };
   SideResampler side_a(a, spec);
   SideResampler side_b(b, spec);
   std::vector<double> changes;

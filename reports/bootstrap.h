@@ -26,6 +26,42 @@ struct StatisticSpec {
 
 double compute_statistic(const std::vector<WeightedSample>& samples, const StatisticSpec& spec);
 
+// Compare draws about 16,000 indices per resample, 1,000 resamples per metric and level: on
+// seed 002's matrix a billion draws for two nights. mt19937_64 with a 64-bit modulo cost about
+// 10 ns a draw; xoshiro256** (Blackman and Vigna) with Lemire's multiply-shift range reduction
+// costs about 1.5 ns. The multiply-shift's bias is below n / 2^64: nothing an interval shows.
+class BootstrapRandom {
+ public:
+  explicit BootstrapRandom(std::uint64_t seed) {
+    for (std::uint64_t& word : state_) word = splitmix64(seed);
+  }
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>(
+        (static_cast<unsigned __int128>(next()) * static_cast<unsigned __int128>(n)) >> 64);
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  static std::uint64_t splitmix64(std::uint64_t& x) {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const std::uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+  std::uint64_t state_[4];
+};
+
 struct BootstrapOptions {
   int resamples = 1000;
   double confidence = 0.95;

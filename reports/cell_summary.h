@@ -51,8 +51,8 @@ CellDistributions distributions_from_bytes(const std::string& bytes);
 // Everything a report, `history`, `serve` and `compare` need of a done cell.
 struct CellSummary {
   // Every figure exact, as computed from the raw rows, the verdict included. `samples`: empty
-  // when summarized; read back, each distribution's values at up to 1,000 evenly spaced ranks
-  // (within 0.5% of the exact ones), for charts only.
+  // when summarized; read back, samples.ttft_ms holds the TTFT distribution's values at up to
+  // 1,000 evenly spaced ranks (within 0.5% of the exact ones), for the CDF charts only.
   CellMetrics metrics;
   ReplicaBreakdown replicas;
   CellDistributions distributions;

@@ -74,7 +74,7 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
 // sample its summary keeps once its experiment was pruned.
 std::vector<store::RequestRow> compared_requests(const store::Store& store,
                                                  const store::CellRow& cell) {
-  if (!store.prune_mark(cell.experiment_id)) return store.requests(cell.id);
+  if (!store.prune_mark(cell.experiment_id)) return store.request_latencies(cell.id);
   const auto summary = store.cell_summary(cell.id);
   if (!summary) return {};
   return sampled_rows(summary_from_row(*summary).sample);

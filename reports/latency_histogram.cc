@@ -72,6 +72,30 @@ double LatencyHistogram::value_at_rank(std::int64_t k) const {
   return buckets_.empty() ? 0 : value_of(buckets_.rbegin()->first);
 }
 
+std::vector<double> LatencyHistogram::values_at_even_ranks(std::int64_t points) const {
+  std::vector<double> out;
+  if (count_ == 0 || points <= 0) return out;
+  const std::int64_t k = std::min(count_, points);
+  out.reserve(static_cast<std::size_t>(k));
+  // One walk over the buckets: the ranks ascend, so each is found where the last one was.
+  auto bucket = buckets_.begin();
+  std::int64_t seen = zero_count_;  // values in the zero bucket and the buckets passed
+  for (std::int64_t i = 0; i < k; ++i) {
+    const std::int64_t rank = k == 1 ? 0 : i * (count_ - 1) / (k - 1);
+    if (rank < zero_count_) {
+      out.push_back(0);
+      continue;
+    }
+    while (bucket != buckets_.end() && rank >= seen + bucket->second) {
+      seen += bucket->second;
+      ++bucket;
+    }
+    out.push_back(bucket == buckets_.end() ? value_of(buckets_.rbegin()->first)
+                                           : value_of(bucket->first));
+  }
+  return out;
+}
+
 double LatencyHistogram::percentile(double p) const {
   if (count_ == 0) return 0;
   p = std::clamp(p, 0.0, 100.0);

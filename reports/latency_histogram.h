@@ -28,6 +28,9 @@ class LatencyHistogram {
   double percentile(double p) const;
   // The value standing for the k-th smallest value (0-based); k < count().
   double value_at_rank(std::int64_t k) const;
+  // value_at_rank at min(points, count()) ranks spread evenly from the smallest to the largest
+  // (rank i (count - 1) / (points - 1)), ascending, in one walk over the buckets.
+  std::vector<double> values_at_even_ranks(std::int64_t points) const;
 
   // Compact bytes: count of the zero bucket, then (bucket index delta, count) pairs as zigzag
   // varints. from_bytes throws std::invalid_argument on anything it did not write.

@@ -224,7 +224,7 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
   std::map<std::int64_t, store::CellSummaryRow> summaries;
   if (source == FigureSource::kSummaries) {
-    for (auto& row : store.cell_summaries(experiment_id)) {
+    for (auto& row : store.cell_summaries(experiment_id, /*with_sample=*/false)) {
       if (row.format <= kSummaryFormat) summaries.emplace(row.cell_id, std::move(row));
     }
   }

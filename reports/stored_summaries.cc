@@ -32,9 +32,9 @@ std::int64_t summarize_stored_cells(store::Store& store,
                            experiment ? validity_rules_of(*experiment) : ValidityRules{})
                   .first;
     }
-    const CellSummary summary = summarize_cell(
-        store.requests(cell.id), store.metric_samples(cell.id), store.cell_load(cell.id),
-        rules->second);
+    const CellSummary summary =
+        summarize_cell(store.requests(cell.id), store.metric_samples(cell.id),
+                       store.cell_load(cell.id), rules->second);
     store.set_cell_summary(summary_row(cell.id, summary));
     ++done;
     if (progress && Clock::now() - last_told >= std::chrono::seconds(2)) {

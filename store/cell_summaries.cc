@@ -41,11 +41,14 @@ std::optional<CellSummaryRow> Store::cell_summary(std::int64_t cell_id) const {
   return read_summary(s);
 }
 
-std::vector<CellSummaryRow> Store::cell_summaries(std::int64_t experiment_id) const {
-  SqliteStatement s = impl_->db.prepare(
-      "SELECT m.cell_id, m.format, m.figures, m.distributions, m.sample "
-      "FROM cell_summaries m JOIN cells c ON c.id = m.cell_id "
-      "WHERE c.experiment_id = ? ORDER BY c.ordinal, c.id");
+std::vector<CellSummaryRow> Store::cell_summaries(std::int64_t experiment_id,
+                                                  bool with_sample) const {
+  // The sample is the last column: left out, SQLite never reads its overflow pages.
+  SqliteStatement s =
+      impl_->db.prepare(std::string("SELECT m.cell_id, m.format, m.figures, m.distributions, ") +
+                        (with_sample ? "m.sample" : "x''") +
+                        " FROM cell_summaries m JOIN cells c ON c.id = m.cell_id "
+                        "WHERE c.experiment_id = ? ORDER BY c.ordinal, c.id");
   s.bind_int64(1, experiment_id);
   std::vector<CellSummaryRow> rows;
   while (s.step()) rows.push_back(read_summary(s));
@@ -53,12 +56,12 @@ std::vector<CellSummaryRow> Store::cell_summaries(std::int64_t experiment_id) co
 }
 
 std::vector<CellRow> Store::cells_to_summarize(int format) const {
-  SqliteStatement s = impl_->db.prepare(
-      std::string("SELECT ") + kCellColumns +
-      " FROM cells WHERE status = 'done'"
-      " AND experiment_id NOT IN (SELECT experiment_id FROM experiment_prunes)"
-      " AND id NOT IN (SELECT cell_id FROM cell_summaries WHERE format >= ?)"
-      " ORDER BY experiment_id, ordinal, id");
+  SqliteStatement s =
+      impl_->db.prepare(std::string("SELECT ") + kCellColumns +
+                        " FROM cells WHERE status = 'done'"
+                        " AND experiment_id NOT IN (SELECT experiment_id FROM experiment_prunes)"
+                        " AND id NOT IN (SELECT cell_id FROM cell_summaries WHERE format >= ?)"
+                        " ORDER BY experiment_id, ordinal, id");
   s.bind_int64(1, format);
   std::vector<CellRow> rows;
   while (s.step()) rows.push_back(read_cell(s));

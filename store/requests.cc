@@ -126,6 +126,32 @@ std::vector<RequestRow> Store::requests(std::int64_t cell_id) const {
   return rows;
 }
 
+std::vector<RequestRow> Store::request_latencies(std::int64_t cell_id) const {
+  SqliteStatement s = impl_->db.prepare(
+      "SELECT request_index, warmup, ok, scheduled_s, sent_s, first_token_s, last_token_s, "
+      "ttft_ms, e2e_ms, output_tokens FROM requests WHERE cell_id = ? "
+      "ORDER BY request_index, id");
+  s.bind_int64(1, cell_id);
+  std::vector<RequestRow> rows;
+  while (s.step()) {
+    RequestRow row;
+    row.cell_id = cell_id;
+    row.index = s.column_int64(0);
+    row.warmup = s.column_int64(1) != 0;
+    row.ok = s.column_int64(2) != 0;
+    row.scheduled_s = s.column_double(3);
+    row.sent_s = s.column_double(4);
+    row.first_token_s = s.column_double(5);
+    row.last_token_s = s.column_double(6);
+    row.ttft_ms = s.column_double(7);
+    row.e2e_ms = s.column_double(8);
+    row.output_tokens = static_cast<int>(s.column_int64(9));
+    restore_durations(row, {s.column_is_null(7), s.column_is_null(8), false, false});
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::int64_t Store::request_count(std::int64_t cell_id) const {
   SqliteStatement s = impl_->db.prepare("SELECT COUNT(*) FROM requests WHERE cell_id = ?");
   s.bind_int64(1, cell_id);

@@ -80,8 +80,10 @@ class Store {
   // Cell summaries (store/cell_summaries.cc), replacing any the cell had.
   void set_cell_summary(const CellSummaryRow& row);
   std::optional<CellSummaryRow> cell_summary(std::int64_t cell_id) const;
-  // Every summary of the experiment's cells, in one query, by cell ordinal.
-  std::vector<CellSummaryRow> cell_summaries(std::int64_t experiment_id) const;
+  // Every summary of the experiment's cells, in one query, by cell ordinal. Without
+  // `with_sample` the request sample (most of a summary's bytes) is left unread and empty.
+  std::vector<CellSummaryRow> cell_summaries(std::int64_t experiment_id,
+                                             bool with_sample = true) const;
   // Done cells with no summary, or one of a format below `format`, whose experiment still has
   // its raw rows: what a writer summarizes on open. Oldest first.
   std::vector<CellRow> cells_to_summarize(int format) const;
@@ -139,6 +141,10 @@ class Store {
   std::vector<CellRow> cells(std::int64_t experiment_id) const;  // by ordinal
   std::vector<RequestRow> requests(std::int64_t cell_id) const;  // by index
   std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
+  // The same rows with only what a latency comparison reads: index, warmup, ok, the times,
+  // ttft_ms, e2e_ms and output_tokens (ITLs, texts and the rest left at their defaults), at a
+  // fraction of the cost of decoding whole rows.
+  std::vector<RequestRow> request_latencies(std::int64_t cell_id) const;
   std::int64_t request_count(std::int64_t cell_id) const;              // warm-up included
   RequestCounts request_counts(std::int64_t cell_id) const;            // measured and warm-up apart
   std::vector<CommandRow> commands(std::int64_t cell_id) const;        // in the order run

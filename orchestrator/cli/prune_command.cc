@@ -103,11 +103,12 @@ int prune_command(const GlobalOptions& global, const PruneArgs& args) {
     tell(global.db_path + ": returning the freed space to the file system");
     store.vacuum();
   }
-  std::printf("pruned %zu experiments, %lld request rows (%s); summaries kept; %s: %.1f MB -> "
-              "%.1f MB\n",
-              chosen.size(), static_cast<long long>(requests), describe(policy).c_str(),
-              global.db_path.c_str(), static_cast<double>(before) / 1e6,
-              static_cast<double>(file_bytes(global.db_path)) / 1e6);
+  std::printf(
+      "pruned %zu experiments, %lld request rows (%s); summaries kept; %s: %.1f MB -> "
+      "%.1f MB\n",
+      chosen.size(), static_cast<long long>(requests), describe(policy).c_str(),
+      global.db_path.c_str(), static_cast<double>(before) / 1e6,
+      static_cast<double>(file_bytes(global.db_path)) / 1e6);
   return kExitOk;
 }
 

@@ -13,8 +13,8 @@ std::string describe(const PrunePolicy& policy) {
     text = "keep the last " + std::to_string(*policy.keep_last) + " runs of each scenario";
   }
   if (policy.keep_since) {
-    text += (text.empty() ? "keep" : " and") + std::string(" runs started since ") +
-            *policy.keep_since;
+    text +=
+        (text.empty() ? "keep" : " and") + std::string(" runs started since ") + *policy.keep_since;
   }
   return text;
 }

@@ -249,6 +249,23 @@ TEST(LatencyHistogram, EveryPercentileOfEveryMetricIsWithinHalfAPercent) {
   }
 }
 
+TEST(LatencyHistogram, EvenRanksInOneWalkAreTheValuesAtThoseRanks) {
+  LatencyHistogram h;
+  std::mt19937_64 random(3);
+  std::lognormal_distribution<double> value(3, 1);
+  for (int i = 0; i < 5000; ++i) h.add(i % 97 == 0 ? 0.0 : value(random));
+  for (const std::int64_t points : {1, 2, 7, 1000, 5000, 9000}) {
+    const std::vector<double> got = h.values_at_even_ranks(points);
+    const std::int64_t k = std::min<std::int64_t>(points, h.count());
+    ASSERT_EQ(static_cast<std::int64_t>(got.size()), k);
+    for (std::int64_t i = 0; i < k; ++i) {
+      const std::int64_t rank = k == 1 ? 0 : i * (h.count() - 1) / (k - 1);
+      ASSERT_EQ(got[static_cast<std::size_t>(i)], h.value_at_rank(rank)) << points << " " << i;
+    }
+  }
+  EXPECT_TRUE(LatencyHistogram().values_at_even_ranks(10).empty());
+}
+
 TEST(LatencyHistogram, MergesAndRoundTripsThroughBytes) {
   std::mt19937_64 random(11);
   std::lognormal_distribution<double> latency(3.0, 1.5);

@@ -182,7 +182,8 @@ TEST(Bootstrap, SameSeedSameInterval) {
 }
 
 // The algorithm as first written: copy each resample, compute the statistic on the copy (a
-// full sort for a percentile). The counting resampler must give its interval bit for bit.
+// full sort for a percentile). With the same draws the counting resampler must give its
+// interval bit for bit.
 ChangeInterval plain_bootstrap(const std::vector<WeightedSample>& a,
                                const std::vector<WeightedSample>& b, const StatisticSpec& spec,
                                const BootstrapOptions& options) {
@@ -190,8 +191,8 @@ ChangeInterval plain_bootstrap(const std::vector<WeightedSample>& a,
   const double base = compute_statistic(a, spec);
   out.valid = true;
   out.change = compute_statistic(b, spec) / base - 1;
-  std::mt19937_64 rng(options.seed);
-  auto draw = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  BootstrapRandom random(options.seed);
+  auto draw = [&random](std::size_t n) { return random.below(n); };
   std::vector<WeightedSample> ra(a.size());
   std::vector<WeightedSample> rb(b.size());
   std::vector<double> changes;
@@ -207,6 +208,23 @@ ChangeInterval plain_bootstrap(const std::vector<WeightedSample>& a,
   out.low = percentile(changes, tail);
   out.high = percentile(changes, 100 - tail);
   return out;
+}
+
+TEST(Bootstrap, DrawsAreUniformAndTheSameForTheSameSeed) {
+  BootstrapRandom a(5);
+  BootstrapRandom b(5);
+  std::vector<int> counts(10);
+  for (int i = 0; i < 100000; ++i) {
+    const std::size_t x = a.below(10);
+    ASSERT_EQ(x, b.below(10));
+    ASSERT_LT(x, 10u);
+    ++counts[x];
+  }
+  for (const int c : counts) EXPECT_NEAR(c, 10000, 500);  // 5 sigma of a binomial(1e5, 0.1)
+  BootstrapRandom other(6);
+  int same = 0;
+  for (int i = 0; i < 100; ++i) same += a.below(1000000) == other.below(1000000);
+  EXPECT_LT(same, 3);
 }
 
 TEST(Bootstrap, TheCountingResamplerGivesThePlainAlgorithmsIntervalBitForBit) {

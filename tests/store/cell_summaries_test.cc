@@ -165,3 +165,44 @@ TEST(CellSummaries, PruneRemovesRawRowsKeepsSummariesAndRefusesUnsummarizedCells
 
 }  // namespace
 }  // namespace kvsweep::store
+
+namespace kvsweep::store {
+namespace {
+
+// request_latencies reads a few columns; what it reads must be what requests() gives, for
+// durations stored and for durations left NULL as derived.
+TEST(RequestLatencies, TheFieldsItReadsAreThoseOfTheWholeRows) {
+  TempDir dir;
+  Store store = Store::open(dir.file("s.db"));
+  const auto e = add_experiment(store, "nightly");
+  const CellRow cell = add_cell(store, e, 0, "done", 5);
+  RequestRow odd;  // durations that do not follow from the times: stored, not derived
+  odd.index = 5;
+  odd.warmup = true;
+  odd.sent_s = 1;
+  odd.first_token_s = 1.25;
+  odd.last_token_s = 2;
+  odd.ttft_ms = 249.5;
+  odd.e2e_ms = 1000.25;
+  odd.output_tokens = 3;
+  store.add_requests(cell.id, {odd});
+  const auto whole = store.requests(cell.id);
+  const auto few = store.request_latencies(cell.id);
+  ASSERT_EQ(whole.size(), 6u);
+  ASSERT_EQ(few.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(few[i].index, whole[i].index);
+    EXPECT_EQ(few[i].warmup, whole[i].warmup);
+    EXPECT_EQ(few[i].ok, whole[i].ok);
+    EXPECT_EQ(few[i].sent_s, whole[i].sent_s);
+    EXPECT_EQ(few[i].scheduled_s, whole[i].scheduled_s);
+    EXPECT_EQ(few[i].ttft_ms, whole[i].ttft_ms) << i;
+    EXPECT_EQ(few[i].e2e_ms, whole[i].e2e_ms) << i;
+    EXPECT_EQ(few[i].output_tokens, whole[i].output_tokens);
+    EXPECT_TRUE(few[i].itl_ms.empty());
+  }
+  EXPECT_EQ(few.back().ttft_ms, 249.5);
+}
+
+}  // namespace
+}  // namespace kvsweep::store

@@ -23,8 +23,12 @@ std::vector<std::int64_t> ids(const std::vector<store::ExperimentRow>& rows) {
 }
 
 const std::vector<store::ExperimentRow> kRuns = {
-    run(1, "nightly", "01"), run(2, "nightly", "02"), run(3, "probe", "02"),
-    run(4, "nightly", "03"), run(5, "nightly", "04", "running"), run(6, "nightly", "05"),
+    run(1, "nightly", "01"),
+    run(2, "nightly", "02"),
+    run(3, "probe", "02"),
+    run(4, "nightly", "03"),
+    run(5, "nightly", "04", "running"),
+    run(6, "nightly", "05"),
     run(7, "probe", "06", "failed"),
 };
 
@@ -37,8 +41,7 @@ TEST(PrunePolicy, KeepsTheNewestRunsOfEachScenarioNeverARunningOne) {
   policy.keep_last = 0;
   EXPECT_EQ(ids(experiments_to_prune(kRuns, policy, {})),
             (std::vector<std::int64_t>{1, 2, 3, 4, 6, 7}));
-  EXPECT_EQ(describe(PrunePolicy{2, std::nullopt, {}}),
-            "keep the last 2 runs of each scenario");
+  EXPECT_EQ(describe(PrunePolicy{2, std::nullopt, {}}), "keep the last 2 runs of each scenario");
 }
 
 TEST(PrunePolicy, AgeAndCountMustBothHold) {
