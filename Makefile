@@ -9,7 +9,7 @@ DB ?= kvsweep.db
 CCACHE := $(shell command -v ccache 2>/dev/null)
 export CCACHE_BASEDIR := $(CURDIR)
 # DEBUG_INFO: -g (gcc's RelWithDebInfo default) for a debugger; .ci/run passes -g1 (line tables:
-# a crash still names file and line), which compiles and links the tree faster on CI's 2 cores.
+# a crash still names file and line; far smaller objects to write and link, for CI's hour).
 DEBUG_INFO ?= -g
 CMAKE_CONFIGURE := cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $(DEBUG_INFO) -DNDEBUG" \

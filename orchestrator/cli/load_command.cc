@@ -173,7 +173,7 @@ std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::Loa
     cell.id = store.add_cell(cell);
     cell.status = m.measured.interrupted ? "interrupted" : "done";
     cell.finished_at = utc_now_iso8601();
-    rows = record_cell(store, cell, m, ValidityRules{});
+    rows = record_cell(store, cell, m, ValidityRules{}).rows;
     store.finish_experiment(experiment_id, cell.status, cell.finished_at);
   });
   console.line("stored as experiment " + std::to_string(experiment_id) + " in " + store.path());

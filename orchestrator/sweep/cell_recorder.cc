@@ -48,10 +48,9 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
   return experiment;
 }
 
-std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& cell,
-                                           const CellMeasurement& measurement,
-                                           const ValidityRules& rules,
-                                           const std::string& claimed_by) {
+RecordedCell record_cell(store::Store& store, store::CellRow& cell,
+                         const CellMeasurement& measurement, const ValidityRules& rules,
+                         const std::string& claimed_by) {
   // The measured phase's epoch is the cell's; earlier phases land before 0.
   double epoch = measurement.measured.epoch_wall_s;
   if (epoch == 0) epoch = measurement.warmup.epoch_wall_s;
@@ -71,9 +70,12 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
   }
   // A done cell's figures, computed once here (outside the write lock) and stored with it.
   std::optional<store::CellSummaryRow> summary;
+  std::optional<reports::CellMetrics> metrics;
   if (cell.status == "done") {
-    summary = reports::summary_row(
-        cell.id, reports::summarize_cell(rows, measurement.samples, measurement.load, rules));
+    reports::CellSummary figures =
+        reports::summarize_cell(rows, measurement.samples, measurement.load, rules);
+    summary = reports::summary_row(cell.id, figures);
+    metrics = std::move(figures.metrics);
   }
   store.in_transaction([&] {
     if (measurement.load) {
@@ -85,7 +87,7 @@ std::vector<store::RequestRow> record_cell(store::Store& store, store::CellRow& 
                       claimed_by);
     if (summary) store.set_cell_summary(*summary);
   });
-  return rows;
+  return {std::move(rows), std::move(metrics)};
 }
 
 store::CellLoadRow cell_load_row(const driver::LoadOptions& options,

@@ -311,16 +311,19 @@ bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::str
   cell.finished_at = utc_now_iso8601();
   print_health_events(seen, label, output_);
   append(m.commands, seen);
-  const std::vector<store::RequestRow> rows =
-      record_cell(store_, cell, m, spec_.load.validity, claimed_by_);
+  RecordedCell recorded = record_cell(store_, cell, m, spec_.load.validity, claimed_by_);
 
   if (cell.status == "interrupted") {
-    output_.line("  " + label + ": interrupted; " + std::to_string(rows.size()) +
+    output_.line("  " + label + ": interrupted; " + std::to_string(recorded.rows.size()) +
                  " finished requests kept");
     return false;
   }
+  // A done cell's figures were computed once, for its summary; a failed cell's are computed
+  // here, for its failure lines.
   const reports::CellMetrics metrics =
-      reports::compute_cell_metrics(rows, m.samples, {}, m.load, spec_.load.validity);
+      recorded.metrics ? std::move(*recorded.metrics)
+                       : reports::compute_cell_metrics(recorded.rows, m.samples, {}, m.load,
+                                                       spec_.load.validity);
   if (cell.status == "failed") {
     output_.line("  " + label + ": failed: " + cell.error);
   } else {
