@@ -81,4 +81,31 @@ ChangeInterval bootstrap_change(const std::vector<WeightedSample>& a,
                                 const std::vector<WeightedSample>& b, const StatisticSpec& spec,
                                 const BootstrapOptions& options);
 
+// Per-request values for a joint bootstrap: columns[c][i] is request i's value of column c, NaN
+// where the request has none (a TPOT of a one-token reply). Every column has one value per
+// request.
+using RequestColumns = std::vector<std::vector<double>>;
+
+// A statistic of one column; kRatioOfSums divides by weight_column. A request counts for the
+// metric when its value (and weight) are not NaN.
+struct JointMetric {
+  std::size_t column = 0;
+  StatisticSpec spec;
+  std::size_t weight_column = 0;
+};
+
+// The value bootstrap_change gives each metric, with one difference in how it resamples: each
+// resample draws whole requests (with replacement, as many as the side has) and every metric
+// reads that same draw, so a resample costs one draw per request instead of one per request
+// and metric. The request is the unit that was sampled, so this is the bootstrap the data asks
+// for; each metric's interval is its own (marginal) interval. `change` and `valid` are as
+// bootstrap_change's; an empty side or a base of 0 leaves a metric invalid.
+std::vector<ChangeInterval> joint_bootstrap_change(const RequestColumns& a, const RequestColumns& b,
+                                                   const std::vector<JointMetric>& metrics,
+                                                   const BootstrapOptions& options);
+
+// The statistic of one metric over the requests that have its values (the point estimate
+// joint_bootstrap_change reports; equal to compute_statistic over those requests).
+double joint_statistic(const RequestColumns& columns, const JointMetric& metric);
+
 }  // namespace kvsweep::reports

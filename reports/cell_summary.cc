@@ -196,12 +196,13 @@ store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summa
   return row;
 }
 
-CellSummary summary_from_row(const store::CellSummaryRow& row) {
+CellSummary summary_from_row(const store::CellSummaryRow& row, SummaryDetail detail) {
   const Json j = parse_object(row.figures);
   const Reader r(j, "");
   CellSummary summary;
   summary.metrics = read_metrics(r);
   summary.replicas = replicas_from_summary(r, "replicas");
+  if (detail == SummaryDetail::kFigures) return summary;
   summary.distributions = distributions_from_bytes(row.distributions);
   summary.sample = sample_from_bytes(row.sample);
   // The TTFT CDF the HTML report and serve's cell page draw: 1,000 points are less than a

@@ -67,7 +67,11 @@ CellSummary summarize_cell(const std::vector<store::RequestRow>& requests,
 
 // As stored (store::CellSummaryRow), and back. summary_from_row throws std::invalid_argument
 // naming the field on a malformed or newer summary.
+// kFigures reads the figures, verdict and replicas only (no distributions, sample or CDF
+// points): most of a summary's decoding cost is its histograms.
+enum class SummaryDetail { kWhole, kFigures };
 store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summary);
-CellSummary summary_from_row(const store::CellSummaryRow& row);
+CellSummary summary_from_row(const store::CellSummaryRow& row,
+                             SummaryDetail detail = SummaryDetail::kWhole);
 
 }  // namespace kvsweep::reports

@@ -2,7 +2,9 @@
 #include "reports/compare.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "common/join.h"
@@ -17,20 +19,23 @@ namespace {
 
 struct MetricDef {
   const char* name;
-  StatisticSpec spec;
+  JointMetric joint;
   bool higher_is_better;
   std::vector<WeightedSample> RunSamples::*samples;
 };
 
 const std::vector<MetricDef>& metric_defs() {
   static const std::vector<MetricDef> kDefs = {
-      {"ttft_mean_ms", {Statistic::kMean, 0}, false, &RunSamples::ttft_ms},
-      {"ttft_p50_ms", {Statistic::kPercentile, 50}, false, &RunSamples::ttft_ms},
-      {"ttft_p95_ms", {Statistic::kPercentile, 95}, false, &RunSamples::ttft_ms},
-      {"tpot_mean_ms", {Statistic::kMean, 0}, false, &RunSamples::tpot_ms},
+      {"ttft_mean_ms", {kTtftColumn, {Statistic::kMean, 0}}, false, &RunSamples::ttft_ms},
+      {"ttft_p50_ms", {kTtftColumn, {Statistic::kPercentile, 50}}, false, &RunSamples::ttft_ms},
+      {"ttft_p95_ms", {kTtftColumn, {Statistic::kPercentile, 95}}, false, &RunSamples::ttft_ms},
+      {"tpot_mean_ms", {kTpotColumn, {Statistic::kMean, 0}}, false, &RunSamples::tpot_ms},
       // Output tokens per second of request time: the per-request form of throughput that a
       // bootstrap can resample; at equal concurrency in a closed loop it moves as throughput.
-      {"throughput_per_stream", {Statistic::kRatioOfSums, 0}, true, &RunSamples::tokens_per_e2e_s},
+      {"throughput_per_stream",
+       {kOutputTokensColumn, {Statistic::kRatioOfSums, 0}, kE2eSecondsColumn},
+       true,
+       &RunSamples::tokens_per_e2e_s},
   };
   return kDefs;
 }
@@ -116,23 +121,46 @@ const char* verdict_name(Verdict v) {
 
 RunSamples run_samples(const std::vector<store::RequestRow>& requests) {
   RunSamples s;
+  s.requests.resize(kRequestColumnCount);
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : requests) {
     if (r.warmup || !r.ok) continue;
     s.ttft_ms.push_back({r.ttft_ms, 1});
+    s.requests[kTtftColumn].push_back(r.ttft_ms);
     // As docs/metrics.md defines tpot: (e2e - ttft) / (output_tokens - 1).
+    double tpot = kNone;
     if (r.output_tokens > 1) {
-      s.tpot_ms.push_back({(r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1), 1});
+      tpot = (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
+      s.tpot_ms.push_back({tpot, 1});
     }
-    if (r.e2e_ms > 0) s.tokens_per_e2e_s.push_back({double(r.output_tokens), r.e2e_ms / 1000.0});
+    s.requests[kTpotColumn].push_back(tpot);
+    const bool timed = r.e2e_ms > 0;
+    if (timed) s.tokens_per_e2e_s.push_back({double(r.output_tokens), r.e2e_ms / 1000.0});
+    s.requests[kOutputTokensColumn].push_back(timed ? double(r.output_tokens) : kNone);
+    s.requests[kE2eSecondsColumn].push_back(timed ? r.e2e_ms / 1000.0 : kNone);
   }
   return s;
 }
 
 std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
                                        const CompareOptions& options) {
+  // One joint bootstrap over whole requests for every metric with enough samples on both sides.
+  std::vector<JointMetric> joint;
+  std::vector<std::size_t> joint_index(metric_defs().size(), SIZE_MAX);
+  for (std::size_t i = 0; i < metric_defs().size(); ++i) {
+    const MetricDef& def = metric_defs()[i];
+    if ((a.*def.samples).size() >= options.min_samples &&
+        (b.*def.samples).size() >= options.min_samples) {
+      joint_index[i] = joint.size();
+      joint.push_back(def.joint);
+    }
+  }
+  const std::vector<ChangeInterval> intervals =
+      joint.empty() ? std::vector<ChangeInterval>{}
+                    : joint_bootstrap_change(a.requests, b.requests, joint, options.bootstrap);
   std::vector<MetricChange> out;
-  std::uint64_t index = 0;
-  for (const MetricDef& def : metric_defs()) {
+  for (std::size_t i = 0; i < metric_defs().size(); ++i) {
+    const MetricDef& def = metric_defs()[i];
     const auto& sa = a.*def.samples;
     const auto& sb = b.*def.samples;
     MetricChange m;
@@ -140,19 +168,13 @@ std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
     m.higher_is_better = def.higher_is_better;
     m.n_a = sa.size();
     m.n_b = sb.size();
-    m.a = compute_statistic(sa, def.spec);
-    m.b = compute_statistic(sb, def.spec);
-    if (m.n_a >= options.min_samples && m.n_b >= options.min_samples) {
-      BootstrapOptions bootstrap = options.bootstrap;
-      bootstrap.seed += index;  // each metric its own stream, still reproducible
-      const ChangeInterval c = bootstrap_change(sa, sb, def.spec, bootstrap);
-      if (c.valid) {
-        m.change = c;
-        m.verdict = judge(c, def.higher_is_better, options.min_change);
-      }
+    m.a = compute_statistic(sa, def.joint.spec);
+    m.b = compute_statistic(sb, def.joint.spec);
+    if (joint_index[i] != SIZE_MAX && intervals[joint_index[i]].valid) {
+      m.change = intervals[joint_index[i]];
+      m.verdict = judge(*m.change, def.higher_is_better, options.min_change);
     }
     out.push_back(std::move(m));
-    ++index;
   }
   return out;
 }
@@ -175,7 +197,7 @@ std::string worst_verdict(const store::Store& store, const std::vector<store::Ce
   for (const auto& cell : cells) {
     CellMetrics m;
     if (const auto summary = store.cell_summary(cell.id)) {
-      m = summary_from_row(*summary).metrics;
+      m = summary_from_row(*summary, SummaryDetail::kFigures).metrics;
     } else {
       const auto e = store.experiment(cell.experiment_id);
       m = compute_cell_metrics(store.requests(cell.id), {}, {}, store.cell_load(cell.id),

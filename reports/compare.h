@@ -32,6 +32,17 @@ struct RunSamples {
   std::vector<WeightedSample> ttft_ms;
   std::vector<WeightedSample> tpot_ms;           // output_tokens > 1 only
   std::vector<WeightedSample> tokens_per_e2e_s;  // x = output tokens, w = e2e seconds
+  // The same requests as columns (kRequestColumn*), for the joint bootstrap that resamples
+  // whole requests: TTFT, TPOT (NaN for one token), output tokens and e2e seconds (both NaN
+  // without an e2e).
+  RequestColumns requests;
+};
+enum RequestColumn : std::size_t {
+  kTtftColumn,
+  kTpotColumn,
+  kOutputTokensColumn,
+  kE2eSecondsColumn,
+  kRequestColumnCount
 };
 RunSamples run_samples(const std::vector<store::RequestRow>& requests);
 

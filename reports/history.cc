@@ -39,7 +39,8 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
   };
   for (const auto& e : store.experiments()) {
     if (e.name != scenario_name) continue;
-    const auto doc = dashboard_baseline_json(build_report_model(store, e.id));
+    const auto doc =
+        dashboard_baseline_json(build_report_model(store, e.id, FigureSource::kSummaryFigures));
     const auto& m = doc["metrics"][metric];
     std::vector<nlohmann::ordered_json> all;
     if (!m["baseline"].is_null()) all.push_back(m["baseline"]);

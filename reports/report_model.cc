@@ -223,7 +223,7 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   }
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
   std::map<std::int64_t, store::CellSummaryRow> summaries;
-  if (source == FigureSource::kSummaries) {
+  if (source != FigureSource::kRawRows) {
     for (auto& row : store.cell_summaries(experiment_id, /*with_sample=*/false)) {
       if (row.format <= kSummaryFormat) summaries.emplace(row.cell_id, std::move(row));
     }
@@ -238,7 +238,9 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
     // from its rows as they stand.
     const auto summary = summaries.find(cell.id);
     if (cell.status == "done" && summary != summaries.end()) {
-      CellSummary figures = summary_from_row(summary->second);
+      CellSummary figures = summary_from_row(
+          summary->second, source == FigureSource::kSummaryFigures ? SummaryDetail::kFigures
+                                                                   : SummaryDetail::kWhole);
       metrics.push_back(std::move(figures.metrics));
       replicas.push_back(std::move(figures.replicas));
       continue;

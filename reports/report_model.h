@@ -67,7 +67,10 @@ std::string repeat_label(const std::string& strategy, int repeat, int repeats);
 // its rows when it ended (cells without one, and cells not done, from their rows); what every
 // page and command uses, at a cost that does not grow with the cell's requests. kRawRows:
 // recomputed from the rows (`report --exact`); refused for a pruned experiment.
-enum class FigureSource { kSummaries, kRawRows };
+// kSummaryFigures: as kSummaries without decoding the distributions, so the cells have no
+// TTFT CDF points (samples.ttft_ms empty): for what reads figures only (headlines, history,
+// dashboard baselines), at a fifth of the cost.
+enum class FigureSource { kSummaries, kSummaryFigures, kRawRows };
 
 // Reads the experiment, its cells, and their summaries or requests and metric samples.
 // Throws std::runtime_error when the experiment does not exist, or its raw rows are asked

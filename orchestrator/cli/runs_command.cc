@@ -100,7 +100,8 @@ int runs_command(const RunsArgs& args) {
     if (c.status == "done" && (counts.measured > 0 || summary)) {
       const auto load = store.cell_load(c.id);
       const auto judged = [&] {
-        return summary ? reports::summary_from_row(*summary).metrics.validity
+        return summary ? reports::summary_from_row(*summary, reports::SummaryDetail::kFigures)
+                             .metrics.validity
                        : reports::compute_cell_metrics(store.requests(c.id), {}, {}, load, rules)
                              .validity;
       };

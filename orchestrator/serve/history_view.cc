@@ -15,11 +15,11 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // (experiment, strategy, concurrency) -> the compare metrics that regressed against the run
-// before, for every run of the scenario after its first.
+// before, for the newest `compared_runs` runs of the scenario (never its first).
 std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> regressions(
-    const std::vector<std::int64_t>& runs, const CompareRuns& compare) {
+    const std::vector<std::int64_t>& runs, const CompareRuns& compare, std::size_t first) {
   std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> out;
-  for (std::size_t i = 1; i < runs.size(); ++i) {
+  for (std::size_t i = std::max<std::size_t>(first, 1); i < runs.size(); ++i) {
     const reports::CompareResult result = compare(runs[i - 1], runs[i]);
     for (const auto& row : result.rows) {
       for (const auto& m : row.metrics) {
@@ -70,7 +70,8 @@ std::string level_chart(const std::vector<reports::HistorySeries>& series, int c
 
 nlohmann::ordered_json history_view(const store::Store& store, const std::string& scenario,
                                     const std::string& metric, int window,
-                                    const CompareRuns& compare, bool charts) {
+                                    const CompareRuns& compare, bool charts,
+                                    std::size_t compared_runs) {
   const auto series = reports::metric_history(store, scenario, metric, window);
   std::vector<std::int64_t> runs;
   std::set<std::string> names;
@@ -78,7 +79,14 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
     names.insert(e.name);
     if (e.name == scenario && e.status != "running") runs.push_back(e.id);
   }
-  const auto marked = regressions(runs, compare);
+  // runs[first..] are compared with the run before them; earlier runs (and always the first,
+  // which has none before it) are not.
+  const std::size_t first = std::min(
+      runs.size(),
+      std::max<std::size_t>(1, compared_runs >= runs.size() ? 1 : runs.size() - compared_runs));
+  const auto marked = regressions(runs, compare, first);
+  const std::set<std::int64_t> compared(runs.begin() + static_cast<std::ptrdiff_t>(first),
+                                        runs.end());
   Json list = Json::array();
   Json marks_by_series = Json::array();
   std::set<int> levels;
@@ -89,6 +97,7 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
     for (const auto& p : s.points) {
       const auto it = marked.find({p.experiment_id, s.strategy, s.concurrency});
       const bool regression = it != marked.end();
+      const bool was_compared = compared.count(p.experiment_id) > 0;
       marks.push_back(regression);
       auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
       points.push_back({{"experiment_id", p.experiment_id},
@@ -96,7 +105,8 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
                         {"value", opt(p.value)},
                         {"baseline", opt(p.baseline)},
                         {"deviation_pct", p.deviation ? Json(*p.deviation * 100) : Json(nullptr)},
-                        {"regression", regression},
+                        {"compared", was_compared},
+                        {"regression", was_compared ? Json(regression) : Json(nullptr)},
                         {"regressed_metrics", regression ? join(it->second) : ""},
                         {"url", "/experiments/" + std::to_string(p.experiment_id)}});
     }
@@ -116,6 +126,9 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
                {"metric_choices", choices(reports::history_metrics(), metric)},
                {"scenario_choices", choices(names, scenario)},
                {"runs", runs.size()},
+               {"compared_runs", compared.size()},
+               {"compare_param",
+                compared_runs == kAllRuns ? std::string("all") : std::to_string(compared_runs)},
                {"series", list}};
   if (charts) {
     Json level_charts = Json::array();

@@ -181,10 +181,18 @@ void history_routes(httplib::Server& server, ServeContext& context) {
       const std::string metric = param_or(req, "metric", "ttft_p95_ms");
       const int window = int_param(req, "window", 5);
       if (window < 1) throw std::invalid_argument("window: expected 1 or more");
+      std::size_t compared_runs = kDefaultComparedRuns;
+      if (param_or(req, "compare", "") == "all") {
+        compared_runs = kAllRuns;
+      } else {
+        // A whole number (int_param refuses anything else, a sign included) or "all".
+        compared_runs = static_cast<std::size_t>(
+            int_param(req, "compare", static_cast<int>(kDefaultComparedRuns)));
+      }
       const Json view = history_view(
           store, scenario, metric, window,
           [&](std::int64_t a, std::int64_t b) { return context.compare_runs(store, a, b); },
-          page || wants_charts(req));
+          page || wants_charts(req), compared_runs);
       if (page) {
         send_html(res, render_page("history", "History of " + scenario, "history", view));
       } else {

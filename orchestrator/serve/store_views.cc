@@ -135,7 +135,8 @@ std::optional<double> parse_utc_iso8601(const std::string& text) {
 }
 
 std::string experiment_headline(const store::Store& store, const store::ExperimentRow& e) {
-  const auto verdicts = reports::level_verdicts(reports::build_report_model(store, e.id));
+  const auto verdicts = reports::level_verdicts(
+      reports::build_report_model(store, e.id, reports::FigureSource::kSummaryFigures));
   return verdicts.empty() ? "" : verdicts.back().text;
 }
 

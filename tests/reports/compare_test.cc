@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "common/stats.h"
@@ -254,6 +255,103 @@ TEST(Bootstrap, TheCountingResamplerGivesThePlainAlgorithmsIntervalBitForBit) {
       EXPECT_EQ(fast.high, plain.high) << n << " " << static_cast<int>(spec.kind) << " " << spec.p;
     }
   }
+}
+
+// The joint bootstrap as first written: copy the drawn requests, then compute each metric's
+// statistic on the copy over the requests that have its values. The counting form must give
+// the same interval (sums taken in another order: equal within rounding; percentiles exact).
+std::vector<ChangeInterval> plain_joint_bootstrap(const RequestColumns& a, const RequestColumns& b,
+                                                  const std::vector<JointMetric>& metrics,
+                                                  const BootstrapOptions& options) {
+  auto pick = [](const RequestColumns& columns, const std::vector<std::size_t>& rows) {
+    RequestColumns out(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      for (const std::size_t r : rows) out[c].push_back(columns[c][r]);
+    }
+    return out;
+  };
+  std::vector<ChangeInterval> out(metrics.size());
+  BootstrapRandom random(options.seed);
+  std::vector<std::vector<double>> changes(metrics.size());
+  const std::size_t na = a[0].size();
+  const std::size_t nb = b[0].size();
+  for (int r = 0; r < options.resamples; ++r) {
+    std::vector<std::size_t> ra(na);
+    std::vector<std::size_t> rb(nb);
+    for (auto& i : ra) i = random.below(na);
+    for (auto& i : rb) i = random.below(nb);
+    const RequestColumns da = pick(a, ra);
+    const RequestColumns db = pick(b, rb);
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      const double sa = joint_statistic(da, metrics[m]);
+      if (sa == 0) continue;
+      changes[m].push_back(joint_statistic(db, metrics[m]) / sa - 1);
+    }
+  }
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    out[m].valid = true;
+    out[m].change = joint_statistic(b, metrics[m]) / joint_statistic(a, metrics[m]) - 1;
+    std::sort(changes[m].begin(), changes[m].end());
+    const double tail = (1 - options.confidence) / 2 * 100;
+    out[m].low = percentile(changes[m], tail);
+    out[m].high = percentile(changes[m], 100 - tail);
+  }
+  return out;
+}
+
+TEST(Bootstrap, TheJointCountingResamplerGivesThePlainJointAlgorithmsInterval) {
+  std::mt19937_64 random(17);
+  std::lognormal_distribution<double> value(4, 0.7);
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<JointMetric> metrics = {
+      {0, {Statistic::kMean, 0}, 0},         {0, {Statistic::kPercentile, 0}, 0},
+      {0, {Statistic::kPercentile, 50}, 0},  {0, {Statistic::kPercentile, 95}, 0},
+      {0, {Statistic::kPercentile, 100}, 0}, {1, {Statistic::kMean, 0}, 0},
+      {1, {Statistic::kPercentile, 90}, 0},  {2, {Statistic::kRatioOfSums, 0}, 3},
+  };
+  for (const std::size_t n : {3u, 8u, 150u, 1001u}) {
+    RequestColumns a(4);
+    RequestColumns b(4);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (auto* side : {&a, &b}) {
+        // Whole milliseconds (many ties, as real TTFTs have); every third request has no TPOT
+        // and every fourth no e2e, so the metrics read different requests of one draw.
+        (*side)[0].push_back(std::round(value(random) * (side == &b ? 1.1 : 1.0)));
+        (*side)[1].push_back(i % 3 == 0 ? none : std::round(value(random)));
+        (*side)[2].push_back(i % 4 == 0 ? none : double(1 + i % 50));
+        (*side)[3].push_back(i % 4 == 0 ? none : 0.5 + (i % 7));
+      }
+    }
+    BootstrapOptions options;
+    options.resamples = 200;
+    options.seed = 5 + n;
+    const auto fast = joint_bootstrap_change(a, b, metrics, options);
+    const auto plain = plain_joint_bootstrap(a, b, metrics, options);
+    ASSERT_EQ(fast.size(), metrics.size());
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      ASSERT_TRUE(fast[m].valid) << n << " metric " << m;
+      EXPECT_EQ(fast[m].change, plain[m].change) << n << " metric " << m;
+      const double scale = std::max(1e-12, std::fabs(plain[m].high) + std::fabs(plain[m].low));
+      EXPECT_NEAR(fast[m].low, plain[m].low, 1e-12 * scale) << n << " metric " << m;
+      EXPECT_NEAR(fast[m].high, plain[m].high, 1e-12 * scale) << n << " metric " << m;
+      if (metrics[m].spec.kind == Statistic::kPercentile) {
+        EXPECT_EQ(fast[m].low, plain[m].low) << n << " metric " << m;
+        EXPECT_EQ(fast[m].high, plain[m].high) << n << " metric " << m;
+      }
+    }
+  }
+}
+
+TEST(Bootstrap, AJointMetricWithoutValuesOnASideHasNoInterval) {
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const RequestColumns a = {{10, 20, 30}, {none, none, none}};
+  const RequestColumns b = {{11, 21, 31}, {1, 2, 3}};
+  const auto intervals = joint_bootstrap_change(
+      a, b, {{0, {Statistic::kMean, 0}, 0}, {1, {Statistic::kMean, 0}, 0}}, {});
+  EXPECT_TRUE(intervals[0].valid);
+  EXPECT_LT(intervals[0].low, intervals[0].high);
+  EXPECT_FALSE(intervals[1].valid);
+  EXPECT_FALSE(joint_bootstrap_change({}, b, {{0, {Statistic::kMean, 0}, 0}}, {})[0].valid);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -207,6 +208,53 @@ TEST(WebServer, TheApiNamesWhatThePagesShow) {
   const Json running = Json::parse(c.Get("/api/running")->body);
   EXPECT_EQ(running["any_running"], false);
   EXPECT_EQ(running["latest"]["id"], 1);
+}
+
+// The history page compares only the newest runs by default (a year of nights would take
+// minutes); compare=N and compare=all widen it, and a point not compared says so.
+TEST(WebServer, HistoryComparesTheNewestRunsAndSaysWhichWereNot) {
+  Served served;
+  {
+    store::Store store = store::Store::open(served.db);
+    for (int night = 0; night < 3; ++night) testing::write_small_experiment(store);
+  }
+  httplib::Client c = served.client();
+  auto compared_by_run = [&c](const std::string& query) {
+    const auto res = c.Get("/api/history?scenario=small-sim" + query);
+    EXPECT_EQ(res->status, 200) << query;
+    const Json view = Json::parse(res->body);
+    std::map<std::int64_t, bool> out;
+    for (const auto& series : view["series"]) {
+      for (const auto& point : series["points"]) {
+        const bool compared = point["compared"].get<bool>();
+        out[point["experiment_id"].get<std::int64_t>()] = compared;
+        // The same figures compared with themselves: no regression; not compared: null.
+        if (compared) {
+          EXPECT_EQ(point["regression"], false) << query;
+        } else {
+          EXPECT_TRUE(point["regression"].is_null()) << query;
+        }
+      }
+    }
+    EXPECT_EQ(view["runs"], 4) << query;
+    return std::make_pair(out, view["compared_runs"].get<int>());
+  };
+  using Marks = std::map<std::int64_t, bool>;
+  EXPECT_EQ(compared_by_run(""),
+            std::make_pair(Marks{{1, false}, {2, true}, {3, true}, {4, true}}, 3));
+  EXPECT_EQ(compared_by_run("&compare=2"),
+            std::make_pair(Marks{{1, false}, {2, false}, {3, true}, {4, true}}, 2));
+  EXPECT_EQ(compared_by_run("&compare=0"),
+            std::make_pair(Marks{{1, false}, {2, false}, {3, false}, {4, false}}, 0));
+  EXPECT_EQ(compared_by_run("&compare=all"),
+            std::make_pair(Marks{{1, false}, {2, true}, {3, true}, {4, true}}, 3));
+  const auto bad = c.Get("/api/history?compare=-1");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("compare: expected a whole number"), std::string::npos);
+  const auto page = c.Get("/history?scenario=small-sim&compare=1");
+  ASSERT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("only the newest 1 runs are compared"), std::string::npos);
+  EXPECT_NE(page->body.find("not compared"), std::string::npos);
 }
 
 // A tiny /metrics server on loopback whose TTFT histogram grows between scrapes.
