@@ -4,7 +4,8 @@
 // `kvsweep prune` leaves them (summaries only, marked pruned). Then prints the store's size
 // and how long what reads it takes: `history` of one metric, serve's front page (every
 // experiment's headline, uncached), an experiment page, serve's history page (with its
-// compare of each run against the one before, uncached) and compare of the last two nights.
+// marks of each run against the one before: read from the comparison stored as each night
+// ended, as `run` stores it; uncached) and compare of the last two nights.
 // Usage: nightly_store_bench NIGHTS [KEEP (default 30)] [STORE]   (STORE kept when given)
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "reports/compare.h"
 #include "reports/history.h"
 #include "reports/report_model.h"
+#include "reports/run_comparison.h"
 #include "reports/verdicts.h"
 #include "store/store.h"
 
@@ -173,6 +175,7 @@ int main(int argc, char** argv) {
     auto store = kvsweep::store::Store::open(path);
     std::int64_t raw_rows = 0;
     double pruned_bytes = 0;  // the file once the pruned nights (written first) are in
+    double compared = 0;      // CPU seconds of the comparisons stored as each night ended
     const Timing write = seconds([&] {
       for (int night = 0; night < nights; ++night) {
         if (night == nights - keep && night > 0) {
@@ -180,6 +183,11 @@ int main(int argc, char** argv) {
           pruned_bytes = static_cast<double>(std::filesystem::file_size(path));
         }
         raw_rows += write_night(store, night, night >= nights - keep);
+        // As `run` does when a night ends: compared with the night before, stored for the
+        // history page (a pruned night here compares the nights' samples, not its raw rows).
+        compared += seconds([&] {
+                      kvsweep::reports::record_run_comparison(store, store.experiments().back().id);
+                    }).cpu_s;
       }
     });
     store.vacuum();
@@ -191,9 +199,9 @@ int main(int argc, char** argv) {
     const double all_raw = raw_nights > 0 ? (bytes - pruned_bytes) / raw_nights * nights : 0;
     std::printf(
         "nightly_store_bench: %d nights of %s (%d with raw rows, %d pruned to summaries) "
-        "written in %.1f s; store %.1f MB, %.0f bytes per raw request row; all %d raw: about "
-        "%.0f MB\n",
-        nights, kScenario, raw_nights, nights - raw_nights, write.wall_s, bytes / 1e6,
+        "written in %.1f s (%.1f CPU s of it comparing each night with the one before); store "
+        "%.1f MB, %.0f bytes per raw request row; all %d raw: about %.0f MB\n",
+        nights, kScenario, raw_nights, nights - raw_nights, write.wall_s, compared, bytes / 1e6,
         raw_rows > 0 ? (bytes - pruned_bytes) / static_cast<double>(raw_rows) : 0.0, nights,
         all_raw / 1e6);
     const Timing history =
@@ -226,14 +234,17 @@ int main(int argc, char** argv) {
       kvsweep::reports::compare_experiments(store, experiments[experiments.size() - 2].id,
                                             experiments.back().id, {});
     });
+    char pruned_text[64];
+    std::snprintf(pruned_text, sizeof pruned_text, "%.3f (%.3f)", pruned_compare.wall_s,
+                  pruned_compare.cpu_s);
     std::printf(
         "nightly_store_bench: wall (CPU) seconds: history %.3f (%.3f), serve front page "
-        "(uncached) %.3f (%.3f), experiment page %.3f (%.3f), history page (uncached, newest "
-        "%zu compared) %.3f (%.3f), compare of the last two nights %.3f (%.3f), of two pruned "
-        "nights %.3f (%.3f)\n",
+        "(uncached) %.3f (%.3f), experiment page %.3f (%.3f), history page (uncached, "
+        "comparisons stored) %.3f (%.3f), compare of the last two nights %.3f (%.3f), of two "
+        "pruned nights %s\n",
         history.wall_s, history.cpu_s, front.wall_s, front.cpu_s, page.wall_s, page.cpu_s,
-        serve::kDefaultComparedRuns, history_page.wall_s, history_page.cpu_s, compare.wall_s,
-        compare.cpu_s, pruned_compare.wall_s, pruned_compare.cpu_s);
+        history_page.wall_s, history_page.cpu_s, compare.wall_s, compare.cpu_s,
+        pruned_compare.wall_s < 0 ? "- (none)" : pruned_text);
   }
   if (argc <= 3) {
     std::error_code ignored;

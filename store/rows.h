@@ -90,6 +90,17 @@ struct PruneMark {
   std::string policy;     // what selected it: "keep the last 30 runs of each scenario"
 };
 
+// A finished run compared with the run of its scenario before it, as `kvsweep compare` does,
+// stored when the run ends (schema 10), so serve's history page reads the verdicts instead of
+// bootstrapping every cell of both runs again (and keeps them after either run is pruned).
+struct RunComparisonRow {
+  std::int64_t experiment_id = 0;
+  std::int64_t previous_id = 0;  // the run it was compared with
+  std::string computed_at;       // ISO 8601 UTC
+  std::string options;           // the compare options used ("resamples=1000 ...")
+  std::string regressions;       // JSON: [{"strategy", "concurrency", "metrics": [...]}]
+};
+
 // What load a cell asked for and how the driver kept up with it (schema 7), for the achieved-
 // load figures and verdicts of reports/validity.h. One row per measured cell.
 struct CellLoadRow {

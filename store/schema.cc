@@ -201,6 +201,18 @@ CREATE TABLE experiment_prunes (
   policy TEXT NOT NULL
 );
 )sql",
+    // 9 -> 10: each finished run compared with the run of its scenario before it, when it
+    // ended (reports/run_comparison.h). Runs stored before have none; serve's history page
+    // compares the newest of them itself.
+    R"sql(
+CREATE TABLE run_comparisons (
+  experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+  previous_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  computed_at TEXT NOT NULL,
+  options TEXT NOT NULL,
+  regressions TEXT NOT NULL
+);
+)sql",
 };
 
 }  // namespace

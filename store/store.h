@@ -92,6 +92,10 @@ class Store {
   // transaction. Throws when a cell of it is done without a summary (nothing would remain).
   void prune_raw_rows(const PruneMark& mark);
   std::optional<PruneMark> prune_mark(std::int64_t experiment_id) const;
+  // Run comparisons (store/run_comparisons.cc): the experiment's one replaced; every stored one
+  // of the experiments named `scenario`, by experiment id.
+  void set_run_comparison(const RunComparisonRow& row);
+  std::vector<RunComparisonRow> run_comparisons(const std::string& scenario) const;
   // Returns free pages to the file system: at once in incremental auto-vacuum, else by one
   // VACUUM (needs free disk about the store's size) that also switches the file to incremental;
   // then empties the write-ahead log into it.

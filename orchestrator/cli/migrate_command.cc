@@ -4,6 +4,7 @@
 
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/subcommand.h"
+#include "reports/run_comparison.h"
 #include "reports/stored_summaries.h"
 #include "store/store.h"
 #include "store/store_maintenance.h"
@@ -14,8 +15,9 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
   auto vacuum = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "migrate",
-      "bring the store to this kvsweep's schema and summarize the cells an older kvsweep "
-      "stored (kvsweep run does both on open; readers such as serve ask for this)");
+      "bring the store to this kvsweep's schema, summarize the cells an older kvsweep stored "
+      "(kvsweep run does both on open; readers such as serve ask for this) and compare each "
+      "run an older kvsweep stored with the run before it (for serve's history page)");
   cmd->add_flag("--vacuum", *vacuum,
                 "then rewrite the file whole (VACUUM): returns free pages to the file system and "
                 "switches it to incremental auto-vacuum; needs free disk about "
@@ -28,16 +30,21 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
         // The cells an older kvsweep stored get their summaries, before any rewrite.
         store::Store store = store::Store::open(global.db_path);
         const std::int64_t summarized = reports::summarize_stored_cells(store, tell);
+        // Each ended run against the run before it, for serve's history page.
+        const std::int64_t compared = reports::compare_stored_runs(store, tell);
         if (*vacuum) {
           tell(global.db_path + ": rewriting the file (VACUUM)");
           store.vacuum();
         }
         std::printf(
-            "%s: schema version %d%s%s%s\n", global.db_path.c_str(), result.to_version,
+            "%s: schema version %d%s%s%s%s\n", global.db_path.c_str(), result.to_version,
             result.from_version == result.to_version
                 ? " (already current)"
                 : (" (migrated from " + std::to_string(result.from_version) + ")").c_str(),
             summarized > 0 ? (", " + std::to_string(summarized) + " cells summarized").c_str() : "",
+            compared > 0
+                ? (", " + std::to_string(compared) + " runs compared with the run before").c_str()
+                : "",
             *vacuum ? ", vacuumed" : "");
         return kExitOk;
       }};

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/duration.h"
+#include "common/join.h"
 #include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/scenario_lookup.h"
@@ -19,6 +20,7 @@
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
 #include "reports/markdown_report.h"
+#include "reports/run_comparison.h"
 #include "reports/stored_summaries.h"
 #include "reports/verdicts.h"
 #include "store/store.h"
@@ -57,6 +59,32 @@ std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const std::vector<C
   };
   options.measured_samples = [fleet] { return fleet->measured_samples(); };
   return predicted;
+}
+
+// The run against the run of its scenario before it, as `kvsweep compare` does, stored for
+// serve's history page (reports/run_comparison.h) and said in one line; "" for a scenario's
+// first run. A comparison that fails is a warning: the run's cells are already stored.
+std::string comparison_line(store::Store& store, std::int64_t experiment_id) {
+  try {
+    const auto recorded = reports::record_run_comparison(store, experiment_id);
+    if (!recorded) return "";
+    const std::string against = "against experiment " + std::to_string(recorded->previous_id) +
+                                ", the run before (kvsweep compare " +
+                                std::to_string(recorded->previous_id) + " " +
+                                std::to_string(experiment_id) + "): ";
+    if (!recorded->nothing_compared.empty()) {
+      return against + "nothing compared: " + recorded->nothing_compared;
+    }
+    if (recorded->regressions.empty()) return against + "no regression";
+    std::vector<std::string> levels;
+    for (const auto& level : recorded->regressions) {
+      levels.push_back(level.strategy + " @ " + std::to_string(level.concurrency) + " (" +
+                       join(level.metrics) + ")");
+    }
+    return against + "regression at " + join(levels, "; ");
+  } catch (const std::exception& e) {
+    return std::string("warning: not compared with the run before: ") + e.what();
+  }
 }
 
 }  // namespace
@@ -126,6 +154,9 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
     summary += ", " + std::to_string(outcome.cells_skipped) + " already done before resuming";
   }
   console.line(summary + "; store " + store.path() + ", report " + report_path);
+  if (const std::string line = comparison_line(store, outcome.experiment_id); !line.empty()) {
+    console.line(line);
+  }
   // The answer again where the terminal ends up, after a report that may have scrolled it away
   // (and the only answer shown with --no-print).
   for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {

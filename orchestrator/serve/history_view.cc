@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "common/join.h"
 #include "reports/history.h"
+#include "reports/run_comparison.h"
 #include "reports/svg_chart.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -14,19 +17,40 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// (experiment, strategy, concurrency) -> the compare metrics that regressed against the run
-// before, for the newest `compared_runs` runs of the scenario (never its first).
-std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> regressions(
-    const std::vector<std::int64_t>& runs, const CompareRuns& compare, std::size_t first) {
-  std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> out;
-  for (std::size_t i = std::max<std::size_t>(first, 1); i < runs.size(); ++i) {
-    const reports::CompareResult result = compare(runs[i - 1], runs[i]);
-    for (const auto& row : result.rows) {
-      for (const auto& m : row.metrics) {
-        if (m.verdict == reports::Verdict::kRegression) {
-          out[{runs[i], row.strategy, row.concurrency}].push_back(m.metric);
-        }
+// The runs compared with the run before them, and (experiment, strategy, concurrency) -> the
+// compare metrics that regressed.
+struct Compared {
+  std::set<std::int64_t> runs;
+  std::map<std::tuple<std::int64_t, std::string, int>, std::vector<std::string>> marks;
+};
+
+// runs[i] (never the first) against runs[i - 1]: from the comparison stored when runs[i] ended,
+// when it was made against that run with compare's default options (serve's); otherwise
+// computed, for the runs from `first` on only.
+Compared regressions(const store::Store& store, const std::string& scenario,
+                     const std::vector<std::int64_t>& runs, const CompareRuns& compare,
+                     std::size_t first) {
+  const std::string options = reports::compare_options_key({});
+  std::map<std::int64_t, store::RunComparisonRow> stored;
+  for (auto& row : store.run_comparisons(scenario)) {
+    if (row.options == options) stored.emplace(row.experiment_id, std::move(row));
+  }
+  Compared out;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    std::optional<std::vector<reports::LevelRegressions>> levels;
+    const auto it = stored.find(runs[i]);
+    if (it != stored.end() && it->second.previous_id == runs[i - 1]) {
+      try {
+        levels = reports::regressions_from_json(it->second.regressions);
+      } catch (const std::invalid_argument&) {
+        // A damaged row is computed again, as if it were not there.
       }
+    }
+    if (!levels && i >= first) levels = reports::regressions_of(compare(runs[i - 1], runs[i]));
+    if (!levels) continue;
+    out.runs.insert(runs[i]);
+    for (auto& level : *levels) {
+      out.marks[{runs[i], level.strategy, level.concurrency}] = std::move(level.metrics);
     }
   }
   return out;
@@ -79,14 +103,10 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
     names.insert(e.name);
     if (e.name == scenario && e.status != "running") runs.push_back(e.id);
   }
-  // runs[first..] are compared with the run before them; earlier runs (and always the first,
-  // which has none before it) are not.
-  const std::size_t first = std::min(
-      runs.size(),
-      std::max<std::size_t>(1, compared_runs >= runs.size() ? 1 : runs.size() - compared_runs));
-  const auto marked = regressions(runs, compare, first);
-  const std::set<std::int64_t> compared(runs.begin() + static_cast<std::ptrdiff_t>(first),
-                                        runs.end());
+  // Runs without a stored comparison are compared here from runs[first] on.
+  const std::size_t first = compared_runs >= runs.size() ? 1 : runs.size() - compared_runs;
+  const Compared compared = regressions(store, scenario, runs, compare, first);
+  const auto& marked = compared.marks;
   Json list = Json::array();
   Json marks_by_series = Json::array();
   std::set<int> levels;
@@ -97,7 +117,7 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
     for (const auto& p : s.points) {
       const auto it = marked.find({p.experiment_id, s.strategy, s.concurrency});
       const bool regression = it != marked.end();
-      const bool was_compared = compared.count(p.experiment_id) > 0;
+      const bool was_compared = compared.runs.count(p.experiment_id) > 0;
       marks.push_back(regression);
       auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
       points.push_back({{"experiment_id", p.experiment_id},
@@ -126,7 +146,7 @@ nlohmann::ordered_json history_view(const store::Store& store, const std::string
                {"metric_choices", choices(reports::history_metrics(), metric)},
                {"scenario_choices", choices(names, scenario)},
                {"runs", runs.size()},
-               {"compared_runs", compared.size()},
+               {"compared_runs", compared.runs.size()},
                {"compare_param",
                 compared_runs == kAllRuns ? std::string("all") : std::to_string(compared_runs)},
                {"series", list}};

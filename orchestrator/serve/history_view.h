@@ -18,18 +18,20 @@ namespace kvsweep::orchestrator::serve {
 using CompareRuns =
     std::function<reports::CompareResult(std::int64_t previous, std::int64_t experiment)>;
 
-// How many of the newest runs are compared with the run before them. A compare bootstraps
-// every cell of both runs (about 0.9 CPU s for two raw nights of seed 002's matrix), so the
-// first view of a year of nights would take minutes; the newest runs are the ones a team
-// watches. kAllRuns compares every run.
+// How many of the newest runs without a stored comparison (reports/run_comparison.h: a run
+// stored by an older kvsweep, or by a command that does not compare) the page compares itself.
+// A compare bootstraps every cell of both runs (about 0.9 CPU s for two raw nights of seed
+// 002's matrix), so comparing a year of such runs would take minutes. kAllRuns compares every
+// one.
 constexpr std::size_t kDefaultComparedRuns = 10;
 constexpr std::size_t kAllRuns = static_cast<std::size_t>(-1);
 
 // {scenario, metric, window, compared_runs, metrics (the known ones), scenarios (stored
 // names), series: [{strategy, concurrency, points: [{experiment_id, started_at, value,
 // baseline, deviation, compared, regression, regressed_metrics}]}], levels: [{concurrency,
-// svg}] (with charts)}. Only the newest `compared_runs` runs (after the first) are compared:
-// older points have compared false and regression null.
+// svg}] (with charts)}. A run is compared with the run before it from its stored comparison,
+// or here when it is one of the newest `compared_runs` runs; other points have compared false
+// and regression null.
 // An unknown metric throws std::invalid_argument naming the known ones; an unknown scenario
 // has no series.
 nlohmann::ordered_json history_view(const store::Store& store, const std::string& scenario,

@@ -28,9 +28,16 @@ for scenario in "$scenarios"/seed-*.yaml; do
     >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "predict $scenario"; }
   n=$((n + 1))
 done
-# seed 000 a second time: two runs of one scenario for prune's --keep-last.
-"$kvsweep" --db "$db" -q run --target predict "$scenarios/seed-000-kubeai-l4-prefixhash.yaml" \
-  -o "$dir/reports" --no-print >/dev/null 2>&1 || fail "second seed-000 run"
+# seed 000 a second time: two runs of one scenario for prune's --keep-last. When it ends it is
+# compared with the first, and the comparison is stored for serve's history page.
+"$kvsweep" --db "$db" run --target predict "$scenarios/seed-000-kubeai-l4-prefixhash.yaml" \
+  -o "$dir/reports" --no-print >"$dir/second.out" 2>&1 || fail "second seed-000 run"
+second_run=$(sql "select max(id) from experiments")
+first_run=$(sql "select min(id) from experiments where name = (select name from experiments where id = $second_run)")
+grep -q "^against experiment $first_run, the run before (kvsweep compare $first_run $second_run): " "$dir/second.out" ||
+  fail "the second run did not say its comparison: $(tail -5 "$dir/second.out")"
+[ "$(sql "select experiment_id || ' ' || previous_id from run_comparisons")" = "$second_run $first_run" ] ||
+  fail "stored comparisons: $(sql "select * from run_comparisons")"
 experiments=$(sql "select count(*) from experiments")
 [ "$experiments" -eq $((n + 1)) ] || fail "$experiments experiments stored, expected $((n + 1))"
 unsummarized=$(sql "select count(*) from cells where status = 'done' and id not in (select cell_id from cell_summaries)")
@@ -50,12 +57,16 @@ echo "reports from summaries equal --exact for $experiments experiments in md, j
 
 # A store as schema 8 left it: no summaries, no prune marks. migrate summarizes every cell.
 cp "$db" "$dir/old.db"
-sqlite3 "$dir/old.db" "drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
+sqlite3 "$dir/old.db" "drop table run_comparisons; drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
 "$kvsweep" --db "$dir/old.db" migrate >"$dir/migrate.out" 2>"$dir/migrate.err" ||
   { cat "$dir/migrate.err"; fail "migrate of a schema 8 store"; }
 grep -q "migrated from 8" "$dir/migrate.out" || fail "migrate said: $(cat "$dir/migrate.out")"
 grep -q "$summaries cells summarized" "$dir/migrate.out" || fail "migrate said: $(cat "$dir/migrate.out")"
 grep -q "summarizing $summaries stored cells" "$dir/migrate.err" || fail "no progress line: $(cat "$dir/migrate.err")"
+# Schema 10's comparisons: the second seed-000 run compared with the first, once.
+grep -q ", 1 runs compared with the run before" "$dir/migrate.out" || fail "migrate said: $(cat "$dir/migrate.out")"
+[ "$(sqlite3 "$dir/old.db" "select experiment_id || ' ' || previous_id from run_comparisons")" = "$second_run $first_run" ] ||
+  fail "migrate stored: $(sqlite3 "$dir/old.db" "select * from run_comparisons")"
 old_e=$(sql "select max(id) from experiments")
 "$kvsweep" --db "$dir/old.db" report "$old_e" -f json -o "$dir/migrated.json" >/dev/null 2>&1
 cmp -s "$dir/migrated.json" "$dir/$old_e.exact.json" || fail "a migrated store's report changed"
@@ -78,6 +89,7 @@ pruned=$(grep -c "^pruned experiment" "$dir/prune.out")
 [ "$pruned" -eq 1 ] || fail "$pruned experiments pruned, expected only $first"
 left=$(sql "select count(*) from requests r join cells c on c.id = r.cell_id where c.experiment_id = $first")
 [ "$left" -eq 0 ] || fail "$left request rows of experiment $first left"
+[ "$(sql "select count(*) from run_comparisons")" -eq 1 ] || fail "prune removed the stored comparison"
 size_after=$(stat -c %s "$db")
 [ "$size_after" -lt "$size_before" ] || fail "the store did not shrink: $size_before -> $size_after bytes"
 echo "store $size_before -> $size_after bytes"

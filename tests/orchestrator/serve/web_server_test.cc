@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/run_comparison.h"
 #include "store/sqlite_handles.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
@@ -253,8 +254,48 @@ TEST(WebServer, HistoryComparesTheNewestRunsAndSaysWhichWereNot) {
   EXPECT_NE(bad->body.find("compare: expected a whole number"), std::string::npos);
   const auto page = c.Get("/history?scenario=small-sim&compare=1");
   ASSERT_EQ(page->status, 200);
-  EXPECT_NE(page->body.find("only the newest 1 runs are compared"), std::string::npos);
+  EXPECT_NE(page->body.find("1 of the 4 runs are compared"), std::string::npos);
   EXPECT_NE(page->body.find("not compared"), std::string::npos);
+}
+
+// A run's comparison stored when it ended is read, not computed again, however old the run:
+// a stored regression a compare of these identical runs would not find shows, and a row made
+// against another run or with other options is not used.
+TEST(WebServer, HistoryReadsTheComparisonsStoredWhenRunsEnded) {
+  Served served;
+  {
+    store::Store store = store::Store::open(served.db);
+    for (int night = 0; night < 3; ++night) testing::write_small_experiment(store);
+    const std::string options = reports::compare_options_key({});
+    store.set_run_comparison({2, 1, "2026-11-22T05:00:00Z", options, "[]"});
+    store.set_run_comparison(
+        {3, 2, "2026-11-22T05:00:00Z", options,
+         reports::regressions_to_json({{"random", 16, {"ttft_p95_ms", "ttft_mean_ms"}}})});
+    store.set_run_comparison({4, 2, "2026-11-22T05:00:00Z", options, "[]"});  // not run 3
+  }
+  httplib::Client c = served.client();
+  const Json view =
+      Json::parse(c.Get("/api/history?scenario=small-sim&metric=ttft_p95_ms&compare=0")->body);
+  EXPECT_EQ(view["compared_runs"], 2);
+  int regressions = 0;
+  for (const auto& series : view["series"]) {
+    for (const auto& point : series["points"]) {
+      const auto run = point["experiment_id"].get<int>();
+      EXPECT_EQ(point["compared"], run == 2 || run == 3) << run;
+      const bool marked = run == 3 && series["strategy"] == "random" && series["concurrency"] == 16;
+      if (point["compared"].get<bool>()) {
+        EXPECT_EQ(point["regression"], marked) << run;
+      }
+      if (marked) {
+        ++regressions;
+        EXPECT_EQ(point["regressed_metrics"], "ttft_p95_ms, ttft_mean_ms");
+      }
+    }
+  }
+  EXPECT_EQ(regressions, 1);
+  // With compare=1 the run whose stored row does not fit is compared here: no regression.
+  const Json widened = Json::parse(c.Get("/api/history?scenario=small-sim&compare=1")->body);
+  EXPECT_EQ(widened["compared_runs"], 3);
 }
 
 // A tiny /metrics server on loopback whose TTFT histogram grows between scrapes.
