@@ -56,8 +56,8 @@ std::vector<LevelRegressions> regressions_from_json(const std::string& text) {
                                   ": expected {strategy: text, concurrency: whole number, "
                                   "metrics: [text]}");
     }
-    LevelRegressions parsed{level["strategy"].get<std::string>(), level["concurrency"].get<int>(),
-                            {}};
+    LevelRegressions parsed{
+        level["strategy"].get<std::string>(), level["concurrency"].get<int>(), {}};
     for (const auto& metric : level["metrics"]) {
       if (!metric.is_string()) throw std::invalid_argument(where + ".metrics: expected text");
       parsed.metrics.push_back(metric.get<std::string>());

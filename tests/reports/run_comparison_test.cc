@@ -16,7 +16,8 @@ namespace {
 
 // A finished experiment named `name` of one done cell (random @ 8) of 60 requests whose TTFT is
 // about `ttft_ms`; `status` as the run ended.
-std::int64_t finished_run(store::Store& store, double ttft_ms, const std::string& name = "small-sim",
+std::int64_t finished_run(store::Store& store, double ttft_ms,
+                          const std::string& name = "small-sim",
                           const std::string& status = "done") {
   store::ExperimentRow row = kvsweep::testing::small_experiment();
   row.name = name;
@@ -142,8 +143,9 @@ TEST(RunComparison, RegressionsReadBackAndAMalformedRowIsNamed) {
                                                 {"prefix-hash", 16, {"tpot_mean_ms"}}};
   EXPECT_EQ(regressions_from_json(regressions_to_json(levels)), levels);
   EXPECT_TRUE(regressions_from_json("[]").empty());
-  for (const char* bad : {"{}", "not json", R"([{"strategy":"random","concurrency":"8","metrics":[]}])",
-                          R"([{"strategy":"random","concurrency":8,"metrics":[1]}])"}) {
+  for (const char* bad :
+       {"{}", "not json", R"([{"strategy":"random","concurrency":"8","metrics":[]}])",
+        R"([{"strategy":"random","concurrency":8,"metrics":[1]}])"}) {
     EXPECT_THROW(regressions_from_json(bad), std::invalid_argument) << bad;
   }
   try {
