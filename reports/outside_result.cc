@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,12 @@ double parse_number(const std::string& text, const std::string& where, const std
   fail(where, field + ": expected a number, got \"" + t + "\"");
 }
 
+std::string format_count(double most) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", most);
+  return text;
+}
+
 std::optional<OutsideResult> from_json(const std::string& text, const std::string& path) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
@@ -51,15 +58,29 @@ std::optional<OutsideResult> from_json(const std::string& text, const std::strin
     if (!j[key].is_number()) fail(path, std::string(key) + ": expected a number");
     return j[key].get<double>();
   };
-  r.completed = static_cast<std::int64_t>(*number("completed", true));
+  // A count: a number from 0 to `most` (casting inf or 1e300 to an integer is undefined).
+  const auto count = [&](const char* key, bool required, double most) -> std::optional<double> {
+    const auto v = number(key, required);
+    if (v && !(*v >= 0 && *v <= most)) {
+      fail(path, std::string(key) + ": expected a count from 0 to " + format_count(most));
+    }
+    return v;
+  };
+  constexpr double kMostRequests = 1e15;
+  constexpr double kMostConcurrency = std::numeric_limits<int>::max();
+  r.completed = std::llround(*count("completed", true, kMostRequests));
   r.duration_s = *number("duration", true);
   r.request_throughput = *number("request_throughput", true);
-  if (auto v = number("total_output_tokens", false)) r.total_output_tokens = std::llround(*v);
+  if (auto v = count("total_output_tokens", false, kMostRequests * 1e3)) {
+    r.total_output_tokens = std::llround(*v);
+  }
   r.mean_ttft_ms = number("mean_ttft_ms", false);
   r.mean_tpot_ms = number("mean_tpot_ms", false);
   r.request_rate = number("request_rate", false);
-  if (auto v = number("max_concurrency", false)) r.max_concurrency = static_cast<int>(*v);
-  if (auto v = number("num_prompts", false)) r.num_prompts = std::llround(*v);
+  if (auto v = count("max_concurrency", false, kMostConcurrency)) {
+    r.max_concurrency = static_cast<int>(*v);
+  }
+  if (auto v = count("num_prompts", false, kMostRequests)) r.num_prompts = std::llround(*v);
   return r;
 }
 
@@ -103,10 +124,15 @@ std::optional<double> flag_number(const std::string& line, const std::string& fl
 
 void note_context(const std::string& line, Context& c) {
   if (const auto v = flag_number(line, "--request-rate")) c.request_rate = *v;
-  if (const auto v = flag_number(line, "--max-concurrency")) {
+  // A count outside what an int holds (inf, 1e300, negative) is no count: casting it would be
+  // undefined behaviour (found by fuzz_outside_result).
+  if (const auto v = flag_number(line, "--max-concurrency");
+      v && *v >= 0 && *v <= std::numeric_limits<int>::max()) {
     c.max_concurrency = static_cast<int>(*v);
   }
-  if (const auto v = flag_number(line, "--num-prompts")) c.num_prompts = std::llround(*v);
+  if (const auto v = flag_number(line, "--num-prompts"); v && *v >= 0 && *v <= 1e15) {
+    c.num_prompts = std::llround(*v);
+  }
   // A markdown heading: '#' at the line's start, outside a code fence (YAML comments in a
   // fenced block are no headings).
   if (line.rfind("```", 0) == 0) c.in_fence = !c.in_fence;
@@ -168,13 +194,27 @@ std::vector<OutsideResult> read_outside_results(const std::string& text, const s
       }
       return parse_number(it->second.first, path + ":" + std::to_string(it->second.second), key);
     };
-    r.completed = std::llround(*value("Successful requests", true));
+    // A count: a number from 0 to `most` (casting inf or 1e300 to an integer is undefined).
+    const auto count = [&](const std::string& key, bool required,
+                           double most) -> std::optional<double> {
+      const auto v = value(key, required);
+      if (v && !(*v >= 0 && *v <= most)) {
+        const auto& row = rows.at(key);
+        fail(path + ":" + std::to_string(row.second),
+             key + ": expected a count from 0 to " + format_count(most));
+      }
+      return v;
+    };
+    constexpr double kMostRequests = 1e15;
+    r.completed = std::llround(*count("Successful requests", true, kMostRequests));
     r.duration_s = *value("Benchmark duration (s)", true);
     r.request_throughput = *value("Request throughput (req/s)", true);
-    if (auto v = value("Total generated tokens", false)) r.total_output_tokens = std::llround(*v);
+    if (auto v = count("Total generated tokens", false, kMostRequests * 1e3)) {
+      r.total_output_tokens = std::llround(*v);
+    }
     r.mean_ttft_ms = value("Mean TTFT (ms)", false);
     r.mean_tpot_ms = value("Mean TPOT (ms)", false);
-    if (auto v = value("Maximum request concurrency", false)) {
+    if (auto v = count("Maximum request concurrency", false, std::numeric_limits<int>::max())) {
       r.max_concurrency = static_cast<int>(*v);
     }
     if (auto v = value("Request rate configured (RPS)", false)) r.request_rate = *v;

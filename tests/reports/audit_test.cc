@@ -83,6 +83,63 @@ TEST(Audit, ABlockWithoutARateIsNotJudgedUntilOneIsGiven) {
   EXPECT_EQ(audit_result(results[0]).verdict, "valid");
 }
 
+// A concurrency or prompt count no int holds (inf, 1e300, negative) is no value; a request
+// rate of inf is vLLM's "no rate limit" and kept. Found by fuzz_outside_result: casting inf to
+// int was undefined behaviour.
+TEST(Audit, AFlagValueOutOfRangeIsNoValue) {
+  const std::string result_block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     1000\n"
+      "Benchmark duration (s):                  100.00\n"
+      "Total generated tokens:                  101000\n"
+      "Request throughput (req/s):              10.00\n"
+      "Mean TTFT (ms):                          100.00\n"
+      "Mean TPOT (ms):                          9.00\n"
+      "==================================================\n";
+  for (const char* flags : {"--request-rate inf --max-concurrency inf --num-prompts inf",
+                            "--request-rate inf --max-concurrency 1e300 --num-prompts 1e300",
+                            "--request-rate inf --max-concurrency -5 --num-prompts -1"}) {
+    const auto results = read_outside_results(
+        std::string("vllm bench serve ") + flags + "\n" + result_block, "paste.txt");
+    ASSERT_EQ(results.size(), 1u) << flags;
+    ASSERT_TRUE(results[0].request_rate) << flags;
+    EXPECT_TRUE(std::isinf(*results[0].request_rate)) << flags;
+    EXPECT_FALSE(results[0].max_concurrency) << flags;
+    EXPECT_FALSE(results[0].num_prompts) << flags;
+  }
+}
+
+// A count no integer holds, in a block or a result JSON, is an error naming the file, line and
+// field, never a cast (undefined behaviour).
+TEST(Audit, ACountOutOfRangeInABlockOrAResultJsonIsNamed) {
+  const std::string block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     1000\n"
+      "Maximum request concurrency:             inf\n"
+      "Benchmark duration (s):                  100.00\n"
+      "Request throughput (req/s):              10.00\n"
+      "==================================================\n";
+  try {
+    read_outside_results(block, "paste.txt");
+    FAIL() << "an infinite concurrency was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "paste.txt:3: Maximum request concurrency: expected a count from 0 to "
+                  "2147483647"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    read_outside_results(R"({"completed": 1e300, "duration": 10, "request_throughput": 1})",
+                         "result.json");
+    FAIL() << "1e300 requests were read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("result.json: completed: expected a count from 0 to "),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Audit, AResultJsonIsReadByVllmsKeys) {
   const std::string json = R"({"completed": 1000, "duration": 100.0, "request_throughput": 10.0,
     "total_output_tokens": 101000, "mean_ttft_ms": 100.0, "mean_tpot_ms": 9.0,
