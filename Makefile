@@ -45,7 +45,8 @@ bench: build
 # One clang build directory serves `make sanitize` and `make fuzz`, so CI compiles the tree with
 # clang once: every library, test and fuzzer instrumented with AddressSanitizer and
 # UndefinedBehaviorSanitizer (float-cast-overflow included; the first report fails), plus
-# libFuzzer's coverage hooks (KVSWEEP_FUZZ), which the tests' sanitizer runtime answers.
+# libFuzzer's coverage hooks (KVSWEEP_FUZZ) in every library, which the tests' sanitizer runtime
+# answers (a test's own objects go without them: no fuzzer runs them).
 # -gline-tables-only: reports still name file and line; full -g made each object 1.6x larger and
 # cost 17% more compile time (sim/http/openai_api.cc), which CI's 60 minutes cannot spare.
 SANITIZE_DIR ?= build-sanitize
