@@ -39,6 +39,19 @@ double compute_statistic(const std::vector<WeightedSample>& samples, const Stati
 
 namespace {
 
+// common/stats.h's rule for percentile p of n sorted values: the two ranks it interpolates
+// between and the weight of the upper one (n > 0).
+struct PercentilePositions {
+  std::size_t lower;
+  std::size_t upper;
+  double fraction;
+};
+PercentilePositions percentile_positions(double p, std::size_t n) {
+  const double position = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  return {lower, std::min(lower + 1, n - 1), position - static_cast<double>(lower)};
+}
+
 // One side's resamples, each the statistic of size() draws with replacement, in the draw order
 // of the plain algorithm (copy the drawn samples, compute_statistic on the copy), so the
 // interval is bit for bit what that algorithm gives with the same draws, at O(n) a resample
@@ -91,11 +104,7 @@ class SideResampler {
     std::fill(counts_.begin(), counts_.end(), 0);
     for (std::size_t i = 0; i < n; ++i) ++counts_[rank_of_[draw(n)]];
     // common/stats.h's rule on the sorted resample, its two positions found by the counts.
-    const double p = std::clamp(spec_.p, 0.0, 100.0);
-    const double position = p / 100.0 * static_cast<double>(n - 1);
-    const auto lower = static_cast<std::size_t>(std::floor(position));
-    const std::size_t upper = std::min(lower + 1, n - 1);
-    const double fraction = position - static_cast<double>(lower);
+    const auto [lower, upper, fraction] = percentile_positions(spec_.p, n);
     double at_lower = 0;
     double at_upper = 0;
     std::size_t seen = 0;
@@ -204,11 +213,7 @@ class JointSide {
       for (std::size_t k = 0; k < size; ++k) drawn += counts_[p.present[k]];
     }
     if (drawn == 0) return 0;
-    const double percent = std::clamp(p.spec.p, 0.0, 100.0);
-    const double position = percent / 100.0 * static_cast<double>(drawn - 1);
-    const auto lower = static_cast<std::size_t>(std::floor(position));
-    const std::size_t upper = std::min(lower + 1, drawn - 1);
-    const double fraction = position - static_cast<double>(lower);
+    const auto [lower, upper, fraction] = percentile_positions(p.spec.p, drawn);
     double at_lower = 0;
     double at_upper = 0;
     if (lower < drawn / 2) {

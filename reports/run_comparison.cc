@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "common/wall_clock.h"
 #include "reports/units.h"
@@ -79,16 +80,16 @@ std::optional<std::int64_t> previous_run(const store::Store& store, std::int64_t
   return previous;
 }
 
-std::optional<RecordedComparison> record_run_comparison(store::Store& store,
-                                                        std::int64_t experiment_id,
-                                                        const CompareOptions& options) {
-  const auto previous = previous_run(store, experiment_id);
-  if (!previous) return std::nullopt;
-  const CompareResult result = compare_experiments(store, *previous, experiment_id, options);
-  RecordedComparison recorded{*previous, regressions_of(result), result.nothing_compared};
+namespace {
+
+// Compares the pair and stores the result, replacing any the experiment had.
+RecordedComparison store_comparison(store::Store& store, std::int64_t experiment_id,
+                                    std::int64_t previous, const CompareOptions& options) {
+  const CompareResult result = compare_experiments(store, previous, experiment_id, options);
+  RecordedComparison recorded{previous, regressions_of(result), result.nothing_compared};
   store::RunComparisonRow row;
   row.experiment_id = experiment_id;
-  row.previous_id = *previous;
+  row.previous_id = previous;
   row.computed_at = utc_now_iso8601();
   row.options = compare_options_key(options);
   row.regressions = regressions_to_json(recorded.regressions);
@@ -96,11 +97,21 @@ std::optional<RecordedComparison> record_run_comparison(store::Store& store,
   return recorded;
 }
 
+}  // namespace
+
+std::optional<RecordedComparison> record_run_comparison(store::Store& store,
+                                                        std::int64_t experiment_id,
+                                                        const CompareOptions& options) {
+  const auto previous = previous_run(store, experiment_id);
+  if (!previous) return std::nullopt;
+  return store_comparison(store, experiment_id, *previous, options);
+}
+
 std::int64_t compare_stored_runs(store::Store& store,
                                  const std::function<void(const std::string&)>& progress) {
   std::map<std::string, std::optional<std::int64_t>> last_run;  // by scenario name
   std::map<std::string, std::set<std::int64_t>> compared;
-  std::vector<std::int64_t> to_compare;
+  std::vector<std::pair<std::int64_t, std::int64_t>> to_compare;  // (run, the run before)
   for (const auto& e : store.experiments()) {
     if (e.status == "running") continue;
     auto stored = compared.find(e.name);
@@ -109,7 +120,9 @@ std::int64_t compare_stored_runs(store::Store& store,
       for (const auto& row : store.run_comparisons(e.name)) ids.insert(row.experiment_id);
       stored = compared.emplace(e.name, std::move(ids)).first;
     }
-    if (last_run[e.name] && stored->second.count(e.id) == 0) to_compare.push_back(e.id);
+    if (last_run[e.name] && stored->second.count(e.id) == 0) {
+      to_compare.emplace_back(e.id, *last_run[e.name]);
+    }
     last_run[e.name] = e.id;
   }
   if (to_compare.empty()) return 0;
@@ -121,8 +134,9 @@ std::int64_t compare_stored_runs(store::Store& store,
   using Clock = std::chrono::steady_clock;
   auto last_told = Clock::now();
   std::int64_t done = 0;
-  for (const std::int64_t id : to_compare) {
-    record_run_comparison(store, id);
+  for (const auto& [id, previous] : to_compare) {
+    // The run before is known from the walk above: no second read of every experiment.
+    store_comparison(store, id, previous, {});
     ++done;
     if (progress && Clock::now() - last_told >= std::chrono::seconds(2)) {
       progress(store.path() + ": compared " + std::to_string(done) + " of " +
