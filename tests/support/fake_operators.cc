@@ -436,7 +436,10 @@ struct DynamoOperator::Core {
   mutable std::mutex mu;
   Windows windows;
   bool act_pending = false;
-  int restarts = 0;  // rounds of worker replacements
+  // Replacements made per worker slot: kubectl deletes a label's pods one call at a time, and
+  // on a busy machine the operator may replace the first before the second is deleted, so a
+  // round is counted per slot, not per reconcile.
+  std::vector<int> slot_restarts;
   int frontends = 0;
 
   json labels(const std::string& component) const {
@@ -461,6 +464,7 @@ struct DynamoOperator::Core {
     if (!dgd) throw std::invalid_argument("operator: no dgd " + options.dgd);
     create_frontend(*dgd, /*pending=*/false, self);
     const std::string problem = options.problem_restart == 0 ? options.worker_problem : "";
+    slot_restarts.assign(static_cast<std::size_t>(options.replicas), 0);
     for (int slot = 0; slot < options.replicas; ++slot) {
       create_worker(slot, false, slot == options.problem_slot ? problem : "", self);
     }
@@ -504,8 +508,9 @@ struct DynamoOperator::Core {
     json l = labels("worker");
     l["pod-template-hash"] = "w0";  // the workers' template never changes here
     life.create(
-        "worker-" + std::to_string(restarts) + "-" + std::to_string(slot), l,
-        options.worker_urls.at(static_cast<std::size_t>(slot) % options.worker_urls.size()),
+        "worker-" + std::to_string(slot_restarts.at(static_cast<std::size_t>(slot))) + "-" +
+            std::to_string(slot),
+        l, options.worker_urls.at(static_cast<std::size_t>(slot) % options.worker_urls.size()),
         json::object(), nullptr, problem, pending, [self] { self->reconcile(self, false); },
         stopped);
   }
@@ -540,12 +545,12 @@ struct DynamoOperator::Core {
     }
     // Workers deleted: a new round of replacements, Pending first.
     if (live_workers < options.replicas) {
-      ++restarts;
       moving = true;
-      const std::string problem = restarts == options.problem_restart ? options.worker_problem : "";
       for (int slot = 0; slot < options.replicas; ++slot) {
         if (taken[static_cast<std::size_t>(slot)]) continue;
-        create_worker(slot, true, slot == options.problem_slot ? problem : "", self);
+        const int round = ++slot_restarts.at(static_cast<std::size_t>(slot));
+        const bool problem = slot == options.problem_slot && round == options.problem_restart;
+        create_worker(slot, true, problem ? options.worker_problem : "", self);
       }
     }
     // The frontend's envs changed: a surge of one.

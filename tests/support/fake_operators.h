@@ -122,8 +122,8 @@ struct DynamoOperatorOptions {
   std::string frontend_url;
   PodTiming timing;
   std::string worker_problem;  // the replacement in problem_slot waits with this reason ...
-  int problem_restart = 1;     // ... in this round of worker restarts (1 = the first; 0 = the
-                               // workers there at construction)
+  int problem_restart = 1;     // ... when it is that slot's Nth replacement (1 = the first;
+                               // 0 = the worker there at construction)
   int problem_slot = 1;
 };
 

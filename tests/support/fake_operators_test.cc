@@ -169,5 +169,32 @@ TEST_F(FakeOperatorsTest, DynamoStatusFollowsItsWorkers) {
   EXPECT_EQ(ready()["reason"], "ComponentsNotReady");
 }
 
+// kubectl deletes a label's pods one call at a time; on a busy machine the second call can come
+// after the operator has already replaced the first pod. The replacement in the problem slot is
+// still that slot's first, and still crash-loops.
+TEST_F(FakeOperatorsTest, DynamoWorkersDeletedApartStillRestartTheProblemSlotOnce) {
+  server_.put("dynamographdeployments",
+              {{"metadata", {{"name", "d1"}}},
+               {"spec",
+                {{"services",
+                  {{"Frontend", {{"envs", {{{"name", "DYN_ROUTER_MODE"}, {"value", "kv"}}}}}}}}}}});
+  DynamoOperatorOptions options;
+  options.worker_urls = {"http://127.0.0.1:18001", "http://127.0.0.1:18002"};
+  options.frontend_url = "http://127.0.0.1:18000";
+  options.timing = kTiming;
+  options.worker_problem = "CrashLoopBackOff";
+  DynamoOperator op(server_, options);
+
+  ASSERT_TRUE(kubectl({"delete", "pod", "worker-0-0", "--wait=false"}).ok());
+  ASSERT_TRUE(eventually([&] { return server_.get("pods", "default", "worker-1-0").has_value(); }));
+  ASSERT_TRUE(kubectl({"delete", "pod", "worker-0-1", "--wait=false"}).ok());
+  ASSERT_TRUE(eventually([&] {
+    const auto pod = server_.get("pods", "default", "worker-1-1");
+    return pod && (*pod)["status"]["containerStatuses"][0]["state"].contains("waiting") &&
+           (*pod)["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] ==
+               "CrashLoopBackOff";
+  }));
+}
+
 }  // namespace
 }  // namespace kvsweep::testing
