@@ -20,6 +20,8 @@
 #include <tuple>
 #include <utility>
 
+#include "tests/support/front_door.h"
+
 namespace kvsweep::testing {
 namespace {
 
@@ -65,6 +67,8 @@ const std::vector<Resource>& served_resources() {
       // What deploy/serve.yaml and deploy/cronjob.yaml hold, for their dry runs.
       {"services", "service", "Service", "", "v1", {"svc"}},
       {"cronjobs", "cronjob", "CronJob", "batch", "v1", {"cj"}},
+      // Indexed Jobs of load shards (tests/support/fake_jobs.h runs their pods).
+      {"jobs", "job", "Job", "batch", "v1", {}},
   };
   return kResources;
 }
@@ -371,6 +375,13 @@ std::map<std::string, json> discovery_documents(int port) {
   return docs;
 }
 
+// GET /api/v1/namespaces/NS/pods/NAME/log: kubectl logs.
+bool is_pod_log_path(const std::string& path) {
+  const auto parts = split(path, '/');
+  return parts.size() == 8 && parts[1] == "api" && parts[2] == "v1" && parts[3] == "namespaces" &&
+         parts[5] == "pods" && parts[7] == "log" && !parts[4].empty() && !parts[6].empty();
+}
+
 // The parameters after the media type ("; charset=utf-8") do not change how a body is read.
 std::string media_type(const std::string& content_type) {
   return trim(content_type.substr(0, content_type.find(';')));
@@ -443,7 +454,9 @@ struct FakeApiServer::Impl {
   FakeApiServer* owner = nullptr;
   httplib::Server http;
   std::thread listener;
-  int port = 0;
+  int http_port = 0;  // internal: what the front door relays to
+  int port = 0;       // public: the front door's
+  std::unique_ptr<FrontDoor> front;
   std::map<std::string, json> discovery;
 
   mutable std::mutex mu;
@@ -454,6 +467,9 @@ struct FakeApiServer::Impl {
   std::deque<Event> history;
   std::vector<ApiCall> calls;
   Controller controller;
+  std::map<int, Controller> more_controllers;  // add_controller's, by id
+  int next_controller_id = 1;
+  PodRuntime runtime;
   std::mt19937_64 rng{std::random_device{}()};
   std::map<std::string, double> termination_delay_s;  // resource plural -> grace period
   std::vector<Fault> faults;                          // each with the answers it has left
@@ -478,6 +494,12 @@ struct FakeApiServer::Impl {
 
   void start();
   void handle(const httplib::Request& req, httplib::Response& res);
+  // kubectl exec, on a front door connection: true when the request was one (served).
+  bool take_exec(const RequestHead& head, int fd, std::string rest,
+                 const std::atomic<bool>& stopping);
+  ExecResolution resolve_exec(const std::string& ns, const std::string& pod,
+                              const std::string& container, const std::vector<std::string>& argv);
+  json pod_log(const std::string& path, const httplib::Request& req, httplib::Response& res);
   bool serve_object(const httplib::Request& req, const ObjectPath& target, json& reply, int& code,
                     httplib::Response& res);
   json list_objects(const Selection& selection);
@@ -556,8 +578,14 @@ void FakeApiServer::Impl::start() {
   http.Put(".*", handler);
   http.Patch(".*", handler);
   http.Delete(".*", handler);
-  port = http.bind_to_any_port("127.0.0.1");
-  if (port <= 0) throw std::runtime_error("FakeApiServer: cannot bind a port on 127.0.0.1");
+  http_port = http.bind_to_any_port("127.0.0.1");
+  if (http_port <= 0) throw std::runtime_error("FakeApiServer: cannot bind a port on 127.0.0.1");
+  front = std::make_unique<FrontDoor>(
+      http_port,
+      [this](const RequestHead& head, int fd, std::string rest, const std::atomic<bool>& stopping) {
+        return take_exec(head, fd, std::move(rest), stopping);
+      });
+  port = front->port();
   discovery = discovery_documents(port);
   listener = std::thread([this] { http.listen_after_bind(); });
   timer_thread = std::thread([this] { run_timers(); });
@@ -608,6 +636,8 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
       reply = dry_run(req, *target, code);
     } else if (target) {
       mutated = serve_object(req, *target, reply, code, res);
+    } else if (req.method == "GET" && is_pod_log_path(req.path)) {
+      reply = pod_log(req.path, req, res);
     } else if (const auto doc = discovery.find(req.path);
                req.method == "GET" && doc != discovery.end()) {
       reply = doc->second;
@@ -626,13 +656,96 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
     res.set_content(reply.dump(), "application/json");
   }
   if (mutated) {
-    Controller notify;
+    std::vector<Controller> notify;
     {
       std::lock_guard lock(mu);
-      notify = controller;
+      if (controller) notify.push_back(controller);
+      for (const auto& [id, more] : more_controllers) notify.push_back(more);
     }
-    if (notify) notify(*owner, call);
+    for (const auto& each : notify) each(*owner, call);
   }
+}
+
+bool FakeApiServer::Impl::take_exec(const RequestHead& head, int fd, std::string rest,
+                                    const std::atomic<bool>& stopping) {
+  std::string ns;
+  std::string pod;
+  if (!is_exec_path(head.path, ns, pod)) return false;
+  ApiCall call;
+  call.method = head.method;
+  call.path = head.path;
+  call.query = head.query;
+  {
+    std::lock_guard lock(mu);
+    calls.push_back(call);
+  }
+  serve_exec(head, fd, std::move(rest), stopping,
+             [this](const std::string& n, const std::string& p, const std::string& c,
+                    const std::vector<std::string>& argv) { return resolve_exec(n, p, c, argv); });
+  return true;
+}
+
+ExecResolution FakeApiServer::Impl::resolve_exec(const std::string& ns, const std::string& pod,
+                                                 const std::string& container,
+                                                 const std::vector<std::string>& argv) {
+  ExecResolver exec;
+  std::string first_container;
+  {
+    std::lock_guard lock(mu);
+    const json* object = find_locked(resource_or_throw("pods"), ns, pod);
+    if (object == nullptr) {
+      ExecResolution missing;
+      missing.code = 404;
+      missing.reason = "NotFound";
+      missing.message = "pods \"" + pod + "\" not found";
+      return missing;
+    }
+    const json containers = (*object)["spec"].value("containers", json::array());
+    if (!containers.empty()) first_container = containers[0].value("name", "");
+    exec = runtime.exec;
+  }
+  const std::string name = container.empty() ? first_container : container;
+  if (exec) return exec(ns, pod, name, argv);
+  ExecResolution none;
+  none.code = 400;
+  none.reason = "BadRequest";
+  none.message = "container not found (\"" + name + "\")";
+  return none;
+}
+
+json FakeApiServer::Impl::pod_log(const std::string& path, const httplib::Request& req,
+                                  httplib::Response& res) {
+  const auto parts = split(path, '/');  // "", api, v1, namespaces, NS, pods, NAME, log
+  const std::string& ns = parts[4];
+  const std::string& pod = parts[6];
+  std::string container = req.get_param_value("container");
+  std::function<std::optional<std::string>(const std::string&, const std::string&,
+                                           const std::string&)>
+      logs;
+  std::string waiting = "ContainerCreating";
+  {
+    std::lock_guard lock(mu);
+    const json* object = find_locked(resource_or_throw("pods"), ns, pod);
+    if (object == nullptr) throw not_found(resource_or_throw("pods"), pod);
+    const json containers = (*object)["spec"].value("containers", json::array());
+    if (container.empty() && !containers.empty()) container = containers[0].value("name", "");
+    for (const auto& status : (*object)["status"].value("containerStatuses", json::array())) {
+      if (status.value("name", "") == container && status["state"].contains("waiting")) {
+        waiting = status["state"]["waiting"].value("reason", waiting);
+      }
+    }
+    logs = runtime.logs;
+  }
+  std::optional<std::string> text;
+  if (logs) text = logs(ns, pod, container);
+  if (!text) {
+    throw ApiError{
+        400, "BadRequest",
+        "container \"" + container + "\" in pod \"" + pod + "\" is waiting to start: " + waiting};
+  }
+  res.status = 200;
+  res.set_content(*text, "text/plain");
+  return nullptr;
 }
 
 // Serves a request on an ObjectPath: sets `reply` and `code`, or starts a watch stream on
@@ -978,6 +1091,7 @@ FakeApiServer::~FakeApiServer() {
     impl_->stopping = true;
   }
   impl_->changed.notify_all();
+  impl_->front.reset();  // relays and exec sessions end; then the HTTP server behind them
   impl_->http.stop();
   impl_->listener.join();
 }
@@ -1073,6 +1187,23 @@ bool FakeApiServer::modify(const std::string& resource, const std::string& names
 void FakeApiServer::set_controller(Controller controller) {
   std::lock_guard lock(impl_->mu);
   impl_->controller = std::move(controller);
+}
+
+int FakeApiServer::add_controller(Controller controller) {
+  std::lock_guard lock(impl_->mu);
+  const int id = impl_->next_controller_id++;
+  impl_->more_controllers[id] = std::move(controller);
+  return id;
+}
+
+void FakeApiServer::remove_controller(int id) {
+  std::lock_guard lock(impl_->mu);
+  impl_->more_controllers.erase(id);
+}
+
+void FakeApiServer::set_pod_runtime(PodRuntime runtime) {
+  std::lock_guard lock(impl_->mu);
+  impl_->runtime = std::move(runtime);
 }
 
 std::vector<ApiCall> FakeApiServer::calls() const {

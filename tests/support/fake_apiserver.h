@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/exec_websocket.h"
+
 namespace kvsweep::testing {
 
 // One request as the server saw it.
@@ -36,8 +38,15 @@ struct ApiCall {
 //   v1 pods (kind Pod); apps/v1 deployments (Deployment);
 //   kubeai.org/v1 models (Model); nvidia.com/v1alpha1 dynamographdeployments
 //   (DynamoGraphDeployment, short name dgd); v1 services and batch/v1 cronjobs (deploy/'s
-//   manifests). A mutating request with dryRun=All (kubectl apply --dry-run=server) is
-//   answered without storing anything.
+//   manifests); batch/v1 jobs (Job; tests/support/fake_jobs.h runs Indexed Jobs' pods as local
+//   processes). A mutating request with dryRun=All (kubectl apply --dry-run=server) is
+//   answered without storing anything. A DELETE's propagationPolicy (kubectl's --cascade) is
+//   recorded in the call's body; the object goes at once whatever it says (no foreground
+//   wait): what becomes of its dependents is a controller's business.
+// Subresources of pods, answered through a PodRuntime (set_pod_runtime): GET pods/NAME/log
+//   (kubectl logs) and pods/NAME/exec (kubectl exec, over a WebSocket: exec_websocket.h).
+//   The public port is a FrontDoor (front_door.h) relaying every other request to the HTTP
+//   server on an internal port.
 class FakeApiServer {
  public:
   // Binds 127.0.0.1 on an ephemeral port and serves on its own threads until destroyed.
@@ -79,6 +88,27 @@ class FakeApiServer {
   // previous controller.
   using Controller = std::function<void(FakeApiServer& server, const ApiCall& call)>;
   void set_controller(Controller controller);
+  // More controllers, called as the one of set_controller is (after it, in the order added),
+  // for controllers that must coexist with it (the Job controller of fake_jobs.h beside an
+  // operator). Returns an id for remove_controller. A call in flight on another thread may
+  // still be running a removed controller: hold state through a weak_ptr. Thread-safe.
+  int add_controller(Controller controller);
+  void remove_controller(int id);
+
+  // What runs pods' containers (tests/support/fake_jobs.h installs one), for the pod
+  // subresources: `logs` answers GET pods/NAME/log?container=C (kubectl logs; the whole log,
+  // `follow` is not streamed) with the text, or nullopt when the pod runs nothing of its own
+  // (then 400 BadRequest "container \"C\" in pod \"NAME\" is waiting to start: ..." as the real
+  // server answers for a pod not started). `exec` resolves kubectl exec requests
+  // (exec_websocket.h). With no runtime set, both answer as for a pod not started. One runtime
+  // per server; set_pod_runtime({}) clears it. Thread-safe.
+  struct PodRuntime {
+    std::function<std::optional<std::string>(const std::string& namespace_name,
+                                             const std::string& pod, const std::string& container)>
+        logs;
+    ExecResolver exec;
+  };
+  void set_pod_runtime(PodRuntime runtime);
 
   // Every request so far, in arrival order. Thread-safe.
   std::vector<ApiCall> calls() const;
