@@ -6,9 +6,12 @@
 // exit code N" and exits N), 255 (v5) a stream's close signal; the server then sends a close
 // frame (1000). No stdin and no TTY: a request with stdin=true or tty=true is refused.
 //
-// A request the fixture refuses (pod not running, -i, -t, ...) is answered with a plain HTTP
-// error and a Status: kubectl then retries over SPDY/3.1, which is answered the same way, and
-// prints "error: unable to upgrade connection: <message>".
+// kubectl v1.32.4 was seen (-v=9 against this fixture) to GET the exec URL with
+// "Sec-WebSocket-Protocol: v5.channel.k8s.io" only. A request the fixture refuses (pod not
+// running, -i, -t, ...) is answered with a plain HTTP error and a Status: kubectl then retries
+// as an SPDY/3.1 POST (X-Stream-Protocol-Version v5..v1), answered the same way, and prints
+// "Error from server (BadRequest): <message>", exiting 1. A command that cannot be started
+// (no such binary) ends with a Failure Status on channel 3: kubectl prints its message.
 #pragma once
 
 #include <atomic>

@@ -98,7 +98,7 @@ class FakeApiServer {
   // What runs pods' containers (tests/support/fake_jobs.h installs one), for the pod
   // subresources: `logs` answers GET pods/NAME/log?container=C (kubectl logs; the whole log,
   // `follow` is not streamed) with the text, or nullopt when the pod runs nothing of its own
-  // (then 400 BadRequest "container \"C\" in pod \"NAME\" is waiting to start: ..." as the real
+  // (then 400 BadRequest "container "C" in pod "NAME" is waiting to start: ..." as the real
   // server answers for a pod not started). `exec` resolves kubectl exec requests
   // (exec_websocket.h). With no runtime set, both answer as for a pod not started. One runtime
   // per server; set_pod_runtime({}) clears it. Thread-safe.

@@ -18,35 +18,13 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/support/fake_job_state.h"
 #include "tests/support/local_process.h"
 
 namespace kvsweep::testing {
 namespace {
 
 using json = nlohmann::json;
-
-std::string now_rfc3339() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// "0-2,4,6-7" from a set of indexes, as status.completedIndexes reads.
-std::string index_ranges(const std::set<int>& indexes) {
-  std::string out;
-  for (auto it = indexes.begin(); it != indexes.end();) {
-    const int first = *it;
-    int last = first;
-    while (++it != indexes.end() && *it == last + 1) last = *it;
-    if (!out.empty()) out += ",";
-    out += std::to_string(first);
-    if (last != first) out += "-" + std::to_string(last);
-  }
-  return out;
-}
 
 std::string text_of(const json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
@@ -55,37 +33,9 @@ std::string text_of(const json& value) {
 }  // namespace
 
 struct JobController::Core {
-  enum class Phase { kPending, kRunning, kSucceeded, kFailed };
-
-  struct Pod {
-    std::string ns, job, job_uid, name, container, dir;
-    int index = 0;
-    uint64_t sequence = 0;  // creation order
-    Phase phase = Phase::kPending;
-    std::string waiting_reason = "ContainerCreating";
-    std::string waiting_message;
-    std::vector<std::string> argv;
-    std::map<std::string, std::string> env;
-    pid_t pid = -1;
-    bool exited = false;    // reaped
-    bool deleting = false;  // deleted (its Job or itself): no more status
-    std::string started_at, finished_at;
-    std::string fault_reason;  // fail_pod's
-    int fault_exit_code = 0;
-    std::string end_reason;
-    int exit_code = 0;
-  };
-
-  struct Job {
-    std::string ns, name, uid;
-    json spec;
-    int completions = 1, parallelism = 1, backoff_limit = 6;
-    int next_index = 0;  // indices below it have had a pod
-    int failed = 0;
-    std::set<int> succeeded;
-    std::string start_time, completion_time;
-    std::string condition;  // "", "Complete", "Failed"
-  };
+  using Phase = FakePodPhase;
+  using Pod = FakePodState;
+  using Job = FakeJobState;
 
   Core(FakeApiServer& s, JobControllerOptions o) : server(s), options(std::move(o)) {
     std::string pattern =
@@ -109,47 +59,10 @@ struct JobController::Core {
 
   // ---- status, written inside server.modify (server lock, then ours) ----
 
-  json pod_status_locked(const Pod& p) const {
-    json state;
-    const bool running = p.phase == Phase::kRunning;
-    if (p.phase == Phase::kPending) {
-      state = {{"waiting", {{"reason", p.waiting_reason}}}};
-      if (!p.waiting_message.empty()) state["waiting"]["message"] = p.waiting_message;
-    } else if (running) {
-      state = {{"running", {{"startedAt", p.started_at}}}};
-    } else {
-      state = {{"terminated",
-                {{"reason", p.end_reason},
-                 {"exitCode", p.exit_code},
-                 {"startedAt", p.started_at},
-                 {"finishedAt", p.finished_at}}}};
-    }
-    static const char* kPhases[] = {"Pending", "Running", "Succeeded", "Failed"};
-    json status = {{"phase", kPhases[static_cast<int>(p.phase)]},
-                   {"hostIP", "127.0.0.1"},
-                   {"conditions",
-                    {{{"type", "Ready"}, {"status", running ? "True" : "False"}},
-                     {{"type", "ContainersReady"}, {"status", running ? "True" : "False"}},
-                     {{"type", "PodScheduled"}, {"status", "True"}}}},
-                   {"containerStatuses",
-                    {{{"name", p.container},
-                      {"image", "fake"},
-                      {"ready", running},
-                      {"started", running},
-                      {"restartCount", 0},
-                      {"state", state}}}}};
-    if (p.phase != Phase::kPending) {
-      status["podIP"] = "127.0.0.1";
-      status["podIPs"] = {{{"ip", "127.0.0.1"}}};
-      status["startTime"] = p.started_at;
-    }
-    return status;
-  }
-
   void write_pod(const std::shared_ptr<Pod>& p) {
     server.modify("pods", p->ns, p->name, [&](json& object) {
       std::lock_guard lock(mu);
-      if (!p->deleting) object["status"] = pod_status_locked(*p);
+      if (!p->deleting) object["status"] = fake_pod_status(*p);
     });
   }
 
@@ -161,38 +74,7 @@ struct JobController::Core {
       if (p->phase == Phase::kPending || p->phase == Phase::kRunning) ++active;
       if (p->phase == Phase::kRunning) ++ready;
     }
-    json status = {{"startTime", j.start_time},
-                   {"active", active},
-                   {"ready", ready},
-                   {"succeeded", static_cast<int>(j.succeeded.size())},
-                   {"failed", j.failed},
-                   {"terminating", 0}};
-    if (!j.succeeded.empty()) status["completedIndexes"] = index_ranges(j.succeeded);
-    if (j.condition == "Complete") {
-      status["completionTime"] = j.completion_time;
-      status["conditions"] = {{{"type", "SuccessCriteriaMet"},
-                               {"status", "True"},
-                               {"reason", "CompletionsReached"},
-                               {"message", "Reached expected number of succeeded pods"},
-                               {"lastTransitionTime", j.completion_time}},
-                              {{"type", "Complete"},
-                               {"status", "True"},
-                               {"reason", "CompletionsReached"},
-                               {"message", "Reached expected number of succeeded pods"},
-                               {"lastTransitionTime", j.completion_time}}};
-    } else if (j.condition == "Failed") {
-      status["conditions"] = {{{"type", "FailureTarget"},
-                               {"status", "True"},
-                               {"reason", "BackoffLimitExceeded"},
-                               {"message", "Job has reached the specified backoff limit"},
-                               {"lastTransitionTime", j.completion_time}},
-                              {{"type", "Failed"},
-                               {"status", "True"},
-                               {"reason", "BackoffLimitExceeded"},
-                               {"message", "Job has reached the specified backoff limit"},
-                               {"lastTransitionTime", j.completion_time}}};
-    }
-    return status;
+    return fake_job_status(j, active, ready);
   }
 
   void write_job(const std::string& ns, const std::string& name) {
@@ -258,33 +140,7 @@ struct JobController::Core {
       if (const auto d = options.start_delays_s.find(job); d != options.start_delays_s.end()) {
         delay = d->second;
       }
-      const std::string idx = std::to_string(index);
-      json labels = tmpl["metadata"].value("labels", json::object());
-      labels["job-name"] = job;
-      labels["batch.kubernetes.io/job-name"] = job;
-      labels["controller-uid"] = j.uid;
-      labels["batch.kubernetes.io/controller-uid"] = j.uid;
-      labels["batch.kubernetes.io/job-completion-index"] = idx;
-      json annotations = tmpl["metadata"].value("annotations", json::object());
-      annotations["batch.kubernetes.io/job-completion-index"] = idx;
-      object = {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata",
-                 {{"name", p->name},
-                  {"namespace", ns},
-                  {"labels", labels},
-                  {"annotations", annotations},
-                  {"ownerReferences",
-                   {{{"apiVersion", "batch/v1"},
-                     {"kind", "Job"},
-                     {"name", job},
-                     {"uid", j.uid},
-                     {"controller", true},
-                     {"blockOwnerDeletion", true}}}}}},
-                {"spec", spec}};
-      object["spec"]["nodeName"] = "fake-node";
-      object["spec"]["hostname"] = p->name;
-      object["status"] = pod_status_locked(*p);
+      object = fake_pod_manifest(*p, j, tmpl.value("metadata", json::object()), spec);
       pods[{ns, p->name}] = p;
     }
     server.put("pods", object);
