@@ -147,6 +147,20 @@ TEST_F(FakeJobsTest, IndexedJobRunsEachIndexAsAProcessAndCompletes) {
   EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 3) << listed.out;
 }
 
+TEST_F(FakeJobsTest, ParallelismBelowCompletionsRunsTheIndexesInTurn) {
+  json manifest = job_manifest("serial", 3, {"sh", "-c", "sleep 0.2; echo $JOB_COMPLETION_INDEX"});
+  manifest["spec"]["parallelism"] = 1;
+  submit(manifest);
+  ASSERT_TRUE(eventually([&] { return jobs_.pod("serial", 0).has_value(); }));
+  EXPECT_FALSE(jobs_.pod("serial", 1).has_value());  // index 1 waits for index 0
+  const auto wait = kubectl({"wait", "--for=condition=Complete", "job/serial", "--timeout=20s"});
+  ASSERT_TRUE(wait.ok()) << wait.err;
+  EXPECT_EQ(job("serial")["status"]["completedIndexes"], "0-2");
+  const auto logs = kubectl({"logs", jobs_.pod("serial", 2)->name});
+  ASSERT_TRUE(logs.ok()) << logs.err;
+  EXPECT_EQ(logs.out, "2\n");
+}
+
 TEST_F(FakeJobsTest, ExecRunsInThePodsDirectoryWithItsEnvironmentAndExitCode) {
   submit(job_manifest("sleeper", 1, {"sleep", "30"}), "apply");
   ASSERT_TRUE(eventually([&] { return jobs_.pod("sleeper", 0).has_value(); }));
