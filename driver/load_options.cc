@@ -23,6 +23,40 @@ std::string str(double value) {
   return text;
 }
 
+// LoadOptions::shard: a shard that could never send, or a setting only the whole run can keep.
+void validate_shard(const LoadOptions& options, const Workload& workload) {
+  const LoadOptions::Shard& shard = options.shard;
+  require(shard.count >= 1 && shard.count <= kMaxShards,
+          "shard.count: expected 1 to " + str(kMaxShards) + ", got " + str(shard.count));
+  require(shard.index >= 0 && shard.index < shard.count,
+          "shard.index: expected 0 to " + str(shard.count - 1) + ", got " + str(shard.index));
+  if (shard.count == 1) return;
+  const bool open_loop = is_open_loop(options, workload);
+  require(open_loop || options.concurrency >= shard.count,
+          "shard.count: " + str(shard.count) + " shards but " + str(options.concurrency) +
+              " users: a closed loop's users are split, so a shard would have none");
+  require(!options.stop_when_over_capacity,
+          "stop_when_over_capacity: a shard sees only its own requests' TTFT and would stop "
+          "alone; not with shards");
+  if (!open_loop) return;
+  const bool sequential =
+      workload.arrival_s.empty() && options.turns == LoadOptions::Turns::kSequential;
+  require(!sequential || options.warmup_conversations == 0,
+          "warmup_conversations: with sequential turns a shard cannot tell which of the other "
+          "shards' arrivals are warm-up; use warmup_requests or warmup_s with shards");
+  // A conversation's turns stay on one shard: each needs a conversation of its own.
+  std::vector<bool> has_work(static_cast<std::size_t>(shard.count), false);
+  for (std::size_t c = 0; c < workload.conversations.size(); ++c) {
+    if (!workload.conversations[c].user.empty()) has_work[c % has_work.size()] = true;
+  }
+  const auto idle = std::find(has_work.begin(), has_work.end(), false);
+  require(idle == has_work.end(),
+          "shard.count: " + str(shard.count) + " shards, but shard " +
+              str(static_cast<double>(idle - has_work.begin())) +
+              " has no conversation with a turn (a conversation's turns stay on one shard, "
+              "conversation % shards); use fewer shards or more conversations");
+}
+
 }  // namespace
 
 bool is_open_loop(const LoadOptions& options, const Workload& workload) {
@@ -32,8 +66,11 @@ bool is_open_loop(const LoadOptions& options, const Workload& workload) {
 int transfer_threads(const LoadOptions& options, const Workload& workload) {
   int threads = options.threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int in_flight_cap =
-      is_open_loop(options, workload) ? options.max_concurrency : options.concurrency;
+  // A shard holds its part of the cap, or of the users (LoadOptions::shard).
+  const int n = std::max(1, options.shard.count);
+  const int in_flight_cap = is_open_loop(options, workload)
+                                ? (options.max_concurrency + n - 1) / n
+                                : (options.concurrency - options.shard.index + n - 1) / n;
   if (in_flight_cap > 0) threads = std::min(threads, in_flight_cap);
   return std::max(threads, 1);
 }
@@ -97,6 +134,7 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   if (!has_turn) {
     throw std::invalid_argument("conversations: the dataset has no conversation with a turn");
   }
+  validate_shard(options, workload);
   if (!workload.arrival_s.empty()) {
     if (workload.arrival_s.size() != conversations.size()) {
       throw std::invalid_argument("Workload.arrival_s: expected one time per conversation");

@@ -24,6 +24,8 @@ inline constexpr int kMaxConcurrency = 1'000'000;        // users, or requests i
 inline constexpr std::size_t kMinEventBytes = 1024;
 // The largest: an event is held whole in memory, once per request in flight.
 inline constexpr std::size_t kMaxEventBytes = std::size_t{1} << 30;  // 1 GiB
+// The most shards a run may be split into: far beyond the pods one cell needs.
+inline constexpr int kMaxShards = 256;
 
 struct LoadOptions {
   std::string base_url;  // "http://127.0.0.1:8000", with or without /v1 (common/base_url.h)
@@ -47,6 +49,19 @@ struct LoadOptions {
   int max_concurrency = 0;  // open loop: in-flight cap, 0 = none; a request due while the
                             // cap is full waits for a slot, and the wait is schedule lag
   std::uint64_t seed = 1;
+  // Sharded load (docs/driver.md, "Shards"): this run is shard `index` of `count` and sends
+  // its part of the run one process would make, so that the shards' requests together are
+  // that run's, by index (RequestRecord::index is the one-process index). Open loop: every
+  // shard draws the whole schedule from the seed and sends the arrivals whose conversation
+  // is its own (conversation % count == index; a conversation's turns stay on one shard); with
+  // sequential turns, the arrivals with index % count == index, to its own conversations.
+  // Closed loop: users u % count == index, the conversations the one-process cursor hands out
+  // k, k + count, ..., and requests index % count == index. A cap (max_concurrency) is split:
+  // each shard holds ceil(cap / count). count 1 (the default) is the whole run.
+  struct Shard {
+    int index = 0;
+    int count = 1;
+  } shard;
   // Multi-turn order in open loop (request_source.h). kIndependent, the default: every turn's
   // prompt is prebuilt from the dataset and sent on the arrival schedule in turn-major order,
   // as seed 002's modified vLLM client did. kSequential: a conversation's next turn goes only
@@ -119,6 +134,10 @@ struct DriverSelf {
   // falls behind stretches the second: the send rate's shortfall is 1 - ready / sent span.
   double ready_span_s = 0;
   double sent_span_s = 0;
+  // Where those spans start, on the records' clock (LoadResult::epoch_wall_s): shards' spans
+  // are joined through them (driver/shard_merge.h).
+  double first_ready_s = 0;
+  double first_sent_s = 0;
   // LoadOptions::stop_when_over_capacity ended the run, and why.
   bool stopped_over_capacity = false;
   std::string stop_reason;

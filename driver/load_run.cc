@@ -176,6 +176,7 @@ class LoadRun {
       ++in_flight_;
       result_.records.emplace_back();
       ready_s_.push_back(job->ready_s);
+      run_index_.push_back(job->run_index);
       batches_[thread].push_back(std::move(*job));
     }
     for (std::size_t t = 0; t < batches_.size(); ++t) {
@@ -204,8 +205,14 @@ class LoadRun {
     }
   }
 
-  // Jobs the stop caught before they reached libcurl were never requests: no record.
+  // Jobs the stop caught before they reached libcurl were never requests: no record. A whole
+  // run's records are numbered again from 0; a shard's keep their one-process run indices.
   void drop_unsent() {
+    if (options_.shard.count > 1) {
+      for (std::size_t i = 0; i < result_.records.size(); ++i) {
+        result_.records[i].index = run_index_[i];
+      }
+    }
     if (unsent_.empty()) return;
     std::sort(unsent_.begin(), unsent_.end());
     std::vector<RequestRecord> kept;
@@ -217,7 +224,7 @@ class LoadRun {
         continue;
       }
       kept.push_back(std::move(result_.records[i]));
-      kept.back().index = static_cast<std::int64_t>(kept.size() - 1);
+      if (options_.shard.count == 1) kept.back().index = static_cast<std::int64_t>(kept.size() - 1);
     }
     result_.records = std::move(kept);
   }
@@ -291,6 +298,8 @@ class LoadRun {
       self.send_delay_max_ms = std::max(0.0, send_delay_max_ms_);
       self.ready_span_s = last_ready_s_ - first_ready_s_;
       self.sent_span_s = last_sent_s_ - first_sent_s_;
+      self.first_ready_s = first_ready_s_;
+      self.first_sent_s = first_sent_s_;
     }
   }
 
@@ -330,6 +339,7 @@ class LoadRun {
   LogHistogram ttft_ms_;
   // DriverSelf: when each job became ready (by index), its send delays, the spans.
   std::vector<double> ready_s_;
+  std::vector<std::int64_t> run_index_;  // by job index: LoadOptions::shard's run index
   std::vector<double> thread_cpu_s_;
   LogHistogram send_delay_ms_;
   double send_delay_max_ms_ = 0;

@@ -11,12 +11,30 @@ RequestSource::RequestSource(const LoadOptions& options, const Workload& workloa
       open_loop_(is_open_loop(options, workload)),
       sequential_(open_loop_ && workload.arrival_s.empty() &&
                   options.turns == LoadOptions::Turns::kSequential),
-      order_(workload.conversations, options.seed) {
+      order_(workload.conversations, options.seed),
+      shard_(options.shard),
+      sharded_(options.shard.count > 1),
+      cap_(options.max_concurrency > 0
+               ? (options.max_concurrency + options.shard.count - 1) / options.shard.count
+               : 0) {
   if (!open_loop_) {
     users_.resize(static_cast<std::size_t>(options.concurrency));
-    for (int u = 0; u < options.concurrency; ++u) idle_users_.push_back(u);
+    for (int u = shard_.index; u < options.concurrency; u += shard_.count) {
+      idle_users_.push_back(u);
+    }
+    for (std::size_t c = 0; c < conversations_.size(); ++c) {
+      if (!conversations_[c].user.empty()) dealt_conversations_.push_back(static_cast<int>(c));
+    }
+    cursor_ = static_cast<std::size_t>(shard_.index);
+    // This shard's requests are run indices index, index + count, ...: of the first W + N
+    // (warm-up and measured), the measured ones that fall to it.
+    if (options.num_requests > 0) {
+      measured_limit_ = dealt_below(options.warmup_requests + options.num_requests) -
+                        dealt_below(options.warmup_requests);
+    }
     return;
   }
+  if (options.num_requests > 0) measured_limit_ = options.num_requests;
   trace_ = !workload.arrival_s.empty();
   if (trace_) {
     fixed_arrivals_ = workload.arrival_s;
@@ -32,7 +50,8 @@ RequestSource::RequestSource(const LoadOptions& options, const Workload& workloa
   cursor_position_ = order_.first();
   if (sequential_) {
     states_.resize(conversations_.size());
-    for (std::size_t c = 0; c < conversations_.size(); ++c) {
+    for (std::size_t c = static_cast<std::size_t>(shard_.index); c < conversations_.size();
+         c += static_cast<std::size_t>(shard_.count)) {
       if (!conversations_[c].user.empty()) ready_.push(order_.position(0, 0, static_cast<int>(c)));
     }
   }
@@ -45,6 +64,17 @@ std::optional<Job> RequestSource::next(double now_s) {
 
 bool RequestSource::exhausted() const {
   return open_loop_ ? arrivals_done_ && due_.empty() && !holding() : sending_done_;
+}
+
+std::int64_t RequestSource::dealt_below(std::int64_t n) const {
+  const std::int64_t k = shard_.index;
+  return n > k ? (n - k + shard_.count - 1) / shard_.count : 0;
+}
+
+bool RequestSource::owns(const Arrival& arrival) const {
+  if (!sharded_) return true;
+  const std::int64_t who = arrival.turn ? arrival.turn->conversation : arrival.planned;
+  return who % shard_.count == shard_.index;
 }
 
 bool RequestSource::holding() const { return hold_until_s_ && last_now_s_ < *hold_until_s_; }
@@ -71,7 +101,7 @@ bool RequestSource::within_bounds(bool warmup, double start_s) {
     if (open_loop_) warmup_end_s_ = std::max(warmup_end_s_, start_s);
     return true;
   }
-  if (options_.num_requests > 0 && measured_planned_ >= options_.num_requests) return false;
+  if (measured_limit_ >= 0 && measured_planned_ >= measured_limit_) return false;
   // Open loop: the measured phase starts where the warm-up ends (the cell's start without
   // one), not at the first measured arrival, which a low rate puts arbitrarily far away.
   if (open_loop_ && measured_start_s_ < 0) {
@@ -123,14 +153,14 @@ void RequestSource::wake_thinkers(double now_s) {
 // ---- closed loop ----
 
 void RequestSource::take_next_conversation(User& user) {
-  // Validation guarantees a conversation with turns exists, so this ends within one lap.
-  do {
-    user.conversation = static_cast<int>(cursor_ % conversations_.size());
-    ++cursor_;
-  } while (conversations_[static_cast<std::size_t>(user.conversation)].user.empty());
+  // The one-process cursor hands out the conversations with turns in order, wrapping around
+  // (validation guarantees there is one); a shard takes every count-th of that sequence.
+  user.conversation = dealt_conversations_[cursor_ % dealt_conversations_.size()];
+  cursor_ += static_cast<std::size_t>(shard_.count);
   user.turn = 0;
   user.replies.clear();
-  user.warmup_conversation = conversations_started_++ < options_.warmup_conversations;
+  const std::int64_t started = conversations_started_++ * shard_.count + shard_.index;
+  user.warmup_conversation = started < options_.warmup_conversations;
 }
 
 std::optional<Job> RequestSource::next_closed(double now_s) {
@@ -139,8 +169,9 @@ std::optional<Job> RequestSource::next_closed(double now_s) {
   const int u = idle_users_.front();
   User& user = users_[static_cast<std::size_t>(u)];
   if (user.conversation < 0) take_next_conversation(user);
-  const bool warmup = next_index_ < options_.warmup_requests || user.warmup_conversation ||
-                      now_s < options_.warmup_s;
+  const std::int64_t run_index = next_index_ * shard_.count + shard_.index;
+  const bool warmup =
+      run_index < options_.warmup_requests || user.warmup_conversation || now_s < options_.warmup_s;
   if (!within_bounds(warmup, now_s)) {
     sending_done_ = true;
     return std::nullopt;
@@ -149,6 +180,7 @@ std::optional<Job> RequestSource::next_closed(double now_s) {
   const Conversation& conversation = conversations_[static_cast<std::size_t>(user.conversation)];
   Job job = make_job(user.conversation, user.turn,
                      conversation.replies_from_server ? &user.replies : nullptr);
+  job.run_index = run_index;
   job.user = u;
   job.ready_s = user.ready_s;
   job.warmup = warmup;
@@ -158,7 +190,22 @@ std::optional<Job> RequestSource::next_closed(double now_s) {
 
 // ---- open loop ----
 
+// The next arrival of this shard's: every shard draws the whole schedule and applies the
+// bounds to every arrival in order, so the set drawn is one process's, then keeps its own.
 std::optional<RequestSource::Arrival> RequestSource::draw_arrival() {
+  while (std::optional<Arrival> arrival = draw_any_arrival()) {
+    // Independent turns: the bounds apply at draw time, so the count is fixed by the seed.
+    // Sequential: the conversation (a warm-up criterion) is known only at release, except in
+    // a shard, which has no warm-up by conversation (validation) and must count the other
+    // shards' arrivals in schedule order.
+    arrival->bounded = arrival->turn.has_value() || sharded_;
+    if (arrival->bounded && !within_bounds(arrival->warmup, arrival->scheduled_s)) break;
+    if (owns(*arrival)) return arrival;
+  }
+  return std::nullopt;
+}
+
+std::optional<RequestSource::Arrival> RequestSource::draw_any_arrival() {
   Arrival arrival;
   if (trace_) {  // trace replay: turn 0 of conversation i at arrival_s[i]
     while (next_arrival_ < fixed_arrivals_.size() && conversations_[next_arrival_].user.empty()) {
@@ -186,9 +233,6 @@ std::optional<RequestSource::Arrival> RequestSource::draw_arrival() {
   arrival.planned = planned_++;
   arrival.warmup = arrival.warmup || arrival.planned < options_.warmup_requests ||
                    arrival.scheduled_s < options_.warmup_s;
-  // Independent turns: the bounds apply at draw time, so the count is fixed by the seed.
-  // Sequential: the conversation (a warm-up criterion) is known only at release.
-  if (arrival.turn && !within_bounds(arrival.warmup, arrival.scheduled_s)) return std::nullopt;
   return arrival;
 }
 
@@ -208,8 +252,7 @@ void RequestSource::release_arrivals(double now_s) {
 }
 
 bool RequestSource::slot_free() const {
-  return options_.max_concurrency <= 0 ||
-         in_flight_.size() < static_cast<std::size_t>(options_.max_concurrency);
+  return cap_ <= 0 || in_flight_.size() < static_cast<std::size_t>(cap_);
 }
 
 std::optional<Job> RequestSource::next_open(double now_s) {
@@ -224,6 +267,7 @@ std::optional<Job> RequestSource::next_open(double now_s) {
   if (!sequential_) {
     due_.pop_front();
     Job job = make_job(arrival.turn->conversation, arrival.turn->turn, nullptr);
+    job.run_index = arrival.planned;
     job.scheduled_s = arrival.scheduled_s;
     job.ready_s = std::max(arrival.scheduled_s, released_s_);
     job.warmup = arrival.warmup;
@@ -237,7 +281,7 @@ std::optional<Job> RequestSource::next_open(double now_s) {
   const TurnPosition turn = ready_.top();
   const bool warmup =
       arrival.warmup || (turn.lap == 0 && turn.conversation < options_.warmup_conversations);
-  if (!within_bounds(warmup, arrival.scheduled_s)) {
+  if (!arrival.bounded && !within_bounds(warmup, arrival.scheduled_s)) {
     // Arrivals are released in schedule order, so no later one is within the bounds either.
     arrivals_done_ = true;
     upcoming_.reset();
@@ -250,6 +294,7 @@ std::optional<Job> RequestSource::next_open(double now_s) {
   const Conversation& conversation = conversations_[static_cast<std::size_t>(turn.conversation)];
   Job job = make_job(turn.conversation, turn.turn,
                      conversation.replies_from_server ? &state.replies : nullptr);
+  job.run_index = arrival.planned;
   job.scheduled_s = arrival.scheduled_s;
   job.ready_s = std::max(arrival.scheduled_s, released_s_);
   job.warmup = warmup;

@@ -19,7 +19,9 @@ namespace kvsweep::driver {
 
 // One request to send: which turn of which conversation, its prompt, and its place in the run.
 struct Job {
-  std::int64_t index = 0;   // 0, 1, 2, ... in the order next() yields jobs
+  std::int64_t index = 0;  // 0, 1, 2, ... in the order next() yields jobs
+  // Its index in the run one process would make (LoadOptions::shard); index when unsharded.
+  std::int64_t run_index = 0;
   int conversation = 0;     // Workload::conversations index
   int turn = 0;             // 0-based
   int user = -1;            // closed loop: the virtual user sending it; -1 in open loop
@@ -120,6 +122,7 @@ class RequestSource {
     std::int64_t planned = 0;          // its place in the schedule, from 0
     std::optional<TurnPosition> turn;  // independent: decided at draw; sequential: at release
     bool warmup = false;
+    bool bounded = false;  // the bounds were applied at draw time
   };
 
   bool within_bounds(bool warmup, double start_s);
@@ -127,7 +130,11 @@ class RequestSource {
   std::optional<Job> next_closed(double now_s);
   std::optional<Job> next_open(double now_s);
   void take_next_conversation(User& user);
-  std::optional<Arrival> draw_arrival();
+  std::optional<Arrival> draw_arrival();      // this shard's next
+  std::optional<Arrival> draw_any_arrival();  // the schedule's next, whoever's it is
+  bool owns(const Arrival& arrival) const;
+  // Closed loop: how many of the run indices 0 .. n-1 fall to this shard.
+  std::int64_t dealt_below(std::int64_t n) const;
   void release_arrivals(double now_s);
   void wake_thinkers(double now_s);
   bool slot_free() const;
@@ -138,6 +145,12 @@ class RequestSource {
   const bool open_loop_;
   const bool sequential_;  // open loop with LoadOptions::Turns::kSequential
   TurnMajorOrder order_;
+  const LoadOptions::Shard shard_;
+  const bool sharded_;
+  const int cap_;  // this shard's part of max_concurrency; 0 none
+  // Measured requests this shard may send: num_requests, or (closed loop, sharded) its part;
+  // -1 without a count.
+  std::int64_t measured_limit_ = -1;
   std::int64_t next_index_ = 0;
   std::int64_t measured_planned_ = 0;
   double measured_start_s_ = -1;
@@ -149,8 +162,9 @@ class RequestSource {
 
   // Closed loop.
   std::vector<User> users_;
-  std::deque<int> idle_users_;  // ready to send now, in the order they became ready
-  std::size_t cursor_ = 0;
+  std::deque<int> idle_users_;            // ready to send now, in the order they became ready
+  std::vector<int> dealt_conversations_;  // the conversations with turns, in cursor order
+  std::size_t cursor_ = 0;                // into the endless repetition of those
   int conversations_started_ = 0;
   bool sending_done_ = false;
 

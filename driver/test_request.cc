@@ -28,6 +28,7 @@ RequestRecord send_test_request(const LoadOptions& options) {
   one.max_tokens = 1;
   one.max_tokens_cap = 0;
   one.on_measured_underway = nullptr;
+  one.shard = {};  // the one test request is never split
   LoadResult result = run_load(one, workload);
   if (result.records.empty()) {  // only when the stop flag was already raised
     RequestRecord record;

@@ -116,6 +116,8 @@ struct CellMetrics {
 
   // Achieved load and the cell's verdict (reports/validity.h).
   CellValidity validity;
+  // A sharded cell's shards (its load record's), each judged by reports::judge_shard.
+  std::vector<store::CellShardRow> shards;
 };
 
 // `load` is the cell's load record (Store::cell_load); without one the verdict says the cell

@@ -241,6 +241,10 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
       CellSummary figures = summary_from_row(
           summary->second, source == FigureSource::kSummaryFigures ? SummaryDetail::kFigures
                                                                    : SummaryDetail::kWhole);
+      // A sharded cell's shards are rows of their own, not summary figures.
+      if (auto load = store.cell_load(cell.id); load && !load->shards.empty()) {
+        figures.metrics.shards = std::move(load->shards);
+      }
       metrics.push_back(std::move(figures.metrics));
       replicas.push_back(std::move(figures.replicas));
       continue;

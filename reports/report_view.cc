@@ -169,6 +169,27 @@ mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustach
   return d;
 }
 
+// A sharded cell's shards (docs/driver.md, "Shards"): what each sent against its part of the
+// schedule, its driver's lag and CPU, and its verdict.
+void shard_data(const StrategyRow& row, const TextFilter& text, mustache::data* shards) {
+  for (const store::CellShardRow& shard : row.metrics.shards) {
+    const CellValidity v = judge_shard(shard);
+    mustache::data d;
+    d.set("label", text(row.label));
+    d.set("shard", std::to_string(shard.shard));
+    d.set("requests", std::to_string(shard.measured));
+    d.set("failed", std::to_string(shard.failed));
+    d.set("send_rate", v.send_rate ? format_rate(*v.send_rate) : kNotAvailable);
+    d.set("due_rate", v.scheduled_rate ? format_rate(*v.scheduled_rate) : kNotAvailable);
+    d.set("delay_p99",
+          shard.send_delay_count > 0 ? format_ms(shard.send_delay_p99_ms) : kNotAvailable);
+    d.set("skew", format_fixed(shard.start_skew_ms, 1));
+    d.set("cpu", format_fixed(shard.driver_cpu_s, 2));
+    d.set("verdict", text(verdict_name(v.verdict)));
+    shards->push_back(d);
+  }
+}
+
 // Per-replica and per-source rows of every measured row at a level, strategy by strategy.
 void replica_data(const StrategyRow& row, const TextFilter& text, mustache::data* replicas,
                   mustache::data* sources) {
@@ -197,6 +218,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
                           const TextFilter& text) {
   mustache::data replicas{mustache::data::type::list};
   mustache::data sources{mustache::data::type::list};
+  mustache::data shards{mustache::data::type::list};
   mustache::data rows{mustache::data::type::list};
   mustache::data failures{mustache::data::type::list};
   mustache::data repeats{mustache::data::type::list};
@@ -228,6 +250,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
     }
     if (row.vs_baseline) ratios.push_back(ratio_data(row, text));
     if (row.measured) replica_data(row, text, &replicas, &sources);
+    if (row.measured) shard_data(row, text, &shards);
   }
   mustache::data d;
   d.set("concurrency", std::to_string(level.concurrency));
@@ -252,6 +275,8 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   d.set("server", server);
   d.set("has_replicas", !replicas.is_empty_list());
   d.set("replicas", replicas);
+  d.set("has_shards", !shards.is_empty_list());
+  d.set("shards", shards);
   d.set("has_sources", !sources.is_empty_list());
   d.set("sources", sources);
   return d;

@@ -203,6 +203,39 @@ const char* verdict_name(CellVerdict verdict) {
   return "valid";
 }
 
+CellValidity judge_shard(const store::CellShardRow& shard, const ValidityRules& rules) {
+  store::CellLoadRow load;
+  load.request_rate = shard.request_rate;
+  load.max_concurrency = shard.max_concurrency;
+  load.users = shard.users;
+  load.open_loop = shard.users == 0;
+  load.driver_measured = true;
+  load.driver_threads = shard.driver_threads;
+  load.driver_cores = shard.driver_cores;
+  load.driver_wall_s = shard.driver_wall_s;
+  load.driver_cpu_s = shard.driver_cpu_s;
+  load.send_delay_count = shard.send_delay_count;
+  load.send_delay_p50_ms = shard.send_delay_p50_ms;
+  load.send_delay_p99_ms = shard.send_delay_p99_ms;
+  load.send_delay_max_ms = shard.send_delay_max_ms;
+  load.ready_span_s = shard.ready_span_s;
+  load.sent_span_s = shard.sent_span_s;
+  CellValidity v;
+  v.load_known = true;
+  v.open_loop = load.open_loop;
+  v.request_rate = load.request_rate;
+  v.cap = load.open_loop ? load.max_concurrency : load.users;
+  judge_driver(load, rules, v);
+  if (shard.sent_span_s > 0 && shard.send_delay_count > 1) {
+    v.send_rate = static_cast<double>(shard.send_delay_count - 1) / shard.sent_span_s;
+  }
+  if (shard.ready_span_s > 0 && shard.send_delay_count > 1) {
+    v.scheduled_rate = static_cast<double>(shard.send_delay_count - 1) / shard.ready_span_s;
+  }
+  if (v.client_bound) v.verdict = CellVerdict::kClientBound;
+  return v;
+}
+
 std::optional<double> little_in_flight(const LittleInputs& in) {
   if (!(in.request_throughput > 0)) return std::nullopt;
   const double seconds =
@@ -255,6 +288,16 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
   if (!load) return v;
 
   judge_driver(*load, rules, v);
+  // A sharded cell: each shard's driver is judged by its own figures; one that fell behind
+  // its part of the schedule makes the cell client-bound, named.
+  for (const store::CellShardRow& shard : load->shards) {
+    const CellValidity own = judge_shard(shard, rules);
+    if (!own.client_bound) continue;
+    v.client_bound = true;
+    for (const std::string& reason : own.reasons) {
+      v.reasons.push_back("shard " + std::to_string(shard.shard) + " " + reason);
+    }
+  }
   if (v.open_loop) {
     judge_open_loop(rows, in_flight, first_sent, last_end, rules, v);
   }

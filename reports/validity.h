@@ -94,6 +94,12 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
                         const std::optional<store::CellLoadRow>& load, const LittleInputs& little,
                         const ValidityRules& rules = {});
 
+// One shard of a sharded cell, judged by its driver's own figures against its part of the
+// schedule (client-bound or valid; the other rules need the whole cell's requests): send_rate
+// and scheduled_rate over its sends and their ready times. A client-bound shard makes
+// judge_cell's cell client-bound, named in the reasons.
+CellValidity judge_shard(const store::CellShardRow& shard, const ValidityRules& rules = {});
+
 // Every figure a verdict stands on, worded for a person, from the verdict's own state:
 // "over capacity: TTFT rises 180 ms per second through the cell ...". One line.
 std::string verdict_line(const CellValidity& validity);

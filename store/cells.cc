@@ -88,7 +88,7 @@ void Store::reset_cell(std::int64_t cell_id) {
        {"DELETE FROM requests WHERE cell_id = ?", "DELETE FROM metric_samples WHERE cell_id = ?",
         "DELETE FROM cell_commands WHERE cell_id = ?",
         "DELETE FROM cell_progress WHERE cell_id = ?", "DELETE FROM cell_loads WHERE cell_id = ?",
-        "DELETE FROM cell_summaries WHERE cell_id = ?",
+        "DELETE FROM cell_shards WHERE cell_id = ?", "DELETE FROM cell_summaries WHERE cell_id = ?",
         "UPDATE cells SET status = 'pending', started_at = '', finished_at = '', "
         "error = '', epoch_wall_s = 0 WHERE id = ?"}) {
     SqliteStatement s = db.prepare(sql);

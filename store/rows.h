@@ -101,6 +101,31 @@ struct RunComparisonRow {
   std::string regressions;       // JSON: [{"strategy", "concurrency", "metrics": [...]}]
 };
 
+// One shard of a sharded cell (load.shards, schema 11): what it was asked for (its part of the
+// cap or users, and of the rate), what it sent, and its driver's own figures, which judge it
+// as the cell's are judged (reports/validity.h): a client-bound shard marks the cell.
+struct CellShardRow {
+  int shard = 0;
+  std::int64_t requests = 0;  // records, warm-up included
+  std::int64_t measured = 0;
+  std::int64_t failed = 0;     // measured requests that failed
+  double start_skew_ms = 0;    // its start against the instant every shard was given
+  double clock_offset_ms = 0;  // its clock minus the coordinator's, where measured
+  double request_rate = 0;     // its part of the cell's rate (rate / shards)
+  int max_concurrency = 0;     // its part of the cap: ceil(cap / shards)
+  int users = 0;               // closed loop: its users
+  int driver_threads = 0;
+  int driver_cores = 0;
+  double driver_wall_s = 0;
+  double driver_cpu_s = 0;
+  std::int64_t send_delay_count = 0;
+  double send_delay_p50_ms = 0;
+  double send_delay_p99_ms = 0;
+  double send_delay_max_ms = 0;
+  double ready_span_s = 0;
+  double sent_span_s = 0;
+};
+
 // What load a cell asked for and how the driver kept up with it (schema 7), for the achieved-
 // load figures and verdicts of reports/validity.h. One row per measured cell.
 struct CellLoadRow {
@@ -125,6 +150,9 @@ struct CellLoadRow {
   double sent_span_s = 0;
   bool stopped_over_capacity = false;  // load.stop_when_over_capacity ended the cell
   std::string stop_reason;
+  // A sharded cell's shards (schema 11), in shard order; empty for a cell run by one process.
+  // The driver figures above are then the shards' joined (driver/shard_merge.h).
+  std::vector<CellShardRow> shards;
 };
 
 // A cell's stored requests by phase: warm-up (and warm pre-pass) rows are flagged and

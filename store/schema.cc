@@ -213,6 +213,33 @@ CREATE TABLE run_comparisons (
   regressions TEXT NOT NULL
 );
 )sql",
+    // 10 -> 11: a sharded cell's shards (load.shards): what each sent and its driver's own
+    // figures. Cells stored before ran as one process and have none.
+    R"sql(
+CREATE TABLE cell_shards (
+  cell_id INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+  shard INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  measured INTEGER NOT NULL,
+  failed INTEGER NOT NULL,
+  start_skew_ms REAL NOT NULL,
+  clock_offset_ms REAL NOT NULL,
+  request_rate REAL NOT NULL,
+  max_concurrency INTEGER NOT NULL,
+  users INTEGER NOT NULL,
+  driver_threads INTEGER NOT NULL,
+  driver_cores INTEGER NOT NULL,
+  driver_wall_s REAL NOT NULL,
+  driver_cpu_s REAL NOT NULL,
+  send_delay_count INTEGER NOT NULL,
+  send_delay_p50_ms REAL NOT NULL,
+  send_delay_p99_ms REAL NOT NULL,
+  send_delay_max_ms REAL NOT NULL,
+  ready_span_s REAL NOT NULL,
+  sent_span_s REAL NOT NULL,
+  PRIMARY KEY (cell_id, shard)
+);
+)sql",
 };
 
 }  // namespace

@@ -140,6 +140,7 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   }
   o.think_time_s = duration_or_throw(args.think_time, "--think-time");
   o.threads = args.threads;
+  o.shard.count = args.shards;
   o.new_connection_per_request = args.new_connection_per_request;
   o.stop_when_over_capacity = args.stop_when_over_capacity;
   o.stream = !args.no_stream;

@@ -38,6 +38,7 @@ struct LoadArgs {
   int warmup_conversations = 0;
   std::string warmup;
   std::uint64_t seed = 1;
+  int shards = 1;  // processes the load is split into (docs/driver.md, "Shards")
   std::string timeout = "300s";
   std::string connect_timeout = "10s";
   std::string first_byte_timeout;

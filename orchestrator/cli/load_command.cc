@@ -22,6 +22,9 @@
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/record_rows.h"
+#include "orchestrator/sweep/sharded_load.h"
+#include "orchestrator/targets/shards/local_shard_launcher.h"
+#include "orchestrator/targets/shards/temp_shard_dir.h"
 #include "reports/units.h"
 #include "reports/vllm_result.h"
 #include "store/store.h"
@@ -114,16 +117,29 @@ CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
     run_options.on_measured_underway = [&during] { during->scrape_now(); };
   }
   CellMeasurement m;
-  m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
-    std::string text = std::to_string(p.done) +
-                       (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
-                       " requests, " + reports::format_rate(p.requests_per_s) +
-                       " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
-    if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
-    console.progress(text);
-  });
+  std::vector<store::CellShardRow> shards;
+  if (run_options.shard.count > 1) {
+    // Local processes of this binary, in a directory kept only when something went wrong.
+    const TempShardDir dir;
+    LocalShardLauncher launcher(self_program(), dir.path());
+    ShardedLoad sharded =
+        run_sharded_load(run_options, args.api_key_env, workload, launcher, run_options.stop,
+                         [&](const std::string& text) { console.progress(text); });
+    m.measured = std::move(sharded.result);
+    shards = std::move(sharded.shards);
+  } else {
+    m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
+      std::string text = std::to_string(p.done) +
+                         (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
+                         " requests, " + reports::format_rate(p.requests_per_s) +
+                         " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
+      if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
+      console.progress(text);
+    });
+  }
   console.end_progress();
   m.load = cell_load_row(run_options, workload, m.measured.driver);
+  m.load->shards = std::move(shards);
   ScrapeResult middle = during ? during->take() : ScrapeResult{};
   const ScrapeResult after =
       scrape_metrics(args.metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *log);
@@ -270,6 +286,7 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   const reports::VllmRunInfo info = run_info(options, m.measured, label);
   std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
   std::fflush(stdout);
+  for (const store::CellShardRow& shard : m.load->shards) console.line(shard_line(shard));
   console.line("verdict: " + reports::verdict_line(metrics.validity));
   if (!store_error.empty()) {
     console.line("kvsweep: error: the run was measured but not stored in " + global.db_path + ": " +
@@ -320,6 +337,10 @@ void add_shape_options(CLI::App* cmd, LoadArgs* a) {
                   "requests of the first N conversations are warm-up");
   cmd->add_option("--warmup", a->warmup, "requests sent in the first DURATION are warm-up");
   cmd->add_option("--seed", a->seed, "seed of datasets and arrival schedules")
+      ->capture_default_str();
+  cmd->add_option("--shards", a->shards,
+                  "split the load into N local processes that together send exactly the "
+                  "schedule one would (docs/driver.md, \"Shards\")")
       ->capture_default_str();
   cmd->add_option("--timeout", a->timeout, "whole-request timeout")->capture_default_str();
   cmd->add_option("--connect-timeout", a->connect_timeout, "connect timeout")

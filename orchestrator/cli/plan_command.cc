@@ -16,6 +16,7 @@
 #include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/targets/child_process.h"
+#include "orchestrator/targets/kube/job_shard_launcher.h"
 #include "orchestrator/targets/target_factory.h"
 
 namespace kvsweep::orchestrator {
@@ -65,6 +66,35 @@ std::vector<std::string> repeat_notes(const ScenarioSpec& spec, const std::vecto
   return notes;
 }
 
+// load.shards: where each cell's measured phase runs, and the Job a Kubernetes target creates.
+void print_shards(const ScenarioSpec& spec, const std::string& override_kind) {
+  const LoadSpec& l = spec.load;
+  if (l.shards <= 1 || override_kind == "predict") return;
+  const std::string& kind = spec.target.kind;
+  const bool on_kubernetes = kind == "kubeai" || kind == "dynamo" || kind == "kubectl";
+  if (l.shard_job.runner == "local" || (l.shard_job.runner.empty() && !on_kubernetes)) {
+    std::printf(
+        "load shards: each cell's measured phase in %d local processes: kvsweep shard run "
+        "--plan PLAN --index K --dir DIR\n",
+        l.shards);
+    return;
+  }
+  ShardJobSettings job;
+  job.name = "kvsweep-shards-<cell>-<n>";
+  job.image = l.shard_job.image;
+  job.cpu = l.shard_job.cpu;
+  job.memory = l.shard_job.memory;
+  job.node_selector = l.shard_job.node_selector;
+  job.env_secret = l.shard_job.env_secret;
+  std::printf(
+      "load shards: each cell's measured phase as an Indexed Job of %d pods, created with "
+      "`kubectl create -f` before its load and deleted after:\n%s\n",
+      l.shards,
+      kube::shard_job_manifest(job, l.shards)
+          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+          .c_str());
+}
+
 // `kvsweep plan`: the cells in order and, at each change of treatment, the exact commands the
 // runner would run. Builds the target (to validate and describe) but never starts it.
 int plan_command(const std::string& scenario_path, const std::string& override_kind) {
@@ -76,6 +106,7 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
               cell_shape(spec, override_kind == "sim").c_str());
   for (const auto& line : dataset_lines(spec)) std::printf("%s\n", line.c_str());
   for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
+  print_shards(spec, override_kind);
   const std::vector<std::string> repeats = repeat_notes(spec, cells, override_kind);
   std::optional<Treatment> applied;
   for (const auto& c : cells) {

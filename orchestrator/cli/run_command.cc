@@ -127,6 +127,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   options.resume = args.resume;
   options.target_override = args.target_override;
   options.api_key = api_key;
+  options.api_key_env = args.api_key_env;
   options.log = global.log;
   options.claim_timeout_s = claim_timeout;
   SweepOutcome outcome;

@@ -72,6 +72,14 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
             (l.warmup_requests == 1 ? " warm-up request" : " warm-up requests");
   if (l.new_connection_per_request) text += "; a new connection per request";
   if (l.threads > 0) text += "; " + std::to_string(l.threads) + " driver threads";
+  if (l.shards > 1) {
+    const std::string& kind = spec.target.kind;
+    const bool kube = kind == "kubeai" || kind == "dynamo" || kind == "kubectl";
+    const bool job = l.shard_job.runner == "job" || (l.shard_job.runner.empty() && kube);
+    text += "; measured phase in " + std::to_string(l.shards) + " load shards (" +
+            (job ? "pods of an Indexed Job" : "local processes") + "; each holds ceil(cap / " +
+            std::to_string(l.shards) + ") of a cap)";
+  }
   const SimSpec& sim = spec.target.sim;
   if (rehearsal && (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0)) {
     text += "  [cut by target.sim for the rehearsal]";

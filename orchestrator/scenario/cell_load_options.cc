@@ -37,6 +37,8 @@ driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& m
   }
   o.num_requests = l.num_requests;
   o.duration_s = l.duration_s;
+  // Only the measured phase is split: a warm-up or pre-pass measures nothing.
+  if (phase == CellPhase::kMeasured) o.shard.count = l.shards;
   return o;
 }
 

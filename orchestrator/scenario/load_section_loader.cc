@@ -263,6 +263,32 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
                               static_cast<std::int64_t>(driver::kMaxEventBytes));
   read_cache_policy(load, l, sink);
   load.read_bool("stop_when_over_capacity", &l.stop_when_over_capacity);
+  load.read_int("shards", &l.shards, 1, driver::kMaxShards);
+  if (YAML::Node node = load.mapping("shard_job"); node.IsDefined()) {
+    YamlMapReader job(node, "load.shard_job", sink, load.marks());
+    LoadSpec::ShardJob& j = l.shard_job;
+    job.read_choice("runner", &j.runner, {"local", "job"});
+    job.read_string("image", &j.image);
+    job.read_string("cpu", &j.cpu);
+    job.read_string("memory", &j.memory);
+    job.read_string("env_secret", &j.env_secret);
+    if (YAML::Node selector = job.mapping("node_selector"); selector.IsDefined()) {
+      for (const auto& entry : selector) {
+        if (!entry.second.IsScalar()) {
+          sink.add(entry.second.Mark(), "load.shard_job.node_selector",
+                   "expected label: value pairs");
+          continue;
+        }
+        j.node_selector[entry.first.as<std::string>()] = entry.second.as<std::string>();
+      }
+    }
+    job.finish();
+  }
+  if (l.shards > 1 && l.stop_when_over_capacity) {
+    sink.add(load.node()["shards"].Mark(), "load.shards",
+             "not with load.stop_when_over_capacity: each shard sees only its own requests' TTFT "
+             "and would stop alone");
+  }
   if (YAML::Node node = load.mapping("validity"); node.IsDefined()) {
     YamlMapReader validity(node, "load.validity", sink, load.marks());
     ValidityRules& v = l.validity;

@@ -247,6 +247,18 @@ struct LoadSpec {
   // rule (driver::LoadOptions::stop_when_over_capacity). Off by default: the cell then runs
   // its whole length and its verdict says it was over capacity.
   bool stop_when_over_capacity = false;
+  // The measured phase split into this many shards (processes) that together send exactly
+  // the schedule one process would (docs/driver.md, "Shards"); 1: one process.
+  int shards = 1;
+  // Where the shards run (load.shard_job): local processes, or a Kubernetes Indexed Job.
+  struct ShardJob {
+    std::string runner;  // "local" or "job"; "" = a Job on a Kubernetes target, else local
+    std::string image = "kvsweep:latest";  // the kvsweep image the pods run (deploy/Dockerfile)
+    std::string cpu;                       // each pod's requests = limits ("2"); "" none
+    std::string memory;                    // ("2Gi")
+    std::map<std::string, std::string> node_selector;
+    std::string env_secret;  // a Secret whose keys become the pods' env (the API key)
+  } shard_job;
   ValidityRules validity;  // load.validity: the thresholds of each cell's verdict
 
   static driver::DatasetOptions default_dataset() {

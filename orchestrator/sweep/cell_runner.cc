@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -14,6 +15,10 @@
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/progress_snapshots.h"
+#include "orchestrator/sweep/sharded_load.h"
+#include "orchestrator/targets/shards/local_shard_launcher.h"
+#include "orchestrator/targets/shards/shard_coordinator.h"
+#include "orchestrator/targets/shards/temp_shard_dir.h"
 #include "reports/cell_metrics.h"
 #include "reports/units.h"
 
@@ -220,7 +225,17 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
     m.warmup = drive(plan, workload.warmup, CellPhase::kWarmup, label + " warm-up", base_url);
     if (m.warmup.interrupted) return finish(cell, m, "interrupted", "", label);
   }
-  measure(plan, label, endpoints, m);
+  try {
+    measure(plan, label, endpoints, m);
+    append(m.commands, target_.take_shard_commands());
+  } catch (const std::runtime_error& e) {
+    // A shard failed (ShardError), or its Job could not be made or reached (TargetError):
+    // nothing of the phase is kept but the failure and the commands.
+    if (plan.load.shards <= 1) throw;
+    output_.end_progress();
+    append(m.commands, target_.take_shard_commands());
+    return finish(cell, m, "failed", e.what(), label);
+  }
   if (m.measured.interrupted) return finish(cell, m, "interrupted", "", label);
   return finish(cell, m, "done", all_failed_reason(m.measured.records), label);
 }
@@ -234,6 +249,7 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
   const auto keep_load_record = [&] {
     m.load = cell_load_row(cell_load_options(plan, spec_.model, CellPhase::kMeasured), workload,
                            m.measured.driver);
+    m.load->shards = std::exchange(shards_, {});
   };
   if (options_.measured_samples) {  // the load step sampled the servers itself
     m.measured = drive(plan, workload, CellPhase::kMeasured, label, endpoints.base_url);
@@ -279,6 +295,23 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
   o.api_key = options_.api_key;
   o.stop = options_.stop;
   o.on_measured_underway = on_measured_underway;
+  // The predictor runs the phase in virtual time, where one process sends any schedule: the
+  // shards' union is the one-process run, so it is predicted whole.
+  if (options_.measured_samples) o.shard = {};
+  if (o.shard.count > 1) {
+    // Local processes' files go in a directory kept only when a shard failed.
+    const TempShardDir dir;
+    const std::unique_ptr<ShardLauncher> launcher = make_shard_launcher(dir.path());
+    ShardedLoad sharded =
+        run_sharded_load(o, options_.api_key_env, workload, *launcher, options_.stop,
+                         [&](const std::string& text) { output_.progress(label + ": " + text); });
+    output_.end_progress();
+    for (const store::CellShardRow& shard : sharded.shards) {
+      output_.line("    " + shard_line(shard, spec_.load.validity));
+    }
+    shards_ = std::move(sharded.shards);
+    return std::move(sharded.result);
+  }
   ProgressSnapshots snapshots(store_, current_cell_id_, phase_name(phase), metrics_urls_,
                               claimed_by_);
   auto result = options_.load(o, workload, [&](const driver::Progress& p) {
@@ -294,6 +327,30 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
     for (auto& r : result.records) r.warmup = true;
   }
   return result;
+}
+
+// Where the cell's shards run: load.shard_job.runner, else an Indexed Job when the target is a
+// Kubernetes one, else local processes of kvsweep.
+std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string& work_dir) {
+  const LoadSpec::ShardJob& job = spec_.load.shard_job;
+  if (job.runner != "local") {
+    ShardJobSettings settings;
+    std::random_device random;
+    settings.name = "kvsweep-shards-" + std::to_string(current_cell_id_) + "-" +
+                    std::to_string(random() % 1000000);
+    settings.image = job.image;
+    settings.cpu = job.cpu;
+    settings.memory = job.memory;
+    settings.node_selector = job.node_selector;
+    settings.env_secret = job.env_secret;
+    if (auto launcher = target_.shard_launcher(settings)) return launcher;
+    if (job.runner == "job") {
+      throw ShardError("load.shard_job.runner: job needs a Kubernetes target; " +
+                       target_.describe() + " runs its shards as local processes");
+    }
+  }
+  return std::make_unique<LocalShardLauncher>(
+      options_.shard_program.empty() ? self_program() : options_.shard_program, work_dir);
 }
 
 // Stores the cell with everything it measured and ran, in one transaction.

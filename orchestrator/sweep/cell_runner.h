@@ -79,6 +79,8 @@ class CellRunner {
   // The cell being run and its target's /metrics URLs, for its progress snapshots.
   std::int64_t current_cell_id_ = 0;
   std::vector<std::string> metrics_urls_;
+  std::vector<store::CellShardRow> shards_;  // the measured phase's shards, when sharded
+  std::unique_ptr<ShardLauncher> make_shard_launcher(const std::string& work_dir);
 };
 
 }  // namespace kvsweep::orchestrator

@@ -22,8 +22,12 @@ struct RunnerOptions {
   // A claim on a cell whose heartbeat is older than this belongs to a dead run, and a resume
   // takes it over; a younger one makes the resume refuse (ClaimedByAnotherRun).
   double claim_timeout_s = kDefaultClaimTimeoutS;
-  std::string target_override;       // "", "sim" (--target sim) or "predict" (--target predict)
-  std::string api_key;               // sent as a Bearer token; from the environment, never stored
+  std::string target_override;  // "", "sim" (--target sim) or "predict" (--target predict)
+  std::string api_key;          // sent as a Bearer token; from the environment, never stored
+  std::string api_key_env;      // the variable it came from: a cell's shards read it there
+  // The kvsweep binary a sharded cell's local shards run (load.shards): "" = this process's
+  // own (/proc/self/exe), right for `kvsweep run`; a test names the built binary.
+  std::string shard_program;
   Log log = silent_log();            // /metrics scrapes at debug level
   CellLoad load = driver::run_load;  // every load phase of every cell
   // Set when the load step measures the servers itself (--target predict: the simulated

@@ -2,12 +2,14 @@
 // sees, after mlcommons loadgen's SystemUnderTest. The runner never learns kubectl exists.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "orchestrator/scenario/treatment.h"
+#include "orchestrator/targets/shards/shard_launcher.h"
 
 namespace kvsweep::orchestrator {
 
@@ -89,6 +91,15 @@ class Target {
   // taking a replica out of routing or putting it back (one "health" log, one line per
   // event). Never throws: a failed query is itself a log. Most kinds see nothing.
   virtual CommandLogs cell_finished() { return {}; }
+
+  // Where a sharded cell's shards run (load.shards; docs/driver.md, "Load shards"): nullptr,
+  // the default, runs them as local processes; a Kubernetes target makes them an Indexed Job
+  // in its namespace, with its kubectl (its calls join the cell's commands).
+  virtual std::unique_ptr<ShardLauncher> shard_launcher(const ShardJobSettings& /*job*/) {
+    return nullptr;
+  }
+  // The commands the shards' launcher ran for the cell so far, oldest first.
+  virtual CommandLogs take_shard_commands() { return {}; }
 };
 
 }  // namespace kvsweep::orchestrator

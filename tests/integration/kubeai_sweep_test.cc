@@ -14,6 +14,7 @@
 #include "orchestrator/targets/target_kinds.h"
 #include "store/store.h"
 #include "tests/orchestrator/targets/kube/kube_test_env.h"
+#include "tests/support/fake_jobs.h"
 #include "tests/support/fake_operators.h"
 
 namespace kvsweep::orchestrator::kube::test {
@@ -175,6 +176,41 @@ TEST_F(KubeAISweepTest, AnArmWhosePodsCannotStartFailsOnceForTheWholeArm) {
     // The first poll reads the pods and fails: the Model is not even read.
     EXPECT_EQ(polls, first_of_arm ? 1 : 0);
   }
+}
+
+// load.shards on a Kubernetes target: each cell's measured phase runs as an Indexed Job whose
+// pods (local kvsweep processes here) the runner reaches with kubectl exec; the Job is created
+// before the cell's load, deleted after, and the cell stores its shards.
+TEST_F(KubeAISweepTest, ShardedCellsRunAsAnIndexedJobPerCell) {
+  spec_.factors[0] = value_factor("strategy", knob_path("strategy"), {"PrefixHash"});
+  for (auto& factor : spec_.factors) {
+    if (factor.name == "concurrency") factor = value_factor("concurrency", "concurrency", {"4"});
+  }
+  spec_.load.request_rate = 20;
+  spec_.load.duration_s = 0;
+  spec_.load.num_requests = 10;
+  spec_.load.shards = 2;
+  testing::KubeAIOperator kubeai(server_, operator_options());
+  testing::JobControllerOptions job_options;
+  job_options.binaries = {{"kvsweep", KVSWEEP_BINARY}};
+  testing::JobController jobs(server_, job_options);
+
+  const SweepOutcome outcome = sweep();
+  EXPECT_EQ(outcome.status, "done");
+  const auto cells = store_.cells(outcome.experiment_id);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0].status, "done") << cells[0].error;
+  const auto load = store_.cell_load(cells[0].id);
+  ASSERT_TRUE(load.has_value());
+  ASSERT_EQ(load->shards.size(), 2u);
+  EXPECT_EQ(load->shards[0].measured + load->shards[1].measured, 10);
+  EXPECT_EQ(calls_of("POST", "jobs"), 1);
+  EXPECT_TRUE(server_.list("jobs", spec_.target.namespace_name).empty());
+  // The Job's kubectl calls are the cell's commands.
+  const auto commands = store_.commands(cells[0].id);
+  EXPECT_TRUE(std::any_of(commands.begin(), commands.end(), [](const auto& c) {
+    return std::find(c.argv.begin(), c.argv.end(), "exec") != c.argv.end();
+  }));
 }
 
 }  // namespace

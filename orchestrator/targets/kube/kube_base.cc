@@ -10,6 +10,7 @@
 #include "common/duration.h"
 #include "orchestrator/targets/kube/api_retry.h"
 #include "orchestrator/targets/kube/factor_levels.h"
+#include "orchestrator/targets/kube/job_shard_launcher.h"
 #include "orchestrator/targets/kube/pod_status.h"
 #include "orchestrator/targets/readiness.h"
 
@@ -124,6 +125,10 @@ CommandLogs KubeTarget::make_cold() {
     }
     reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
   });
+}
+
+std::unique_ptr<ShardLauncher> KubeTarget::shard_launcher(const ShardJobSettings& job) {
+  return std::make_unique<JobShardLauncher>(kubectl_, job);
 }
 
 CommandLogs KubeTarget::cell_finished() {

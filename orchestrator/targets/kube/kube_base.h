@@ -35,6 +35,9 @@ class KubeTarget : public PlannedTarget {
   // The pods behind the replicas read again: a "health" log when they changed during the
   // cell (a rollout, a pod replaced or restarted), which changes what it measured.
   CommandLogs cell_finished() override;
+  // An Indexed Job of shards in the target's namespace, through its kubectl.
+  std::unique_ptr<ShardLauncher> shard_launcher(const ShardJobSettings& job) override;
+  CommandLogs take_shard_commands() override { return kubectl_.take_logs(); }
 
   // The read of the pods (when the treatment may restart them), then planned_apply().
   std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,

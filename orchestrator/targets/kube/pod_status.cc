@@ -78,6 +78,21 @@ std::string terminal_problem(const json& status, const std::string& where) {
       const std::string value = string_at(status, key, where);
       if (!value.empty()) text += ": " + value;
     }
+    // How each container ended (a Job's pod: OOMKilled, Error with its exit code).
+    for (const auto& container : array_at(status, "containerStatuses", where)) {
+      if (!container.is_object()) continue;
+      const json& state = object_at(container, "state", where + ".containerStatuses[]");
+      const json& terminated = object_at(state, "terminated", where + ".containerStatuses[].state");
+      if (terminated.empty()) continue;
+      text += "; container " + string_at(container, "name", where) + ": " +
+              string_at(terminated, "reason", where);
+      const auto code = terminated.find("exitCode");
+      if (code != terminated.end() && code->is_number_integer()) {
+        text += " (exit code " + std::to_string(code->get<int>()) + ")";
+      }
+      const std::string message = string_at(terminated, "message", where);
+      if (!message.empty()) text += ": " + message;
+    }
     return text;
   }
   // Init containers run first: one stuck there is the reason the others never start.

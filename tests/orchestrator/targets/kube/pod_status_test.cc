@@ -118,6 +118,22 @@ TEST(ParsePodsTest, ReadsAReadyPodWithTwoContainers) {
                                                          {"EXPORTER_ONLY", "yes"}}));
 }
 
+// A Job's pod that ended Failed: the phase alone says nothing; its container's end says why.
+TEST(ParsePodsTest, AFailedPodNamesHowItsContainersEnded) {
+  const json pod = {
+      {"metadata", {{"name", "shards-1-abcde"}, {"uid", "u1"}}},
+      {"status",
+       {{"phase", "Failed"},
+        {"containerStatuses",
+         {{{"name", "shard"},
+           {"ready", false},
+           {"restartCount", 0},
+           {"state", {{"terminated", {{"reason", "OOMKilled"}, {"exitCode", 137}}}}}}}}}}};
+  const auto states = parse_pods(pod);
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].terminal_problem, "phase Failed; container shard: OOMKilled (exit code 137)");
+}
+
 TEST(ParsePodsTest, NamesTheProblemsThatNeverClearByThemselves) {
   const auto all = pods();
   EXPECT_EQ(all[1].terminal_problem,

@@ -1,0 +1,51 @@
+// Shards as local processes: `kvsweep shard` N times on this machine, each in its own
+// directory, through the same protocol a Kubernetes Job's pods speak (docs/driver.md, "Shards").
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "orchestrator/targets/shards/shard_launcher.h"
+
+namespace kvsweep::orchestrator {
+
+class LocalShardLauncher : public ShardLauncher {
+ public:
+  // `program` is the kvsweep binary the shards run (self_program() for the running one);
+  // `work_dir` holds plan.json and shard-K/ (created; left for inspection when kept).
+  LocalShardLauncher(std::string program, std::string work_dir);
+  ~LocalShardLauncher() override;
+  LocalShardLauncher(const LocalShardLauncher&) = delete;
+  LocalShardLauncher& operator=(const LocalShardLauncher&) = delete;
+
+  void start(const std::string& plan_json, int count) override;
+  std::optional<std::string> read_file(int shard, const std::string& name) override;
+  void write_file(int shard, const std::string& name, const std::string& text) override;
+  std::optional<std::string> failure(int shard) override;
+  void stop() override;
+  std::vector<std::string> describe(int count) const override;
+
+  // The argv shard `shard` runs.
+  std::vector<std::string> argv(int shard) const;
+  pid_t pid(int shard) const { return children_.at(static_cast<std::size_t>(shard)).pid; }
+
+ private:
+  struct Child {
+    pid_t pid = -1;
+    bool reaped = false;
+    int status = 0;
+  };
+  std::string shard_dir(int shard) const;
+  void reap(Child& child);
+
+  std::string program_;
+  std::string work_dir_;
+  std::vector<Child> children_;
+};
+
+// The running binary (/proc/self/exe), for a kvsweep that starts shards of itself.
+std::string self_program();
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,18 @@
+// What the coordinator and a shard's pod pass through `kubectl exec` argv: file names kept to
+// one safe word, and bytes as base64 (an argv carries no NUL, and an exec's command travels in
+// a URL).
+#pragma once
+
+#include <string>
+
+namespace kvsweep::orchestrator {
+
+// Throws std::invalid_argument unless `name` is a plain file name: letters, digits, '.', '_',
+// '-', not starting with '.'. A protocol file never leaves the shard's directory.
+void check_shard_file_name(const std::string& name);
+
+std::string encode_base64(const std::string& bytes);
+// Throws std::invalid_argument on a character outside the alphabet or a bad length.
+std::string decode_base64(const std::string& text);
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,145 @@
+// Load shards as an Indexed Job: the real kubectl creates the Job on the fake API server, whose
+// Job controller runs each pod as a local `kvsweep shard run` process; the coordinator reaches
+// the pods' files through `kubectl exec`, merges their records and deletes the Job.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "orchestrator/sweep/sharded_load.h"
+#include "orchestrator/targets/kube/job_shard_launcher.h"
+#include "orchestrator/targets/shards/shard_coordinator.h"
+#include "tests/orchestrator/targets/kube/kube_test_env.h"
+#include "tests/support/fake_jobs.h"
+
+namespace kvsweep::orchestrator::kube::test {
+namespace {
+
+[[maybe_unused]] ::testing::Environment* const kCacheEnv =
+    ::testing::AddGlobalTestEnvironment(new KubectlCacheEnvironment);
+
+class JobShards : public KubeTargetTest {
+ protected:
+  JobShards()
+      : fleet_(start_fleet(2, "sim-model")),
+        jobs_(server_,
+              [] {
+                testing::JobControllerOptions options;
+                options.binaries = {{"kvsweep", KVSWEEP_BINARY}};
+                options.kill_grace_s = 0.5;
+                return options;
+              }()),
+        kubectl_([this] {
+          KubectlConfig config;
+          config.kubeconfig = dir_.file("kubeconfig");
+          config.timeout_s = 20;
+          return config;
+        }()) {}
+
+  driver::LoadOptions options(int shards) const {
+    driver::LoadOptions o;
+    o.base_url = fleet_->router_url();
+    o.model = "sim-model";
+    o.request_rate = 40;
+    o.num_requests = 30;
+    o.max_tokens = 2;
+    o.shard.count = shards;
+    return o;
+  }
+
+  driver::Workload workload() const {
+    driver::Workload w;
+    for (int c = 0; c < 12; ++c) {
+      driver::Conversation conversation;
+      conversation.user = {"question " + std::to_string(c)};
+      conversation.assistant = {"answer"};
+      w.conversations.push_back(conversation);
+    }
+    return w;
+  }
+
+  ShardJobSettings job(const std::string& name) const {
+    ShardJobSettings settings;
+    settings.name = name;
+    settings.image = "kvsweep:test";
+    settings.cpu = "1";
+    settings.ready_timeout_s = 60;
+    return settings;
+  }
+
+  std::unique_ptr<sim::Fleet> fleet_;
+  testing::JobController jobs_;
+  Kubectl kubectl_;
+};
+
+TEST_F(JobShards, AnIndexedJobOfTwoPodsSendsTheWholeRunAndIsDeletedAfter) {
+  JobShardLauncher launcher(kubectl_, job("shards-a"));
+  const json manifest = launcher.manifest(2);
+  EXPECT_EQ(manifest["spec"]["completionMode"], "Indexed");
+  EXPECT_EQ(manifest["spec"]["completions"], 2);
+  EXPECT_EQ(manifest["spec"]["parallelism"], 2);
+  EXPECT_EQ(manifest["spec"]["backoffLimit"], 0);
+  const ShardedLoad sharded = run_sharded_load(options(2), "", workload(), launcher, nullptr, {});
+  std::set<std::int64_t> indices;
+  for (const auto& record : sharded.result.records) {
+    EXPECT_TRUE(record.ok) << record.error;
+    indices.insert(record.index);
+  }
+  EXPECT_EQ(indices.size(), 30u);
+  EXPECT_EQ(*indices.rbegin(), 29);
+  ASSERT_EQ(sharded.shards.size(), 2u);
+  EXPECT_EQ(sharded.shards[0].measured + sharded.shards[1].measured, 30);
+  // Every pod was reached through kubectl exec, and the Job is gone once the cell ended.
+  EXPECT_FALSE(server_.get("jobs", "default", "shards-a").has_value());
+  bool execed = false;
+  for (const auto& log : kubectl_.take_logs()) {
+    execed = execed || (log.argv.size() > 6 && log.argv[5] == "exec");
+  }
+  EXPECT_TRUE(execed);
+}
+
+TEST_F(JobShards, AnOomKilledShardFailsTheCellNamingItsPodAndReason) {
+  JobShardLauncher launcher(kubectl_, job("shards-b"));
+  driver::LoadOptions o = options(2);
+  o.num_requests = 0;
+  o.duration_s = 8;
+  std::thread killer([&] {
+    for (int i = 0; i < 300; ++i) {
+      const auto pod = jobs_.pod("shards-b", 1);
+      if (pod && pod->running) {
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        jobs_.fail_pod("shards-b", 1, "OOMKilled", 137);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::string error = "(no error)";
+  try {
+    run_sharded_load(o, "", workload(), launcher, nullptr, {});
+  } catch (const ShardError& e) {
+    error = e.what();
+  }
+  killer.join();
+  EXPECT_CONTAINS(error, "shard 1 of 2 failed");
+  EXPECT_CONTAINS(error, "pod shards-b-1-");
+  EXPECT_CONTAINS(error, "OOMKilled");
+  EXPECT_FALSE(server_.get("jobs", "default", "shards-b").has_value());
+}
+
+TEST_F(JobShards, AnImageThatCannotBePulledFailsBeforeAnyLoadIsSent) {
+  jobs_.hold_pending("shards-c", {"ErrImagePull", "pull access denied for kvsweep"});
+  JobShardLauncher launcher(kubectl_, job("shards-c"));
+  std::string error = "(no error)";
+  try {
+    run_sharded_load(options(2), "", workload(), launcher, nullptr, {});
+  } catch (const ShardError& e) {
+    error = e.what();
+  }
+  EXPECT_CONTAINS(error, "failed before the start: pod shards-c-");
+  EXPECT_CONTAINS(error, "; nothing was sent");
+  EXPECT_CONTAINS(error, "ErrImagePull");
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator::kube::test
