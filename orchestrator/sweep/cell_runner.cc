@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
-#include <random>
 #include <stdexcept>
 #include <utility>
 
@@ -207,6 +206,7 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   const Endpoints endpoints = target_.endpoints();
   const std::string& base_url = endpoints.base_url;
   current_cell_id_ = cell.id;
+  current_experiment_id_ = cell.experiment_id;
   metrics_urls_ = endpoints.metrics_urls;
   if (cache == CachePolicy::kWarm) {
     // The measured workload warm_passes times, unmeasured: every arm starts from a cache that
@@ -334,10 +334,11 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
 std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string& work_dir) {
   const LoadSpec::ShardJob& job = spec_.load.shard_job;
   if (job.runner != "local") {
+    // One name per cell of an experiment: a --resume after a kill -9 finds (and deletes) the
+    // Job the killed run left, which may still be sending.
     ShardJobSettings settings;
-    std::random_device random;
-    settings.name = "kvsweep-shards-" + std::to_string(current_cell_id_) + "-" +
-                    std::to_string(random() % 1000000);
+    settings.name = "kvsweep-shards-" + std::to_string(current_experiment_id_) + "-" +
+                    std::to_string(current_cell_id_);
     settings.image = job.image;
     settings.cpu = job.cpu;
     settings.memory = job.memory;

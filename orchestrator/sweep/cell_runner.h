@@ -80,6 +80,7 @@ class CellRunner {
   std::int64_t current_cell_id_ = 0;
   std::vector<std::string> metrics_urls_;
   std::vector<store::CellShardRow> shards_;  // the measured phase's shards, when sharded
+  std::int64_t current_experiment_id_ = 0;
   std::unique_ptr<ShardLauncher> make_shard_launcher(const std::string& work_dir);
 };
 

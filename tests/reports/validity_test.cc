@@ -152,6 +152,42 @@ TEST(Validity, ADriverLateOnItsSendsIsClientBound) {
   EXPECT_NEAR(*v.driver_cpu_utilisation, 0.025, 1e-9);
 }
 
+// A sharded cell (load.shards): each shard is judged by its own driver's figures; one that fell
+// behind its part of the schedule makes the cell client-bound, named, though the joined
+// figures alone would pass.
+TEST(Validity, AClientBoundShardMarksItsCell) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 400; ++i) rows.push_back(row(i, i * 0.05, i * 0.05 + 0.0001, 20, 0.1));
+  store::CellLoadRow load = open_loop(20, 64);
+  load.send_delay_count = 400;
+  load.sent_span_s = 19.95;
+  load.ready_span_s = 19.95;
+  store::CellShardRow shard;
+  shard.request_rate = 10;
+  shard.max_concurrency = 32;
+  shard.driver_threads = 1;
+  shard.driver_cores = 2;
+  shard.driver_wall_s = 20;
+  shard.driver_cpu_s = 1;
+  shard.send_delay_count = 200;
+  shard.send_delay_p99_ms = 0.2;
+  shard.ready_span_s = 19.9;
+  shard.sent_span_s = 19.9;
+  load.shards = {shard, shard};
+  load.shards[1].shard = 1;
+  EXPECT_EQ(judge(rows, load).verdict, CellVerdict::kValid) << verdict_line(judge(rows, load));
+  EXPECT_EQ(judge_shard(load.shards[1]).verdict, CellVerdict::kValid);
+
+  load.shards[1].sent_span_s = 21;  // its sends stretched 5% past its ready times
+  EXPECT_EQ(judge_shard(load.shards[1]).verdict, CellVerdict::kClientBound);
+  const CellValidity v = judge(rows, load);
+  EXPECT_EQ(v.verdict, CellVerdict::kClientBound);
+  EXPECT_NE(verdict_line(v).find("shard 1 client-bound: sends fell 5.2% short of the schedule"),
+            std::string::npos)
+      << verdict_line(v);
+  EXPECT_EQ(verdict_line(v).find("shard 0"), std::string::npos) << verdict_line(v);
+}
+
 // Under 100 sends a p99 is their maximum: one send a busy machine delayed would decide the
 // cell. The rule is then not evaluated (and says so); the shortfall rule still holds.
 TEST(Validity, ASendDelayP99OfFewerThanAHundredSendsDoesNotDecide) {

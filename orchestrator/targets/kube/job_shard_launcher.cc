@@ -5,6 +5,7 @@
 
 #include "common/json_text.h"
 #include "common/wall_clock.h"
+#include "orchestrator/targets/kube/api_retry.h"
 #include "orchestrator/targets/kube/pod_status.h"
 #include "orchestrator/targets/kube/temp_file.h"
 #include "orchestrator/targets/shards/shard_files.h"
@@ -79,7 +80,13 @@ void JobShardLauncher::start(const std::string& plan_json, int count) {
   // --resume after a kill -9: a Job of this name left behind would send its load again.
   kubectl_.run("shards", {"delete", "job", spec_.name, "--ignore-not-found", "--wait=true"});
   const TempFile file("kvsweep-shards-", ".json", json_text(manifest(count)));
-  kubectl_.run_ok("shards", {"create", "-f", file.path()}, "creating job/" + spec_.name);
+  // As the gates' applies: a 5xx, 429, timeout or unreachable server is tried again.
+  retry_transient(
+      RetryPolicy{60, 1, 10},
+      [&] {
+        kubectl_.run_ok("shards", {"create", "-f", file.path()}, "creating job/" + spec_.name);
+      },
+      *kubectl_.log());
   created_ = true;
 }
 

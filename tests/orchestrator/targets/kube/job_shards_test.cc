@@ -3,6 +3,7 @@
 // the pods' files through `kubectl exec`, merges their records and deletes the Job.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -73,6 +74,11 @@ class JobShards : public KubeTargetTest {
 };
 
 TEST_F(JobShards, AnIndexedJobOfTwoPodsSendsTheWholeRunAndIsDeletedAfter) {
+  // A Job of the cell's name left by a killed run (it may still be sending): deleted first.
+  server_.put("jobs", {{"apiVersion", "batch/v1"},
+                       {"kind", "Job"},
+                       {"metadata", {{"name", "shards-a"}, {"namespace", "default"}}},
+                       {"spec", {{"completions", 2}}}});
   JobShardLauncher launcher(kubectl_, job("shards-a"));
   const json manifest = launcher.manifest(2);
   EXPECT_EQ(manifest["spec"]["completionMode"], "Indexed");
@@ -91,6 +97,11 @@ TEST_F(JobShards, AnIndexedJobOfTwoPodsSendsTheWholeRunAndIsDeletedAfter) {
   EXPECT_EQ(sharded.shards[0].measured + sharded.shards[1].measured, 30);
   // Every pod was reached through kubectl exec, and the Job is gone once the cell ended.
   EXPECT_FALSE(server_.get("jobs", "default", "shards-a").has_value());
+  const auto job_calls = object_calls(server_.calls(), "jobs");
+  ASSERT_GE(job_calls.size(), 3u);
+  EXPECT_EQ(job_calls[0], "DELETE shards-a");  // the leftover
+  EXPECT_EQ(std::count(job_calls.begin(), job_calls.end(), "POST"), 1);
+  EXPECT_EQ(job_calls.back(), "DELETE shards-a");
   bool execed = false;
   for (const auto& log : kubectl_.take_logs()) {
     execed = execed || (log.argv.size() > 6 && log.argv[5] == "exec");
