@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/duration.h"
 #include "common/json_text.h"
 #include "common/wall_clock.h"
 #include "driver/shard_run.h"
@@ -84,6 +85,20 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
   };
   const auto stopped = [&] { return how.stop != nullptr && how.stop->load(); };
   StopOnExit stop_on_exit(launcher);
+  // A launcher call that fails (an exec into a pod that just died) is that shard's failure:
+  // named with the pod's own reason where there is one.
+  const auto guarded = [&](int k, const char* when, const auto& call) {
+    try {
+      return call();
+    } catch (const ShardError&) {
+      throw;
+    } catch (const std::runtime_error& e) {
+      if (const auto why = launcher.failure(k)) {
+        throw ShardError(failures_text(launcher, count, k, *why, when));
+      }
+      throw ShardError(shard_name(k, count) + " failed " + when + ": " + e.what());
+    }
+  };
   launcher.start(driver::shard_plan_json(plan), count);
 
   // Every shard ready, or the cell fails before any load is sent.
@@ -98,7 +113,8 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
         throw ShardError(failures_text(launcher, count, k, *why, "before the start") +
                          "; nothing was sent");
       }
-      if (launcher.read_file(k, driver::kShardReadyFile)) {
+      if (guarded(k, "before the start",
+                  [&] { return launcher.read_file(k, driver::kShardReadyFile); })) {
         ready[static_cast<std::size_t>(k)] = true;
         ++ready_count;
         say(std::to_string(ready_count) + " of " + std::to_string(count) + " shards ready");
@@ -116,14 +132,14 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
         if (!ready[static_cast<std::size_t>(k)])
           late += (late.empty() ? "" : ", ") + std::to_string(k);
       }
-      throw ShardError("shards not ready within " + std::to_string(how.ready_timeout_s) +
-                       " s (shard " + late + "); nothing was sent");
+      throw ShardError("shards not ready within " + format_duration_s(how.ready_timeout_s) +
+                       " (shard " + late + "); nothing was sent");
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(launcher.poll_interval_s()));
   }
 
   // Each shard's clock against ours (pods on other machines), before the start: the records
-  // are put on one clock with it, and a shard that cannot be asked fails now.
+  // are put on one clock with it (a shard that cannot be asked keeps 0, as a local one).
   std::vector<double> offsets_ms(static_cast<std::size_t>(count), 0.0);
   for (int k = 0; k < count; ++k) {
     if (const auto offset = launcher.clock_offset_ms(k)) {
@@ -134,10 +150,12 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
   // The instant on each shard's own clock.
   for (int k = 0; k < count; ++k) {
     const double at = start_at + offsets_ms[static_cast<std::size_t>(k)] / 1000;
-    launcher.write_file(k, driver::kShardStartFile,
-                        json_text(nlohmann::json{{"at_wall_s", at}}) + "\n");
+    guarded(k, "before the start", [&] {
+      launcher.write_file(k, driver::kShardStartFile,
+                          json_text(nlohmann::json{{"at_wall_s", at}}) + "\n");
+    });
   }
-  say("shards start together at +" + std::to_string(how.start_lead_s) + " s");
+  say("shards start together in " + format_duration_s(how.start_lead_s));
 
   // Every shard's records, counted and checksummed.
   std::vector<driver::ShardResult> results(static_cast<std::size_t>(count));
@@ -157,7 +175,8 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
     }
     for (int k = 0; k < count; ++k) {
       if (collected[static_cast<std::size_t>(k)]) continue;
-      const auto text = launcher.read_file(k, driver::kShardRecordsFile);
+      const auto text = guarded(k, "during the run",
+                                [&] { return launcher.read_file(k, driver::kShardRecordsFile); });
       if (!text) {
         if (const auto why = launcher.failure(k); why && !interrupted) {
           throw ShardError(failures_text(launcher, count, k, *why, "during the run") +
@@ -177,7 +196,8 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
         throw ShardError(shard_name(k, count) + " delivered shard " +
                          std::to_string(results[static_cast<std::size_t>(k)].index) + "'s records");
       }
-      launcher.write_file(k, driver::kShardReleaseFile, "release\n");
+      guarded(k, "after the run",
+              [&] { launcher.write_file(k, driver::kShardReleaseFile, "release\n"); });
       collected[static_cast<std::size_t>(k)] = true;
       ++collected_count;
       say(std::to_string(collected_count) + " of " + std::to_string(count) +
@@ -189,8 +209,8 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
                        std::to_string(count) + " shards' records arrived; nothing is kept");
     }
     if (Clock::now() > run_deadline) {
-      throw ShardError("shards still running " + std::to_string(how.run_timeout_s) +
-                       " s after the start; ended");
+      throw ShardError("shards still running " + format_duration_s(how.run_timeout_s) +
+                       " after the start; ended");
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(launcher.poll_interval_s()));
   }

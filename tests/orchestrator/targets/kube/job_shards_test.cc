@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -114,11 +115,12 @@ TEST_F(JobShards, AnOomKilledShardFailsTheCellNamingItsPodAndReason) {
   driver::LoadOptions o = options(2);
   o.num_requests = 0;
   o.duration_s = 8;
+  // Once shard 1 has its start instant (the load is under way a second later), kill it.
   std::thread killer([&] {
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 1200; ++i) {
       const auto pod = jobs_.pod("shards-b", 1);
-      if (pod && pod->running) {
-        std::this_thread::sleep_for(std::chrono::seconds(3));
+      if (pod && std::filesystem::exists(std::filesystem::path(pod->dir) / "start")) {
+        std::this_thread::sleep_for(std::chrono::seconds(2));
         jobs_.fail_pod("shards-b", 1, "OOMKilled", 137);
         return;
       }
@@ -128,7 +130,7 @@ TEST_F(JobShards, AnOomKilledShardFailsTheCellNamingItsPodAndReason) {
   std::string error = "(no error)";
   try {
     run_sharded_load(o, "", workload(), launcher, nullptr, {});
-  } catch (const ShardError& e) {
+  } catch (const std::exception& e) {
     error = e.what();
   }
   killer.join();
@@ -144,7 +146,7 @@ TEST_F(JobShards, AnImageThatCannotBePulledFailsBeforeAnyLoadIsSent) {
   std::string error = "(no error)";
   try {
     run_sharded_load(options(2), "", workload(), launcher, nullptr, {});
-  } catch (const ShardError& e) {
+  } catch (const std::exception& e) {
     error = e.what();
   }
   EXPECT_CONTAINS(error, "failed before the start: pod shards-c-");
