@@ -1,6 +1,8 @@
 // A whole sweep over loopback HTTP: scenario -> embedded fleet -> load driver -> SQLite -> report.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
@@ -65,6 +67,7 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
   const auto cells = store.cells(outcome.experiment_id);
   ASSERT_EQ(cells.size(), 4u);
   std::map<std::string, double> hit_rate_at_1;
+  double kv_usage_max = 0;
   for (const auto& cell : cells) {
     EXPECT_EQ(cell.status, "done") << cell.error;
     const auto requests = store.requests(cell.id);
@@ -84,13 +87,18 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
     EXPECT_EQ(metrics.ok, 30);
     ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
     // The sim exposes vLLM's usage gauge and preemption counter, scraped around each cell.
+    // The "during" scrape of a 30-request cell may land between two requests on a loaded
+    // machine (the sanitized suite once read 0), so usage is required of the sweep, not of
+    // every cell.
     ASSERT_TRUE(metrics.kv_usage_max.has_value());
-    EXPECT_GT(*metrics.kv_usage_max, 0.0);
+    EXPECT_GE(*metrics.kv_usage_max, 0.0);
     EXPECT_LE(*metrics.kv_usage_max, 1.0);
+    kv_usage_max = std::max(kv_usage_max, *metrics.kv_usage_max);
     EXPECT_TRUE(metrics.preemptions.has_value());
     EXPECT_FALSE(metrics.spec_decode_acceptance.has_value());  // no speculative decoding
     if (cell.concurrency == 1) hit_rate_at_1[cell.arm] = *metrics.kv_hit_rate_server;
   }
+  EXPECT_GT(kv_usage_max, 0.0) << "no cell was scraped under load";
   // Conversations stick to one replica under prefix-hash, so their histories stay cached;
   // random spreads each conversation's turns over 4 replicas.
   EXPECT_GT(hit_rate_at_1.at("prefix-hash"), hit_rate_at_1.at("random") + 0.1);
