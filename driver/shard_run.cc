@@ -27,14 +27,6 @@ namespace fs = std::filesystem;
 // (docs/driver.md), long enough to cost nothing.
 constexpr auto kPoll = std::chrono::milliseconds(5);
 
-std::optional<std::string> read_if_present(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool stopping(const ShardRunOptions& o) { return o.stop != nullptr && o.stop->load(); }
 
 // Waits for `name` in the shard's directory; nullopt on cancel, stop or timeout.
@@ -42,7 +34,7 @@ std::optional<std::string> wait_for(const ShardRunOptions& o, const char* name, 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   const fs::path dir(o.dir);
   while (std::chrono::steady_clock::now() < deadline && !stopping(o)) {
-    if (auto text = read_if_present(dir / name)) return text;
+    if (auto text = read_file_if_present((dir / name).string())) return text;
     if (fs::exists(dir / kShardCancelFile)) return std::nullopt;
     std::this_thread::sleep_for(kPoll);
   }
@@ -50,6 +42,14 @@ std::optional<std::string> wait_for(const ShardRunOptions& o, const char* name, 
 }
 
 }  // namespace
+
+std::optional<std::string> read_file_if_present(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 ShardOutcome run_shard(const ShardPlan& plan, const ShardRunOptions& o) {
   LoadOptions options = plan.options;

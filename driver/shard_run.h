@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "driver/shard_plan.h"
@@ -35,6 +36,9 @@ enum class ShardOutcome {
   kCancelled,  // the coordinator cancelled before the start: nothing was sent
   kNoStart,    // no start instant came in time: nothing was sent
 };
+
+// The whole file at `path`, nullopt while it is absent (a protocol file not yet written).
+std::optional<std::string> read_file_if_present(const std::string& path);
 
 // Validates the shard's run (std::invalid_argument naming the field), announces it is ready,
 // waits for the start instant, sleeps to it, runs the load, writes the records and waits for

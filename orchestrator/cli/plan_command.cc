@@ -70,9 +70,7 @@ std::vector<std::string> repeat_notes(const ScenarioSpec& spec, const std::vecto
 void print_shards(const ScenarioSpec& spec, const std::string& override_kind) {
   const LoadSpec& l = spec.load;
   if (l.shards <= 1 || override_kind == "predict") return;
-  const std::string& kind = spec.target.kind;
-  const bool on_kubernetes = kind == "kubeai" || kind == "dynamo" || kind == "kubectl";
-  if (l.shard_job.runner == "local" || (l.shard_job.runner.empty() && !on_kubernetes)) {
+  if (!shards_run_as_job(spec)) {
     std::printf(
         "load shards: each cell's measured phase in %d local processes: kvsweep shard run "
         "--plan PLAN --index K --dir DIR\n",

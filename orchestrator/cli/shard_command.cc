@@ -24,9 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// `shard get`'s exit status when the file is not there (yet): not an error, an answer.
-constexpr int kExitAbsent = 3;
-
 struct ShardArgs {
   std::string plan;
   int index = -1;
@@ -53,22 +50,14 @@ int shard_index(const ShardArgs& args) {
   }
 }
 
-std::optional<std::string> read_if_present(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The plan, read at once, or (--wait-plan) once the coordinator has put it in the directory.
 std::optional<std::string> plan_text(const ShardArgs& args, const std::atomic<bool>& stop) {
   const fs::path path = fs::path(args.dir) / args.plan;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(args.plan_timeout_s);
   while (true) {
-    if (auto text =
-            read_if_present(fs::path(args.plan).is_absolute() ? fs::path(args.plan) : path)) {
+    if (auto text = driver::read_file_if_present(
+            fs::path(args.plan).is_absolute() ? args.plan : path.string())) {
       return text;
     }
     if (std::chrono::steady_clock::now() >= deadline || stop.load()) return std::nullopt;
@@ -108,8 +97,8 @@ int run_shard_command(const ShardArgs& args) {
 
 int get_command(const ShardArgs& args) {
   check_shard_file_name(args.name);
-  const auto text = read_if_present(fs::path(args.dir) / args.name);
-  if (!text) return kExitAbsent;
+  const auto text = driver::read_file_if_present((fs::path(args.dir) / args.name).string());
+  if (!text) return kShardFileAbsentExit;
   std::fwrite(text->data(), 1, text->size(), stdout);
   std::fflush(stdout);
   return kExitOk;

@@ -32,6 +32,13 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
 }
 
 // What every cell does, so a rehearsal's cuts are in plain sight.
+bool shards_run_as_job(const ScenarioSpec& spec) {
+  const std::string& runner = spec.load.shard_job.runner;
+  const std::string& kind = spec.target.kind;
+  return runner == "job" ||
+         (runner.empty() && (kind == "kubeai" || kind == "dynamo" || kind == "kubectl"));
+}
+
 std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
   const LoadSpec& l = spec.load;
   const auto by_factor = [&spec](const char* path) { return spec.factor_setting(path) != nullptr; };
@@ -73,12 +80,9 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
   if (l.new_connection_per_request) text += "; a new connection per request";
   if (l.threads > 0) text += "; " + std::to_string(l.threads) + " driver threads";
   if (l.shards > 1) {
-    const std::string& kind = spec.target.kind;
-    const bool kube = kind == "kubeai" || kind == "dynamo" || kind == "kubectl";
-    const bool job = l.shard_job.runner == "job" || (l.shard_job.runner.empty() && kube);
     text += "; measured phase in " + std::to_string(l.shards) + " load shards (" +
-            (job ? "pods of an Indexed Job" : "local processes") + "; each holds ceil(cap / " +
-            std::to_string(l.shards) + ") of a cap)";
+            (shards_run_as_job(spec) ? "pods of an Indexed Job" : "local processes") +
+            "; each holds ceil(cap / " + std::to_string(l.shards) + ") of a cap)";
   }
   const SimSpec& sim = spec.target.sim;
   if (rehearsal && (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0)) {

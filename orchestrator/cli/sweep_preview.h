@@ -18,6 +18,11 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
 // --target sim; a field a factor sets reads "by factor".
 std::string cell_shape(const ScenarioSpec& spec, bool rehearsal);
 
+// Where load.shards run as `run` runs them: an Indexed Job when load.shard_job.runner says job,
+// or leaves it unset on a Kubernetes kind (kubeai, dynamo, kubectl: the targets that make a Job
+// launcher); else local processes.
+bool shards_run_as_job(const ScenarioSpec& spec);
+
 // One line per factor: its phase, its levels and what each sets beyond its own field
 // ("factor arm (run-time): k8s-service {target.base_url: http://...}, LeastLoad {...}").
 std::vector<std::string> factor_lines(const ScenarioSpec& spec);

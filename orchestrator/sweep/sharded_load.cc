@@ -1,8 +1,6 @@
 // A cell's load as shards: plan, run, merge, one row per shard.
 #include "orchestrator/sweep/sharded_load.h"
 
-#include <cstdio>
-
 #include "driver/shard_merge.h"
 #include "driver/shard_plan.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
@@ -42,12 +40,6 @@ store::CellShardRow shard_row(const driver::LoadOptions& options, const driver::
   row.ready_span_s = d.ready_span_s;
   row.sent_span_s = d.sent_span_s;
   return row;
-}
-
-std::string text(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
 }
 
 }  // namespace
@@ -93,11 +85,12 @@ std::string shard_line(const store::CellShardRow& shard, const ValidityRules& ru
   if (shard.send_delay_count > 0) {
     line += ", send delay p99 " + reports::format_ms(shard.send_delay_p99_ms) + " ms";
   }
-  line += ", start skew " + text("%.1f", shard.start_skew_ms) + " ms";
+  line += ", start skew " + reports::format_fixed(shard.start_skew_ms, 1) + " ms";
   if (shard.clock_offset_ms != 0) {
-    line += ", clock offset " + text("%.1f", shard.clock_offset_ms) + " ms";
+    line += ", clock offset " + reports::format_fixed(shard.clock_offset_ms, 1) + " ms";
   }
-  line += ", CPU " + text("%.2f", shard.driver_cpu_s) + " s: " + reports::verdict_line(v);
+  line +=
+      ", CPU " + reports::format_fixed(shard.driver_cpu_s, 2) + " s: " + reports::verdict_line(v);
   return line;
 }
 

@@ -20,7 +20,6 @@ constexpr const char* kWorkDir = "/work";
 // Raw bytes per exec of the plan: about 46 KiB in the exec's URL once base64 and percent-
 // encoded, well inside what an API server reads as one request head (Go's default: 1 MiB).
 constexpr std::size_t kPlanChunkBytes = 32 * 1024;
-constexpr int kExitAbsent = 3;  // `kvsweep shard get`: the file is not there yet
 
 }  // namespace
 
@@ -67,11 +66,6 @@ json shard_job_manifest(const ShardJobSettings& spec_, int count) {
             {"parallelism", count},
             {"backoffLimit", 0},
             {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}}};
-}
-
-std::vector<std::string> JobShardLauncher::describe(int count) const {
-  return {describe_argv(kubectl_.argv({"create", "-f", "<job " + spec_.name + ">"})),
-          json_text(manifest(count))};
 }
 
 void JobShardLauncher::start(const std::string& plan_json, int count) {
@@ -141,7 +135,7 @@ std::optional<std::string> JobShardLauncher::read_file(int shard, const std::str
   if (!plan_put_[shard]) upload_plan(shard);
   const ProcessResult r = exec(shard, {"get", name});
   if (r.ok()) return r.out;
-  if (r.exit_code != kExitAbsent) refresh_pods();  // the pod may have failed meanwhile
+  if (r.exit_code != kShardFileAbsentExit) refresh_pods();  // the pod may have failed meanwhile
   return std::nullopt;
 }
 

@@ -31,7 +31,6 @@ class JobShardLauncher : public ShardLauncher {
   void write_file(int shard, const std::string& name, const std::string& text) override;
   std::optional<std::string> failure(int shard) override;
   void stop() override;
-  std::vector<std::string> describe(int count) const override;
   double poll_interval_s() const override { return 0.5; }
   std::optional<double> clock_offset_ms(int shard) override;
 

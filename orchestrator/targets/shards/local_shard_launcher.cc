@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "driver/shard_run.h"
 #include "orchestrator/targets/child_process.h"
 
 extern char** environ;
@@ -63,12 +64,6 @@ std::vector<std::string> LocalShardLauncher::argv(int shard) const {
           shard_dir(shard)};
 }
 
-std::vector<std::string> LocalShardLauncher::describe(int count) const {
-  std::vector<std::string> lines;
-  for (int k = 0; k < count; ++k) lines.push_back(describe_argv(argv(k)));
-  return lines;
-}
-
 void LocalShardLauncher::start(const std::string& plan_json, int count) {
   fs::create_directories(work_dir_);
   write_file_atomically((fs::path(work_dir_) / "plan.json").string(), plan_json);
@@ -104,11 +99,7 @@ void LocalShardLauncher::start(const std::string& plan_json, int count) {
 }
 
 std::optional<std::string> LocalShardLauncher::read_file(int shard, const std::string& name) {
-  std::ifstream in(fs::path(shard_dir(shard)) / name, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return driver::read_file_if_present((fs::path(shard_dir(shard)) / name).string());
 }
 
 void LocalShardLauncher::write_file(int shard, const std::string& name, const std::string& text) {

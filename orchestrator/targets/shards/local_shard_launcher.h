@@ -25,11 +25,9 @@ class LocalShardLauncher : public ShardLauncher {
   void write_file(int shard, const std::string& name, const std::string& text) override;
   std::optional<std::string> failure(int shard) override;
   void stop() override;
-  std::vector<std::string> describe(int count) const override;
 
   // The argv shard `shard` runs.
   std::vector<std::string> argv(int shard) const;
-  pid_t pid(int shard) const { return children_.at(static_cast<std::size_t>(shard)).pid; }
 
  private:
   struct Child {

@@ -7,6 +7,10 @@
 
 namespace kvsweep::orchestrator {
 
+// `kvsweep shard get NAME`'s exit status when the file is not there (yet): an answer, not an
+// error, which the Job launcher tells apart from a failed exec.
+inline constexpr int kShardFileAbsentExit = 3;
+
 // Throws std::invalid_argument unless `name` is a plain file name: letters, digits, '.', '_',
 // '-', not starting with '.'. A protocol file never leaves the shard's directory.
 void check_shard_file_name(const std::string& name);

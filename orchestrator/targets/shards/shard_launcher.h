@@ -36,8 +36,6 @@ class ShardLauncher {
   virtual std::optional<std::string> failure(int shard) = 0;
   // Ends every shard now and releases what start() made (processes, a Job). Idempotent.
   virtual void stop() = 0;
-  // What start() runs, for `kvsweep plan` and logs: one line per command or manifest.
-  virtual std::vector<std::string> describe(int count) const = 0;
   // How often the coordinator looks at the shards' files: a local file costs nothing, an exec
   // into a pod tens of milliseconds.
   virtual double poll_interval_s() const { return 0.02; }
