@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/search_spec.h"
 #include "common/source_mark.h"
 #include "common/validity_rules.h"
 #include "driver/datasets/dataset_options.h"
@@ -183,6 +184,7 @@ struct TargetSpec {
 
   ReadinessSpec readiness;
   MetricsSpec metrics;
+  CostSpec cost;  // target.cost: what the fleet costs, for cost per million tokens
 };
 
 // The cache state a cell starts from: cold (the target's cold_method), warm (a pre-pass of the
@@ -284,6 +286,8 @@ struct ScenarioSpec {
   int repeats = 1;
   LoadSpec load;
   std::string baseline;  // report.baseline: an arm label; defaults to the first arm
+  SloSpec slo;            // slo: what a good cell is, for the capacity search and the reports
+  SearchSpec search;      // search: each arm's capacity under the SLO, probe by probe
   std::map<std::string, SourceMark> marks;  // dotted field path -> where it was written
 
   const FactorSpec* factor(const std::string& name) const {
