@@ -131,7 +131,8 @@ class FactorReader {
       : factors_(factors), spec_(spec), names_(spec, kinds), sink_(sink) {}
 
   void read() {
-    factors_.require("concurrency");
+    // A search of concurrency chooses its levels: the loader adds the factor (check_search).
+    if (spec_.search.factor != "concurrency") factors_.require("concurrency");
     factors_.read_int("repeats", &spec_.repeats, 1, kMaxRepeats);
     for (auto it = factors_.node().begin(); it != factors_.node().end(); ++it) {
       if (!it->first.IsScalar()) {  // `: [random]`, `[a]: [b]`: no name to read it by

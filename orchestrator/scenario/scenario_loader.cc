@@ -47,7 +47,6 @@ void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds
                    YamlErrors& sink) {
   YamlMapReader top(root, "", sink, &spec.marks);
   top.require("name");
-  top.require("factors");
   top.read_string("name", &spec.name);
   top.read_string("description", &spec.description);
   top.read_string("model", &spec.model);
@@ -56,6 +55,17 @@ void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds
     YamlMapReader target(node, "target", sink, &spec.marks);
     read_target(target, spec, kinds, sink);
   }
+  // Before the factors: a search of concurrency takes the place of the concurrency factor.
+  if (YAML::Node node = top.mapping("slo"); node.IsDefined()) {
+    YamlMapReader slo(node, "slo", sink, &spec.marks);
+    read_slo(slo, spec, sink);
+  }
+  if (YAML::Node node = top.mapping("search"); node.IsDefined()) {
+    YamlMapReader search(node, "search", sink, &spec.marks);
+    read_search(search, spec, sink);
+  }
+  // The one factor every scenario needs is concurrency, which such a search adds itself.
+  if (spec.search.factor != "concurrency") top.require("factors");
   if (YAML::Node node = top.mapping("factors"); node.IsDefined()) {
     YamlMapReader factors(node, "factors", sink, &spec.marks);
     read_factors(factors, spec, kinds, sink);
@@ -157,6 +167,7 @@ std::optional<ScenarioSpec> parse_scenario(const std::string& text, const std::s
   spec.text = text;
   spec.document = std::make_shared<const YAML::Node>(YAML::Clone(root));
   read_sections(root, spec, kinds, sink);
+  check_search(root, spec, sink);
   check_across_sections(root, spec, find_kind(kinds, spec.target.kind), sink);
   if (!spec.factor("concurrency")) return std::nullopt;  // reported as missing above
   check_levels(spec, sink);

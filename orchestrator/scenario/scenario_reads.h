@@ -1,6 +1,7 @@
 // The scenario loader's reads on top of common/yaml_reader.h: the driver-typed ones (a length
-// distribution), the `load:` and `target:` sections' entry points, the fields a factor level
-// is read by. Shared by the scenario loader's parts and the cell resolver.
+// distribution), the `load:`, `target:`, `factors:`, `slo:` and `search:` sections' entry points,
+// the fields a factor level is read by. Shared by the scenario loader's parts and the cell
+// resolver.
 #pragma once
 
 #include <limits>
@@ -36,5 +37,22 @@ void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKinds&
 // that kind reads.
 void read_target(YamlMapReader& target, ScenarioSpec& spec, const TargetKinds& kinds,
                  YamlErrors& sink);
+
+// The capacity search's sections (search_section_loader.cc, common/search_spec.h).
+// `slo:` into spec.slo: each pNN_<metric>_ms key and `good` one requirement, in the order
+// written; attainment, confidence, resamples. Marks under slo.marks().
+void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink);
+
+// `search:` into spec.search. Read before `factors:`, whose concurrency factor a search of
+// concurrency replaces.
+void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink);
+
+// `target.cost` (every kind) into `cost`: usd_per_gpu_hour and gpus, both required.
+void read_cost(YamlMapReader& target, CostSpec& cost, YamlErrors& sink);
+
+// The rules between search, slo, factors and load, once every section is read; then the
+// factor the search varies (concurrency or load.request_rate) is added with the one level
+// search.low, so the plan expands (kvsweep plan shows the arms at the first load).
+void check_search(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& sink);
 
 }  // namespace kvsweep::orchestrator

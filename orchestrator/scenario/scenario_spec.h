@@ -283,11 +283,12 @@ struct ScenarioSpec {
   std::string model = "sim-model";
   std::uint64_t seed = 1;
   std::vector<FactorSpec> factors;  // as written; "concurrency" is always there
+  // (a search's factor, concurrency or load.request_rate, is added by the loader: one level, low)
   int repeats = 1;
   LoadSpec load;
   std::string baseline;  // report.baseline: an arm label; defaults to the first arm
-  SloSpec slo;            // slo: what a good cell is, for the capacity search and the reports
-  SearchSpec search;      // search: each arm's capacity under the SLO, probe by probe
+  SloSpec slo;           // slo: what a good cell is, for the capacity search and the reports
+  SearchSpec search;     // search: each arm's capacity under the SLO, probe by probe
   std::map<std::string, SourceMark> marks;  // dotted field path -> where it was written
 
   const FactorSpec* factor(const std::string& name) const {

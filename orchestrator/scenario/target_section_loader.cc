@@ -341,6 +341,7 @@ void read_target(YamlMapReader& reader, ScenarioSpec& spec, const TargetKinds& k
   }
   read_readiness(reader, t.readiness, sink, spec.marks);
   read_metrics(reader, t.metrics, sink, spec.marks);
+  read_cost(reader, t.cost, sink);
   if (t.kind == "sim" || t.kind == "replicas") read_health(reader, t.health, sink, spec.marks);
   if (t.kind == "sim") {
     reader.read_int("replicas", &t.sim.replicas, 1, sim::kMaxReplicas);
