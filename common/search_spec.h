@@ -49,6 +49,10 @@ struct SearchSpec {
   double growth = 2;  // while nothing has failed, each probe is this many times the last
   // Unset: predict when the scenario's target has a sim stand-in (every kind has one).
   std::optional<SearchGuide> guide;
+  // Without an SLO, a knee search: a probe passes while its request throughput per unit of
+  // load is at least this fraction of the lightest load's (`low`, always probed first): past
+  // the knee, throughput stops rising with the load and, by Little's law, latency climbs.
+  double knee_efficiency = 0.9;
   int max_tries = 3;    // of one load whose verdict is undecided, before it counts as failing
   int max_probes = 30;  // per arm, every try counted
   bool enabled() const { return !factor.empty(); }

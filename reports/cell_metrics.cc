@@ -98,17 +98,13 @@ std::optional<double> server_kv_usage_max(const std::vector<store::MetricSample>
 namespace {
 
 // TPOT as metrics.md defines it, from the row's own timings.
-std::optional<double> tpot_of(const store::RequestRow& r) {
-  if (r.output_tokens <= 1 || r.first_token_s < 0) return std::nullopt;
-  return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
-}
 
 bool meets(const store::RequestRow& r, const Slo& slo) {
   if (!r.ok || r.first_token_s < 0) return false;
   if (slo.ttft_ms && r.ttft_ms > *slo.ttft_ms) return false;
   if (slo.e2e_ms && r.e2e_ms > *slo.e2e_ms) return false;
   if (slo.tpot_ms) {
-    const auto tpot = tpot_of(r);
+    const auto tpot = request_tpot_ms(r);
     if (tpot && *tpot > *slo.tpot_ms) return false;
   }
   return true;
@@ -143,7 +139,7 @@ void add_ok(const store::RequestRow& r, const Slo& slo, CellMetrics& m, Tally& t
   if (r.first_token_s >= 0) {
     m.samples.ttft_ms.push_back(r.ttft_ms);
     m.samples.e2e_ms.push_back(r.e2e_ms);
-    if (const auto tpot = tpot_of(r)) m.samples.tpot_ms.push_back(*tpot);
+    if (const auto tpot = request_tpot_ms(r)) m.samples.tpot_ms.push_back(*tpot);
     m.samples.itl_ms.insert(m.samples.itl_ms.end(), r.itl_ms.begin(), r.itl_ms.end());
     if (r.scheduled_s >= 0) {
       t.e2e_from_schedule.push_back(r.e2e_ms + (r.sent_s - r.scheduled_s) * 1000.0);
@@ -228,6 +224,11 @@ void set_prompt_repeats(const std::vector<store::RequestRow>& requests, CellMetr
 }
 
 }  // namespace
+
+std::optional<double> request_tpot_ms(const store::RequestRow& r) {
+  if (r.output_tokens <= 1 || r.first_token_s < 0) return std::nullopt;
+  return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
+}
 
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
                                  const std::vector<store::MetricSample>& samples, const Slo& slo,

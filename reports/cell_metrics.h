@@ -122,6 +122,10 @@ struct CellMetrics {
 
 // `load` is the cell's load record (Store::cell_load); without one the verdict says the cell
 // was not judged.
+// One request's TPOT as every figure counts it: (E2E - TTFT) / (output tokens - 1); none for a
+// reply of one token or without a first token.
+std::optional<double> request_tpot_ms(const store::RequestRow& r);
+
 CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
                                  const std::vector<store::MetricSample>& samples,
                                  const Slo& slo = {},

@@ -223,6 +223,9 @@ std::string worst_verdict(const store::Store& store, const std::vector<store::Ce
 }  // namespace
 
 bool CompareResult::any_regression() const {
+  for (const CapacityChange& c : capacities) {
+    if (c.verdict == Verdict::kRegression) return true;
+  }
   for (const auto& row : rows) {
     for (const auto& m : row.metrics) {
       if (m.verdict == Verdict::kRegression) return true;
@@ -289,6 +292,12 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
     result.nothing_compared = "no (strategy, concurrency) level in common: A has " + list(cells_a) +
                               "; B has " + list(cells_b);
   }
+  result.capacities =
+      compare_capacities(store.arm_searches(experiment_a), store.arm_searches(experiment_b));
+  for (const CapacityChange& c : result.capacities) {
+    // A capacity with a verdict is a comparison: the probes' levels need not match.
+    if (c.verdict != Verdict::kInsufficientData) result.nothing_compared.clear();
+  }
   return result;
 }
 
@@ -348,6 +357,13 @@ std::string compare_table(const CompareResult& result, const CompareOptions& opt
              "\n";
     }
   }
+  for (const CapacityChange& c : result.capacities) {
+    const auto show = [](std::optional<double> v) { return v ? format_fixed(*v, 3) : "none"; };
+    ++counts[static_cast<int>(c.verdict)];
+    out += "capacity " + c.arm + ": A " + show(c.a_capacity) + " (fails at " +
+           show(c.a_first_failing) + "), B " + show(c.b_capacity) + " (fails at " +
+           show(c.b_first_failing) + "): " + verdict_name(c.verdict) + ", " + c.why + "\n";
+  }
   for (const auto& u : result.unmatched) out += "not compared: " + u + "\n";
   if (!result.nothing_compared.empty())
     return out + "nothing compared: " + result.nothing_compared + "\n";
@@ -398,6 +414,18 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
   doc["compared"] = result.nothing_compared.empty();
   doc["nothing_compared"] =
       result.nothing_compared.empty() ? Json(nullptr) : Json(result.nothing_compared);
+  Json capacities = Json::array();
+  for (const CapacityChange& c : result.capacities) {
+    const auto value = [](std::optional<double> v) { return v ? Json(*v) : Json(nullptr); };
+    capacities.push_back({{"arm", c.arm},
+                          {"a_capacity", value(c.a_capacity)},
+                          {"a_first_failing", value(c.a_first_failing)},
+                          {"b_capacity", value(c.b_capacity)},
+                          {"b_first_failing", value(c.b_first_failing)},
+                          {"verdict", verdict_name(c.verdict)},
+                          {"why", c.why}});
+  }
+  doc["capacities"] = capacities;
   doc["regression"] = result.any_regression();
   return doc;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reports/bootstrap.h"
+#include "reports/capacity_compare.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
@@ -81,6 +82,8 @@ struct CompareResult {
   // samples everywhere); "" when at least one metric was compared. A gate must not read "0
   // regressions" from a comparison that compared nothing.
   std::string nothing_compared;
+  // Two searching experiments: each arm's capacity, A against B (reports/capacity_compare.h).
+  std::vector<CapacityChange> capacities;
   bool any_regression() const;
   // A compared side whose verdict is not "valid" ("not judged" counts as valid: nothing says
   // otherwise). `compare --strict` fails on it.

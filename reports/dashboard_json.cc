@@ -119,6 +119,36 @@ Json series(const ReportModel& model, const std::string& strategy, const MetricD
   return s;
 }
 
+// A searching experiment's answer: each arm's capacity within the SLO.
+Json capacity_json(const CapacitySection& section) {
+  const auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  Json arms = Json::array();
+  for (const CapacityRow& r : section.rows) {
+    Json arm;
+    arm["arm"] = r.key;
+    arm["capacity"] = optional(r.capacity);
+    arm["first_failing"] = optional(r.first_failing);
+    arm["vs_baseline"] = optional(r.vs_baseline);
+    arm["predicted"] = optional(r.predicted);
+    arm["probes"] = r.probes;
+    arm["unguided_probes"] = r.unguided_probes ? Json(*r.unguided_probes) : Json(nullptr);
+    arm["usd_per_million_output_tokens"] =
+        r.cost ? Json(r.cost->usd_per_million_output) : Json(nullptr);
+    arm["usd_per_million_tokens"] =
+        r.cost ? optional(r.cost->usd_per_million_total) : Json(nullptr);
+    arm["why"] = r.why;
+    arms.push_back(arm);
+  }
+  Json out;
+  out["factor"] = section.factor;
+  out["unit"] = section.unit;
+  out["slo"] = section.slo;
+  out["confidence"] = section.confidence;
+  out["baseline"] = section.baseline;
+  out["arms"] = arms;
+  return out;
+}
+
 }  // namespace
 
 Json dashboard_baseline_json(const ReportModel& model) {
@@ -169,6 +199,7 @@ Json dashboard_baseline_json(const ReportModel& model) {
   doc["baseline_strategy"] = has_baseline ? Json(model.baseline) : Json(nullptr);
   doc["concurrency"] = concurrency;
   doc["metrics"] = metrics;
+  if (model.capacity) doc["capacity"] = capacity_json(*model.capacity);
   return doc;
 }
 

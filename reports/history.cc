@@ -19,6 +19,8 @@ std::vector<std::string> history_metrics() {
   std::vector<std::string> names;
   const auto doc = dashboard_baseline_json(make_report_model(store::ExperimentRow{}, {}, {}));
   for (const auto& [name, _] : doc["metrics"].items()) names.push_back(name);
+  // A searching scenario's answer per arm (the arm's key in the strategy column).
+  names.push_back("capacity");
   return names;
 }
 
@@ -39,6 +41,17 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
   };
   for (const auto& e : store.experiments()) {
     if (e.name != scenario_name) continue;
+    if (metric == "capacity") {
+      for (const store::ArmSearchRow& arm : store.arm_searches(e.id)) {
+        HistoryPoint p;
+        p.experiment_id = e.id;
+        p.started_at = e.started_at;
+        p.figures = figures_kind(e);
+        p.value = arm.capacity;
+        find_series(arm.arm_key, arm.concurrency).points.push_back(p);
+      }
+      continue;
+    }
     const auto doc =
         dashboard_baseline_json(build_report_model(store, e.id, FigureSource::kSummaryFigures));
     const auto& m = doc["metrics"][metric];

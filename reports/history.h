@@ -13,7 +13,8 @@ namespace kvsweep::reports {
 
 // Metric names as in the dashboard JSON: ttft_mean_ms, ttft_p50_ms, ttft_p95_ms, ttft_p99_ms,
 // tpot_mean_ms, itl_mean_ms, e2e_mean_ms, e2e_p95_ms, request_throughput, output_throughput,
-// total_token_throughput, kv_hit_rate, cache_hit_client.
+// total_token_throughput, kv_hit_rate, cache_hit_client; and capacity, a searching
+// scenario's capacity per arm (the series' strategy is the arm's search key).
 std::vector<std::string> history_metrics();
 
 struct HistoryPoint {

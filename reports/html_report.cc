@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "reports/capacity_view.h"
 #include "reports/report_view.h"
 #include "reports/svg_chart.h"
 
@@ -58,7 +59,9 @@ ChartFrame frame(const std::string& title, const std::string& x, const std::stri
 }  // namespace
 
 std::vector<std::string> report_charts(const ReportModel& model) {
-  std::vector<std::string> charts;
+  // A search's answer first: latency against load per arm, the SLO line, the probes.
+  std::vector<std::string> charts =
+      model.capacity ? capacity_charts(*model.capacity) : std::vector<std::string>{};
   charts.push_back(svg_line_chart(
       frame("Mean TTFT vs concurrency", "concurrency", "mean TTFT (ms)"),
       per_strategy(model, [](const CellMetrics& m) { return m.ttft_ms.mean; }), true));

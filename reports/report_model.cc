@@ -256,6 +256,7 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   }
   ReportModel model = make_report_model(*experiment, cells, metrics, replicas);
   model.figures_from = source == FigureSource::kRawRows ? "raw rows" : "summaries";
+  model.capacity = capacity_section(store, *experiment, cells, metrics);
   if (pruned) {
     model.pruned = pruned;
     model.setup.push_back(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/capacity_report.h"
 #include "reports/cell_metrics.h"
 #include "reports/replica_breakdown.h"
 #include "store/store.h"
@@ -57,6 +58,8 @@ struct ReportModel {
   // build_report_model: "summaries" or "raw rows" (FigureSource); "" when made from rows given.
   std::string figures_from;
   std::optional<store::PruneMark> pruned;  // the experiment's raw rows were pruned
+  // A searching experiment's capacity per arm (build_report_model; nullopt otherwise).
+  std::optional<CapacitySection> capacity;
 };
 
 // How a cell's arm is named everywhere (the sweep's console, reports, `runs`): the strategy,

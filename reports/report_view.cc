@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "reports/capacity_view.h"
 #include "reports/csv_table.h"
 #include "reports/headlines.h"
 #include "reports/templates_embedded.h"
@@ -319,14 +320,18 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
                      (model.figures == "predicted" ? std::string(" (predicted)") : "")));
   d.set("has_figures_source", !model.figures_source.empty());
   d.set("figures_source", text(model.figures_source));
-  d.set("has_verdicts", !verdicts.is_empty_list());
+  // A search's probes are one arm at many loads: per-level winners and lines against the
+  // baseline would compare an arm with itself. Its answer is the capacity section.
+  const bool searched = model.capacity.has_value();
+  d.set("has_verdicts", !verdicts.is_empty_list() && !searched);
   d.set("verdicts", verdicts);
   d.set("summary", summary);
   d.set("baseline", text(model.baseline));
   d.set("setup", setup);
-  d.set("has_headlines", !lines.is_empty_list());
+  d.set("has_headlines", !lines.is_empty_list() && !searched);
   d.set("headlines", lines);
   d.set("levels", levels);
+  add_capacity_view(model.capacity, text, d);
   // The CSV goes into a fenced block (markdown) or <pre> (HTML): no table escaping applies.
   // The fence is longer than any run of backticks in it, so no name can close it early.
   const std::string csv = render_csv(model);

@@ -30,6 +30,10 @@ std::vector<LevelRegressions> regressions_of(const CompareResult& result) {
     }
     if (!level.metrics.empty()) out.push_back(std::move(level));
   }
+  // A searching run's capacity that fell: its arm (key), at no one concurrency.
+  for (const CapacityChange& c : result.capacities) {
+    if (c.verdict == Verdict::kRegression) out.push_back({c.arm, 0, {"capacity"}});
+  }
   return out;
 }
 

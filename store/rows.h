@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,25 @@ struct RunComparisonRow {
   std::string computed_at;       // ISO 8601 UTC
   std::string options;           // the compare options used ("resamples=1000 ...")
   std::string regressions;       // JSON: [{"strategy", "concurrency", "metrics": [...]}]
+};
+
+// One arm's capacity search of a searching experiment (scenario key `search`, schema 12), as
+// it ended or as far as it got: the reports' capacity section reads it. Its probes are the
+// experiment's cells; `probes` lists them in order as JSON:
+// [{"load":12.5,"attempt":0,"outcome":"pass","cell_id":7}, ...].
+struct ArmSearchRow {
+  std::int64_t experiment_id = 0;
+  std::string arm_key;  // "<arm>" (a concurrency search) or "<arm>@<in-flight cap>"
+  int position = 0;     // the arm's place in the plan, from 0
+  std::string arm;
+  int concurrency = 0;                  // a rate search's in-flight cap
+  std::string factor;                   // "concurrency" or "load.request_rate"
+  std::optional<double> guide;          // the predicted capacity the search started from
+  std::optional<double> capacity;       // the highest passing load
+  std::optional<double> first_failing;  // the lowest failing load
+  std::string why;                      // how it ended
+  std::string probes;                   // JSON, as above
+  std::int64_t capacity_cell_id = 0;    // the probe that passed at the capacity; 0 none
 };
 
 // One shard of a sharded cell (load.shards, schema 11): what it was asked for (its part of the

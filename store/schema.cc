@@ -240,6 +240,25 @@ CREATE TABLE cell_shards (
   PRIMARY KEY (cell_id, shard)
 );
 )sql",
+    // 11 -> 12: a searching experiment's arms (scenario key `search`): each arm's capacity
+    // search as it ended. Experiments stored before searched nothing and have none.
+    R"sql(
+CREATE TABLE arm_searches (
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  arm_key TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  arm TEXT NOT NULL,
+  concurrency INTEGER NOT NULL,
+  factor TEXT NOT NULL,
+  guide REAL,
+  capacity REAL,
+  first_failing REAL,
+  why TEXT NOT NULL,
+  probes TEXT NOT NULL,
+  capacity_cell_id INTEGER NOT NULL,
+  PRIMARY KEY (experiment_id, arm_key)
+);
+)sql",
 };
 
 }  // namespace

@@ -77,6 +77,10 @@ class Store {
   // wraps both in in_transaction.
   void set_cell_load(const CellLoadRow& row, const std::string& claimed_by = "");
   std::optional<CellLoadRow> cell_load(std::int64_t cell_id) const;  // nullopt: none stored
+  // A searching experiment's arms (store/arm_searches.cc): one row per arm, replaced as its
+  // search moves on; read in plan order.
+  void set_arm_search(const ArmSearchRow& row);
+  std::vector<ArmSearchRow> arm_searches(std::int64_t experiment_id) const;
   // Cell summaries (store/cell_summaries.cc), replacing any the cell had.
   void set_cell_summary(const CellSummaryRow& row);
   std::optional<CellSummaryRow> cell_summary(std::int64_t cell_id) const;

@@ -116,6 +116,15 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
         extra += " " + s.path.substr(s.path.rfind('.') + 1) + "=" + s.value;
       }
     }
+    if (spec.search.enabled()) {
+      // The probes are decided as the search goes: each arm's search, not its cells.
+      std::printf("  %3d  %-28s %s searched from %g to %g%s\n", c.ordinal + 1, c.arm.c_str(),
+                  spec.search.factor.c_str(), spec.search.low, spec.search.high,
+                  spec.search.factor == "concurrency"
+                      ? ""
+                      : (", in-flight cap " + std::to_string(c.concurrency)).c_str());
+      continue;
+    }
     std::printf("  %3d  %-28s concurrency=%-5d repeat=%d%s  key=%s\n", c.ordinal + 1, c.arm.c_str(),
                 c.concurrency, c.repeat + 1, extra.c_str(), c.key.c_str());
     const std::string& note = repeats[static_cast<std::size_t>(c.ordinal)];

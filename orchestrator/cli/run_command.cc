@@ -61,6 +61,37 @@ std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const std::vector<C
   return predicted;
 }
 
+// A searching scenario guided by the predictor (search.guide: predict, the default): every
+// arm's search runs in virtual time first, stored as its own predicted experiment, and each
+// arm's real probes start at its predicted capacity. Nothing for a prediction itself.
+void guide_search(const ScenarioSpec& spec, const RunArgs& args, const GlobalOptions& global,
+                  store::Store& store, SweepOutput& output, RunnerOptions& options) {
+  if (!spec.search.enabled() || args.target_override == "predict" ||
+      spec.search.guide == SearchGuide::kNone) {
+    return;
+  }
+  output.line("guide: each arm's search in virtual time first (search.guide: predict)");
+  RunArgs predict_args = args;
+  predict_args.target_override = "predict";
+  RunnerOptions predicting;
+  predicting.target_override = "predict";
+  predicting.stop = options.stop;
+  predicting.log = options.log;
+  predicting.claim_timeout_s = options.claim_timeout_s;
+  const std::vector<CellPlan> plan = expand_plan(spec, "predict");
+  const std::unique_ptr<Target> target = target_for(spec, plan, predict_args, global, predicting);
+  const SweepOutcome predicted = run_sweep(spec, plan, *target, store, output, predicting);
+  for (const ArmCapacity& arm : predicted.capacities) {
+    // No passing load predicted: start from the lowest failing one (the bound, at worst).
+    const std::optional<double> start =
+        arm.result.capacity ? arm.result.capacity : arm.result.first_failing;
+    if (start) options.search_guide[arm.key] = *start;
+  }
+  options.guide_experiment_id = predicted.experiment_id;
+  output.line("guide: predicted experiment " + std::to_string(predicted.experiment_id) + " (" +
+              predicted.status + ")");
+}
+
 // The run against the run of its scenario before it, as `kvsweep compare` does, stored for
 // serve's history page (reports/run_comparison.h) and said in one line; "" for a scenario's
 // first run. A comparison that fails is a warning: the run's cells are already stored.
@@ -132,6 +163,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   options.claim_timeout_s = claim_timeout;
   SweepOutcome outcome;
   try {
+    guide_search(spec, args, global, store, console, options);
     outcome = run_sweep(spec, plan, *target, store, console, options);
   } catch (const ClaimedByAnotherRun& e) {
     print_error(e.what());
@@ -160,9 +192,13 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   }
   // The answer again where the terminal ends up, after a report that may have scrolled it away
   // (and the only answer shown with --no-print).
-  for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {
-    console.line("  " + verdict.text);
+  // A search's answer is its capacities; per-level winners would compare an arm's probes.
+  if (!model.capacity) {
+    for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {
+      console.line("  " + verdict.text);
+    }
   }
+  for (const std::string& line : capacity_lines(spec, outcome.capacities)) console.line(line);
   if (outcome.status == "interrupted") {
     console.line(continue_hint(args, store));
     return kExitInterrupted;

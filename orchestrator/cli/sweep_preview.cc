@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "orchestrator/cli/dataset_preview.h"
+#include "reports/slo_attainment.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -26,6 +27,25 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
   }
   if (spec.repeats > 1) shape += " x " + std::to_string(spec.repeats) + " repeats";
   const int deployments = cells.empty() ? 0 : cells.back().deploy_group + 1;
+  if (spec.search.enabled()) {
+    // The probes are decided as the search goes: say what is searched, not a cell count.
+    const SearchSpec& s = spec.search;
+    std::string slo;
+    for (const SloRequirement& q : spec.slo.requirements) {
+      slo += (slo.empty() ? "" : ", ") + reports::requirement_label(q);
+    }
+    return "search " + spec.name + ": the capacity of " + std::to_string(cells.size()) + " arm" +
+           (cells.size() == 1 ? "" : "s") + " in " + s.factor + " from " + format_number(s.low) +
+           " to " + format_number(s.high) + " within " + format_number(s.precision * 100) +
+           "%, guide " + (s.guide == SearchGuide::kNone ? "none" : "predict") +
+           (spec.slo.empty()
+                ? ", no SLO: the knee (throughput per unit of load under " +
+                      format_number(s.knee_efficiency * 100) + "% of the lightest load's)"
+                : ", SLO " + slo + " at " + format_number(spec.slo.confidence * 100) +
+                      "% confidence") +
+           "; " + std::to_string(deployments) + " deployment" + (deployments == 1 ? "" : "s") +
+           ", target " + target;
+  }
   return "sweep " + spec.name + ": " + std::to_string(cells.size()) + " cells (" + shape + "), " +
          std::to_string(deployments) + " deployment" + (deployments == 1 ? "" : "s") + ", target " +
          target;

@@ -294,6 +294,17 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   search.read_choice("guide", &guide, {"predict", "none"});
   if (guide == "predict") s.guide = SearchGuide::kPredict;
   if (guide == "none") s.guide = SearchGuide::kNone;
+  double knee = s.knee_efficiency;
+  search.read_double("knee_efficiency", &knee, 0, false,
+                     "a fraction > 0 and below 1 (0.9: a probe keeps 90% of the lightest "
+                     "load's throughput per unit of load)");
+  if (knee >= 1) {
+    sink.add(search.node()["knee_efficiency"].Mark(), search.path_of("knee_efficiency"),
+             "expected a fraction > 0 and below 1, got " +
+                 describe_node(search.node()["knee_efficiency"]));
+  } else {
+    s.knee_efficiency = knee;
+  }
   search.read_int("max_tries", &s.max_tries, 1);
   search.read_int("max_probes", &s.max_probes, 2);
   search.finish();
@@ -314,10 +325,11 @@ void read_cost(YamlMapReader& target, CostSpec& cost, YamlErrors& sink) {
 void check_search(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& sink) {
   const YAML::Node search = root["search"];
   if (!search.IsDefined() || !search.IsMap()) return;
-  if (!root["slo"].IsDefined()) {
-    sink.add(search.Mark(), "search",
-             "search needs slo: the requirements each probe passes or fails by (a knee search "
-             "without an SLO is not built yet)");
+  // Without slo the search finds the knee (search.knee_efficiency); with one, the SLO decides.
+  if (root["slo"].IsDefined() && search["knee_efficiency"].IsDefined()) {
+    sink.add(search["knee_efficiency"].Mark(), "search.knee_efficiency",
+             "only for a knee search, without slo: with slo, the SLO decides each probe; remove "
+             "one of them");
   }
   if (spec.repeats > 1) {
     sink.add(root["factors"]["repeats"].Mark(), "factors.repeats",

@@ -135,8 +135,11 @@ std::optional<double> parse_utc_iso8601(const std::string& text) {
 }
 
 std::string experiment_headline(const store::Store& store, const store::ExperimentRow& e) {
-  const auto verdicts = reports::level_verdicts(
-      reports::build_report_model(store, e.id, reports::FigureSource::kSummaryFigures));
+  const reports::ReportModel model =
+      reports::build_report_model(store, e.id, reports::FigureSource::kSummaryFigures);
+  // A search's answer is its capacities, not a level's winner among its probes.
+  if (model.capacity) return reports::capacity_headline(*model.capacity);
+  const auto verdicts = reports::level_verdicts(model);
   return verdicts.empty() ? "" : verdicts.back().text;
 }
 
@@ -188,6 +191,7 @@ nlohmann::ordered_json experiment_view(const store::Store& store,
     setup.push_back({{"label", line.label}, {"value", line.value}});
   Json verdicts = Json::array();
   for (const auto& v : reports::level_verdicts(model)) {
+    if (model.capacity) break;  // a search's probes: its capacity section answers instead
     verdicts.push_back({{"concurrency", v.concurrency}, {"text", v.text}});
   }
   Json cells = Json::array();

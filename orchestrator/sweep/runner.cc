@@ -100,6 +100,12 @@ std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   setup["concurrency"] = concurrency;
   setup["repeats"] = spec.repeats;
   setup["load"] = load_setup(spec, dataset);
+  if (spec.search.enabled()) {
+    setup["search"] = nlohmann::ordered_json::parse(search_setup_summary(spec));
+    if (options.guide_experiment_id > 0) {
+      setup["search"]["guide_experiment"] = options.guide_experiment_id;
+    }
+  }
   // The verdicts' thresholds, when the scenario changed any (reports read them back with
   // validity_rules_of; without the key they judge by the defaults).
   if (const ValidityRules& v = spec.load.validity; !(v == ValidityRules{})) {
@@ -351,10 +357,16 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   }
   std::vector<store::CellRow> cells;
   const std::string setup = setup_json(spec, plan, datasets, target, options);
-  store::SpaceReserve reserve = reserve_room_to_end(store, spec, setup, plan.size());
+  const std::size_t most_cells =
+      spec.search.enabled() ? plan.size() * static_cast<std::size_t>(spec.search.max_probes)
+                            : plan.size();
+  store::SpaceReserve reserve = reserve_room_to_end(store, spec, setup, most_cells);
   store.in_transaction([&] {
     open_experiment(spec, hash, setup, store, output, options, me, outcome);
-    cells = prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
+    // A search adds its probe cells as it decides them.
+    if (!spec.search.enabled()) {
+      cells = prepare_cells(plan, store, outcome.experiment_id, outcome.resumed);
+    }
     std::vector<std::int64_t> to_run;
     for (const auto& cell : cells) {
       if (cell.status != "done") to_run.push_back(cell.id);
@@ -364,7 +376,17 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   try {
     const Heartbeat heartbeat(store.path(), me.run_id,
                               heartbeat_interval_s(options.claim_timeout_s), options.log);
-    SweepLoop(spec, plan, cells, store, output, options, runner, me.run_id).run(outcome);
+    if (spec.search.enabled()) {
+      SearchLoopResult searched =
+          run_search_loop(spec, plan, store, outcome.experiment_id, output, options, runner, me);
+      outcome.status = searched.interrupted ? "interrupted" : "done";
+      outcome.cells_done = searched.cells_done;
+      outcome.cells_failed = searched.cells_failed;
+      outcome.cells_skipped = searched.cells_skipped;
+      outcome.capacities = std::move(searched.arms);
+    } else {
+      SweepLoop(spec, plan, cells, store, output, options, runner, me.run_id).run(outcome);
+    }
   } catch (const store::ClaimLost& e) {
     // The cells are another run's now, and so is the experiment's status.
     throw ClaimedByAnotherRun("experiment " + std::to_string(outcome.experiment_id) +

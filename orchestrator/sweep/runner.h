@@ -10,6 +10,7 @@
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/sweep/runner_options.h"
+#include "orchestrator/sweep/search_runner.h"
 #include "orchestrator/sweep/sweep_output.h"
 #include "orchestrator/targets/target.h"
 #include "store/store.h"
@@ -36,6 +37,7 @@ struct SweepOutcome {
   int cells_failed = 0;
   int cells_skipped = 0;  // already done in the experiment resumed
   bool resumed = false;
+  std::vector<ArmCapacity> capacities;  // a searching scenario's arms, as their searches ended
 };
 
 // Starts the target (throws std::runtime_error "starting the target: ..." when it cannot
@@ -60,6 +62,10 @@ struct SweepOutcome {
 // back room for it beside the store (store::SpaceReserve, Store::bytes_to_end_a_run), given
 // back just before it; when the disk lacks that room, std::runtime_error is thrown before
 // anything is stored.
+//
+// A scenario with `search` runs each arm's capacity search instead of the plan's cells
+// (sweep/search_loop.h): `plan` then names the arms, one cell each at the searched factor's
+// placeholder level, and the probes become the experiment's cells as the searches decide them.
 //
 // `plan` is the run's, expanded once by its caller: expand_plan(spec, options.target_override).
 SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct RunnerOptions {
   // each measured phase for its samples, on its epoch, instead of scraping the target's
   // metrics_urls over HTTP. Empty: scrape.
   std::function<std::vector<store::MetricSample>()> measured_samples;
+  // A searching scenario guided by the predictor: each arm's predicted capacity by its
+  // search key (sweep/search_loop.h), and the predicted experiment they came from.
+  std::map<std::string, double> search_guide;
+  std::int64_t guide_experiment_id = 0;
 };
 
 }  // namespace kvsweep::orchestrator

@@ -57,7 +57,7 @@ echo "reports from summaries equal --exact for $experiments experiments in md, j
 
 # A store as schema 8 left it: no summaries, no prune marks. migrate summarizes every cell.
 cp "$db" "$dir/old.db"
-sqlite3 "$dir/old.db" "drop table cell_shards; drop table run_comparisons; drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
+sqlite3 "$dir/old.db" "drop table arm_searches; drop table cell_shards; drop table run_comparisons; drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
 "$kvsweep" --db "$dir/old.db" migrate >"$dir/migrate.out" 2>"$dir/migrate.err" ||
   { cat "$dir/migrate.err"; fail "migrate of a schema 8 store"; }
 grep -q "migrated from 8" "$dir/migrate.out" || fail "migrate said: $(cat "$dir/migrate.out")"

@@ -256,11 +256,31 @@ TEST_F(SearchSection, AnSloWithoutARequirementIsAnError) {
                          "tpot_ms, e2e_ms}"}));
 }
 
-TEST_F(SearchSection, ASearchNeedsAnSlo) {
-  EXPECT_FALSE(load(scenario("search: {factor: load.request_rate, low: 1, high: 8}\n")));
-  EXPECT_EQ(heads(), (std::vector<std::string>{
-                         "s.yaml:8:9: search: search needs slo: the requirements each probe "
-                         "passes or fails by (a knee search without an SLO is not built yet)"}));
+TEST_F(SearchSection, ASearchWithoutAnSloSearchesTheKnee) {
+  const auto spec = load(scenario("search: {factor: load.request_rate, low: 1, high: 8}\n"));
+  ASSERT_TRUE(spec) << heads().at(0);
+  EXPECT_TRUE(spec->slo.empty());
+  EXPECT_EQ(spec->search.knee_efficiency, 0.9);
+  const auto tuned = load(
+      scenario("search: {factor: load.request_rate, low: 1, high: 8, knee_efficiency: 0.8}\n"));
+  ASSERT_TRUE(tuned) << heads().at(0);
+  EXPECT_EQ(tuned->search.knee_efficiency, 0.8);
+}
+
+TEST_F(SearchSection, AKneeEfficiencyIsAFractionAndOnlyWithoutAnSlo) {
+  EXPECT_FALSE(
+      load(scenario(std::string(kSlo) + "search: {factor: load.request_rate, low: 1, high: 8, "
+                                        "knee_efficiency: 0.8}\n")));
+  ASSERT_EQ(heads().size(), 1u);
+  EXPECT_NE(heads()[0].find("search.knee_efficiency: only for a knee search, without slo"),
+            std::string::npos)
+      << heads()[0];
+  EXPECT_FALSE(load(
+      scenario("search: {factor: load.request_rate, low: 1, high: 8, knee_efficiency: 1.5}\n")));
+  ASSERT_EQ(heads().size(), 1u);
+  EXPECT_NE(heads()[0].find("search.knee_efficiency: expected a fraction > 0 and below 1"),
+            std::string::npos)
+      << heads()[0];
 }
 
 TEST_F(SearchSection, AConcurrencySearchRefusesFactorsConcurrency) {

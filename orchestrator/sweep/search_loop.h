@@ -1,0 +1,99 @@
+// A sweep that searches (scenario key `search`): per arm, probes chosen by a CapacitySearch,
+// each probe a cell run, stored and resumed like any other, judged against the scenario's SLO
+// and its validity verdict (docs/scenarios.md, "Capacity search").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_spec.h"
+#include "orchestrator/sweep/capacity_search.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+// One arm's search as it ended.
+struct ArmCapacity {
+  std::string arm;              // the arm's label
+  int concurrency = 0;          // a rate search's in-flight cap (each cap is searched on its own)
+  std::string key;              // what a guide and a report match arms by: "<arm>" or "<arm>@<cap>"
+  std::optional<double> guide;  // the predicted capacity the search started from
+  std::vector<SearchProbe> probes;
+  CapacityResult result;
+  std::vector<std::string> warnings;
+  // The probe that passed at the capacity: its throughput, for cost per million tokens.
+  std::int64_t capacity_cell = 0;
+  double output_tok_s = 0;
+  std::optional<double> total_tok_s;
+};
+
+// The arms of a searching scenario: its plan's cells (each at the searched factor's
+// placeholder level), one per arm, in plan order.
+std::vector<CellPlan> search_arms(const ScenarioSpec& spec, const std::vector<CellPlan>& plan);
+
+// The key a guide and the reports match `arm` by.
+std::string arm_search_key(const ScenarioSpec& spec, const CellPlan& arm);
+
+// `arm`'s cell with the searched factor at `load` instead, its `attempt`-th try (the cell's
+// repeat, so each try has its own key). Ordinal and deploy group are the arm's. A retry (attempt
+// > 0) sends the same dataset on another arrival schedule (its seed moves by the attempt), so
+// it adds an independent sample: in virtual time the same schedule gives the same figures.
+CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt,
+                    const std::string& target_override);
+
+// The text a probe's load has as a factor level: "24", "12.5".
+std::string probe_level(const ScenarioSpec& spec, double load);
+
+// What the tries of a probe at `load` say to the search (`tries`: its stored cells, in order,
+// the last just run): nullopt when the last did not run to the end (its error is then the
+// search's end). `line` gets what decided it.
+// - The last try client-bound or short of its concurrency: not counted (the driver missed).
+// - With an SLO, the requests of every try are judged together: a retry of an undecided load
+//   narrows its interval. Pass, fail or undecided by the attainment's interval; a try judged
+//   over capacity makes a passing SLO undecided (tried again on another arrival schedule:
+//   near the knee a queue's excursions can read as a rising trend), and a load over capacity
+//   in two tries fails.
+// - Without an SLO (a knee search), `knee_per_load` is the reference probe's request
+//   throughput per unit of load; the last try passes while its own is at least
+//   search.knee_efficiency of it and it is not over capacity.
+std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
+                                          const std::vector<store::CellRow>& tries,
+                                          const ScenarioSpec& spec, std::string& line,
+                                          double load = 0,
+                                          std::optional<double> knee_per_load = std::nullopt);
+
+// A probe's request throughput per unit of load (req/s per req/s offered, or per user in
+// flight): what a knee search compares with its reference probe's.
+double throughput_per_load(const store::Store& store, const store::CellRow& cell, double load);
+
+// Whether the search is over concurrency (else over load.request_rate).
+bool searches_concurrency(const ScenarioSpec& spec);
+
+// "12.5 req/s" or "24 in flight".
+std::string load_text(const ScenarioSpec& spec, double load);
+
+// What the console calls an arm: its label, and a rate search's in-flight cap.
+std::string arm_name(const ScenarioSpec& spec, const CellPlan& arm);
+
+// The line that closes an arm's search on the console.
+std::string result_line(const ScenarioSpec& spec, const std::string& name, const ArmCapacity& a);
+
+// The arm's row as far as its search got: its probes with their cells (probe_cells[i] is the
+// cell of a.probes[i]), and the result once the search ended.
+void store_arm(store::Store& store, std::int64_t experiment_id, int position,
+               const ScenarioSpec& spec, const ArmCapacity& a,
+               const std::vector<std::int64_t>& probe_cells);
+
+// The lines that answer a search on the console: each arm's capacity, its ratio to the
+// baseline arm's (report.baseline, else the first arm, as in the reports) and, with
+// target.cost, what a million tokens cost at it.
+std::vector<std::string> capacity_lines(const ScenarioSpec& spec,
+                                        const std::vector<ArmCapacity>& arms);
+
+// The setup block's "search": the factor, bounds, precision, guide and the SLO's labels.
+std::string search_setup_summary(const ScenarioSpec& spec);
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,194 @@
+// The searching sweep (orchestrator/sweep/search_loop.h) against a fake target whose load step
+// answers with a TTFT that grows with the load, so each arm's capacity is known exactly: the
+// probes are cells in the store, each arm's search is stored, a guide starts at its value, an
+// interrupted search resumes where it stopped, and a client-bound probe never fails the SLO.
+#include "orchestrator/sweep/search_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/target_kinds.h"
+#include "tests/orchestrator/sweep/fake_target.h"
+#include "tests/support/temp_dir.h"
+
+namespace kvsweep::orchestrator::test {
+namespace {
+
+// Two arms; p95 TTFT must stay at or under 200 ms. The fake's TTFT is 10 ms per user in flight
+// for random and 4 ms for least-load: capacities 20 and 50 (found within 5%).
+constexpr const char* kConcurrencySearch = R"(name: fake-search
+target: {kind: sim}
+factors:
+  strategy: [random, least-load]
+load: {num_requests: 40, max_tokens: 2}
+slo: {p95_ttft_ms: 200}
+search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
+)";
+
+ScenarioSpec parse(const std::string& text) {
+  std::vector<ScenarioError> errors;
+  auto spec = parse_scenario(text, "search.yaml", &errors, target_kinds());
+  if (!spec) ADD_FAILURE() << errors.at(0).text;
+  return spec.value_or(ScenarioSpec{});
+}
+
+class Lines : public SweepOutput {
+ public:
+  void line(const std::string& text) override {
+    all += text + "\n";
+    if (on_line) on_line(text);
+  }
+  void progress(const std::string&) override {}
+  void end_progress() override {}
+  std::string all;
+  std::function<void(const std::string&)> on_line;
+};
+
+// The strategy the fake target runs now: its last apply.
+std::string applied_strategy(const std::vector<std::string>& calls) {
+  for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+    if (it->rfind("apply ", 0) == 0)
+      return it->find("least-load") != std::string::npos ? "ll" : "r";
+  }
+  return "r";
+}
+
+struct FakeSearch {
+  explicit FakeSearch(const std::string& text) : spec(parse(text)), target(calls) {}
+
+  SweepOutcome run(bool resume = false, std::map<std::string, double> guide = {}) {
+    RunnerOptions options;
+    options.stop = &stop;
+    options.resume = resume;
+    options.search_guide = std::move(guide);
+    options.load = [this](const driver::LoadOptions& o, const driver::Workload&,
+                          const std::function<void(const driver::Progress&)>&) {
+      const int users = o.concurrency > 0 ? o.concurrency : o.max_concurrency;
+      const double per_user_ms = applied_strategy(calls) == "ll" ? 4 : 10;
+      ++loads;
+      driver::LoadResult result;
+      result.epoch_wall_s = 1'700'000'000.0 + loads;
+      for (std::int64_t i = 0; i < o.num_requests; ++i) {
+        driver::RequestRecord r;
+        r.index = i;
+        r.ok = true;
+        r.http_status = 200;
+        r.sent_s = 0.01 * static_cast<double>(i);
+        r.ttft_ms = per_user_ms * users;
+        r.first_token_s = r.sent_s + r.ttft_ms / 1000;
+        r.last_token_s = r.first_token_s + 0.002;
+        r.ended_s = r.last_token_s;
+        r.e2e_ms = r.ttft_ms + 2;
+        r.tpot_ms = 2;
+        r.prompt_tokens = 10;
+        r.output_tokens = 2;
+        r.cached_tokens = 0;
+        result.records.push_back(r);
+      }
+      return result;
+    };
+    return run_sweep(spec, expand_plan(spec), target, store, output, options);
+  }
+
+  testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  ScenarioSpec spec;
+  std::vector<std::string> calls;
+  FakeTarget target;
+  Lines output;
+  std::atomic<bool> stop{false};
+  int loads = 0;
+};
+
+TEST(SearchLoop, FindsEachArmsCapacityAndStoresEveryProbeAsACell) {
+  FakeSearch search(kConcurrencySearch);
+  const SweepOutcome outcome = search.run();
+  ASSERT_EQ(outcome.status, "done") << search.output.all;
+  ASSERT_EQ(outcome.capacities.size(), 2u);
+  EXPECT_EQ(outcome.capacities[0].key, "random");
+  EXPECT_EQ(outcome.capacities[0].result.capacity, 20);
+  EXPECT_EQ(outcome.capacities[0].result.first_failing, 21);
+  EXPECT_EQ(outcome.capacities[1].key, "least-load");
+  // 49 passed and 51 failed: within the precision (5%), so the search ended there.
+  EXPECT_EQ(outcome.capacities[1].result.capacity, 49);
+  EXPECT_EQ(outcome.capacities[1].result.first_failing, 51);
+  // Every probe is a done cell of the experiment, at its concurrency, in the order probed.
+  const std::vector<store::CellRow> cells = search.store.cells(outcome.experiment_id);
+  const std::size_t probes =
+      outcome.capacities[0].probes.size() + outcome.capacities[1].probes.size();
+  ASSERT_EQ(cells.size(), probes);
+  EXPECT_EQ(outcome.cells_done, static_cast<int>(probes));
+  for (std::size_t i = 0; i < outcome.capacities[0].probes.size(); ++i) {
+    EXPECT_EQ(cells[i].concurrency, outcome.capacities[0].probes[i].load);
+    EXPECT_EQ(cells[i].arm, "random");
+    EXPECT_EQ(cells[i].status, "done");
+  }
+  // The arms' searches are stored for the reports.
+  const std::vector<store::ArmSearchRow> rows = search.store.arm_searches(outcome.experiment_id);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].arm_key, "least-load");
+  EXPECT_EQ(rows[1].capacity, 49);
+  EXPECT_NE(rows[1].why.find("within the precision"), std::string::npos) << rows[1].why;
+  EXPECT_GT(rows[1].capacity_cell_id, 0);
+  EXPECT_NE(search.output.all.find("capacity of least-load: 49 in flight, failing at 51 in flight"),
+            std::string::npos)
+      << search.output.all;
+}
+
+TEST(SearchLoop, AGuideStartsTheSearchAtItsValueAndSavesProbes) {
+  FakeSearch unguided(kConcurrencySearch);
+  const SweepOutcome u = unguided.run();
+  FakeSearch guided(kConcurrencySearch);
+  const SweepOutcome g = guided.run(false, {{"random", 19}, {"least-load", 52}});
+  ASSERT_EQ(g.capacities.size(), 2u);
+  EXPECT_EQ(g.capacities[0].probes.front().load, 19);
+  EXPECT_EQ(g.capacities[1].probes.front().load, 52);
+  EXPECT_EQ(g.capacities[0].result.capacity, 20);
+  EXPECT_EQ(g.capacities[1].result.capacity, 50);  // 52 failed, 50 passed, 51 failed
+  EXPECT_LE(2 * (g.capacities[0].probes.size() + g.capacities[1].probes.size()),
+            u.capacities[0].probes.size() + u.capacities[1].probes.size());
+}
+
+TEST(SearchLoop, AnInterruptedSearchResumesWhereItStopped) {
+  FakeSearch whole(kConcurrencySearch);
+  const SweepOutcome reference = whole.run();
+
+  FakeSearch cut(kConcurrencySearch);
+  int probes_said = 0;
+  cut.output.on_line = [&](const std::string& line) {
+    // A probe's verdict line (the cell runner's own line about it comes before).
+    const bool verdict =
+        line.rfind("  probe: ", 0) == 0 &&
+        (line.find(": pass; ") != std::string::npos || line.find(": fail; ") != std::string::npos);
+    if (verdict && ++probes_said == 5) cut.stop = true;
+  };
+  const SweepOutcome first = cut.run();
+  EXPECT_EQ(first.status, "interrupted") << cut.output.all;
+  cut.stop = false;
+  cut.output.on_line = nullptr;
+  const int loads_before = cut.loads;
+  const SweepOutcome resumed = cut.run(/*resume=*/true);
+  ASSERT_EQ(resumed.status, "done") << cut.output.all;
+  EXPECT_EQ(resumed.experiment_id, first.experiment_id);
+  EXPECT_EQ(resumed.cells_skipped, 5);
+  ASSERT_EQ(resumed.capacities.size(), 2u);
+  for (std::size_t arm = 0; arm < 2; ++arm) {
+    const auto& a = resumed.capacities[arm].probes;
+    const auto& b = reference.capacities[arm].probes;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].load, b[i].load);
+  }
+  // Only the probes not done before were run again.
+  const std::size_t all =
+      reference.capacities[0].probes.size() + reference.capacities[1].probes.size();
+  EXPECT_EQ(static_cast<std::size_t>(cut.loads - loads_before), all - 5);
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator::test
