@@ -176,30 +176,35 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
   }
   // Every try's requests judged together.
   std::vector<store::RequestRow> pooled;
-  int over_capacity = 0;
   for (const store::CellRow& cell : tries) {
     if (cell.status != "done") continue;
     std::vector<store::RequestRow> rows = cell.id == last.id ? requests : store.requests(cell.id);
     pooled.insert(pooled.end(), rows.begin(), rows.end());
-    if (cell.id != last.id) {
-      const reports::CellMetrics earlier =
-          reports::compute_cell_metrics(rows, {}, {}, store.cell_load(cell.id), spec.load.validity);
-      over_capacity += earlier.validity.over_capacity ? 1 : 0;
-    }
   }
-  over_capacity += v.over_capacity ? 1 : 0;
   const reports::SloAttainment slo = reports::judge_slo(pooled, spec.slo);
   line = reports::slo_line(slo) +
          (tries.size() > 1 ? " (" + std::to_string(tries.size()) + " tries together)" : "");
   if (slo.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
   if (v.over_capacity) {
     line += "; over capacity: " + reports::verdict_line(v);
-    if (over_capacity >= 2) {
-      line += "; over capacity in " + std::to_string(over_capacity) + " tries: fails";
-      return ProbeOutcome::kFail;
+    // Requests waiting for a slot of the cap, more and more: arrivals outran completions.
+    if (v.backlog_trend.rising) return ProbeOutcome::kFail;
+    // TTFT rising through the cell. A queue that grows without bound and a workload whose
+    // prompts grow through the cell (a multi-turn dataset's later turns) both read so; what
+    // the SLO needs to know is whether it would still hold had the cell run as long again:
+    // every request's TTFT and E2E one cell-length up the trend.
+    const double rise_ms =
+        v.ttft_trend.test.slope_per_s * (v.steady ? v.steady->end_s - v.steady->start_s : 0.0);
+    std::vector<store::RequestRow> later = pooled;
+    for (store::RequestRow& r : later) {
+      r.ttft_ms += rise_ms;
+      r.e2e_ms += rise_ms;
     }
-    line += "; tried again on another arrival schedule";
-    return ProbeOutcome::kUndecided;
+    const reports::SloAttainment projected = reports::judge_slo(later, spec.slo);
+    line += "; a cell-length later (TTFT +" + reports::format_fixed(rise_ms, 1) + " ms) " +
+            reports::slo_line(projected);
+    if (projected.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
+    if (projected.verdict == reports::SloVerdict::kUndecided) return ProbeOutcome::kUndecided;
   }
   return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
 }

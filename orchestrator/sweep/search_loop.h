@@ -52,10 +52,10 @@ std::string probe_level(const ScenarioSpec& spec, double load);
 // search's end). `line` gets what decided it.
 // - The last try client-bound or short of its concurrency: not counted (the driver missed).
 // - With an SLO, the requests of every try are judged together: a retry of an undecided load
-//   narrows its interval. Pass, fail or undecided by the attainment's interval; a try judged
-//   over capacity makes a passing SLO undecided (tried again on another arrival schedule:
-//   near the knee a queue's excursions can read as a rising trend), and a load over capacity
-//   in two tries fails.
+//   narrows its interval. Pass, fail or undecided by the attainment's interval. The last try
+//   judged over capacity: fails when its backlog grew (arrivals outran completions); when its
+//   TTFT rose, the SLO is judged again with every request's TTFT and E2E one cell-length up
+//   the trend (would it hold had the cell run as long again?), which decides.
 // - Without an SLO (a knee search), `knee_per_load` is the reference probe's request
 //   throughput per unit of load; the last try passes while its own is at least
 //   search.knee_efficiency of it and it is not over capacity.
