@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,8 @@ struct FakeSearch {
         r.index = i;
         r.ok = true;
         r.http_status = 200;
-        r.sent_s = 0.01 * static_cast<double>(i);
+        // More users send sooner (a closed loop) when the fake is told to scale.
+        r.sent_s = 0.01 * static_cast<double>(i) / (scale_sends ? users : 1);
         r.ttft_ms = per_user_ms * users;
         r.first_token_s = r.sent_s + r.ttft_ms / 1000;
         r.last_token_s = r.first_token_s + 0.002;
@@ -104,6 +106,7 @@ struct FakeSearch {
   Lines output;
   std::atomic<bool> stop{false};
   int loads = 0;
+  bool scale_sends = false;
 };
 
 TEST(SearchLoop, FindsEachArmsCapacityAndStoresEveryProbeAsACell) {
@@ -188,6 +191,40 @@ TEST(SearchLoop, AnInterruptedSearchResumesWhereItStopped) {
   const std::size_t all =
       reference.capacities[0].probes.size() + reference.capacities[1].probes.size();
   EXPECT_EQ(static_cast<std::size_t>(cut.loads - loads_before), all - 5);
+}
+
+// Without an SLO: the knee. The fake's sends speed up with the users while each request's TTFT
+// grows with them, so throughput per user falls from some concurrency on: the search ends
+// where it falls under 90% of the lightest load's, the lightest load probed first.
+TEST(SearchLoop, WithoutAnSloItFindsTheKnee) {
+  FakeSearch search(R"(name: fake-knee
+target: {kind: sim}
+factors:
+  strategy: [random]
+load: {num_requests: 40, max_tokens: 2}
+search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
+)");
+  search.scale_sends = true;
+  const SweepOutcome outcome = search.run();
+  ASSERT_EQ(outcome.status, "done") << search.output.all;
+  ASSERT_EQ(outcome.capacities.size(), 1u);
+  const CapacityResult& r = outcome.capacities[0].result;
+  ASSERT_TRUE(r.capacity && r.first_failing) << r.why;
+  EXPECT_EQ(outcome.capacities[0].probes.front().load, 1);  // the reference first
+  // The knee by the stored cells themselves: at it, 90% or more of the reference's
+  // throughput per user; at the first failing load, less.
+  std::map<double, double> per_user;
+  for (const store::CellRow& cell : search.store.cells(outcome.experiment_id)) {
+    per_user[cell.concurrency] = throughput_per_load(search.store, cell, cell.concurrency);
+  }
+  ASSERT_GT(per_user.at(1), 0);
+  EXPECT_GE(per_user.at(*r.capacity) / per_user.at(1), 0.9) << *r.capacity;
+  EXPECT_LT(per_user.at(*r.first_failing) / per_user.at(1), 0.9) << *r.first_failing;
+  EXPECT_GT(*r.capacity, 1);
+  EXPECT_NE(search.output.all.find("for its knee (no SLO)"), std::string::npos);
+  const auto rows = search.store.arm_searches(outcome.experiment_id);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].capacity, r.capacity);
 }
 
 }  // namespace
