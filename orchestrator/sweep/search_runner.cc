@@ -74,7 +74,8 @@ class ArmSearch {
         return end_with_failure(search, position,
                                 "a probe at " + load_text(spec_, *load) + " failed: " + line);
       }
-      output_.line("  " + label_ + ": " + probe_outcome_name(*outcome) + "; " + line);
+      // Under the cell runner's own line for the probe: what the search makes of it.
+      output_.line("    search: " + std::string(probe_outcome_name(*outcome)) + "; " + line);
       if (*outcome == ProbeOutcome::kPass) passing_[*load] = cell->id;
       search.record(*load, *outcome);
       probe_cells_.push_back(cell->id);
