@@ -24,6 +24,9 @@ reports_of() {  # experiment, suffix: every format from the summaries, and --exa
 
 n=0
 for scenario in "$scenarios"/seed-*.yaml; do
+  # Seed 002's capacity search predicts 25 probes of 2,000 requests (about 40 s of this test);
+  # seed 004's search stands for searches here, CapacitySearchEndToEnd for the rest.
+  [[ "$scenario" == */seed-002-capacity-search.yaml ]] && continue
   "$kvsweep" --db "$db" -q run --target predict "$scenario" -o "$dir/reports" --no-print \
     >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "predict $scenario"; }
   n=$((n + 1))
