@@ -1,19 +1,13 @@
 // Comparing capacities by whether one run failed where the other passed.
 #include "reports/capacity_compare.h"
 
-#include <cstdio>
-
 #include "reports/compare.h"
+#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
 
-std::string show(std::optional<double> load) {
-  if (!load) return "none";
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", *load);
-  return text;
-}
+std::string show(std::optional<double> load) { return load ? format_number(*load) : "none"; }
 
 }  // namespace
 

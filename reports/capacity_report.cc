@@ -1,9 +1,10 @@
 // The capacity section, from the experiment's arm_searches rows, its setup and its cells.
 #include "reports/capacity_report.h"
 
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -36,9 +37,7 @@ std::string metric_name(const std::string& metric) {
 
 std::string capacity_text(const CapacitySection& section, std::optional<double> load) {
   if (!load) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", *load);
-  return std::string(text) + " " + section.unit;
+  return format_number(*load) + " " + section.unit;
 }
 
 std::string capacity_headline(const CapacitySection& section) {
@@ -46,13 +45,34 @@ std::string capacity_headline(const CapacitySection& section) {
   for (const CapacityRow& r : section.rows) {
     line += (line.empty() ? "" : ", ") + r.key + " " +
             (r.capacity ? capacity_text(section, r.capacity) : std::string("none"));
-    if (r.vs_baseline) {
-      char ratio[32];
-      std::snprintf(ratio, sizeof ratio, " (%.2fx)", *r.vs_baseline);
-      line += ratio;
-    }
+    if (r.vs_baseline) line += " (" + format_ratio(r.vs_baseline) + ")";
   }
   return (section.knee_efficiency ? "knee: " : "capacity within the SLO: ") + line;
+}
+
+std::vector<std::string> capacity_lines(const CapacitySection& section) {
+  std::vector<std::string> lines;
+  for (const CapacityRow& r : section.rows) {
+    std::string line =
+        std::string(section.knee_efficiency ? "  knee, " : "  capacity within the SLO, ") + r.key +
+        ": ";
+    if (!r.capacity) {
+      lines.push_back(line + "none (" + r.why + ")");
+      continue;
+    }
+    line += capacity_text(section, r.capacity);
+    if (r.vs_baseline) line += ", " + format_ratio(r.vs_baseline) + " " + section.baseline + "'s";
+    if (r.cost) {
+      line +=
+          "; $" + format_fixed(r.cost->usd_per_million_output, 3) + " per million output tokens";
+      if (r.cost->usd_per_million_total) {
+        line +=
+            ", $" + format_fixed(*r.cost->usd_per_million_total, 3) + " per million tokens in all";
+      }
+    }
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 std::optional<CapacitySection> capacity_section(const store::Store& store,
@@ -115,7 +135,6 @@ std::optional<CapacitySection> capacity_section(const store::Store& store,
     r.concurrency = row.concurrency;
     r.capacity = row.capacity;
     r.first_failing = row.first_failing;
-    r.guide = row.guide;
     if (const auto p = predicted.find(row.arm_key); p != predicted.end()) {
       r.predicted = p->second.capacity;
       const nlohmann::json probes = nlohmann::json::parse(p->second.probes, nullptr, false);

@@ -25,7 +25,6 @@ struct CapacityRow {
   int concurrency = 0;  // a rate search's in-flight cap
   std::optional<double> capacity;
   std::optional<double> first_failing;
-  std::optional<double> guide;      // where the measured search started
   std::optional<double> predicted;  // the guiding prediction's own capacity for the arm
   // The guiding prediction's probes for the arm: an unguided search at the same precision
   // (in virtual time), against which `probes` shows what the guide saved.
@@ -64,9 +63,15 @@ std::optional<CapacitySection> capacity_section(const store::Store& store,
                                                 const std::vector<store::CellRow>& cells,
                                                 const std::vector<CellMetrics>& metrics);
 
-// One line for a list of experiments: "capacity: least-load@64 24 req/s, prefix-hash@64
-// 44.4 req/s (1.85x)"; an arm without a capacity says "none".
+// One line for a list of experiments: "capacity within the SLO: k8s-service@8000 95.1 req/s,
+// LeastLoad@8000 104 req/s (1.09x), PrefixHash@8000 415 req/s (4.36x)"; an arm without a
+// capacity says "none".
 std::string capacity_headline(const CapacitySection& section);
+
+// The lines that answer a search on `run`'s console, one per arm: "  capacity within the SLO,
+// PrefixHash@8000: 415 req/s, 4.36x k8s-service@8000's; $0.143 per million output tokens,
+// $0.038 per million tokens in all"; the same figures as the section's table.
+std::vector<std::string> capacity_lines(const CapacitySection& section);
 
 // "24 req/s", "12 in flight".
 std::string capacity_text(const CapacitySection& section, std::optional<double> load);

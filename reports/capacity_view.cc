@@ -2,7 +2,6 @@
 #include "reports/capacity_view.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "reports/svg_chart.h"
 #include "reports/units.h"
@@ -11,12 +10,6 @@ namespace kvsweep::reports {
 namespace {
 
 namespace mustache = kainjow::mustache;
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
 
 std::string dollars(std::optional<double> value) {
   return value ? "$" + format_fixed(*value, 3) : "-";
@@ -34,11 +27,12 @@ void add_capacity_view(const std::optional<CapacitySection>& section, const Text
         text(section->knee_efficiency
                  ? "none, so the knee: the highest load whose request throughput per unit of "
                    "load stays at or above " +
-                       number(*section->knee_efficiency * 100) + "% of the lightest load's"
-                 : slo + " (" + number(section->confidence * 100) + "% confidence)"));
+                       format_number(*section->knee_efficiency * 100) + "% of the lightest load's"
+                 : slo + " (" + format_number(section->confidence * 100) + "% confidence)"));
   d.set("capacity_search",
-        text(section->factor + " from " + number(section->low) + " to " + number(section->high) +
-             " within " + number(section->precision * 100) + "%" +
+        text(section->factor + " from " + format_number(section->low) + " to " +
+             format_number(section->high) + " within " + format_number(section->precision * 100) +
+             "%" +
              (section->guide_experiment > 0
                   ? ", guided by predicted experiment " + std::to_string(section->guide_experiment)
                   : ", unguided")));
@@ -92,7 +86,7 @@ std::vector<std::string> capacity_charts(const CapacitySection& section) {
     }
     std::vector<ChartSeries> series = {curve};
     if (section.threshold_ms && !curve.points.empty()) {
-      series.push_back({"SLO " + number(*section.threshold_ms) + " ms",
+      series.push_back({"SLO " + format_number(*section.threshold_ms) + " ms",
                         {{low, *section.threshold_ms}, {high, *section.threshold_ms}},
                         SeriesStyle::kDashed,
                         1});

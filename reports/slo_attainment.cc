@@ -13,15 +13,7 @@
 namespace kvsweep::reports {
 namespace {
 
-// A number as a person writes a threshold: 1000, 0.5, 12.5.
-std::string plain(double value) {
-  std::string text = format_fixed(value, 3);
-  while (!text.empty() && text.back() == '0') text.pop_back();
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text;
-}
-
-std::string percent(double fraction) { return plain(fraction * 100) + "%"; }
+std::string percent(double fraction) { return format_number(fraction * 100) + "%"; }
 
 // What one request contributes to one requirement: how many of its units met it, of how many.
 struct Contribution {
@@ -68,11 +60,11 @@ const char* slo_verdict_name(SloVerdict verdict) {
 
 std::string requirement_label(const SloRequirement& q) {
   std::vector<std::string> parts;
-  if (q.ttft_ms) parts.push_back("TTFT <= " + plain(*q.ttft_ms) + " ms");
-  if (q.tpot_ms) parts.push_back("TPOT <= " + plain(*q.tpot_ms) + " ms");
-  if (q.itl_ms) parts.push_back("ITL <= " + plain(*q.itl_ms) + " ms");
-  if (q.e2e_ms) parts.push_back("E2E <= " + plain(*q.e2e_ms) + " ms");
-  if (parts.size() == 1) return "p" + plain(q.fraction * 100) + " " + parts[0];
+  if (q.ttft_ms) parts.push_back("TTFT <= " + format_number(*q.ttft_ms) + " ms");
+  if (q.tpot_ms) parts.push_back("TPOT <= " + format_number(*q.tpot_ms) + " ms");
+  if (q.itl_ms) parts.push_back("ITL <= " + format_number(*q.itl_ms) + " ms");
+  if (q.e2e_ms) parts.push_back("E2E <= " + format_number(*q.e2e_ms) + " ms");
+  if (parts.size() == 1) return "p" + format_number(q.fraction * 100) + " " + parts[0];
   std::string joined;
   for (const auto& part : parts) joined += (joined.empty() ? "" : ", ") + part;
   return percent(q.fraction) + " good (" + joined + ")";

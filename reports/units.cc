@@ -17,6 +17,12 @@ std::string format_fixed(double value, int decimals) {
   return text;
 }
 
+std::string format_number(double value) {
+  std::array<char, 32> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%g", value);
+  return buffer.data();
+}
+
 std::string format_ms(double ms) { return format_fixed(ms, 2); }
 
 std::string format_rate(double per_s) { return format_fixed(per_s, 2); }

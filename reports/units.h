@@ -10,6 +10,9 @@ constexpr const char* kNotAvailable = "n/a";
 
 // Fixed decimals, "C" locale, never "-0.00": 39163.8 -> "39163.80" with 2 decimals.
 std::string format_fixed(double value, int decimals);
+// A number as a person writes it, up to 6 significant digits and no trailing zeros: a load,
+// a threshold, a bound ("12.5", "1000", "0.5", "99.9").
+std::string format_number(double value);
 // Durations in milliseconds, 2 decimals, no unit (tables put the unit in the header).
 std::string format_ms(double ms);
 // Rates (req/s, tok/s), 2 decimals, no unit.

@@ -198,7 +198,9 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
       console.line("  " + verdict.text);
     }
   }
-  for (const std::string& line : capacity_lines(spec, outcome.capacities)) console.line(line);
+  if (model.capacity) {
+    for (const std::string& line : reports::capacity_lines(*model.capacity)) console.line(line);
+  }
   if (outcome.status == "interrupted") {
     console.line(continue_hint(args, store));
     return kExitInterrupted;

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
+
+#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -48,11 +49,7 @@ double CapacitySearch::snap(double load) const {
   return integer_ ? std::round(load) : three_significant(load);
 }
 
-std::string CapacitySearch::show(double load) const {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", load);
-  return text;
-}
+std::string CapacitySearch::show(double load) const { return reports::format_number(load); }
 
 void CapacitySearch::finish(const std::string& why) {
   next_.reset();

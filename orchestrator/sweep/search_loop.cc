@@ -8,7 +8,6 @@
 
 #include "reports/cell_metrics.h"
 #include "reports/slo_attainment.h"
-#include "reports/token_cost.h"
 #include "reports/units.h"
 #include "reports/validity.h"
 
@@ -207,44 +206,6 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
     if (projected.verdict == reports::SloVerdict::kUndecided) return ProbeOutcome::kUndecided;
   }
   return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
-}
-
-std::vector<std::string> capacity_lines(const ScenarioSpec& spec,
-                                        const std::vector<ArmCapacity>& arms) {
-  std::vector<std::string> lines;
-  if (arms.empty()) return lines;
-  // The baseline: the scenario's report.baseline arm (a rate search's first cap), else the
-  // first arm searched, as the reports' capacity section.
-  const ArmCapacity* baseline = &arms.front();
-  for (const ArmCapacity& a : arms) {
-    if (a.arm == spec.baseline) {
-      baseline = &a;
-      break;
-    }
-  }
-  const ArmCapacity& base = *baseline;
-  for (const ArmCapacity& a : arms) {
-    std::string line = "  capacity within the SLO, " + a.key + ": ";
-    if (!a.result.capacity) {
-      lines.push_back(line + "none (" + a.result.why + ")");
-      continue;
-    }
-    line += load_text(spec, *a.result.capacity);
-    if (&a != &base && base.result.capacity && *base.result.capacity > 0) {
-      line += ", " + reports::format_fixed(*a.result.capacity / *base.result.capacity, 2) + "x " +
-              base.key + "'s";
-    }
-    if (const auto cost = reports::token_cost(spec.target.cost, a.output_tok_s, a.total_tok_s)) {
-      line += "; $" + reports::format_fixed(cost->usd_per_million_output, 3) +
-              " per million output tokens";
-      if (cost->usd_per_million_total) {
-        line += ", $" + reports::format_fixed(*cost->usd_per_million_total, 3) +
-                " per million tokens in all";
-      }
-    }
-    lines.push_back(line);
-  }
-  return lines;
 }
 
 std::string search_setup_summary(const ScenarioSpec& spec) {

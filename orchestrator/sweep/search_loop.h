@@ -23,11 +23,8 @@ struct ArmCapacity {
   std::optional<double> guide;  // the predicted capacity the search started from
   std::vector<SearchProbe> probes;
   CapacityResult result;
-  std::vector<std::string> warnings;
-  // The probe that passed at the capacity: its throughput, for cost per million tokens.
+  // The probe that passed at the capacity (the reports read its throughput for the cost).
   std::int64_t capacity_cell = 0;
-  double output_tok_s = 0;
-  std::optional<double> total_tok_s;
 };
 
 // The arms of a searching scenario: its plan's cells (each at the searched factor's
@@ -86,12 +83,6 @@ std::string result_line(const ScenarioSpec& spec, const std::string& name, const
 void store_arm(store::Store& store, std::int64_t experiment_id, int position,
                const ScenarioSpec& spec, const ArmCapacity& a,
                const std::vector<std::int64_t>& probe_cells);
-
-// The lines that answer a search on the console: each arm's capacity, its ratio to the
-// baseline arm's (report.baseline, else the first arm, as in the reports) and, with
-// target.cost, what a million tokens cost at it.
-std::vector<std::string> capacity_lines(const ScenarioSpec& spec,
-                                        const std::vector<ArmCapacity>& arms);
 
 // The setup block's "search": the factor, bounds, precision, guide and the SLO's labels.
 std::string search_setup_summary(const ScenarioSpec& spec);

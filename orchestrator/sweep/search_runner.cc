@@ -8,7 +8,6 @@
 
 #include "common/wall_clock.h"
 #include "orchestrator/sweep/cell_runner.h"
-#include "reports/cell_metrics.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -86,7 +85,6 @@ class ArmSearch {
       }
     }
     a_.result = search.result();
-    a_.warnings = search.warnings();
     finish(position);
     return true;
   }
@@ -142,19 +140,14 @@ class ArmSearch {
     a_.result.capacity = search.result().capacity;
     a_.result.first_failing = search.result().first_failing;
     a_.result.why = why;
-    a_.warnings = search.warnings();
     finish(position);
     return true;
   }
 
-  // The capacity probe's throughput (for its cost), the stored row, the closing line.
+  // The capacity probe's cell, the stored row, the closing line.
   void finish(int position) {
     if (a_.result.capacity && passing_.count(*a_.result.capacity) > 0) {
       a_.capacity_cell = passing_[*a_.result.capacity];
-      const reports::CellMetrics m =
-          reports::compute_cell_metrics(store_.requests(a_.capacity_cell), {});
-      a_.output_tok_s = m.output_throughput;
-      a_.total_tok_s = m.total_token_throughput;
     }
     store_arm(store_, experiment_id_, position, spec_, a_, probe_cells_);
     output_.line(result_line(spec_, name_, a_));

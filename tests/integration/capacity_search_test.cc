@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -50,12 +51,15 @@ CliRun kvsweep(const std::vector<std::string>& args) {
 }
 
 // Writes `text` as a scenario, predicts it into `db` and returns the experiment's arm rows.
+// `console`, when given, gets what the run printed.
 std::vector<store::ArmSearchRow> predict_search(testing::TempDir& dir, const std::string& name,
-                                                const std::string& text, const std::string& db) {
+                                                const std::string& text, const std::string& db,
+                                                std::string* console = nullptr) {
   const std::string path = dir.file(name + ".yaml");
   std::ofstream(path) << text;
   const CliRun run = kvsweep({"--db", db, "predict", path, "--no-print", "-o", dir.file(name)});
   EXPECT_EQ(run.exit_code, 0) << run.err;
+  if (console != nullptr) *console = run.out + run.err;
   const store::Store store = store::Store::open(db);
   const auto experiment = store.latest_experiment();
   if (!experiment) return {};
@@ -146,7 +150,8 @@ TEST(CapacitySearchEndToEnd, TheReportsCarryTheCapacityAndItsCost) {
                                     "target: {kind: sim, replicas: 2, profile: demo, cost: "
                                     "{usd_per_gpu_hour: 0.8, gpus: 2}}");
   const std::string db = dir.file("cost.db");
-  const auto arms = predict_search(dir, "cost", text, db);
+  std::string console;
+  const auto arms = predict_search(dir, "cost", text, db, &console);
   ASSERT_EQ(arms.size(), 1u);
   const CliRun json = kvsweep({"--db", db, "report", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -169,6 +174,13 @@ TEST(CapacitySearchEndToEnd, TheReportsCarryTheCapacityAndItsCost) {
   const double per_second = output_tokens / (last_end - first_sent);
   EXPECT_NEAR(arm["usd_per_million_output_tokens"].get<double>(), 1.6 / 3600 / per_second * 1e6,
               1e-6 * arm["usd_per_million_output_tokens"].get<double>());
+  // The console's closing line says the same figures as the JSON.
+  char expected[160];
+  std::snprintf(expected, sizeof expected,
+                "  capacity within the SLO, least-load@1024: %g req/s; $%.3f per million output "
+                "tokens, $",
+                *arms[0].capacity, arm["usd_per_million_output_tokens"].get<double>());
+  EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n" << console;
   const CliRun md = kvsweep({"--db", db, "report", "--format", "md", "-o", "-"});
   EXPECT_NE(md.out.find("## Capacity within the SLO"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("| least-load@1024 |"), std::string::npos) << md.out;
