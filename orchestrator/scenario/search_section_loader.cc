@@ -188,8 +188,10 @@ bool rate_is_free(const YAML::Node& root, const ScenarioSpec& spec, YamlErrors& 
              "load.request_rate); remove it");
     free = false;
   }
+  // yaml-cpp throws on asking a missing node's type: IsDefined first (a scenario may have no
+  // load section; the load loader reports one that is not a map).
   const YAML::Node load = root["load"];
-  if (load.IsMap() && load["request_rate"].IsDefined()) {
+  if (load.IsDefined() && load.IsMap() && load["request_rate"].IsDefined()) {
     sink.add(load["request_rate"].Mark(), "load.request_rate",
              "the search chooses the rate (search.factor: load.request_rate); remove "
              "load.request_rate");
@@ -332,7 +334,11 @@ void check_search(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& sink) 
              "one of them");
   }
   if (spec.repeats > 1) {
-    sink.add(root["factors"]["repeats"].Mark(), "factors.repeats",
+    // Only factors.repeats sets repeats, so the node is there; the search's mark if ever not.
+    const YAML::Node factors = root["factors"];
+    const YAML::Node repeats =
+        factors.IsDefined() && factors.IsMap() ? factors["repeats"] : YAML::Node();
+    sink.add(repeats.IsDefined() ? repeats.Mark() : search.Mark(), "factors.repeats",
              "not with search: a probe's repeats are the search's own tries (search.max_tries); "
              "remove repeats");
   }

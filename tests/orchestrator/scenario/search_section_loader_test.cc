@@ -206,6 +206,22 @@ TEST_F(SearchSection, AConcurrencySearchNeedsNoFactorsSection) {
   EXPECT_EQ(heads(), (std::vector<std::string>{"s.yaml:1:1: factors: required key is missing"}));
 }
 
+// The fuzzer's finding: a rate search read `load` before knowing it was written, and yaml-cpp
+// throws on asking a missing node's type. A missing load section, or one that is not a map, is
+// a located error like in any other scenario, never an exception.
+TEST_F(SearchSection, ARateSearchWithoutALoadSectionIsAnErrorNotAnException) {
+  const std::string head = "name: c\ntarget: {kind: sim}\nfactors:\n  concurrency: [8]\n";
+  const std::string tail =
+      std::string(kSlo) + "search: {factor: load.request_rate, low: 2, high: 64}\n";
+  EXPECT_FALSE(load(head + tail));
+  EXPECT_EQ(heads(), (std::vector<std::string>{
+                         "s.yaml:1:1: load: give num_requests, duration or both: a cell needs an "
+                         "end"}));
+  EXPECT_FALSE(load(head + "load: 3\n" + tail));
+  ASSERT_FALSE(heads().empty());
+  EXPECT_EQ(heads().front().rfind("s.yaml:5:7: load", 0), 0u) << heads().front();
+}
+
 TEST_F(SearchSection, DefaultsGuideAndAttainment) {
   struct Case {
     std::string guide_line;
