@@ -57,6 +57,7 @@ Subcommand register_serve(CLI::App& app, const GlobalOptions& global);  // the w
 Subcommand register_audit(CLI::App& app, const GlobalOptions& global);  // an outside result
 Subcommand register_migrate(CLI::App& app, const GlobalOptions& global);
 Subcommand register_backup(CLI::App& app, const GlobalOptions& global);
+Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global);
 Subcommand register_shard(CLI::App& app, const GlobalOptions& global);
 Subcommand register_prune(CLI::App& app, const GlobalOptions& global);
 

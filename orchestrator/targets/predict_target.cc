@@ -57,10 +57,11 @@ void set_knob(const std::string& factor, const std::string& level, sim::Strategy
   }
 }
 
-predict::VirtualFleetOptions fleet_options(const ScenarioSpec& spec) {
+predict::VirtualFleetOptions fleet_options(const ScenarioSpec& spec,
+                                           std::optional<sim::TimingProfile> profile) {
   predict::VirtualFleetOptions options;
   options.replicas = spec.target.sim.replicas;
-  options.profile = find_profile_or_throw(spec.target.sim.profile);
+  options.profile = profile ? std::move(*profile) : find_profile_or_throw(spec.target.sim.profile);
   options.model = spec.model;
   options.seed = spec.seed;
   return options;
@@ -69,7 +70,8 @@ predict::VirtualFleetOptions fleet_options(const ScenarioSpec& spec) {
 }  // namespace
 
 PredictTarget::PredictTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
-                             double network_latency_s, Log log)
+                             double network_latency_s, Log log,
+                             std::optional<sim::TimingProfile> profile)
     : spec_(spec), log_(std::move(log)) {
   const std::vector<std::string>& applies = target_kind("predict").factors;
   // Every knob the plan's treatments set (a cluster scenario's arms through their sim
@@ -103,7 +105,7 @@ PredictTarget::PredictTarget(const ScenarioSpec& spec, const std::vector<CellPla
   load_options_.network_latency_s = network_latency_s;
   load_options_.sample_interval_s = spec.target.metrics.interval_s;
   try {
-    fleet_ = std::make_unique<predict::VirtualFleet>(fleet_options(spec));
+    fleet_ = std::make_unique<predict::VirtualFleet>(fleet_options(spec, std::move(profile)));
   } catch (const std::invalid_argument& e) {
     throw TargetError(std::string("the predicted fleet: ") + e.what());
   }
@@ -113,7 +115,7 @@ PredictTarget::~PredictTarget() = default;
 
 std::string PredictTarget::describe() const {
   std::string text = "predict x" + std::to_string(spec_.target.sim.replicas) + " (" +
-                     spec_.target.sim.profile + ", virtual time";
+                     fleet_->profile().name + ", virtual time";
   if (load_options_.network_latency_s > 0) {
     text += ", network " +
             std::to_string(

@@ -14,6 +14,7 @@
 #include "orchestrator/targets/planned_target.h"
 #include "predict/virtual_fleet.h"
 #include "predict/virtual_load.h"
+#include "sim/engine/profile.h"
 #include "store/rows.h"
 
 namespace kvsweep::orchestrator {
@@ -30,8 +31,11 @@ class PredictTarget : public PlannedTarget {
   // Throws TargetError for a factor or level the fleet cannot apply, or a profile that cannot
   // be found. `plan`: the run's cells, expand_plan(spec, "predict"), whose treatments are
   // checked here. `network_latency_s`: one way, client <-> replica (predict/virtual_load.h).
+  // `profile`: the replicas' timing in place of target.sim.profile's (a calibration's
+  // candidate, orchestrator/calibrate/); nullopt: the scenario's, looked up by name.
   PredictTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
-                double network_latency_s = 0, Log log = silent_log());
+                double network_latency_s = 0, Log log = silent_log(),
+                std::optional<sim::TimingProfile> profile = std::nullopt);
   ~PredictTarget() override;
 
   std::string describe() const override;

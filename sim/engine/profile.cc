@@ -4,10 +4,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "common/yaml_reader.h"
 #include "sim/engine/profiles_embedded.h"
@@ -168,5 +170,53 @@ std::vector<std::string> profile_names(const std::vector<std::string>& dirs) {
 }
 
 std::vector<std::string> profile_names() { return profile_names({}); }
+
+namespace {
+
+// The shortest text that reads back as the same double.
+std::string shortest(double value) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
+}
+
+// A YAML double-quoted scalar: the profile's name and source are free text.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string profile_to_yaml(const TimingProfile& p, const std::string& comment) {
+  std::ostringstream out;
+  if (!comment.empty()) out << "# " << comment << "\n";
+  out << "name: " << quoted(p.name) << "\n"
+      << "source: " << quoted(p.source) << "\n"
+      << "base_us: " << shortest(p.base_us) << "\n"
+      << "per_prefill_token_us: " << shortest(p.per_prefill_token_us) << "\n"
+      << "per_decode_token_us: " << shortest(p.per_decode_token_us) << "\n"
+      << "per_kv_usage_us: " << shortest(p.per_kv_usage_us) << "\n"
+      << "max_num_seqs: " << p.max_num_seqs << "\n"
+      << "max_num_batched_tokens: " << p.max_num_batched_tokens << "\n"
+      << "num_gpu_blocks: " << p.num_gpu_blocks << "\n"
+      << "block_size: " << p.block_size << "\n"
+      << "max_model_len: " << p.max_model_len << "\n"
+      << "default_max_tokens: " << p.default_max_tokens << "\n"
+      << "enable_prefix_caching: " << (p.enable_prefix_caching ? "true" : "false") << "\n";
+  return out.str();
+}
 
 }  // namespace kvsweep::sim

@@ -37,6 +37,10 @@ struct TimingProfile {
 std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std::string& origin,
                                            std::string* error);
 
+// The profile as a file parse_profile reads back equal: every key, numbers in their shortest
+// exact form, `comment` (if any) as a leading "# " line. How `kvsweep calibrate` writes a fit.
+std::string profile_to_yaml(const TimingProfile& profile, const std::string& comment = "");
+
 // Directories named by KVSWEEP_PROFILE_PATH (colon-separated), in order.
 std::vector<std::string> profile_path_from_env();
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The include graph points one way. Inside orchestrator/: cli -> sweep -> targets -> scenario,
+# The include graph points one way. Inside orchestrator/: cli -> calibrate -> sweep -> targets
+# -> scenario,
 # and cli -> serve, which includes none of cli, sweep or targets (it reads the store, as a
 # report does); no file includes a header of a folder above its own. Outside it, no part includes
 # orchestrator/ (tests aside), and common/ includes nothing of ours but common/.
@@ -13,7 +14,8 @@ rank() {
     targets) echo 1 ;;
     sweep) echo 2 ;;
     serve) echo 2 ;;
-    cli) echo 3 ;;
+    calibrate) echo 3 ;;
+    cli) echo 4 ;;
     *) echo -1 ;;
   esac
 }
@@ -32,7 +34,7 @@ while IFS= read -r hit; do
   from=$(rank "$folder")
   to=$(rank "$included")
   if [ "$from" -lt 0 ] || [ "$to" -lt 0 ]; then
-    fail "$hit: a folder outside cli, serve, sweep, targets, scenario"
+    fail "$hit: a folder outside cli, calibrate, serve, sweep, targets, scenario"
   elif [ "$folder" = serve ] && [ "$included" != serve ]; then
     fail "$hit: orchestrator/serve includes only itself of the orchestrator (store, reports, driver below)"
   elif [ "$folder" != serve ] && [ "$folder" != cli ] && [ "$included" = serve ]; then

@@ -245,5 +245,42 @@ TEST(Profile, AFileWithoutANameSaysSoInsteadOfThrowing) {
       << error;
 }
 
+// What `kvsweep calibrate` writes reads back equal, field by field, numbers to the last bit,
+// and a name or source with quotes, backslashes and a newline survives.
+TEST(Profile, WrittenYamlReadsBackEqual) {
+  TimingProfile p;
+  p.name = "l4 \"calibrated\"\\x";
+  p.source = "fit to experiment 3\nof 2026-11-27";
+  p.base_us = 1234.5678901234567;
+  p.per_prefill_token_us = 0.1 + 0.2;  // not representable in a short decimal
+  p.per_decode_token_us = 31.25;
+  p.per_kv_usage_us = 7e-5;
+  p.max_num_seqs = 17;
+  p.max_num_batched_tokens = 4097;
+  p.num_gpu_blocks = 12345;
+  p.block_size = 32;
+  p.max_model_len = 9000;
+  p.default_max_tokens = 99;
+  p.enable_prefix_caching = false;
+  const std::string text = profile_to_yaml(p, "made by a test");
+  EXPECT_EQ(text.rfind("# made by a test\n", 0), 0u) << text;
+  std::string error;
+  const auto back = parse_profile(text, "written.yaml", &error);
+  ASSERT_TRUE(back) << error << "\n" << text;
+  EXPECT_EQ(back->name, p.name);
+  EXPECT_EQ(back->source, "fit to experiment 3\nof 2026-11-27");
+  EXPECT_EQ(back->base_us, p.base_us);
+  EXPECT_EQ(back->per_prefill_token_us, p.per_prefill_token_us);
+  EXPECT_EQ(back->per_decode_token_us, p.per_decode_token_us);
+  EXPECT_EQ(back->per_kv_usage_us, p.per_kv_usage_us);
+  EXPECT_EQ(back->max_num_seqs, 17);
+  EXPECT_EQ(back->max_num_batched_tokens, 4097);
+  EXPECT_EQ(back->num_gpu_blocks, 12345);
+  EXPECT_EQ(back->block_size, 32);
+  EXPECT_EQ(back->max_model_len, 9000);
+  EXPECT_EQ(back->default_max_tokens, 99);
+  EXPECT_FALSE(back->enable_prefix_caching);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

@@ -1,0 +1,316 @@
+#include "orchestrator/calibrate/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "common/join.h"
+#include "orchestrator/calibrate/nelder_mead.h"
+#include "orchestrator/calibrate/virtual_replay.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+// A figure the replay did not produce (the cell failed, or had no ITL) while the run measured
+// it counts as this log error: e^3, twenty times off, so the fit steers away from it.
+constexpr double kMissingLogError = 3.0;
+// The robust loss's scale: log errors below it count as their square, above it about linearly
+// (soft L1), so one figure the model cannot reach (a p90 that falls between two modes of the
+// real distribution) does not pull every coefficient towards it.
+constexpr double kLossScale = 0.1;
+
+double robust_loss(double log_error) {
+  const double z = log_error / kLossScale;
+  return 2 * kLossScale * kLossScale * (std::sqrt(1 + z * z) - 1);
+}
+
+// Below this sensitivity a coefficient cannot be told from the others (calibration.h).
+constexpr double kMinSensitivity = 0.01;
+// The central difference's step in log space: wide enough to move percentiles by whole steps.
+constexpr double kJacobianStep = 0.4;
+
+// The profile's fields in coefficient_names() order.
+constexpr double sim::TimingProfile::*kCoefficients[] = {
+    &sim::TimingProfile::base_us, &sim::TimingProfile::per_prefill_token_us,
+    &sim::TimingProfile::per_decode_token_us, &sim::TimingProfile::per_kv_usage_us};
+
+double& coefficient(sim::TimingProfile& p, std::size_t i) { return p.*kCoefficients[i]; }
+double coefficient(const sim::TimingProfile& p, std::size_t i) { return p.*kCoefficients[i]; }
+
+// 4 significant digits: what a profile file states, no false precision.
+double round4(double value) {
+  if (!(value > 0)) return value;
+  const double scale = std::pow(10.0, 3 - std::floor(std::log10(value)));
+  return std::round(value * scale) / scale;
+}
+
+class Fit {
+ public:
+  Fit(const StoredRun& run, const sim::TimingProfile& start, std::vector<std::size_t> free,
+      VirtualReplay& replay, const CalibrationOptions& options)
+      : run_(run), start_(start), free_(std::move(free)), replay_(replay), options_(options) {
+    for (std::size_t i = 0; i < run.cells.size(); ++i) {
+      if (!run.cells[i].held_out) fit_cells_.push_back(i);
+    }
+    for (const std::size_t k : free_) {
+      const double value = coefficient(start, k);
+      scale_.push_back(value > 0 ? value : 1.0);
+    }
+  }
+
+  sim::TimingProfile profile_at(const std::vector<double>& x) const {
+    sim::TimingProfile p = start_;
+    for (std::size_t k = 0; k < free_.size(); ++k) {
+      coefficient(p, free_[k]) = scale_[k] * std::exp(x[k]);
+    }
+    return p;
+  }
+
+  // Log errors of every figure the fitted cells measured, in a fixed order.
+  std::vector<double> residuals_of(const std::vector<std::optional<CalibrationFigures>>& predicted,
+                                   const std::vector<std::size_t>& cells) const {
+    std::vector<double> r;
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const CalibrationFigures& measured = run_.cells[cells[j]].measured;
+      for (std::size_t f = 0; f < kFigureCount; ++f) {
+        if (!measured.values[f]) continue;
+        const auto e = predicted[j] ? log_error(*predicted[j], measured, static_cast<Figure>(f))
+                                    : std::nullopt;
+        r.push_back(e ? *e : kMissingLogError);
+      }
+    }
+    return r;
+  }
+
+  std::vector<double> residuals(const std::vector<double>& x) {
+    return residuals_of(replay_.figures(profile_at(x), fit_cells_), fit_cells_);
+  }
+
+  double objective(const std::vector<double>& x) {
+    const std::vector<double> r = residuals(x);
+    double sum = 0;
+    for (const double e : r) sum += robust_loss(e);
+    const double value = r.empty() ? 0 : sum / static_cast<double>(r.size());
+    if (options_.progress) {
+      char line[96];
+      std::snprintf(line, sizeof line, "replay %d: loss %.5f", replay_.replays(), value);
+      options_.progress(line);
+    }
+    return value;
+  }
+
+  // Each free coefficient's sensitivity at x: its column of the residuals' Jacobian, less its
+  // projection on the other columns, as an RMS over the rows.
+  std::vector<double> sensitivities(const std::vector<double>& x) {
+    std::vector<std::vector<double>> columns;
+    for (std::size_t k = 0; k < free_.size(); ++k) {
+      std::vector<double> up = x, down = x;
+      up[k] += kJacobianStep;
+      down[k] -= kJacobianStep;
+      const std::vector<double> r_up = residuals(up), r_down = residuals(down);
+      std::vector<double> column(r_up.size());
+      for (std::size_t i = 0; i < column.size(); ++i) {
+        column[i] = (r_up[i] - r_down[i]) / (2 * kJacobianStep);
+      }
+      columns.push_back(std::move(column));
+    }
+    std::vector<double> out;
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      // Orthonormal basis of the other columns (modified Gram-Schmidt), then k's remainder.
+      std::vector<std::vector<double>> basis;
+      for (std::size_t o = 0; o < columns.size(); ++o) {
+        if (o == k) continue;
+        std::vector<double> v = columns[o];
+        for (const auto& b : basis) {
+          const double d = std::inner_product(v.begin(), v.end(), b.begin(), 0.0);
+          for (std::size_t i = 0; i < v.size(); ++i) v[i] -= d * b[i];
+        }
+        const double norm = std::sqrt(std::inner_product(v.begin(), v.end(), v.begin(), 0.0));
+        if (norm < 1e-12) continue;
+        for (double& e : v) e /= norm;
+        basis.push_back(std::move(v));
+      }
+      std::vector<double> rest = columns[k];
+      for (const auto& b : basis) {
+        const double d = std::inner_product(rest.begin(), rest.end(), b.begin(), 0.0);
+        for (std::size_t i = 0; i < rest.size(); ++i) rest[i] -= d * b[i];
+      }
+      const double sum = std::inner_product(rest.begin(), rest.end(), rest.begin(), 0.0);
+      out.push_back(rest.empty() ? 0 : std::sqrt(sum / static_cast<double>(rest.size())));
+    }
+    return out;
+  }
+
+  const std::vector<std::size_t>& fit_cells() const { return fit_cells_; }
+  const std::vector<std::size_t>& free() const { return free_; }
+
+ private:
+  const StoredRun& run_;
+  const sim::TimingProfile& start_;
+  std::vector<std::size_t> free_;  // indices into coefficient_names()
+  std::vector<double> scale_;      // x = log(coefficient / scale)
+  VirtualReplay& replay_;
+  const CalibrationOptions& options_;
+  std::vector<std::size_t> fit_cells_;
+};
+
+std::array<std::optional<double>, kFigureCount> relative_errors(
+    const std::optional<CalibrationFigures>& predicted, const CalibrationFigures& measured) {
+  std::array<std::optional<double>, kFigureCount> out;
+  for (std::size_t f = 0; f < kFigureCount; ++f) {
+    if (!measured.values[f]) continue;
+    if (!predicted) {
+      out[f] = -1.0;  // nothing predicted: all of it missed
+      continue;
+    }
+    if (const auto e = log_error(*predicted, measured, static_cast<Figure>(f))) {
+      out[f] = std::exp(*e) - 1;
+    }
+  }
+  return out;
+}
+
+std::optional<double> mean_abs(const std::vector<CellErrors>& cells, bool held_out, bool after) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& c : cells) {
+    if (c.held_out != held_out) continue;
+    for (const auto& e : after ? c.after : c.before) {
+      if (!e) continue;
+      sum += std::abs(*e);
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+}  // namespace
+
+const std::vector<std::string>& coefficient_names() {
+  static const std::vector<std::string> names = {"base_us", "per_prefill_token_us",
+                                                 "per_decode_token_us", "per_kv_usage_us"};
+  return names;
+}
+
+CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
+                            const CalibrationOptions& options) {
+  const auto& names = coefficient_names();
+  for (const auto& name : options.fixed) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw std::invalid_argument("--fix " + name + ": not a coefficient; valid: " + join(names));
+    }
+  }
+  CalibrationResult result;
+  result.start = start;
+  std::vector<std::size_t> free;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    CoefficientFit c;
+    c.name = names[k];
+    c.start = c.fitted = coefficient(start, k);
+    if (std::find(options.fixed.begin(), options.fixed.end(), c.name) != options.fixed.end()) {
+      c.note = "kept (--fix)";
+    } else if (k == 3 && !(start.per_kv_usage_us > 0)) {
+      c.note = "kept: the start profile has no KV-usage term";
+    } else {
+      c.free = true;
+      free.push_back(k);
+    }
+    result.coefficients.push_back(std::move(c));
+  }
+  if (free.empty()) throw std::invalid_argument("calibrate: every coefficient is fixed");
+
+  VirtualReplay replay(run, options.stop);
+  Fit fit(run, start, free, replay, options);
+  std::vector<std::size_t> all(run.cells.size());
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<double> origin(free.size(), 0.0);
+
+  // What the run can constrain, before spending replays on a fit it cannot make.
+  std::vector<std::string> refusals;
+  int most_in_flight = 0;
+  for (const std::size_t i : fit.fit_cells()) {
+    most_in_flight = std::max(most_in_flight, run.cells[i].measured.max_in_flight);
+  }
+  const auto decode = std::find(free.begin(), free.end(), std::size_t{2});
+  if (decode != free.end() && most_in_flight <= 1) {
+    refusals.push_back(
+        "per_decode_token_us: no fitted cell ran two requests at once (the run never queued "
+        "or batched), so it says nothing about a step's cost per sequence, which sets "
+        "capacity");
+  }
+  const std::vector<double> sensitivity = fit.sensitivities(origin);
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    CoefficientFit& c = result.coefficients[free[k]];
+    c.sensitivity = sensitivity[k];
+    if (sensitivity[k] < kMinSensitivity && !(free[k] == 2 && most_in_flight <= 1)) {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "%s: the run's figures cannot tell it from the other coefficients "
+                    "(sensitivity %.4f < %.2f: doubling it, the others compensating, moves "
+                    "them %.1f%%)",
+                    c.name.c_str(), sensitivity[k], kMinSensitivity,
+                    100 * (std::exp(sensitivity[k] * std::log(2.0)) - 1));
+      refusals.push_back(text);
+    }
+  }
+  if (!refusals.empty()) {
+    throw CalibrationRefused(
+        "calibrate: experiment " + std::to_string(run.experiment.id) +
+        " cannot constrain every coefficient:\n  " + join(refusals, "\n  ") +
+        "\nkeep such a coefficient at the start profile's value with --fix NAME, or calibrate "
+        "from a run that reaches that regime (higher concurrency, varied prompt lengths)");
+  }
+
+  const auto before = replay.figures(start, all);
+  NelderMeadOptions nm;
+  nm.initial_step = 0.3;
+  nm.x_tolerance = 0.005;
+  nm.f_tolerance = 1e-7;
+  nm.max_evaluations = std::max(20, options.max_replays - replay.replays());
+  const NelderMeadResult best =
+      nelder_mead([&fit](const std::vector<double>& x) { return fit.objective(x); }, origin, nm);
+  result.converged = best.converged;
+  result.fitted = fit.profile_at(best.x);
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    result.coefficients[free[k]].fitted = coefficient(result.fitted, free[k]);
+  }
+  const auto after = replay.figures(result.fitted, all);
+  for (std::size_t i = 0; i < run.cells.size(); ++i) {
+    CellErrors e;
+    e.label = run.cells[i].label;
+    e.held_out = run.cells[i].held_out;
+    e.before = relative_errors(before[i], run.cells[i].measured);
+    e.after = relative_errors(after[i], run.cells[i].measured);
+    e.kv_hit_measured = run.cells[i].measured.kv_hit;
+    if (after[i]) e.kv_hit_after = after[i]->kv_hit;
+    result.cells.push_back(std::move(e));
+  }
+  result.fitted_error_before = mean_abs(result.cells, false, false).value_or(0);
+  result.fitted_error_after = mean_abs(result.cells, false, true).value_or(0);
+  result.held_out_error_before = mean_abs(result.cells, true, false);
+  result.held_out_error_after = mean_abs(result.cells, true, true);
+  result.replays = replay.replays();
+  return result;
+}
+
+sim::TimingProfile calibrated_profile(const StoredRun& run, const CalibrationResult& result,
+                                      const std::string& name) {
+  sim::TimingProfile p = result.fitted;
+  for (std::size_t k = 0; k < coefficient_names().size(); ++k) {
+    coefficient(p, k) = round4(coefficient(p, k));
+  }
+  p.name = name;
+  char errors[160];
+  std::snprintf(errors, sizeof errors, "mean |error| %.1f%% -> %.1f%% over its fitted cells",
+                100 * result.fitted_error_before, 100 * result.fitted_error_after);
+  p.source = "calibrated by kvsweep calibrate from experiment " +
+             std::to_string(run.experiment.id) + " (" + run.experiment.name + ", " +
+             (run.target_kind.empty() ? std::string("?") : run.target_kind) + ", " +
+             run.experiment.started_at + "), starting from profile " + result.start.name + "; " +
+             errors;
+  return p;
+}
+
+}  // namespace kvsweep::orchestrator

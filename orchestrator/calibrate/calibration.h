@@ -1,0 +1,89 @@
+// Fitting the step-time model's coefficients (sim/engine/profile.h) to a stored run: its cells
+// replayed in virtual time (virtual_replay.h) with candidate profiles, minimising the squared
+// log error of the figures it measured (calibration_figures.h).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "orchestrator/calibrate/stored_run.h"
+#include "sim/engine/profile.h"
+
+namespace kvsweep::orchestrator {
+
+// The coefficients a calibration may fit, by their profile key.
+const std::vector<std::string>& coefficient_names();  // base_us, per_prefill_token_us, ...
+
+struct CalibrationOptions {
+  // Kept at the start profile's value (--fix NAME): what the run cannot constrain, or what a
+  // team knows better than the fit.
+  std::vector<std::string> fixed;
+  int max_replays = 160;
+  const std::atomic<bool>* stop = nullptr;
+  // One line per replay of the fit ("replay 12: error 8.4%"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct CoefficientFit {
+  std::string name;  // the profile key
+  double start = 0;
+  double fitted = 0;
+  bool free = false;  // fitted; false: kept at start (with `note` saying why)
+  // How far the figures move (RMS of their log change) per unit log change of the coefficient
+  // once the other free coefficients compensate: near 0, the run cannot tell it apart.
+  std::optional<double> sensitivity;
+  std::string note;
+};
+
+// One cell's relative errors, predicted / measured - 1, by calibration_figures.h's Figure.
+struct CellErrors {
+  std::string label;
+  bool held_out = false;
+  std::array<std::optional<double>, kFigureCount> before;
+  std::array<std::optional<double>, kFigureCount> after;
+  std::optional<double> kv_hit_measured;
+  std::optional<double> kv_hit_after;
+};
+
+struct CalibrationResult {
+  sim::TimingProfile start;
+  sim::TimingProfile fitted;
+  std::vector<CoefficientFit> coefficients;  // in coefficient_names() order
+  std::vector<CellErrors> cells;             // run.cells' order
+  int replays = 0;
+  bool converged = false;
+  // Mean |relative error| over every figure of the fitted cells, and of the held-out ones.
+  double fitted_error_before = 0;
+  double fitted_error_after = 0;
+  std::optional<double> held_out_error_before;
+  std::optional<double> held_out_error_after;
+};
+
+// Thrown when the run cannot constrain a free coefficient: what() names each and why, and
+// says how to go on (--fix NAME, or a run that reaches the missing regime).
+class CalibrationRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Fits run's non-held-out cells from `start`. The free coefficients are base_us,
+// per_prefill_token_us, per_decode_token_us, and per_kv_usage_us when `start` has that term
+// (> 0), less options.fixed. Checked before fitting: a run whose fitted cells never ran two
+// requests at once cannot constrain per_decode_token_us (a step's cost per sequence, which sets
+// capacity), and any free coefficient whose sensitivity is below 0.01 cannot be told from the
+// others: both refused (CalibrationRefused). Throws std::invalid_argument for an unknown
+// --fix name or nothing left free; std::runtime_error when a replay cannot run.
+CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
+                            const CalibrationOptions& options = {});
+
+// The fitted profile as a user keeps it: start's capacity fields, the fit's coefficients at 4
+// significant digits, `name`, and a source line naming the experiment and the errors.
+sim::TimingProfile calibrated_profile(const StoredRun& run, const CalibrationResult& result,
+                                      const std::string& name);
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,126 @@
+#include "orchestrator/calibrate/stored_run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <stdexcept>
+
+#include "common/join.h"
+#include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/targets/target_kinds.h"
+#include "reports/cell_summary.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+// A factor's level as a label: {"concurrency":8} and {"strategy":"random"} read alike.
+std::string level_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string target_kind_of(const std::string& setup_json) {
+  const auto setup = nlohmann::json::parse(setup_json, nullptr, false);
+  if (setup.is_object() && setup.contains("target") && setup["target"].is_object()) {
+    const auto& kind = setup["target"]["kind"];
+    if (kind.is_string()) return kind.get<std::string>();
+  }
+  return "";
+}
+
+bool matches(const nlohmann::json& factors, const Holdout& h) {
+  return factors.is_object() && factors.contains(h.first) && level_text(factors[h.first]) == h.second;
+}
+
+}  // namespace
+
+StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
+                          const std::vector<Holdout>& holdout) {
+  StoredRun run;
+  const auto experiment = store.experiment(experiment_id);
+  if (!experiment) {
+    throw std::invalid_argument("experiment " + std::to_string(experiment_id) + ": not in the store");
+  }
+  run.experiment = *experiment;
+  run.target_kind = target_kind_of(experiment->setup_json);
+  std::vector<ScenarioError> errors;
+  auto spec = parse_scenario(experiment->scenario_text, experiment->scenario_path, &errors,
+                             target_kinds());
+  if (!spec) {
+    throw std::invalid_argument("experiment " + std::to_string(experiment_id) +
+                                ": its stored scenario no longer loads: " +
+                                (errors.empty() ? std::string("?") : errors.front().text));
+  }
+  run.spec = std::move(*spec);
+  if (run.spec.search.enabled()) {
+    throw std::invalid_argument(
+        "experiment " + std::to_string(experiment_id) +
+        " is a capacity search: calibrate reads a grid's cells (a search's probes are "
+        "chosen by its verdicts); calibrate from a grid run of the same fleet");
+  }
+  // The plan's cells by their levels and repeat: the stored cells ran the same expansion.
+  std::map<std::pair<std::string, int>, const CellPlan*> by_levels;
+  const std::vector<CellPlan> plan = expand_plan(run.spec, "predict");
+  for (const auto& cell : plan) by_levels[{cell.factors_json, cell.repeat}] = &cell;
+
+  std::map<std::int64_t, reports::CellMetrics> metrics;
+  for (const auto& row : store.cell_summaries(experiment_id, false)) {
+    metrics[row.cell_id] = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
+  }
+  std::vector<bool> holdout_used(holdout.size(), false);
+  for (const auto& cell : store.cells(experiment_id)) {
+    std::string label = cell.arm + "@" + std::to_string(cell.concurrency);
+    if (cell.repeat > 0) label += " #" + std::to_string(cell.repeat + 1);
+    if (cell.status != "done") {
+      run.skipped.push_back(label + ": " + cell.status +
+                            (cell.error.empty() ? "" : ": " + cell.error));
+      continue;
+    }
+    const auto found = by_levels.find({cell.factors_json, cell.repeat});
+    const auto summary = metrics.find(cell.id);
+    if (found == by_levels.end() || summary == metrics.end()) {
+      run.skipped.push_back(label + (found == by_levels.end()
+                                         ? ": its levels are not in the scenario's plan"
+                                         : ": no summary (run `kvsweep migrate`)"));
+      continue;
+    }
+    const reports::CellMetrics& m = summary->second;
+    if (m.ok == 0) {
+      run.skipped.push_back(label + ": no successful request");
+      continue;
+    }
+    if (m.validity.client_bound) {
+      run.skipped.push_back(label + ": client-bound (" + reports::verdict_line(m.validity) + ")");
+      continue;
+    }
+    CalibrationCell c;
+    c.plan = *found->second;
+    c.label = label;
+    c.measured = figures_of(m);
+    const auto factors = nlohmann::json::parse(cell.factors_json, nullptr, false);
+    for (std::size_t i = 0; i < holdout.size(); ++i) {
+      if (matches(factors, holdout[i])) {
+        c.held_out = true;
+        holdout_used[i] = true;
+      }
+    }
+    run.cells.push_back(std::move(c));
+  }
+  for (std::size_t i = 0; i < holdout.size(); ++i) {
+    if (!holdout_used[i]) {
+      throw std::invalid_argument("--holdout " + holdout[i].first + "=" + holdout[i].second +
+                                  ": no calibrated cell of experiment " +
+                                  std::to_string(experiment_id) + " has that level");
+    }
+  }
+  std::size_t fitted = 0;
+  for (const auto& c : run.cells) fitted += c.held_out ? 0 : 1;
+  if (fitted == 0) {
+    throw std::invalid_argument(
+        "experiment " + std::to_string(experiment_id) + ": no cell left to fit" +
+        (run.skipped.empty() ? std::string() : " (" + join(run.skipped, "; ") + ")") +
+        (run.cells.empty() ? "" : "; every cell is held out"));
+  }
+  return run;
+}
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,45 @@
+// A stored run as a calibration reads it: its scenario, and each done cell's measured figures
+// beside the cell as the predicted fleet would run it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/calibrate/calibration_figures.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/scenario_spec.h"
+#include "store/rows.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+
+struct CalibrationCell {
+  CellPlan plan;      // expand_plan(spec, "predict")'s cell of the same levels and repeat
+  std::string label;  // "PrefixHash@8", "#2" appended for a repeat
+  CalibrationFigures measured;
+  bool held_out = false;  // --holdout: predicted and scored, never fitted
+};
+
+struct StoredRun {
+  store::ExperimentRow experiment;
+  ScenarioSpec spec;
+  std::string target_kind;  // as it ran: "sim", "predict", "kubeai", ...
+  std::vector<CalibrationCell> cells;  // in plan order
+  std::vector<std::string> skipped;    // "random@8: failed: ..." each cell left out and why
+};
+
+// One --holdout FACTOR=LEVEL: the cells at that level are held out.
+using Holdout = std::pair<std::string, std::string>;
+
+// Reads experiment `experiment_id`: its scenario text parsed again, and every done cell with
+// its summary's figures. Left out, each with its reason in `skipped`: cells not done, cells
+// with no successful request, and client-bound cells (their figures are the client's limits,
+// not the servers'). Throws std::invalid_argument with the reason: no such experiment, a
+// scenario that no longer parses, a capacity search (its probes are not a grid: not yet), a
+// --holdout naming no cell, or no cell left to fit.
+StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
+                          const std::vector<Holdout>& holdout = {});
+
+}  // namespace kvsweep::orchestrator

@@ -1,0 +1,91 @@
+#include "orchestrator/calibrate/virtual_replay.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "orchestrator/sweep/runner.h"
+#include "orchestrator/targets/predict_target.h"
+#include "reports/cell_summary.h"
+#include "store/store.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A replay says nothing while it runs: the calibration reports once per fit.
+class QuietOutput : public SweepOutput {
+ public:
+  void line(const std::string&) override {}
+  void progress(const std::string&) override {}
+  void end_progress() override {}
+};
+
+void no_migration_progress(const std::string&) {}
+
+}  // namespace
+
+VirtualReplay::VirtualReplay(const StoredRun& run, const std::atomic<bool>* stop)
+    : run_(run), stop_(stop) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                        "/kvsweep-calibrate-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("calibrate: cannot make a scratch directory " + pattern + ": " +
+                             std::strerror(errno));
+  }
+  dir_ = pattern;
+}
+
+VirtualReplay::~VirtualReplay() {
+  std::error_code ignored;
+  fs::remove_all(dir_, ignored);
+}
+
+std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
+    const sim::TimingProfile& profile, const std::vector<std::size_t>& cells) {
+  std::vector<CellPlan> plan;
+  for (const std::size_t i : cells) plan.push_back(run_.cells.at(i).plan);
+  const std::string path = dir_ + "/replay-" + std::to_string(++replays_) + ".db";
+  std::map<std::string, std::optional<CalibrationFigures>> by_key;
+  {
+    PredictTarget target(run_.spec, plan, 0, silent_log(), profile);
+    RunnerOptions options;
+    options.target_override = "predict";
+    options.stop = stop_;
+    options.load = [&target](const driver::LoadOptions& o, const driver::Workload& w,
+                             const std::function<void(const driver::Progress&)>& progress) {
+      return target.run_load(o, w, progress);
+    };
+    options.measured_samples = [&target] { return target.measured_samples(); };
+    store::Store store =
+        store::Store::open(path, store::Store::Access::kReadWrite, no_migration_progress);
+    QuietOutput quiet;
+    const SweepOutcome outcome = run_sweep(run_.spec, plan, target, store, quiet, options);
+    if (outcome.status == "interrupted") throw std::runtime_error("calibrate: stopped");
+    std::map<std::int64_t, std::string> key_of;
+    for (const auto& cell : store.cells(outcome.experiment_id)) key_of[cell.id] = cell.key;
+    for (const auto& row : store.cell_summaries(outcome.experiment_id, false)) {
+      const auto metrics =
+          reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
+      if (metrics.ok > 0) by_key[key_of[row.cell_id]] = figures_of(metrics);
+    }
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ignored;
+    fs::remove(path + suffix, ignored);
+  }
+  std::vector<std::optional<CalibrationFigures>> out;
+  for (const auto& cell : plan) {
+    const auto found = by_key.find(cell.key);
+    out.push_back(found == by_key.end() ? std::nullopt : found->second);
+  }
+  return out;
+}
+
+}  // namespace kvsweep::orchestrator

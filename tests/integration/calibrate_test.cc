@@ -1,0 +1,220 @@
+// `kvsweep calibrate` end to end: tests/fixtures/calibrate/calibrate.yaml run with a known
+// profile (calibrate-truth), on the real-time embedded fleet (real HTTP/SSE on loopback) and
+// in virtual time, then fitted from a profile far off (calibrate-start): the fit recovers the
+// known coefficients, predicts a held-out cell, writes a profile `predict` uses, and refuses
+// what a run cannot constrain (docs/predict.md, "Calibrate").
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "orchestrator/calibrate/calibration.h"
+#include "orchestrator/calibrate/stored_run.h"
+#include "orchestrator/targets/child_process.h"
+#include "sim/engine/profile.h"
+#include "store/store.h"
+#include "tests/support/temp_dir.h"
+
+namespace kvsweep::orchestrator {
+namespace {
+
+const std::string kProfiles = KVSWEEP_FIXTURES "/calibrate";
+
+struct CliRun {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+CliRun kvsweep(const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) {
+  std::vector<std::string> argv = {KVSWEEP_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  env.emplace("KVSWEEP_PROFILE_PATH", kProfiles);
+  const ProcessResult r = run_process(argv, 300, env);
+  return {r.exit_code, r.out, r.err};
+}
+
+std::string fixture_text() {
+  std::ifstream in(kProfiles + "/calibrate.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+sim::TimingProfile profile(const std::string& name) {
+  std::string error;
+  const auto p = sim::find_profile(name, {kProfiles}, &error);
+  EXPECT_TRUE(p) << error;
+  return p.value_or(sim::TimingProfile{});
+}
+
+class Calibrate : public ::testing::Test {
+ protected:
+  // The stored scenario names calibrate-truth: reloading it looks the profile up, as the CLI
+  // does with the same variable set.
+  void SetUp() override { ::setenv("KVSWEEP_PROFILE_PATH", kProfiles.c_str(), 1); }
+  void TearDown() override { ::unsetenv("KVSWEEP_PROFILE_PATH"); }
+
+  // The store's latest experiment, after `kvsweep <verb> SCENARIO` of the fixture's text with
+  // `from` replaced by `to`.
+  std::int64_t store_run(const std::string& verb, const std::string& from = "",
+                         const std::string& to = "") {
+    std::string text = fixture_text();
+    if (!from.empty()) {
+      const auto at = text.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) text.replace(at, from.size(), to);
+    }
+    const std::string path = dir_.file(verb + std::to_string(++runs_) + ".yaml");
+    std::ofstream(path) << text;
+    const CliRun run = kvsweep({"--db", db(), "-q", verb, path, "--no-print"});
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    const store::Store store = store::Store::open(db());
+    const auto experiment = store.latest_experiment();
+    EXPECT_TRUE(experiment);
+    return experiment ? experiment->id : 0;
+  }
+
+  CalibrationResult fit(std::int64_t experiment, const std::vector<Holdout>& holdout = {},
+                        const std::string& start = "calibrate-start") {
+    const store::Store store = store::Store::open(db());
+    run_ = load_stored_run(store, experiment, holdout);
+    return calibrate(run_, profile(start));
+  }
+
+  std::string db() const { return dir_.file("k.db"); }
+
+  testing::TempDir dir_;
+  StoredRun run_;
+  int runs_ = 0;
+};
+
+// The test's standard: each coefficient within 10% of the profile the fleet ran with, from a
+// start 2x / 0.5x / 2x off; the held-out cell (8 in flight) predicted within 10% on average
+// over its figures. The real-time fleet runs the same engine code on a real clock, behind
+// real HTTP: the fit absorbs that overhead, which is why the bound is 10% and not exact.
+TEST_F(Calibrate, RecoversAKnownProfileFromTheRealTimeFleet) {
+  const std::int64_t id = store_run("run");
+  const CalibrationResult r = fit(id, {{"concurrency", "8"}});
+  const sim::TimingProfile truth = profile("calibrate-truth");
+  std::printf("fitted: base_us %.1f, per_prefill_token_us %.2f, per_decode_token_us %.1f; "
+              "mean |error| fitted %.1f%%, held out %.1f%%\n",
+              r.fitted.base_us, r.fitted.per_prefill_token_us, r.fitted.per_decode_token_us,
+              100 * r.fitted_error_after, 100 * r.held_out_error_after.value_or(-1));
+  ASSERT_EQ(r.coefficients.size(), 4u);
+  EXPECT_NEAR(r.fitted.base_us / truth.base_us, 1, 0.10) << r.fitted.base_us;
+  EXPECT_NEAR(r.fitted.per_prefill_token_us / truth.per_prefill_token_us, 1, 0.10)
+      << r.fitted.per_prefill_token_us;
+  EXPECT_NEAR(r.fitted.per_decode_token_us / truth.per_decode_token_us, 1, 0.10)
+      << r.fitted.per_decode_token_us;
+  EXPECT_EQ(r.fitted.per_kv_usage_us, 0);
+  EXPECT_FALSE(r.coefficients[3].free);
+  ASSERT_EQ(r.cells.size(), 4u);
+  EXPECT_TRUE(r.cells[2].held_out);
+  EXPECT_EQ(r.cells[2].label, "least-load@8");
+  ASSERT_TRUE(r.held_out_error_after);
+  EXPECT_LT(*r.held_out_error_after, 0.10);
+  EXPECT_LT(r.fitted_error_after, 0.10);
+  EXPECT_GT(r.fitted_error_before, 0.30);  // the start was far off: the fit did the work
+}
+
+// In virtual time the run and its replay are the same computation: the fit is exact.
+TEST_F(Calibrate, FitsAPredictedRunExactly) {
+  const std::int64_t id = store_run("predict");
+  const CalibrationResult r = fit(id);
+  const sim::TimingProfile truth = profile("calibrate-truth");
+  EXPECT_NEAR(r.fitted.base_us / truth.base_us, 1, 0.01);
+  EXPECT_NEAR(r.fitted.per_prefill_token_us / truth.per_prefill_token_us, 1, 0.01);
+  EXPECT_NEAR(r.fitted.per_decode_token_us / truth.per_decode_token_us, 1, 0.01);
+  EXPECT_LT(r.fitted_error_after, 0.01);
+  for (const auto& c : r.coefficients) {
+    if (c.free) {
+      EXPECT_GT(c.sensitivity.value_or(0), 0.05) << c.name;
+    }
+  }
+}
+
+// The CLI writes a profile that `predict` finds by name; predicting the real run's scenario
+// with it lands near what the real run measured, where the start profile did not.
+TEST_F(Calibrate, WritesAProfilePredictUses) {
+  const std::int64_t id = store_run("predict");
+  const std::string out_dir = dir_.file("fitted");
+  const CliRun cli = kvsweep({"--db", db(), "calibrate", std::to_string(id), "--profile",
+                              kProfiles + "/calibrate-start.yaml", "--name", "fitted-here", "-o",
+                              out_dir + "/fitted.yaml"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("wrote " + out_dir + "/fitted.yaml: profile fitted-here"),
+            std::string::npos)
+      << cli.out;
+  EXPECT_NE(cli.out.find("mean |error|: fitted cells"), std::string::npos) << cli.out;
+  std::string error;
+  const auto written = sim::find_profile("fitted-here", {out_dir}, &error);
+  ASSERT_TRUE(written) << error;
+  EXPECT_NE(written->source.find("calibrated by kvsweep calibrate from experiment " +
+                                 std::to_string(id)),
+            std::string::npos)
+      << written->source;
+  EXPECT_NEAR(written->per_decode_token_us / profile("calibrate-truth").per_decode_token_us, 1,
+              0.01);
+  // predict with it, by name, from the directory the CLI said.
+  std::string text = fixture_text();
+  text.replace(text.find("profile: calibrate-truth"), 24, "profile: fitted-here");
+  const std::string path = dir_.file("with-fit.yaml");
+  std::ofstream(path) << text;
+  const CliRun predicted = kvsweep({"--db", db(), "-q", "predict", path, "--no-print"},
+                                   {{"KVSWEEP_PROFILE_PATH", out_dir + ":" + kProfiles}});
+  EXPECT_EQ(predicted.exit_code, 0) << predicted.err;
+}
+
+// A run whose cells never held two requests at once cannot say what a step costs per
+// sequence: refused, by name, with the way out; --fix keeps it and fits the rest.
+TEST_F(Calibrate, RefusesARunThatNeverQueuedForCapacity) {
+  const std::int64_t id = store_run("predict", "concurrency: [1, 4, 8, 32]", "concurrency: [1]");
+  const CliRun refused = kvsweep({"--db", db(), "calibrate", std::to_string(id)});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("per_decode_token_us: no fitted cell ran two requests at once"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("--fix NAME"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find("name:"), std::string::npos) << "no profile printed";
+  const CliRun fixed = kvsweep({"--db", db(), "calibrate", std::to_string(id), "--profile",
+                                "calibrate-start", "--fix", "per_decode_token_us"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_NE(fixed.out.find("per_decode_token_us"), std::string::npos);
+  EXPECT_NE(fixed.out.find("kept (--fix)"), std::string::npos) << fixed.out;
+}
+
+TEST_F(Calibrate, BadArgumentsAreUsageErrorsNamingTheOption) {
+  const std::int64_t id = store_run("predict", "num_requests: 64", "num_requests: 16");
+  const std::string exp = std::to_string(id);
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--holdout", "concurrency"}, "--holdout concurrency: expected FACTOR=LEVEL"},
+      {{"--holdout", "concurrency=9"}, "--holdout concurrency=9: no calibrated cell"},
+      {{"--fix", "speed"}, "--fix speed: not a coefficient; valid: base_us"},
+      {{"--profile", "no-such-profile"}, "--profile no-such-profile"},
+      {{"--max-replays", "3"}, "--max-replays: expected at least 20"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"--db", db(), "calibrate", exp};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const CliRun r = kvsweep(args);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  const CliRun none = kvsweep({"--db", db(), "calibrate", "99"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("99"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator
