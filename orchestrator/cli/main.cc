@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       orch::register_audit(app, global),   orch::register_migrate(app, global),
       orch::register_backup(app, global),  orch::register_prune(app, global),
       orch::register_shard(app, global),   orch::register_calibrate(app, global),
+      orch::register_replay(app, global),
   };
 
   if (const auto status = orch::parse_command_line(app, argc, argv)) return *status;

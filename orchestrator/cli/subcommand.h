@@ -58,6 +58,7 @@ Subcommand register_audit(CLI::App& app, const GlobalOptions& global);  // an ou
 Subcommand register_migrate(CLI::App& app, const GlobalOptions& global);
 Subcommand register_backup(CLI::App& app, const GlobalOptions& global);
 Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global);
+Subcommand register_replay(CLI::App& app, const GlobalOptions& global);
 Subcommand register_shard(CLI::App& app, const GlobalOptions& global);
 Subcommand register_prune(CLI::App& app, const GlobalOptions& global);
 

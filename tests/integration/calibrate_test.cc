@@ -1,8 +1,9 @@
-// `kvsweep calibrate` end to end: tests/fixtures/calibrate/calibrate.yaml run with a known
-// profile (calibrate-truth), on the real-time embedded fleet (real HTTP/SSE on loopback) and
-// in virtual time, then fitted from a profile far off (calibrate-start): the fit recovers the
-// known coefficients, predicts a held-out cell, writes a profile `predict` uses, and refuses
-// what a run cannot constrain (docs/predict.md, "Calibrate").
+// `kvsweep calibrate` and `kvsweep replay` end to end: tests/fixtures/calibrate/calibrate.yaml
+// run with a known profile (calibrate-truth), on the real-time embedded fleet (real HTTP/SSE on
+// loopback) and in virtual time, then fitted from a profile far off (calibrate-start): the fit
+// recovers the known coefficients, predicts a held-out cell, writes a profile `predict` uses,
+// and refuses what a run cannot constrain; replay.yaml's real-time run replayed under another
+// strategy agrees with a real run of it (docs/predict.md, "Calibrate" and "Replay").
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -15,9 +16,11 @@
 #include <vector>
 
 #include "orchestrator/calibrate/calibration.h"
+#include "orchestrator/calibrate/stored_replay.h"
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/targets/child_process.h"
 #include "sim/engine/profile.h"
+#include "store/sqlite_handles.h"
 #include "store/store.h"
 #include "tests/support/temp_dir.h"
 
@@ -40,8 +43,8 @@ CliRun kvsweep(const std::vector<std::string>& args, std::map<std::string, std::
   return {r.exit_code, r.out, r.err};
 }
 
-std::string fixture_text() {
-  std::ifstream in(kProfiles + "/calibrate.yaml");
+std::string fixture_text(const std::string& name = "calibrate.yaml") {
+  std::ifstream in(kProfiles + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -64,8 +67,9 @@ class Calibrate : public ::testing::Test {
   // The store's latest experiment, after `kvsweep <verb> SCENARIO` of the fixture's text with
   // `from` replaced by `to`.
   std::int64_t store_run(const std::string& verb, const std::string& from = "",
-                         const std::string& to = "") {
-    std::string text = fixture_text();
+                         const std::string& to = "",
+                         const std::string& fixture = "calibrate.yaml") {
+    std::string text = fixture_text(fixture);
     if (!from.empty()) {
       const auto at = text.find(from);
       EXPECT_NE(at, std::string::npos) << from;
@@ -214,6 +218,113 @@ TEST_F(Calibrate, BadArgumentsAreUsageErrorsNamingTheOption) {
   const CliRun none = kvsweep({"--db", db(), "calibrate", "99"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("99"), std::string::npos) << none.err;
+}
+
+// A replay's figures by the run's cell label.
+std::map<std::string, ReplayedCell> by_label(const ReplayResult& r) {
+  std::map<std::string, ReplayedCell> out;
+  for (const auto& c : r.cells) out.emplace(c.label, c);
+  return out;
+}
+
+double figure(const CalibrationFigures& f, Figure which) {
+  return f.values[static_cast<std::size_t>(which)].value_or(-1);
+}
+
+// A SweepOutput that keeps nothing: the replay's progress is not what these tests check.
+class Quiet : public SweepOutput {
+ public:
+  void line(const std::string&) override {}
+  void progress(const std::string&) override {}
+  void end_progress() override {}
+};
+
+// The real-time fleet ran random and prefix-hash on the same traffic. The random cells replayed
+// under prefix-hash in virtual time agree with the prefix-hash cells the fleet really ran, and
+// the prefix-hash cells replayed under their own strategy reproduce themselves, each within the
+// agreement test's 10% (tests/predict/agreement_test.cc); the KV hit rate within 3 points.
+// Random routing's own replay is held looser: its draws fall on other replicas once real-time
+// arrivals reorder them, so only its hit rate (5 points) and throughput (20%) are held.
+TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
+  const std::int64_t id = store_run("run", "", "", "replay.yaml");
+  store::Store store = store::Store::open(db());
+  const StoredRun run = load_stored_run(store, id);
+  ASSERT_EQ(run.cells.size(), 4u);
+  Quiet quiet;
+  ReplayOptions under_prefix_hash;
+  under_prefix_hash.strategy = "PrefixHash";  // KubeAI's spelling: canonical prefix-hash
+  const ReplayResult replay = replay_stored_run(store, run, under_prefix_hash, quiet);
+  EXPECT_TRUE(replay.traffic_differs.empty());
+  EXPECT_NE(replay.fleet.find("prefix-hash on 4 replicas"), std::string::npos) << replay.fleet;
+  const auto replayed = by_label(replay);
+  for (const std::string c : {"8", "32"}) {
+    const ReplayedCell& random = replayed.at("random@" + c);
+    const ReplayedCell& real = replayed.at("prefix-hash@" + c);
+    ASSERT_TRUE(random.replayed) << c;
+    ASSERT_TRUE(real.replayed) << c;
+    const CalibrationFigures& predicted = *random.replayed;
+    const CalibrationFigures& measured = real.measured;
+    EXPECT_NEAR(*predicted.kv_hit, *measured.kv_hit, 0.03) << c;
+    EXPECT_GT(*predicted.kv_hit, *random.measured.kv_hit + 0.1) << c;  // routing's gain shows
+    EXPECT_NEAR(figure(predicted, Figure::kTtftMean) / figure(measured, Figure::kTtftMean), 1,
+                0.10)
+        << c;
+    EXPECT_NEAR(figure(predicted, Figure::kOutputTokS) / figure(measured, Figure::kOutputTokS),
+                1, 0.10)
+        << c;
+    // Its own replay: prefix-hash's routing is deterministic, so the same bounds.
+    const CalibrationFigures& own = *real.replayed;
+    EXPECT_NEAR(*own.kv_hit, *measured.kv_hit, 0.03) << c;
+    EXPECT_NEAR(figure(own, Figure::kTtftMean) / figure(measured, Figure::kTtftMean), 1, 0.10)
+        << c;
+  }
+  ReplayOptions own;
+  const ReplayResult itself = replay_stored_run(store, run, own, quiet);
+  for (const auto& c : itself.cells) {
+    ASSERT_TRUE(c.replayed) << c.label;
+    EXPECT_NEAR(*c.replayed->kv_hit, *c.measured.kv_hit, 0.05) << c.label;
+    EXPECT_NEAR(figure(*c.replayed, Figure::kOutputTokS) /
+                    figure(c.measured, Figure::kOutputTokS),
+                1, 0.20)
+        << c.label;
+  }
+  // Both replays are experiments of their own, predicted, never the run's.
+  const auto experiments = store.experiments();
+  ASSERT_EQ(experiments.size(), 3u);
+  EXPECT_EQ(experiments[1].name, "replay-grid-replay");
+  EXPECT_NE(experiments[1].setup_json.find("\"kind\":\"predict\""), std::string::npos);
+  EXPECT_EQ(experiments[1].scenario_text.rfind("# kvsweep replay of experiment", 0), 0u);
+  EXPECT_NE(experiments[1].scenario_hash, experiments[0].scenario_hash);
+}
+
+// The CLI's view: the headline per arm, the replay stored, fewer replicas; and an open loop
+// whose schedule the replay cannot regenerate (its scenario's seed edited in the store, as a
+// changed dataset would do) is refused, naming the cell and what differs.
+TEST_F(Calibrate, ReplayChecksItRegeneratedTheRunsTraffic) {
+  const std::int64_t id =
+      store_run("predict", "  num_requests: 64\n", "  num_requests: 40\n  request_rate: 200\n");
+  const CliRun ok = kvsweep({"--db", db(), "replay", std::to_string(id), "--strategy",
+                             "round-robin", "--replicas", "1"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("under round-robin on 1 replicas"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("least-load's traffic under round-robin: KV hit"), std::string::npos)
+      << ok.out;
+  EXPECT_NE(ok.out.find("in 4 of 4 cells"), std::string::npos) << ok.out;
+  {
+    const store::SqliteDb raw = store::SqliteDb::open(db());
+    raw.exec("UPDATE experiments SET scenario_text = replace(scenario_text, 'seed: 11', "
+             "'seed: 12') WHERE id = " + std::to_string(id));
+  }
+  const CliRun refused = kvsweep({"--db", db(), "replay", std::to_string(id)});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out;
+  EXPECT_NE(refused.err.find("the replay did not regenerate the run's traffic"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("least-load@1: "), std::string::npos) << refused.err;
+  const CliRun unknown = kvsweep({"--db", db(), "replay", std::to_string(id), "--strategy",
+                                  "fastest"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--strategy fastest: unknown"), std::string::npos) << unknown.err;
 }
 
 }  // namespace
