@@ -63,8 +63,8 @@ NelderMeadResult nelder_mead(const std::function<double(const std::vector<double
     if (f_reflected < simplex.front().f) {
       const std::vector<double> expanded = along(centroid, worst.x, -2.0);
       const double f_expanded = eval(expanded);
-      worst = f_expanded < f_reflected ? Vertex{expanded, f_expanded}
-                                       : Vertex{reflected, f_reflected};
+      worst =
+          f_expanded < f_reflected ? Vertex{expanded, f_expanded} : Vertex{reflected, f_reflected};
       continue;
     }
     if (f_reflected < simplex[n - 1].f) {

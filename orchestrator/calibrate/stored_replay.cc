@@ -76,8 +76,8 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
   if (!options.strategy.empty()) {
     strategy = canonical_strategy(options.strategy);
     if (!strategy) {
-      throw std::invalid_argument("--strategy " + options.strategy + ": unknown; valid: " +
-                                  join(known_strategy_spellings()));
+      throw std::invalid_argument("--strategy " + options.strategy +
+                                  ": unknown; valid: " + join(known_strategy_spellings()));
     }
   }
   if (options.replicas < 0) throw std::invalid_argument("--replicas: expected at least 1");
@@ -158,8 +158,8 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       result.traffic_unchecked.push_back(cell.label + ": the run's request rows were pruned");
       continue;
     }
-    const auto run_id = run_cell_of.find(cell.plan.factors_json + "#" +
-                                         std::to_string(cell.plan.repeat));
+    const auto run_id =
+        run_cell_of.find(cell.plan.factors_json + "#" + std::to_string(cell.plan.repeat));
     if (id == replay_cell_of.end() || run_id == run_cell_of.end()) continue;
     const Traffic sent = traffic_of(store.requests(run_id->second));
     const Traffic replayed_traffic = traffic_of(store.requests(id->second));
@@ -168,8 +168,9 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       result.traffic_differs.push_back(cell.label + ": " + differs);
     } else if (sent.schedule.empty() && (sent.conversations || replayed_traffic.conversations)) {
       result.traffic_unchecked.push_back(
-          cell.label + ": a closed loop of conversations, whose next turn depends on which user "
-                       "is free first: only its count was compared");
+          cell.label +
+          ": a closed loop of conversations, whose next turn depends on which user "
+          "is free first: only its count was compared");
     }
   }
   return result;

@@ -1,8 +1,7 @@
 #include "orchestrator/calibrate/stored_run.h"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/join.h"
@@ -28,7 +27,8 @@ std::string target_kind_of(const std::string& setup_json) {
 }
 
 bool matches(const nlohmann::json& factors, const Holdout& h) {
-  return factors.is_object() && factors.contains(h.first) && level_text(factors[h.first]) == h.second;
+  return factors.is_object() && factors.contains(h.first) &&
+         level_text(factors[h.first]) == h.second;
 }
 
 }  // namespace
@@ -38,13 +38,14 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   StoredRun run;
   const auto experiment = store.experiment(experiment_id);
   if (!experiment) {
-    throw std::invalid_argument("experiment " + std::to_string(experiment_id) + ": not in the store");
+    throw std::invalid_argument("experiment " + std::to_string(experiment_id) +
+                                ": not in the store");
   }
   run.experiment = *experiment;
   run.target_kind = target_kind_of(experiment->setup_json);
   std::vector<ScenarioError> errors;
-  auto spec = parse_scenario(experiment->scenario_text, experiment->scenario_path, &errors,
-                             target_kinds());
+  auto spec =
+      parse_scenario(experiment->scenario_text, experiment->scenario_path, &errors, target_kinds());
   if (!spec) {
     throw std::invalid_argument("experiment " + std::to_string(experiment_id) +
                                 ": its stored scenario no longer loads: " +

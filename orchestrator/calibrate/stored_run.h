@@ -25,7 +25,7 @@ struct CalibrationCell {
 struct StoredRun {
   store::ExperimentRow experiment;
   ScenarioSpec spec;
-  std::string target_kind;  // as it ran: "sim", "predict", "kubeai", ...
+  std::string target_kind;             // as it ran: "sim", "predict", "kubeai", ...
   std::vector<CalibrationCell> cells;  // in plan order
   std::vector<std::string> skipped;    // "random@8: failed: ..." each cell left out and why
 };

@@ -33,8 +33,8 @@ void no_migration_progress(const std::string&) {}
 VirtualReplay::VirtualReplay(const StoredRun& run, const std::atomic<bool>* stop)
     : run_(run), stop_(stop) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/kvsweep-calibrate-XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kvsweep-calibrate-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw std::runtime_error("calibrate: cannot make a scratch directory " + pattern + ": " +
                              std::strerror(errno));
@@ -71,8 +71,7 @@ std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
     std::map<std::int64_t, std::string> key_of;
     for (const auto& cell : store.cells(outcome.experiment_id)) key_of[cell.id] = cell.key;
     for (const auto& row : store.cell_summaries(outcome.experiment_id, false)) {
-      const auto metrics =
-          reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
+      const auto metrics = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
       if (metrics.ok > 0) by_key[key_of[row.cell_id]] = figures_of(metrics);
     }
   }

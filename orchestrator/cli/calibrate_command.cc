@@ -33,8 +33,8 @@ struct CalibrateArgs {
 sim::TimingProfile start_profile(const std::string& which) {
   std::string error;
   const std::filesystem::path path(which);
-  const bool file = std::filesystem::exists(path) || path.extension() == ".yaml" ||
-                    path.extension() == ".yml";
+  const bool file =
+      std::filesystem::exists(path) || path.extension() == ".yaml" || path.extension() == ".yml";
   if (file) {
     std::string text;
     try {
@@ -82,8 +82,7 @@ void print_result(const StoredRun& run, const CalibrationResult& r) {
   std::printf("%-22s %12s %12s %12s\n", "coefficient", "start", "fitted", "sensitivity");
   for (const auto& c : r.coefficients) {
     std::printf("%-22s %12s %12s %12s%s%s\n", c.name.c_str(), number(c.start).c_str(),
-                number(c.fitted).c_str(),
-                c.sensitivity ? number(*c.sensitivity).c_str() : "-",
+                number(c.fitted).c_str(), c.sensitivity ? number(*c.sensitivity).c_str() : "-",
                 c.note.empty() ? "" : "  ", c.note.c_str());
   }
   std::printf("\nerror per cell, predicted / measured - 1, before -> after the fit:\n");
@@ -133,8 +132,8 @@ int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
   for (const auto& c : run.cells) held_out += c.held_out ? 1 : 0;
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
   console.line("calibrate: experiment " + std::to_string(experiment.id) + " (" + experiment.name +
-               ", ran on " + (run.target_kind.empty() ? "?" : run.target_kind) + "): " +
-               std::to_string(run.cells.size() - held_out) + " cells fitted, " +
+               ", ran on " + (run.target_kind.empty() ? "?" : run.target_kind) +
+               "): " + std::to_string(run.cells.size() - held_out) + " cells fitted, " +
                std::to_string(held_out) + " held out, " + std::to_string(run.skipped.size()) +
                " left out; starting from profile " + start.name);
 
@@ -158,9 +157,10 @@ int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
   }
   write_file(args.output, yaml);
   const std::string dir = std::filesystem::absolute(args.output).parent_path().string();
-  std::printf("\nwrote %s: profile %s. Predict with it: KVSWEEP_PROFILE_PATH=%s and "
-              "target.sim.profile: %s\n",
-              args.output.c_str(), name.c_str(), dir.c_str(), name.c_str());
+  std::printf(
+      "\nwrote %s: profile %s. Predict with it: KVSWEEP_PROFILE_PATH=%s and "
+      "target.sim.profile: %s\n",
+      args.output.c_str(), name.c_str(), dir.c_str(), name.c_str());
   return kExitOk;
 }
 
@@ -171,7 +171,8 @@ Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global) {
   auto* cmd = app.add_subcommand(
       "calibrate",
       "fit the predictor's step-time coefficients to a stored run: its cells replayed in "
-      "virtual time (same arrivals, dataset, strategy, cache policy), a robust loss of the log errors of "
+      "virtual time (same arrivals, dataset, strategy, cache policy), a robust loss of the log "
+      "errors of "
       "their TTFT and ITL p50/p90 and output tok/s minimised; prints the fit and each cell's "
       "error before and after, and writes the profile (docs/predict.md)");
   cmd->add_option("experiment", args->experiment,
@@ -179,10 +180,8 @@ Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--profile", args->profile,
                   "where the fit starts: a profile name or file (default: the scenario's "
                   "target.sim.profile)");
-  cmd->add_option("-o,--output", args->output,
-                  "write the fitted profile here (default: print it)");
-  cmd->add_option("--name", args->name,
-                  "the fitted profile's name (default: <start>-calibrated)");
+  cmd->add_option("-o,--output", args->output, "write the fitted profile here (default: print it)");
+  cmd->add_option("--name", args->name, "the fitted profile's name (default: <start>-calibrated)");
   cmd->add_option("--holdout", args->holdout,
                   "FACTOR=LEVEL: fit without the cells at that level and report their error "
                   "(cross-validation); repeatable");

@@ -91,8 +91,8 @@ void print_headlines(const ReplayResult& r, const std::string& under) {
   for (const auto& arm : order) {
     const Sums& s = by_arm[arm];
     std::string hit = "KV hit n/a";
-    if (s.hits > 0) hit = "KV hit " + hit_text(s.hit_run / s.hits) + " -> " +
-                          hit_text(s.hit_replay / s.hits);
+    if (s.hits > 0)
+      hit = "KV hit " + hit_text(s.hit_run / s.hits) + " -> " + hit_text(s.hit_replay / s.hits);
     const std::optional<double> ttft_run =
         s.ok_run > 0 ? std::optional<double>(s.ttft_run / s.ok_run) : std::nullopt;
     const std::optional<double> ttft_replay =
@@ -124,17 +124,18 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
   const ReplayResult r = replay_stored_run(store, run, options, console);
   console.end_progress();
-  std::printf("replay of experiment %lld (%s, ran on %s) under %s: stored as experiment %lld "
-              "(predicted; kvsweep report %lld)\n",
-              static_cast<long long>(experiment.id), experiment.name.c_str(),
-              run.target_kind.empty() ? "?" : run.target_kind.c_str(), r.fleet.c_str(),
-              static_cast<long long>(r.experiment_id), static_cast<long long>(r.experiment_id));
+  std::printf(
+      "replay of experiment %lld (%s, ran on %s) under %s: stored as experiment %lld "
+      "(predicted; kvsweep report %lld)\n",
+      static_cast<long long>(experiment.id), experiment.name.c_str(),
+      run.target_kind.empty() ? "?" : run.target_kind.c_str(), r.fleet.c_str(),
+      static_cast<long long>(r.experiment_id), static_cast<long long>(r.experiment_id));
   std::printf("%-26s %-16s %-30s %-30s %s\n", "cell", "KV hit", "TTFT mean", "TTFT p90",
               "output tok/s");
   for (const auto& c : r.cells) {
     const std::optional<CalibrationFigures>& p = c.replayed;
-    const std::string hit = hit_text(c.measured.kv_hit) + " -> " +
-                            (p ? hit_text(p->kv_hit) : std::string("failed"));
+    const std::string hit =
+        hit_text(c.measured.kv_hit) + " -> " + (p ? hit_text(p->kv_hit) : std::string("failed"));
     std::printf("%-26s %-16s %-30s %-30s %s\n", c.label.c_str(), hit.c_str(),
                 pair_text(value(c.measured, Figure::kTtftMean),
                           p ? value(*p, Figure::kTtftMean) : std::nullopt, " ms")
@@ -158,9 +159,10 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
     return kExitFailed;
   }
   const std::size_t checked = r.cells.size() - r.traffic_unchecked.size();
-  std::printf("traffic: the run's requests, conversations and turns (an open loop's on its "
-              "schedule) in %zu of %zu cells\n",
-              checked, r.cells.size());
+  std::printf(
+      "traffic: the run's requests, conversations and turns (an open loop's on its "
+      "schedule) in %zu of %zu cells\n",
+      checked, r.cells.size());
   return kExitOk;
 }
 

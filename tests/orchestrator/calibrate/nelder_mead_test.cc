@@ -57,8 +57,8 @@ TEST(NelderMead, StopsOnAFlatFunctionAndAtTheEvaluationLimit) {
 
   NelderMeadOptions few;
   few.max_evaluations = 12;
-  const NelderMeadResult cut = nelder_mead(
-      [](const std::vector<double>& x) { return std::pow(x[0] - 100, 2); }, {0}, few);
+  const NelderMeadResult cut =
+      nelder_mead([](const std::vector<double>& x) { return std::pow(x[0] - 100, 2); }, {0}, few);
   EXPECT_FALSE(cut.converged);
   EXPECT_LE(cut.evaluations, 12 + 2);  // an iteration that began under the limit ends
   EXPECT_LT(cut.value, 100 * 100);     // it still went downhill
