@@ -41,6 +41,7 @@ bool VirtualFleet::set_strategy(const std::string& name, const sim::StrategyPara
 
 void VirtualFleet::set_prefix_caching(bool enabled) {
   for (auto& replica : replicas_) replica->set_prefix_caching(enabled);
+  if (opportunity_) opportunity_->forget_computed();
 }
 
 void VirtualFleet::reset_prefix_caches() {
@@ -48,11 +49,20 @@ void VirtualFleet::reset_prefix_caches() {
     replica(i).reset_prefix_cache();
     router_.on_prefix_cache_reset(i);
   }
+  if (opportunity_) opportunity_->forget_computed();
 }
 
 void VirtualFleet::restart() {
   for (auto& replica : replicas_) replica->restart();
   router_.restart();
+  if (opportunity_) opportunity_->forget_computed();
+}
+
+void VirtualFleet::note_routed(std::span<const sim::TokenId> prompt, int chosen) {
+  if (!opportunity_) return;
+  // The index's approximate-mode clock is never read with KV events on: any instant will do.
+  opportunity_->note(prompt, options_.profile.block_size, chosen, router_.index(),
+                     sim::KvIndex::Clock::time_point{});
 }
 
 }  // namespace kvsweep::predict

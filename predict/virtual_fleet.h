@@ -3,9 +3,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "predict/routing_opportunity.h"
 #include "predict/virtual_replica.h"
 #include "sim/engine/profile.h"
 #include "sim/router/route_decider.h"
@@ -56,11 +59,26 @@ class VirtualFleet {
   // router forgets its index and strategy state.
   void restart();
 
+  // From now on every routed request is counted by a RoutingOpportunityTracker (it hashes
+  // every prompt, which plain predictions need not pay for). Off by default.
+  void track_routing_opportunity() {
+    if (!opportunity_) opportunity_.emplace();
+  }
+  // A request with `prompt` was routed to `chosen` (virtual_load.cc, at its arrival); nothing
+  // unless tracking.
+  void note_routed(std::span<const sim::TokenId> prompt, int chosen);
+  // The totals since tracking began; nullopt when not tracking.
+  std::optional<RoutingOpportunity> routing_opportunity() const {
+    if (!opportunity_) return std::nullopt;
+    return opportunity_->totals();
+  }
+
  private:
   VirtualFleetOptions options_;
   sim::RouteDecider router_;
   std::vector<std::unique_ptr<VirtualReplica>> replicas_;
   double now_s_ = 0;
+  std::optional<RoutingOpportunityTracker> opportunity_;
 };
 
 }  // namespace kvsweep::predict

@@ -316,6 +316,7 @@ class VirtualRun {
                               : std::span<const sim::TokenId>{};
     f.decision = router.pick(sim::RouteRequest{f.request.key, {}, tokens}, {}, router_time(now_));
     router.on_routed(f.decision, router_time(now_));
+    fleet_.note_routed(f.request.prompt, f.decision.replica);
     f.routed = true;
     f.replica = f.decision.replica;
     VirtualReplica& replica = fleet_.replica(f.replica);

@@ -111,8 +111,11 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
   }
 
   std::map<std::string, std::int64_t> replay_cell_of;  // plan key -> the replay's cell id
+  // Each measured phase's routing opportunity, in the order the phases ran (plan order).
+  std::vector<std::optional<predict::RoutingOpportunity>> opportunities;
   {
     PredictTarget target(spec, plan, 0, silent_log(), options.profile);
+    target.track_routing_opportunity();
     RunnerOptions runner;
     runner.target_override = "predict";
     runner.stop = options.stop;
@@ -120,7 +123,10 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
                             const std::function<void(const driver::Progress&)>& progress) {
       return target.run_load(o, w, progress);
     };
-    runner.measured_samples = [&target] { return target.measured_samples(); };
+    runner.measured_samples = [&target, &opportunities] {
+      opportunities.push_back(target.last_routing_opportunity());
+      return target.measured_samples();
+    };
     const SweepOutcome outcome = run_sweep(spec, plan, target, store, output, runner);
     result.experiment_id = outcome.experiment_id;
     for (const auto& cell : store.cells(outcome.experiment_id)) {
@@ -143,6 +149,9 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
     out.label = cell.label;
     out.arm = cell.plan.arm;
     out.measured = cell.measured;
+    // Every cell measured: the phases map onto the cells one to one. (A cell that failed
+    // before its measured phase shifts them: then none is shown rather than a wrong one.)
+    if (opportunities.size() == run.cells.size()) out.opportunity = opportunities[i];
     const auto id = replay_cell_of.find(plan[i].key);
     if (id != replay_cell_of.end()) {
       const auto m = replayed.find(id->second);

@@ -13,6 +13,7 @@
 
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/sweep/sweep_output.h"
+#include "predict/routing_opportunity.h"
 #include "sim/engine/profile.h"
 #include "store/store.h"
 
@@ -30,6 +31,10 @@ struct ReplayedCell {
   std::string arm;    // the run's arm
   CalibrationFigures measured;
   std::optional<CalibrationFigures> replayed;  // nullopt: the replay's cell failed
+  // The replay's measured phase: where each prompt's blocks could have hit. The KV hit rate
+  // splits into chosen_cached (hit), best - chosen (routing lost: cached on another replica),
+  // computed - best (eviction lost: computed before, evicted everywhere) of prompt_blocks.
+  std::optional<predict::RoutingOpportunity> opportunity;
 };
 
 struct ReplayResult {

@@ -57,6 +57,35 @@ std::string pair_text(const std::optional<double>& before, const std::optional<d
   return text;
 }
 
+std::string share(std::int64_t part, std::int64_t whole) {
+  if (whole <= 0) return "n/a";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return text;
+}
+
+// Where the replay's prompt blocks could have hit: the KV hit rate split into what the routing
+// lost (cached on another replica) and what eviction lost (computed before, evicted everywhere).
+void print_opportunities(const ReplayResult& r) {
+  bool any = false;
+  for (const auto& c : r.cells) any = any || (c.opportunity && c.opportunity->prompt_blocks > 0);
+  if (!any) return;
+  std::printf("\nthe replay's prompt blocks (full blocks, measured phase):\n");
+  std::printf("%-26s %10s %14s %15s %16s\n", "cell", "hit", "routing lost", "eviction lost",
+              "never computed");
+  for (const auto& c : r.cells) {
+    if (!c.opportunity || c.opportunity->prompt_blocks <= 0) continue;
+    const predict::RoutingOpportunity& o = *c.opportunity;
+    std::printf("%-26s %10s %14s %15s %16s\n", c.label.c_str(),
+                share(o.chosen_cached, o.prompt_blocks).c_str(),
+                share(o.best_cached - o.chosen_cached, o.prompt_blocks).c_str(),
+                share(o.computed_before - o.best_cached, o.prompt_blocks).c_str(),
+                share(o.prompt_blocks - o.computed_before, o.prompt_blocks).c_str());
+  }
+  std::printf("\n");
+}
+
 // One line per arm of the run: its traffic under the replay's fleet, summed over its cells
 // (mean TTFT weighted by each cell's successful requests; KV hit the mean of its cells').
 void print_headlines(const ReplayResult& r, const std::string& under) {
@@ -147,6 +176,7 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
                           p ? value(*p, Figure::kOutputTokS) : std::nullopt, "")
                     .c_str());
   }
+  print_opportunities(r);
   print_headlines(r, args.strategy.empty() ? "its own strategy, predicted" : args.strategy);
   for (const auto& s : run.skipped) std::printf("left out: %s\n", s.c_str());
   for (const auto& s : r.traffic_unchecked) std::printf("traffic not checked: %s\n", s.c_str());

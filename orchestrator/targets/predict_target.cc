@@ -211,9 +211,11 @@ Endpoints PredictTarget::endpoints() const {
 driver::LoadResult PredictTarget::run_load(
     const driver::LoadOptions& options, const driver::Workload& workload,
     const std::function<void(const driver::Progress&)>& on_progress) {
+  const auto before = fleet_->routing_opportunity();
   predict::VirtualLoadResult result =
       predict::run_virtual_load(*fleet_, options, workload, load_options_, on_progress);
   samples_ = std::move(result.samples);
+  if (before) last_opportunity_ = *fleet_->routing_opportunity() - *before;
   return std::move(result.load);
 }
 

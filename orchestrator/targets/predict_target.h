@@ -60,6 +60,13 @@ class PredictTarget : public PlannedTarget {
 
   const predict::VirtualFleet& fleet() const { return *fleet_; }
 
+  // Counts where each routed request's prompt could have hit (predict/routing_opportunity.h)
+  // from now on; last_routing_opportunity() is then the last run_load's. `kvsweep replay`.
+  void track_routing_opportunity() { fleet_->track_routing_opportunity(); }
+  std::optional<predict::RoutingOpportunity> last_routing_opportunity() const {
+    return last_opportunity_;
+  }
+
  private:
   struct Settings {
     std::string strategy;  // canonical
@@ -76,6 +83,7 @@ class PredictTarget : public PlannedTarget {
   std::optional<Treatment> applied_;
   sim::StrategyParams params_;  // the router's knobs as last set
   std::vector<store::MetricSample> samples_;
+  std::optional<predict::RoutingOpportunity> last_opportunity_;
 };
 
 }  // namespace kvsweep::orchestrator

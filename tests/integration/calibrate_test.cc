@@ -282,6 +282,25 @@ TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
   }
   ReplayOptions own;
   const ReplayResult itself = replay_stored_run(store, run, own, quiet);
+  // Where the blocks could have hit: random routing leaves a fifth of them on other replicas,
+  // prefix-hash almost none; the replay's block hit share is its KV hit rate.
+  for (const auto& c : itself.cells) {
+    ASSERT_TRUE(c.opportunity) << c.label;
+    const predict::RoutingOpportunity& o = *c.opportunity;
+    ASSERT_GT(o.prompt_blocks, 0);
+    const double blocks = static_cast<double>(o.prompt_blocks);
+    const double routing_lost = static_cast<double>(o.best_cached - o.chosen_cached) / blocks;
+    if (c.arm == "random") {
+      EXPECT_GT(routing_lost, 0.10) << c.label;
+    } else {
+      EXPECT_LT(routing_lost, 0.03) << c.label;
+    }
+    EXPECT_NEAR(static_cast<double>(o.chosen_cached) / blocks, *c.replayed->kv_hit, 0.05)
+        << c.label;
+    EXPECT_LE(o.chosen_cached, o.best_cached);
+    EXPECT_LE(o.best_cached, o.computed_before);
+    EXPECT_LE(o.computed_before, o.prompt_blocks);
+  }
   for (const auto& c : itself.cells) {
     ASSERT_TRUE(c.replayed) << c.label;
     EXPECT_NEAR(*c.replayed->kv_hit, *c.measured.kv_hit, 0.05) << c.label;
