@@ -24,10 +24,9 @@ void RoutingOpportunityTracker::note(std::span<const sim::TokenId> prompt, int b
   totals_.prompt_blocks += static_cast<std::int64_t>(hashes_.size());
   totals_.chosen_cached += on_chosen;
   totals_.best_cached += best;
-  // A block the index still holds was computed, even if the set missed it (cached before the
-  // tracker started): computed never falls below best.
+  // A block the index holds was stored, even if the set missed it (stored before tracking
+  // began): computed never falls below best.
   totals_.computed_before += std::max<std::int64_t>(computed, best);
-  computed_.insert(hashes_.begin(), hashes_.end());
 }
 
 }  // namespace kvsweep::predict

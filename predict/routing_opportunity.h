@@ -13,10 +13,14 @@
 
 namespace kvsweep::predict {
 
-// Counts of full prompt blocks over routed requests. For each request: its leading blocks
-// cached on the replica chosen (what it hits), on the replica that held the most of them (what
-// routing could have had), and computed anywhere in the fleet before it since the caches were
-// last reset (what it could have hit had nothing been evicted). chosen <= best <= computed.
+// Counts of full prompt blocks over routed requests, at each request's routing decision: its
+// leading blocks cached on the replica chosen (what it hits), on the replica that held the most
+// of them (what routing could have had), and stored anywhere in the fleet before (KV stored
+// events since the caches were last reset: what it could have hit had nothing been evicted).
+// chosen <= best <= computed. A block still being computed for an earlier request when this
+// one arrives is not yet stored: it counts in none of them (the engine may still hit it if the
+// request waits in the queue, so a hit share below the engine's KV hit rate points at identical
+// prompts arriving together).
 struct RoutingOpportunity {
   std::int64_t requests = 0;
   std::int64_t prompt_blocks = 0;
@@ -38,6 +42,8 @@ class RoutingOpportunityTracker {
   // every replica's cache (fed by the replicas' KV events) at that instant.
   void note(std::span<const sim::TokenId> prompt, int block_size, int chosen,
             const sim::KvIndex& index, sim::KvIndex::Clock::time_point now);
+  // A replica's engine stored (made hittable) a block: the fleet has computed it.
+  void on_stored(std::uint64_t block_hash) { computed_.insert(block_hash); }
   // Every cache was reset (a cold cell, a restart): what was computed before is gone by policy,
   // not by eviction.
   void forget_computed() { computed_.clear(); }

@@ -23,8 +23,12 @@ VirtualFleet::VirtualFleet(VirtualFleetOptions options)
   for (int i = 0; i < options_.replicas; ++i) {
     replicas_.push_back(std::make_unique<VirtualReplica>(
         options_.profile, options_.seed + static_cast<std::uint64_t>(i)));
-    replicas_.back()->set_kv_event_listener(
-        [this, i](const sim::KvEvent& event) { router_.on_kv_event(i, event); });
+    replicas_.back()->set_kv_event_listener([this, i](const sim::KvEvent& event) {
+      router_.on_kv_event(i, event);
+      if (opportunity_ && event.kind == sim::KvEvent::Kind::kStored) {
+        opportunity_->on_stored(event.block_hash);
+      }
+    });
   }
 }
 

@@ -34,8 +34,9 @@ struct CoefficientFit {
   double start = 0;
   double fitted = 0;
   bool free = false;  // fitted; false: kept at start (with `note` saying why)
-  // How far the figures move (RMS of their log change) per unit log change of the coefficient
-  // once the other free coefficients compensate: near 0, the run cannot tell it apart.
+  // At the start profile, how far the figures move (RMS of their log change) per unit log
+  // change of the coefficient once the other free coefficients compensate: near 0, the run
+  // cannot tell it apart.
   std::optional<double> sensitivity;
   std::string note;
 };

@@ -8,6 +8,7 @@
 
 #include "common/join.h"
 #include "orchestrator/scenario/strategy_names.h"
+#include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/predict_target.h"
 #include "reports/cell_summary.h"
@@ -117,12 +118,8 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
     PredictTarget target(spec, plan, 0, silent_log(), options.profile);
     target.track_routing_opportunity();
     RunnerOptions runner;
-    runner.target_override = "predict";
+    wire_predict_target(target, runner);
     runner.stop = options.stop;
-    runner.load = [&target](const driver::LoadOptions& o, const driver::Workload& w,
-                            const std::function<void(const driver::Progress&)>& progress) {
-      return target.run_load(o, w, progress);
-    };
     runner.measured_samples = [&target, &opportunities] {
       opportunities.push_back(target.last_routing_opportunity());
       return target.measured_samples();

@@ -55,12 +55,15 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   if (run.spec.search.enabled()) {
     throw std::invalid_argument(
         "experiment " + std::to_string(experiment_id) +
-        " is a capacity search: calibrate reads a grid's cells (a search's probes are "
-        "chosen by its verdicts); calibrate from a grid run of the same fleet");
+        " is a capacity search: calibrate and replay read a grid's cells (a search's probes "
+        "are chosen by its verdicts); use a grid run of the same fleet");
   }
-  // The plan's cells by their levels and repeat: the stored cells ran the same expansion.
+  // The plan's cells by their levels and repeat: the stored cells ran the same expansion. A
+  // rehearsal (`run --target sim` of a cluster scenario) ran target.sim's cuts: its cells are
+  // replayed as cut; anything else at full size, as `predict` runs it.
+  const bool rehearsal = run.target_kind == "sim" && run.spec.target.kind != "sim";
   std::map<std::pair<std::string, int>, const CellPlan*> by_levels;
-  const std::vector<CellPlan> plan = expand_plan(run.spec, "predict");
+  const std::vector<CellPlan> plan = expand_plan(run.spec, rehearsal ? "sim" : "predict");
   for (const auto& cell : plan) by_levels[{cell.factors_json, cell.repeat}] = &cell;
 
   std::map<std::int64_t, reports::CellMetrics> metrics;

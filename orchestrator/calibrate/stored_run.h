@@ -16,7 +16,9 @@
 namespace kvsweep::orchestrator {
 
 struct CalibrationCell {
-  CellPlan plan;      // expand_plan(spec, "predict")'s cell of the same levels and repeat
+  // expand_plan(spec, "predict")'s cell of the same levels and repeat ("sim"'s, with
+  // target.sim's cuts, for a rehearsal)
+  CellPlan plan;
   std::string label;  // "PrefixHash@8", "#2" appended for a repeat
   CalibrationFigures measured;
   bool held_out = false;  // --holdout: predicted and scored, never fitted
@@ -37,7 +39,8 @@ using Holdout = std::pair<std::string, std::string>;
 // its summary's figures. Left out, each with its reason in `skipped`: cells not done, cells
 // with no successful request, and client-bound cells (their figures are the client's limits,
 // not the servers'). Throws std::invalid_argument with the reason: no such experiment, a
-// scenario that no longer parses, a capacity search (its probes are not a grid: not yet), a
+// scenario that no longer parses (its profile not found: set KVSWEEP_PROFILE_PATH as for the
+// run), a capacity search (its probes are not a grid: not yet), a
 // --holdout naming no cell, or no cell left to fit.
 StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
                           const std::vector<Holdout>& holdout = {});

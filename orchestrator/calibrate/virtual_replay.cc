@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/predict_target.h"
 #include "reports/cell_summary.h"
@@ -56,13 +57,8 @@ std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
   {
     PredictTarget target(run_.spec, plan, 0, silent_log(), profile);
     RunnerOptions options;
-    options.target_override = "predict";
+    wire_predict_target(target, options);
     options.stop = stop_;
-    options.load = [&target](const driver::LoadOptions& o, const driver::Workload& w,
-                             const std::function<void(const driver::Progress&)>& progress) {
-      return target.run_load(o, w, progress);
-    };
-    options.measured_samples = [&target] { return target.measured_samples(); };
     store::Store store =
         store::Store::open(path, store::Store::Access::kReadWrite, no_migration_progress);
     QuietOutput quiet;

@@ -72,12 +72,12 @@ void print_opportunities(const ReplayResult& r) {
   for (const auto& c : r.cells) any = any || (c.opportunity && c.opportunity->prompt_blocks > 0);
   if (!any) return;
   std::printf("\nthe replay's prompt blocks (full blocks, measured phase):\n");
-  std::printf("%-26s %10s %14s %15s %16s\n", "cell", "hit", "routing lost", "eviction lost",
-              "never computed");
+  std::printf("%-26s %10s %14s %15s %18s\n", "cell", "hit", "routing lost", "eviction lost",
+              "not yet computed");
   for (const auto& c : r.cells) {
     if (!c.opportunity || c.opportunity->prompt_blocks <= 0) continue;
     const predict::RoutingOpportunity& o = *c.opportunity;
-    std::printf("%-26s %10s %14s %15s %16s\n", c.label.c_str(),
+    std::printf("%-26s %10s %14s %15s %18s\n", c.label.c_str(),
                 share(o.chosen_cached, o.prompt_blocks).c_str(),
                 share(o.best_cached - o.chosen_cached, o.prompt_blocks).c_str(),
                 share(o.computed_before - o.best_cached, o.prompt_blocks).c_str(),

@@ -17,6 +17,7 @@
 #include "orchestrator/cli/sweep_preview.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/rehearsal.h"
+#include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
 #include "reports/markdown_report.h"
@@ -52,12 +53,8 @@ std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const std::vector<C
   }
   std::unique_ptr<PredictTarget> predicted =
       build_predict_target(spec, plan, args.network_latency_s, global.log);
-  PredictTarget* fleet = predicted.get();  // owned by the returned target, which outlives the run
-  options.load = [fleet](const driver::LoadOptions& o, const driver::Workload& w,
-                         const std::function<void(const driver::Progress&)>& progress) {
-    return fleet->run_load(o, w, progress);
-  };
-  options.measured_samples = [fleet] { return fleet->measured_samples(); };
+  // The returned target owns the fleet and outlives the run.
+  wire_predict_target(*predicted, options);
   return predicted;
 }
 
