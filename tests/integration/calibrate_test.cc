@@ -22,12 +22,20 @@
 #include "sim/engine/profile.h"
 #include "store/sqlite_handles.h"
 #include "store/store.h"
+#include "tests/support/sanitized_build.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep::orchestrator {
 namespace {
 
 const std::string kProfiles = KVSWEEP_FIXTURES "/calibrate";
+
+// Why the two real-time tests do not run under `make sanitize`: their bounds measure how closely
+// the real-time fleet keeps the model's clock, and ASan slows it several times (a cell turns
+// client-bound and is left out; prefix-hash's mean TTFT came out twice the model's). The
+// calibration and replay code runs under ASan in the other tests.
+constexpr const char* kRealTimeUnderAsan =
+    "real-time fidelity is not measurable under ASan (docs/reliability.md)";
 
 struct CliRun {
   int exit_code = 0;
@@ -104,6 +112,7 @@ class Calibrate : public ::testing::Test {
 // over its figures. The real-time fleet runs the same engine code on a real clock, behind
 // real HTTP: the fit absorbs that overhead, which is why the bound is 10% and not exact.
 TEST_F(Calibrate, RecoversAKnownProfileFromTheRealTimeFleet) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << kRealTimeUnderAsan;
   const std::int64_t id = store_run("run");
   const CalibrationResult r = fit(id, {{"concurrency", "8"}});
   const sim::TimingProfile truth = profile("calibrate-truth");
@@ -250,6 +259,7 @@ class Quiet : public SweepOutput {
 // Random routing's own replay is held looser: its draws fall on other replicas once real-time
 // arrivals reorder them, so only its hit rate (5 points) and throughput (25%) are held.
 TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
+  if (testing::kSanitizedBuild) GTEST_SKIP() << kRealTimeUnderAsan;
   const std::int64_t id = store_run("run", "", "", "replay.yaml");
   store::Store store = store::Store::open(db());
   const StoredRun run = load_stored_run(store, id);
