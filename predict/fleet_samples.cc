@@ -40,6 +40,8 @@ class SampleWriter {
   }
   void counter(const char* name, std::uint64_t value) { add(name, static_cast<double>(value)); }
   void gauge(const char* name, double value) { add(name, as_exposed(value)); }
+  // An info gauge: its labels are the information, its value 1.
+  void info(const char* name, const std::string& labels_json) { add(name, labels_json, 1); }
   void finished(const char* reason, std::uint64_t value) {
     add("vllm:request_success_total",
         nlohmann::json{{"finished_reason", reason}, {"model_name", model_}}.dump(),
@@ -80,6 +82,13 @@ void append_replica_samples(const ReplicaCounters& c, const std::string& model,
   w.gauge("vllm:kv_cache_usage_perc", c.kv_cache_usage);
   w.gauge("vllm:num_requests_running", c.num_running);
   w.gauge("vllm:num_requests_waiting", c.num_waiting);
+  if (c.num_gpu_blocks > 0) {
+    w.info("vllm:cache_config_info",
+           nlohmann::json{{"block_size", std::to_string(c.block_size)},
+                          {"enable_prefix_caching", c.enable_prefix_caching ? "True" : "False"},
+                          {"num_gpu_blocks", std::to_string(c.num_gpu_blocks)}}
+               .dump());
+  }
   w.histogram("vllm:time_to_first_token_seconds", c.ttft);
   w.histogram("vllm:inter_token_latency_seconds", c.itl);
   w.histogram("vllm:time_per_output_token_seconds", c.itl);

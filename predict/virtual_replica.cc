@@ -92,6 +92,9 @@ ReplicaCounters VirtualReplica::counters() const {
   c.kv_cache_usage = scheduler_.kv_cache_usage();
   c.num_running = scheduler_.num_running();
   c.num_waiting = scheduler_.num_waiting();
+  c.num_gpu_blocks = profile_.num_gpu_blocks;
+  c.block_size = profile_.block_size;
+  c.enable_prefix_caching = prefix_caching();
   return c;
 }
 

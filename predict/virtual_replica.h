@@ -40,6 +40,10 @@ struct ReplicaCounters {
   LatencySum ttft;  // arrival at the replica to first token
   LatencySum itl;   // between consecutive tokens of one request
   LatencySum e2e;   // arrival at the replica to the last token
+  // The KV pool (sim::EngineMetrics' fields of the same names).
+  int num_gpu_blocks = 0;
+  int block_size = 0;
+  bool enable_prefix_caching = true;
 };
 
 // The real-time Engine (sim/engine/engine.h) with virtual time instead of a timer: a step

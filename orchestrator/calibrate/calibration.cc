@@ -194,8 +194,22 @@ const std::vector<std::string>& coefficient_names() {
   return names;
 }
 
-CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
+CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& given_start,
                             const CalibrationOptions& options) {
+  // The servers' own pool, when their /metrics showed it: measured, not fitted.
+  sim::TimingProfile start = given_start;
+  std::string kv_pool;
+  if (run.kv_pool) {
+    start.num_gpu_blocks = run.kv_pool->num_gpu_blocks;
+    start.block_size = run.kv_pool->block_size;
+    kv_pool = "num_gpu_blocks " + std::to_string(given_start.num_gpu_blocks) + " -> " +
+              std::to_string(start.num_gpu_blocks) + ", block_size " +
+              std::to_string(given_start.block_size) + " -> " + std::to_string(start.block_size) +
+              ": read from the servers' vllm:cache_config_info";
+  } else {
+    kv_pool = "num_gpu_blocks " + std::to_string(start.num_gpu_blocks) +
+              " kept from the start profile: " + run.kv_pool_note;
+  }
   const auto& names = coefficient_names();
   for (const auto& name : options.fixed) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -203,7 +217,8 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& star
     }
   }
   CalibrationResult result;
-  result.start = start;
+  result.start = given_start;
+  result.kv_pool = kv_pool;
   std::vector<std::size_t> free;
   for (std::size_t k = 0; k < names.size(); ++k) {
     CoefficientFit c;

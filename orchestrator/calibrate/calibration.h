@@ -55,7 +55,11 @@ struct CalibrationResult {
   sim::TimingProfile start;
   sim::TimingProfile fitted;
   std::vector<CoefficientFit> coefficients;  // in coefficient_names() order
-  std::vector<CellErrors> cells;             // run.cells' order
+  // Where the KV pool (num_gpu_blocks, block_size) came from: "read from the servers'
+  // vllm:cache_config_info" (then fitted and the fit's start use it), or why the start
+  // profile's was kept.
+  std::string kv_pool;
+  std::vector<CellErrors> cells;  // run.cells' order
   int replays = 0;
   bool converged = false;
   // Mean |relative error| over every figure of the fitted cells, and of the held-out ones.
@@ -72,7 +76,8 @@ class CalibrationRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Fits run's non-held-out cells from `start`. The free coefficients are base_us,
+// Fits run's non-held-out cells from `start`, with the servers' KV pool in place of start's
+// when the run showed it (StoredRun::kv_pool). The free coefficients are base_us,
 // per_prefill_token_us, per_decode_token_us, and per_kv_usage_us when `start` has that term
 // (> 0), less options.fixed. Checked before fitting: a run whose fitted cells never ran two
 // requests at once cannot constrain per_decode_token_us (a step's cost per sequence, which sets

@@ -1,5 +1,6 @@
 #include "orchestrator/calibrate/stored_run.h"
 
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -24,6 +25,39 @@ std::string target_kind_of(const std::string& setup_json) {
     if (kind.is_string()) return kind.get<std::string>();
   }
   return "";
+}
+
+// The pool every source of `samples` shows in vllm:cache_config_info, or why there is none.
+std::optional<ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& samples,
+                                       std::string* note) {
+  std::map<std::string, std::pair<int, int>> by_source;  // source -> (blocks, block size)
+  for (const auto& s : samples) {
+    if (s.name != "vllm:cache_config_info") continue;
+    const auto labels = nlohmann::json::parse(s.labels_json, nullptr, false);
+    if (!labels.is_object() || !labels.contains("num_gpu_blocks") ||
+        !labels["num_gpu_blocks"].is_string()) {
+      continue;
+    }
+    const int blocks = std::atoi(labels["num_gpu_blocks"].get<std::string>().c_str());
+    const int size = labels.contains("block_size") && labels["block_size"].is_string()
+                         ? std::atoi(labels["block_size"].get<std::string>().c_str())
+                         : 0;
+    if (blocks > 0 && size > 0) by_source[s.source] = {blocks, size};
+  }
+  if (by_source.empty()) {
+    *note = "the servers' /metrics show no vllm:cache_config_info";
+    return std::nullopt;
+  }
+  const auto first = by_source.begin()->second;
+  for (const auto& [source, pool] : by_source) {
+    if (pool != first) {
+      *note = "the servers' pools differ (" + by_source.begin()->first + ": " +
+              std::to_string(first.first) + " blocks, " + source + ": " +
+              std::to_string(pool.first) + ")";
+      return std::nullopt;
+    }
+  }
+  return ServerKvPool{first.first, first.second};
 }
 
 bool matches(const nlohmann::json& factors, const Holdout& h) {
@@ -71,7 +105,17 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
     metrics[row.cell_id] = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
   }
   std::vector<bool> holdout_used(holdout.size(), false);
+  run.kv_pool_note = "no cell has server samples (pruned, or none were scraped)";
+  bool pool_read = false;
   for (const auto& cell : store.cells(experiment_id)) {
+    if (cell.status == "done" && !pool_read) {
+      const auto samples = store.metric_samples(cell.id);
+      if (!samples.empty()) {
+        pool_read = true;
+        run.kv_pool = kv_pool_of(samples, &run.kv_pool_note);
+        if (run.kv_pool) run.kv_pool_note.clear();
+      }
+    }
     std::string label = cell.arm + "@" + std::to_string(cell.concurrency);
     if (cell.repeat > 0) label += " #" + std::to_string(cell.repeat + 1);
     if (cell.status != "done") {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,12 +25,22 @@ struct CalibrationCell {
   bool held_out = false;  // --holdout: predicted and scored, never fitted
 };
 
+// The servers' KV pool, as their /metrics showed it (vllm:cache_config_info).
+struct ServerKvPool {
+  int num_gpu_blocks = 0;
+  int block_size = 0;
+};
+
 struct StoredRun {
   store::ExperimentRow experiment;
   ScenarioSpec spec;
   std::string target_kind;             // as it ran: "sim", "predict", "kubeai", ...
   std::vector<CalibrationCell> cells;  // in plan order
   std::vector<std::string> skipped;    // "random@8: failed: ..." each cell left out and why
+  // Read from the first done cell's samples when every server there showed the same pool;
+  // otherwise nullopt and kv_pool_note says why.
+  std::optional<ServerKvPool> kv_pool;
+  std::string kv_pool_note;
 };
 
 // One --holdout FACTOR=LEVEL: the cells at that level are held out.

@@ -85,6 +85,7 @@ void print_result(const StoredRun& run, const CalibrationResult& r) {
                 number(c.fitted).c_str(), c.sensitivity ? number(*c.sensitivity).c_str() : "-",
                 c.note.empty() ? "" : "  ", c.note.c_str());
   }
+  std::printf("KV pool: %s\n", r.kv_pool.c_str());
   std::printf("\nerror per cell, predicted / measured - 1, before -> after the fit:\n");
   std::printf("%-24s", "cell");
   for (std::size_t f = 0; f < kFigureCount; ++f) {

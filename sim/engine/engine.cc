@@ -210,6 +210,9 @@ EngineMetrics Engine::metrics() const {
   m.steps_total = impl_->steps_total;
   m.step_seconds_total = impl_->step_seconds_total;
   m.scheduler_cpu_seconds_total = impl_->scheduler_cpu_seconds_total;
+  m.num_gpu_blocks = profile().num_gpu_blocks;
+  m.block_size = profile().block_size;
+  m.enable_prefix_caching = prefix_caching();
   return m;
 }
 

@@ -49,6 +49,11 @@ struct EngineMetrics {
   std::uint64_t steps_total = 0;           // steps completed
   double step_seconds_total = 0;           // their modelled durations, summed
   double scheduler_cpu_seconds_total = 0;  // io-thread CPU in plan()+apply(), HTTP excluded
+  // The KV pool, as vLLM's vllm:cache_config_info labels it (0 blocks: not exposed), so a
+  // calibration can read the servers' pool size from a stored run.
+  int num_gpu_blocks = 0;
+  int block_size = 0;
+  bool enable_prefix_caching = true;
 };
 
 // Thread contract: every method must be called on the io_context's thread (in a fleet with

@@ -69,6 +69,13 @@ std::string replica_metrics_text(std::string_view model, const EngineMetrics& m,
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
         m.num_running);
   gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", m.num_waiting);
+  if (m.num_gpu_blocks > 0) {
+    // vLLM's info gauge: the CacheConfig as labels (Python's str() of each field), value 1.
+    write_family(os, "vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+    os << "vllm:cache_config_info{block_size=\"" << m.block_size << "\",enable_prefix_caching=\""
+       << (m.enable_prefix_caching ? "True" : "False") << "\",num_gpu_blocks=\"" << m.num_gpu_blocks
+       << "\"} 1\n";
+  }
   // kvsweep's own counters: simulated time against the host CPU it cost (docs/performance.md).
   counter("kvsweep_engine_steps_total", "Engine steps completed.", m.steps_total);
   auto seconds = [&](std::string_view name, std::string_view help, double value) {

@@ -129,6 +129,11 @@ TEST_F(Calibrate, RecoversAKnownProfileFromTheRealTimeFleet) {
       << r.fitted.per_decode_token_us;
   EXPECT_EQ(r.fitted.per_kv_usage_us, 0);
   EXPECT_FALSE(r.coefficients[3].free);
+  // The pool is read, not fitted: the start's 1,024 blocks, the servers' 4,096.
+  EXPECT_EQ(r.fitted.num_gpu_blocks, truth.num_gpu_blocks);
+  EXPECT_EQ(r.kv_pool,
+            "num_gpu_blocks 1024 -> 4096, block_size 16 -> 16: read from the servers' "
+            "vllm:cache_config_info");
   ASSERT_EQ(r.cells.size(), 4u);
   EXPECT_TRUE(r.cells[2].held_out);
   EXPECT_EQ(r.cells[2].label, "least-load@8");

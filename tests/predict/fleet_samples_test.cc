@@ -44,6 +44,9 @@ TEST(FleetSamples, SameSeriesLabelsAndValuesAsTheRealTimeReplicasMetricsText) {
   c.generation_tokens_total = 1717171;
   c.requests_finished = 1000;
   c.requests_stopped = 12;
+  c.num_gpu_blocks = 11046;
+  c.block_size = 16;
+  c.enable_prefix_caching = false;
   sim::LatencyHistograms h;
   for (double v : {0.0123456789, 1.87654321, 3.3333333}) {
     h.ttft_s.observe(v);
@@ -67,6 +70,9 @@ TEST(FleetSamples, SameSeriesLabelsAndValuesAsTheRealTimeReplicasMetricsText) {
   m.generation_tokens_total = c.generation_tokens_total;
   m.requests_finished = c.requests_finished;
   m.requests_stopped = c.requests_stopped;
+  m.num_gpu_blocks = c.num_gpu_blocks;
+  m.block_size = c.block_size;
+  m.enable_prefix_caching = c.enable_prefix_caching;
   const auto expected = scraped(sim::replica_metrics_text("sim-model", m, &h), "s");
 
   std::vector<store::MetricSample> got;

@@ -35,6 +35,29 @@ TEST(MetricsExposition, ReplicaUsesVllmNamesWithModelLabel) {
   for (const auto& sample : samples) EXPECT_EQ(sample.labels.at("model_name"), "m");
 }
 
+// vLLM's info gauge of the KV pool: what `kvsweep calibrate` reads the servers' pool size from.
+TEST(MetricsExposition, ReplicaShowsItsKvPoolAsVllmsCacheConfigInfo) {
+  EngineMetrics m;
+  EXPECT_EQ(replica_metrics_text("m", m).find("cache_config_info"), std::string::npos)
+      << "no pool, no gauge";
+  m.num_gpu_blocks = 11046;
+  m.block_size = 16;
+  m.enable_prefix_caching = true;
+  const std::string text = replica_metrics_text("m", m);
+  EXPECT_NE(text.find("# TYPE vllm:cache_config_info gauge\n"), std::string::npos) << text;
+  const auto samples = parse_prometheus_text(text);
+  bool found = false;
+  for (const auto& sample : samples) {
+    if (sample.name != "vllm:cache_config_info") continue;
+    found = true;
+    EXPECT_EQ(sample.value, 1);
+    EXPECT_EQ(sample.labels.at("num_gpu_blocks"), "11046");
+    EXPECT_EQ(sample.labels.at("block_size"), "16");
+    EXPECT_EQ(sample.labels.at("enable_prefix_caching"), "True");
+  }
+  EXPECT_TRUE(found) << text;
+}
+
 TEST(MetricsExposition, ReplicaReportsSimulatedStepTimeAndItsCpuCost) {
   EngineMetrics m;
   m.steps_total = 12;
