@@ -25,8 +25,10 @@ double robust_loss(double log_error) {
   return 2 * kLossScale * kLossScale * (std::sqrt(1 + z * z) - 1);
 }
 
-// Below this sensitivity a coefficient cannot be told from the others (calibration.h).
-constexpr double kMinSensitivity = 0.01;
+// Below this sensitivity a coefficient cannot be told from the others (calibration.h): doubling
+// it, the others compensating, moves the figures under 3.5%, within a percentile's step and a
+// real run's noise.
+constexpr double kMinSensitivity = 0.05;
 // The central difference's step in log space: wide enough to move percentiles by whole steps.
 constexpr double kJacobianStep = 0.4;
 
@@ -255,28 +257,31 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
         "or batched), so it says nothing about a step's cost per sequence, which sets "
         "capacity");
   }
-  const std::vector<double> sensitivity = fit.sensitivities(origin);
-  for (std::size_t k = 0; k < free.size(); ++k) {
-    CoefficientFit& c = result.coefficients[free[k]];
-    c.sensitivity = sensitivity[k];
-    if (sensitivity[k] < kMinSensitivity && !(free[k] == 2 && most_in_flight <= 1)) {
-      char text[256];
+  // Each free coefficient's sensitivity at x, kept in the result; the weak ones said.
+  auto judge = [&](const std::vector<double>& x, const char* where) {
+    const std::vector<double> sensitivity = fit.sensitivities(x);
+    for (std::size_t k = 0; k < free.size(); ++k) {
+      CoefficientFit& c = result.coefficients[free[k]];
+      c.sensitivity = sensitivity[k];
+      if (sensitivity[k] >= kMinSensitivity || (free[k] == 2 && most_in_flight <= 1)) continue;
+      char text[320];
       std::snprintf(text, sizeof text,
-                    "%s: the run's figures cannot tell it from the other coefficients "
+                    "%s: %s, the run's figures cannot tell it from the other coefficients "
                     "(sensitivity %.4f < %.2f: doubling it, the others compensating, moves "
                     "them %.1f%%)",
-                    c.name.c_str(), sensitivity[k], kMinSensitivity,
+                    c.name.c_str(), where, sensitivity[k], kMinSensitivity,
                     100 * (std::exp(sensitivity[k] * std::log(2.0)) - 1));
       refusals.push_back(text);
     }
-  }
-  if (!refusals.empty()) {
+    if (refusals.empty()) return;
     throw CalibrationRefused(
         "calibrate: experiment " + std::to_string(run.experiment.id) +
         " cannot constrain every coefficient:\n  " + join(refusals, "\n  ") +
         "\nkeep such a coefficient at the start profile's value with --fix NAME, or calibrate "
-        "from a run that reaches that regime (higher concurrency, varied prompt lengths)");
-  }
+        "from a run that reaches that regime (other concurrency levels or request rates, so "
+        "batches of several sizes; varied prompt lengths)");
+  };
+  judge(origin, "at the start profile");
 
   const auto before = replay.figures(start, all);
   NelderMeadOptions nm;
@@ -287,6 +292,9 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   const NelderMeadResult best =
       nelder_mead([&fit](const std::vector<double>& x) { return fit.objective(x); }, origin, nm);
   result.converged = best.converged;
+  // Where the fit landed can be flatter than where it began (a fleet saturated in every cell
+  // runs one batch size): judged again there, and the sensitivities shown are these.
+  judge(best.x, "at the fitted point");
   result.fitted = fit.profile_at(best.x);
   for (std::size_t k = 0; k < free.size(); ++k) {
     result.coefficients[free[k]].fitted = coefficient(result.fitted, free[k]);

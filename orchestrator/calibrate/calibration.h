@@ -34,7 +34,7 @@ struct CoefficientFit {
   double start = 0;
   double fitted = 0;
   bool free = false;  // fitted; false: kept at start (with `note` saying why)
-  // At the start profile, how far the figures move (RMS of their log change) per unit log
+  // At the fitted point, how far the figures move (RMS of their log change) per unit log
   // change of the coefficient once the other free coefficients compensate: near 0, the run
   // cannot tell it apart.
   std::optional<double> sensitivity;
@@ -81,8 +81,9 @@ class CalibrationRefused : public std::runtime_error {
 // per_prefill_token_us, per_decode_token_us, and per_kv_usage_us when `start` has that term
 // (> 0), less options.fixed. Checked before fitting: a run whose fitted cells never ran two
 // requests at once cannot constrain per_decode_token_us (a step's cost per sequence, which sets
-// capacity), and any free coefficient whose sensitivity is below 0.01 cannot be told from the
-// others: both refused (CalibrationRefused). Throws std::invalid_argument for an unknown
+// capacity), and any free coefficient whose sensitivity is below 0.05, at the start profile or
+// at the fitted point, cannot be told from the others: both refused (CalibrationRefused). Throws
+// std::invalid_argument for an unknown
 // --fix name or nothing left free; std::runtime_error when a replay cannot run.
 CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
                             const CalibrationOptions& options = {});

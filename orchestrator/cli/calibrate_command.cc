@@ -79,7 +79,8 @@ std::string number(double value) {
 void print_result(const StoredRun& run, const CalibrationResult& r) {
   std::printf("fit: %d replays in virtual time%s\n", r.replays,
               r.converged ? "" : " (stopped at --max-replays before converging)");
-  std::printf("%-22s %12s %12s %12s\n", "coefficient", "start", "fitted", "sensitivity");
+  std::printf("%-22s %12s %12s %12s\n", "coefficient", "start", "fitted",
+              "sensitivity");  // at the fitted point
   for (const auto& c : r.coefficients) {
     std::printf("%-22s %12s %12s %12s%s%s\n", c.name.c_str(), number(c.start).c_str(),
                 number(c.fitted).c_str(), c.sensitivity ? number(*c.sensitivity).c_str() : "-",
@@ -132,11 +133,13 @@ int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
   std::size_t held_out = 0;
   for (const auto& c : run.cells) held_out += c.held_out ? 1 : 0;
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
+  const std::size_t fitted_cells = run.cells.size() - held_out;
   console.line("calibrate: experiment " + std::to_string(experiment.id) + " (" + experiment.name +
                ", ran on " + (run.target_kind.empty() ? "?" : run.target_kind) +
-               "): " + std::to_string(run.cells.size() - held_out) + " cells fitted, " +
-               std::to_string(held_out) + " held out, " + std::to_string(run.skipped.size()) +
-               " left out; starting from profile " + start.name);
+               "): " + std::to_string(fitted_cells) + (fitted_cells == 1 ? " cell" : " cells") +
+               " fitted, " + std::to_string(held_out) + " held out, " +
+               std::to_string(run.skipped.size()) + " left out; starting from profile " +
+               start.name);
 
   SignalGuard signals;
   CalibrationOptions options;
