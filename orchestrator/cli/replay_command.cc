@@ -3,6 +3,7 @@
 // stored as a predicted experiment and compared cell by cell with what the run measured.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -134,6 +135,11 @@ void print_headlines(const ReplayResult& r, const std::string& under) {
 
 int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
   if (args.replicas < 0) throw std::invalid_argument("--replicas: expected at least 1");
+  // Read-write (the replay is stored), but never a new file: there is nothing to replay.
+  if (!std::filesystem::exists(global.db_path)) {
+    throw std::invalid_argument("no store at " + global.db_path +
+                                " (run a scenario first, or --db)");
+  }
   store::Store store = store::Store::open(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
   const StoredRun run = load_stored_run(store, experiment.id);

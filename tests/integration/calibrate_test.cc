@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -237,6 +238,14 @@ TEST_F(Calibrate, BadArgumentsAreUsageErrorsNamingTheOption) {
   const CliRun none = kvsweep({"--db", db(), "calibrate", "99"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("99"), std::string::npos) << none.err;
+  // Neither command makes a store where there is none.
+  const std::string nowhere = dir_.file("none.db");
+  for (const std::string verb : {"calibrate", "replay"}) {
+    const CliRun r = kvsweep({"--db", nowhere, verb});
+    EXPECT_EQ(r.exit_code, 2) << verb;
+    EXPECT_NE(r.err.find("no store at " + nowhere), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(nowhere)) << verb;
+  }
 }
 
 // A replay's figures by the run's cell label.
