@@ -157,6 +157,13 @@ class Fit {
   std::vector<std::size_t> fit_cells_;
 };
 
+// The fleet the run ran on: target.sim's replicas on the embedded fleet (live or predicted),
+// the target's own otherwise (0 when the scenario does not say).
+int replicas_of(const StoredRun& run) {
+  const bool simulated = run.target_kind == "sim" || run.target_kind == "predict";
+  return simulated ? run.spec.target.sim.replicas : run.spec.target.replicas;
+}
+
 std::array<std::optional<double>, kFigureCount> relative_errors(
     const std::optional<CalibrationFigures>& predicted, const CalibrationFigures& measured) {
   std::array<std::optional<double>, kFigureCount> out;
@@ -244,18 +251,38 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   std::iota(all.begin(), all.end(), 0);
   const std::vector<double> origin(free.size(), 0.0);
 
-  // What the run can constrain, before spending replays on a fit it cannot make.
+  // What the run can constrain, before spending replays on a fit it cannot make. A step's
+  // cost per sequence (per_decode_token_us) shows only as the batch changes: the fitted cells
+  // must run batches of at least two sizes, 2x apart. A cell's batch a replica is its most
+  // requests in flight over the replicas, at most max_num_seqs (a saturated fleet's cells all
+  // run the cap, whatever the client keeps waiting).
   std::vector<std::string> refusals;
+  const int replicas = std::max(1, replicas_of(run));
   int most_in_flight = 0;
+  double smallest_batch = 0, largest_batch = 0;
   for (const std::size_t i : fit.fit_cells()) {
-    most_in_flight = std::max(most_in_flight, run.cells[i].measured.max_in_flight);
+    const int in_flight = run.cells[i].measured.max_in_flight;
+    most_in_flight = std::max(most_in_flight, in_flight);
+    const double batch = std::min(std::max(1.0, static_cast<double>(in_flight) / replicas),
+                                  static_cast<double>(start.max_num_seqs));
+    smallest_batch = smallest_batch == 0 ? batch : std::min(smallest_batch, batch);
+    largest_batch = std::max(largest_batch, batch);
   }
+  const bool one_batch_size = largest_batch < 2 * smallest_batch;
   const auto decode = std::find(free.begin(), free.end(), std::size_t{2});
   if (decode != free.end() && most_in_flight <= 1) {
     refusals.push_back(
         "per_decode_token_us: no fitted cell ran two requests at once (the run never queued "
         "or batched), so it says nothing about a step's cost per sequence, which sets "
         "capacity");
+  } else if (decode != free.end() && one_batch_size) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "per_decode_token_us: every fitted cell ran about the same batch (%.0f to %.0f "
+                  "sequences a replica), so a step's cost per sequence, which sets capacity, "
+                  "cannot be told from its fixed part",
+                  smallest_batch, largest_batch);
+    refusals.push_back(text);
   }
   // Each free coefficient's sensitivity at x, kept in the result; the weak ones said.
   auto judge = [&](const std::vector<double>& x, const char* where) {
@@ -263,7 +290,7 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
     for (std::size_t k = 0; k < free.size(); ++k) {
       CoefficientFit& c = result.coefficients[free[k]];
       c.sensitivity = sensitivity[k];
-      if (sensitivity[k] >= kMinSensitivity || (free[k] == 2 && most_in_flight <= 1)) continue;
+      if (sensitivity[k] >= kMinSensitivity || (free[k] == 2 && !refusals.empty())) continue;
       char text[320];
       std::snprintf(text, sizeof text,
                     "%s: %s, the run's figures cannot tell it from the other coefficients "
@@ -281,7 +308,10 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
         "from a run that reaches that regime (other concurrency levels or request rates, so "
         "batches of several sizes; varied prompt lengths)");
   };
-  judge(origin, "at the start profile");
+  // The batch rule refuses before any replay; the sensitivities are judged where the fit
+  // lands, not at the start: far from the truth a coefficient can look weak (a decode cost
+  // tiny beside a large base) that the run pins down once near it.
+  if (!refusals.empty()) judge(origin, "at the start profile");
 
   const auto before = replay.figures(start, all);
   NelderMeadOptions nm;
@@ -292,8 +322,8 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   const NelderMeadResult best =
       nelder_mead([&fit](const std::vector<double>& x) { return fit.objective(x); }, origin, nm);
   result.converged = best.converged;
-  // Where the fit landed can be flatter than where it began (a fleet saturated in every cell
-  // runs one batch size): judged again there, and the sensitivities shown are these.
+  // A fleet saturated in every cell runs one batch size, where base and per-sequence cost
+  // trade freely: judged at the fit, and the sensitivities shown are these.
   judge(best.x, "at the fitted point");
   result.fitted = fit.profile_at(best.x);
   for (std::size_t k = 0; k < free.size(); ++k) {

@@ -81,8 +81,9 @@ class CalibrationRefused : public std::runtime_error {
 // per_prefill_token_us, per_decode_token_us, and per_kv_usage_us when `start` has that term
 // (> 0), less options.fixed. Checked before fitting: a run whose fitted cells never ran two
 // requests at once cannot constrain per_decode_token_us (a step's cost per sequence, which sets
-// capacity), and any free coefficient whose sensitivity is below 0.05, at the start profile or
-// at the fitted point, cannot be told from the others: both refused (CalibrationRefused). Throws
+// capacity), refused before any replay; and any free coefficient whose sensitivity at the
+// fitted point is below 0.05 cannot be told from the others, refused after the fit (both
+// CalibrationRefused). Throws
 // std::invalid_argument for an unknown
 // --fix name or nothing left free; std::runtime_error when a replay cannot run.
 CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
