@@ -370,6 +370,15 @@ TEST_F(Calibrate, ReplayChecksItRegeneratedTheRunsTraffic) {
   EXPECT_NE(refused.err.find("the replay did not regenerate the run's traffic"), std::string::npos)
       << refused.err;
   EXPECT_NE(refused.err.find("least-load@1: "), std::string::npos) << refused.err;
+  // Cells their duration ended send as many requests as the servers' speed allows: on one
+  // replica the replay sends fewer than the run did, and that is not a different traffic.
+  const std::int64_t timed =
+      store_run("predict", "  num_requests: 64\n", "  num_requests: 64\n  duration: 2s\n");
+  const CliRun slower = kvsweep({"--db", db(), "replay", std::to_string(timed), "--replicas", "1"});
+  EXPECT_EQ(slower.exit_code, 0) << slower.out << slower.err;
+  EXPECT_NE(slower.out.find("traffic not checked: least-load@1: its duration ended it"),
+            std::string::npos)
+      << slower.out;
   const CliRun unknown =
       kvsweep({"--db", db(), "replay", std::to_string(id), "--strategy", "fastest"});
   EXPECT_EQ(unknown.exit_code, 2);
