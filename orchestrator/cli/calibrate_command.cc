@@ -176,9 +176,8 @@ Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global) {
       "calibrate",
       "fit the predictor's step-time coefficients to a stored run: its cells replayed in "
       "virtual time (same arrivals, dataset, strategy, cache policy), a robust loss of the log "
-      "errors of "
-      "their TTFT and ITL p50/p90 and output tok/s minimised; prints the fit and each cell's "
-      "error before and after, and writes the profile (docs/predict.md)");
+      "errors of their TTFT and ITL mean, p50 and p90 and output tok/s minimised; prints the "
+      "fit and each cell's error before and after, and writes the profile (docs/predict.md)");
   cmd->add_option("experiment", args->experiment,
                   "the real run: id, or name for its latest run (default: the latest)");
   cmd->add_option("--profile", args->profile,
