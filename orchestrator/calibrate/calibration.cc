@@ -70,11 +70,11 @@ class Fit {
   }
 
   // Log errors of every figure the fitted cells measured, in a fixed order.
-  std::vector<double> residuals_of(const std::vector<std::optional<CalibrationFigures>>& predicted,
-                                   const std::vector<std::size_t>& cells) const {
+  std::vector<double> residuals(const std::vector<double>& x) {
+    const auto predicted = replay_.figures(profile_at(x), fit_cells_);
     std::vector<double> r;
-    for (std::size_t j = 0; j < cells.size(); ++j) {
-      const CalibrationFigures& measured = run_.cells[cells[j]].measured;
+    for (std::size_t j = 0; j < fit_cells_.size(); ++j) {
+      const CalibrationFigures& measured = run_.cells[fit_cells_[j]].measured;
       for (std::size_t f = 0; f < kFigureCount; ++f) {
         if (!measured.values[f]) continue;
         const auto e = predicted[j] ? log_error(*predicted[j], measured, static_cast<Figure>(f))
@@ -83,10 +83,6 @@ class Fit {
       }
     }
     return r;
-  }
-
-  std::vector<double> residuals(const std::vector<double>& x) {
-    return residuals_of(replay_.figures(profile_at(x), fit_cells_), fit_cells_);
   }
 
   double objective(const std::vector<double>& x) {
@@ -145,7 +141,6 @@ class Fit {
   }
 
   const std::vector<std::size_t>& fit_cells() const { return fit_cells_; }
-  const std::vector<std::size_t>& free() const { return free_; }
 
  private:
   const StoredRun& run_;
@@ -157,11 +152,13 @@ class Fit {
   std::vector<std::size_t> fit_cells_;
 };
 
-// The fleet the run ran on: target.sim's replicas on the embedded fleet (live or predicted),
-// the target's own otherwise (0 when the scenario does not say).
-int replicas_of(const StoredRun& run) {
-  const bool simulated = run.target_kind == "sim" || run.target_kind == "predict";
-  return simulated ? run.spec.target.sim.replicas : run.spec.target.replicas;
+[[noreturn]] void refuse(const StoredRun& run, const std::vector<std::string>& reasons) {
+  throw CalibrationRefused(
+      "calibrate: experiment " + std::to_string(run.experiment.id) +
+      " cannot constrain every coefficient:\n  " + join(reasons, "\n  ") +
+      "\nkeep such a coefficient at the start profile's value with --fix NAME, or calibrate "
+      "from a run that reaches that regime (other concurrency levels or request rates, so "
+      "batches of several sizes; varied prompt lengths)");
 }
 
 std::array<std::optional<double>, kFigureCount> relative_errors(
@@ -256,8 +253,7 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   // must run batches of at least two sizes, 2x apart. A cell's batch a replica is its most
   // requests in flight over the replicas, at most max_num_seqs (a saturated fleet's cells all
   // run the cap, whatever the client keeps waiting).
-  std::vector<std::string> refusals;
-  const int replicas = std::max(1, replicas_of(run));
+  const int replicas = std::max(1, run.replicas);
   int most_in_flight = 0;
   double smallest_batch = 0, largest_batch = 0;
   for (const std::size_t i : fit.fit_cells()) {
@@ -268,50 +264,21 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
     smallest_batch = smallest_batch == 0 ? batch : std::min(smallest_batch, batch);
     largest_batch = std::max(largest_batch, batch);
   }
-  const bool one_batch_size = largest_batch < 2 * smallest_batch;
-  const auto decode = std::find(free.begin(), free.end(), std::size_t{2});
-  if (decode != free.end() && most_in_flight <= 1) {
-    refusals.push_back(
-        "per_decode_token_us: no fitted cell ran two requests at once (the run never queued "
-        "or batched), so it says nothing about a step's cost per sequence, which sets "
-        "capacity");
-  } else if (decode != free.end() && one_batch_size) {
+  const bool decode_free = std::find(free.begin(), free.end(), std::size_t{2}) != free.end();
+  if (decode_free && most_in_flight <= 1) {
+    refuse(run, {"per_decode_token_us: no fitted cell ran two requests at once (the run never "
+                 "queued or batched), so it says nothing about a step's cost per sequence, "
+                 "which sets capacity"});
+  }
+  if (decode_free && largest_batch < 2 * smallest_batch) {
     char text[320];
     std::snprintf(text, sizeof text,
                   "per_decode_token_us: every fitted cell ran about the same batch (%.0f to %.0f "
                   "sequences a replica), so a step's cost per sequence, which sets capacity, "
                   "cannot be told from its fixed part",
                   smallest_batch, largest_batch);
-    refusals.push_back(text);
+    refuse(run, {text});
   }
-  // Each free coefficient's sensitivity at x, kept in the result; the weak ones said.
-  auto judge = [&](const std::vector<double>& x, const char* where) {
-    const std::vector<double> sensitivity = fit.sensitivities(x);
-    for (std::size_t k = 0; k < free.size(); ++k) {
-      CoefficientFit& c = result.coefficients[free[k]];
-      c.sensitivity = sensitivity[k];
-      if (sensitivity[k] >= kMinSensitivity || (free[k] == 2 && !refusals.empty())) continue;
-      char text[320];
-      std::snprintf(text, sizeof text,
-                    "%s: %s, the run's figures cannot tell it from the other coefficients "
-                    "(sensitivity %.4f < %.2f: doubling it, the others compensating, moves "
-                    "them %.1f%%)",
-                    c.name.c_str(), where, sensitivity[k], kMinSensitivity,
-                    100 * (std::exp(sensitivity[k] * std::log(2.0)) - 1));
-      refusals.push_back(text);
-    }
-    if (refusals.empty()) return;
-    throw CalibrationRefused(
-        "calibrate: experiment " + std::to_string(run.experiment.id) +
-        " cannot constrain every coefficient:\n  " + join(refusals, "\n  ") +
-        "\nkeep such a coefficient at the start profile's value with --fix NAME, or calibrate "
-        "from a run that reaches that regime (other concurrency levels or request rates, so "
-        "batches of several sizes; varied prompt lengths)");
-  };
-  // The batch rule refuses before any replay; the sensitivities are judged where the fit
-  // lands, not at the start: far from the truth a coefficient can look weak (a decode cost
-  // tiny beside a large base) that the run pins down once near it.
-  if (!refusals.empty()) judge(origin, "at the start profile");
 
   const auto before = replay.figures(start, all);
   NelderMeadOptions nm;
@@ -322,9 +289,25 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   const NelderMeadResult best =
       nelder_mead([&fit](const std::vector<double>& x) { return fit.objective(x); }, origin, nm);
   result.converged = best.converged;
-  // A fleet saturated in every cell runs one batch size, where base and per-sequence cost
-  // trade freely: judged at the fit, and the sensitivities shown are these.
-  judge(best.x, "at the fitted point");
+  // Judged where the fit lands, not at the start: far from the truth a coefficient can look
+  // weak (a decode cost tiny beside a large base) that the run pins down once near it. The
+  // sensitivities shown are these.
+  const std::vector<double> sensitivity = fit.sensitivities(best.x);
+  std::vector<std::string> weak;
+  for (std::size_t k = 0; k < free.size(); ++k) {
+    CoefficientFit& c = result.coefficients[free[k]];
+    c.sensitivity = sensitivity[k];
+    if (sensitivity[k] >= kMinSensitivity) continue;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%s: at the fitted point, the run's figures cannot tell it from the other "
+                  "coefficients (sensitivity %.4f < %.2f: doubling it, the others compensating, "
+                  "moves them %.1f%%)",
+                  c.name.c_str(), sensitivity[k], kMinSensitivity,
+                  100 * (std::exp(sensitivity[k] * std::log(2.0)) - 1));
+    weak.push_back(text);
+  }
+  if (!weak.empty()) refuse(run, weak);
   result.fitted = fit.profile_at(best.x);
   for (std::size_t k = 0; k < free.size(); ++k) {
     result.coefficients[free[k]].fitted = coefficient(result.fitted, free[k]);

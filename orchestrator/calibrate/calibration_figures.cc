@@ -38,22 +38,22 @@ CalibrationFigures figures_of(const reports::CellMetrics& m) {
   out.max_in_flight = m.max_concurrent_requests;
   out.kv_hit = m.kv_hit_rate_server;
   if (m.ok == 0) return out;
-  out.values[static_cast<std::size_t>(Figure::kTtftMean)] = positive(m.ttft_ms.mean);
-  out.values[static_cast<std::size_t>(Figure::kTtftP50)] = positive(m.ttft_ms.median);
-  out.values[static_cast<std::size_t>(Figure::kTtftP90)] = positive(m.ttft_ms.p90);
+  out[Figure::kTtftMean] = positive(m.ttft_ms.mean);
+  out[Figure::kTtftP50] = positive(m.ttft_ms.median);
+  out[Figure::kTtftP90] = positive(m.ttft_ms.p90);
   if (m.itl_ms.count > 0) {
-    out.values[static_cast<std::size_t>(Figure::kItlMean)] = positive(m.itl_ms.mean);
-    out.values[static_cast<std::size_t>(Figure::kItlP50)] = positive(m.itl_ms.median);
-    out.values[static_cast<std::size_t>(Figure::kItlP90)] = positive(m.itl_ms.p90);
+    out[Figure::kItlMean] = positive(m.itl_ms.mean);
+    out[Figure::kItlP50] = positive(m.itl_ms.median);
+    out[Figure::kItlP90] = positive(m.itl_ms.p90);
   }
-  out.values[static_cast<std::size_t>(Figure::kOutputTokS)] = positive(m.output_throughput);
+  out[Figure::kOutputTokS] = positive(m.output_throughput);
   return out;
 }
 
 std::optional<double> log_error(const CalibrationFigures& predicted,
                                 const CalibrationFigures& measured, Figure f) {
-  const auto& p = predicted.values[static_cast<std::size_t>(f)];
-  const auto& m = measured.values[static_cast<std::size_t>(f)];
+  const auto& p = predicted[f];
+  const auto& m = measured[f];
   if (!p || !m) return std::nullopt;
   return std::log(*p / *m);
 }

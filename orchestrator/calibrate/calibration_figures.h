@@ -19,6 +19,10 @@ inline constexpr std::size_t kFigureCount = 7;
 struct CalibrationFigures {
   // A figure the cell did not have (no ITL for one-token replies, nothing ok): nullopt.
   std::array<std::optional<double>, kFigureCount> values;
+  std::optional<double>& operator[](Figure f) { return values[static_cast<std::size_t>(f)]; }
+  const std::optional<double>& operator[](Figure f) const {
+    return values[static_cast<std::size_t>(f)];
+  }
   std::optional<double> kv_hit;  // server-side, where /metrics were scraped
   int max_in_flight = 0;         // the most requests in flight at once
   std::int64_t ok = 0;

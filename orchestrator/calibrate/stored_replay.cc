@@ -11,7 +11,6 @@
 #include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/predict_target.h"
-#include "reports/cell_summary.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -130,16 +129,9 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       replay_cell_of[cell.key] = cell.id;
     }
   }
-  std::map<std::int64_t, reports::CellMetrics> replayed;
-  for (const auto& row : store.cell_summaries(result.experiment_id, false)) {
-    replayed[row.cell_id] =
-        reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
-  }
+  const std::map<std::int64_t, reports::CellMetrics> replayed =
+      cell_figures(store, result.experiment_id);
   const bool run_pruned = store.prune_mark(run.experiment.id).has_value();
-  std::map<std::string, std::int64_t> run_cell_of;  // the run's cells by levels and repeat
-  for (const auto& cell : store.cells(run.experiment.id)) {
-    run_cell_of[cell.factors_json + "#" + std::to_string(cell.repeat)] = cell.id;
-  }
   for (std::size_t i = 0; i < run.cells.size(); ++i) {
     const CalibrationCell& cell = run.cells[i];
     ReplayedCell out;
@@ -164,10 +156,8 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       result.traffic_unchecked.push_back(cell.label + ": the run's request rows were pruned");
       continue;
     }
-    const auto run_id =
-        run_cell_of.find(cell.plan.factors_json + "#" + std::to_string(cell.plan.repeat));
-    if (id == replay_cell_of.end() || run_id == run_cell_of.end()) continue;
-    const Traffic sent = traffic_of(store.requests(run_id->second));
+    if (id == replay_cell_of.end()) continue;
+    const Traffic sent = traffic_of(store.requests(cell.cell_id));
     const Traffic replayed_traffic = traffic_of(store.requests(id->second));
     // A cell bounded by a count and a duration ends at whichever comes first: when the
     // duration ended either, its count was the servers' speed, not the traffic.

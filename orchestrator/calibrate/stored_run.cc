@@ -18,13 +18,18 @@ std::string level_text(const nlohmann::json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-std::string target_kind_of(const std::string& setup_json) {
+// The setup's target block (sweep/runner.cc writes it): kind, replicas, stands_in_for.
+void read_target(const std::string& setup_json, StoredRun& run) {
   const auto setup = nlohmann::json::parse(setup_json, nullptr, false);
-  if (setup.is_object() && setup.contains("target") && setup["target"].is_object()) {
-    const auto& kind = setup["target"]["kind"];
-    if (kind.is_string()) return kind.get<std::string>();
+  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) return;
+  const auto& target = setup["target"];
+  if (target.contains("kind") && target["kind"].is_string()) {
+    run.target_kind = target["kind"].get<std::string>();
   }
-  return "";
+  if (target.contains("replicas") && target["replicas"].is_number_integer()) {
+    run.replicas = target["replicas"].get<int>();
+  }
+  run.rehearsal = run.target_kind == "sim" && target.contains("stands_in_for");
 }
 
 // The pool every source of `samples` shows in vllm:cache_config_info, or why there is none.
@@ -60,12 +65,34 @@ std::optional<ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& s
   return ServerKvPool{first.first, first.second};
 }
 
+// The KV pool the first done cell with server samples shows; `note` says why there is none.
+std::optional<ServerKvPool> first_kv_pool(const store::Store& store,
+                                          const std::vector<store::CellRow>& cells,
+                                          std::string* note) {
+  for (const auto& cell : cells) {
+    if (cell.status != "done") continue;
+    const auto samples = store.metric_samples(cell.id);
+    if (!samples.empty()) return kv_pool_of(samples, note);
+  }
+  *note = "no cell has server samples (pruned, or none were scraped)";
+  return std::nullopt;
+}
+
 bool matches(const nlohmann::json& factors, const Holdout& h) {
   return factors.is_object() && factors.contains(h.first) &&
          level_text(factors[h.first]) == h.second;
 }
 
 }  // namespace
+
+std::map<std::int64_t, reports::CellMetrics> cell_figures(const store::Store& store,
+                                                          std::int64_t experiment_id) {
+  std::map<std::int64_t, reports::CellMetrics> out;
+  for (const auto& row : store.cell_summaries(experiment_id, false)) {
+    out[row.cell_id] = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
+  }
+  return out;
+}
 
 StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
                           const std::vector<Holdout>& holdout) {
@@ -76,7 +103,7 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
                                 ": not in the store");
   }
   run.experiment = *experiment;
-  run.target_kind = target_kind_of(experiment->setup_json);
+  read_target(experiment->setup_json, run);
   std::vector<ScenarioError> errors;
   auto spec =
       parse_scenario(experiment->scenario_text, experiment->scenario_path, &errors, target_kinds());
@@ -95,27 +122,15 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   // The plan's cells by their levels and repeat: the stored cells ran the same expansion. A
   // rehearsal (`run --target sim` of a cluster scenario) ran target.sim's cuts: its cells are
   // replayed as cut; anything else at full size, as `predict` runs it.
-  const bool rehearsal = run.target_kind == "sim" && run.spec.target.kind != "sim";
   std::map<std::pair<std::string, int>, const CellPlan*> by_levels;
-  const std::vector<CellPlan> plan = expand_plan(run.spec, rehearsal ? "sim" : "predict");
+  const std::vector<CellPlan> plan = expand_plan(run.spec, run.rehearsal ? "sim" : "predict");
   for (const auto& cell : plan) by_levels[{cell.factors_json, cell.repeat}] = &cell;
 
-  std::map<std::int64_t, reports::CellMetrics> metrics;
-  for (const auto& row : store.cell_summaries(experiment_id, false)) {
-    metrics[row.cell_id] = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
-  }
+  const std::map<std::int64_t, reports::CellMetrics> metrics = cell_figures(store, experiment_id);
+  const std::vector<store::CellRow> cells = store.cells(experiment_id);
+  run.kv_pool = first_kv_pool(store, cells, &run.kv_pool_note);
   std::vector<bool> holdout_used(holdout.size(), false);
-  run.kv_pool_note = "no cell has server samples (pruned, or none were scraped)";
-  bool pool_read = false;
-  for (const auto& cell : store.cells(experiment_id)) {
-    if (cell.status == "done" && !pool_read) {
-      const auto samples = store.metric_samples(cell.id);
-      if (!samples.empty()) {
-        pool_read = true;
-        run.kv_pool = kv_pool_of(samples, &run.kv_pool_note);
-        if (run.kv_pool) run.kv_pool_note.clear();
-      }
-    }
+  for (const auto& cell : cells) {
     std::string label = cell.arm + "@" + std::to_string(cell.concurrency);
     if (cell.repeat > 0) label += " #" + std::to_string(cell.repeat + 1);
     if (cell.status != "done") {
@@ -142,6 +157,7 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
     }
     CalibrationCell c;
     c.plan = *found->second;
+    c.cell_id = cell.id;
     c.label = label;
     c.measured = figures_of(m);
     const auto factors = nlohmann::json::parse(cell.factors_json, nullptr, false);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "orchestrator/calibrate/calibration_figures.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
+#include "reports/cell_metrics.h"
 #include "store/rows.h"
 #include "store/store.h"
 
@@ -20,7 +22,8 @@ struct CalibrationCell {
   // expand_plan(spec, "predict")'s cell of the same levels and repeat ("sim"'s, with
   // target.sim's cuts, for a rehearsal)
   CellPlan plan;
-  std::string label;  // "PrefixHash@8", "#2" appended for a repeat
+  std::int64_t cell_id = 0;  // the run's stored cell
+  std::string label;         // "PrefixHash@8", "#2" appended for a repeat
   CalibrationFigures measured;
   bool held_out = false;  // --holdout: predicted and scored, never fitted
 };
@@ -34,7 +37,12 @@ struct ServerKvPool {
 struct StoredRun {
   store::ExperimentRow experiment;
   ScenarioSpec spec;
-  std::string target_kind;             // as it ran: "sim", "predict", "kubeai", ...
+  // The run's target as its setup recorded it: the kind it ran on ("sim", "predict",
+  // "kubeai", ...), its replicas (0 when the scenario did not say), and whether it was a
+  // rehearsal (the embedded fleet standing in for a cluster target, with target.sim's cuts).
+  std::string target_kind;
+  int replicas = 0;
+  bool rehearsal = false;
   std::vector<CalibrationCell> cells;  // in plan order
   std::vector<std::string> skipped;    // "random@8: failed: ..." each cell left out and why
   // Read from the first done cell's samples when every server there showed the same pool;
@@ -42,6 +50,11 @@ struct StoredRun {
   std::optional<ServerKvPool> kv_pool;
   std::string kv_pool_note;
 };
+
+// The figures of every summarized cell of an experiment, by stored cell id (summaries decoded
+// without their distributions): what the run measured, or what a replay predicted.
+std::map<std::int64_t, reports::CellMetrics> cell_figures(const store::Store& store,
+                                                          std::int64_t experiment_id);
 
 // One --holdout FACTOR=LEVEL: the cells at that level are held out.
 using Holdout = std::pair<std::string, std::string>;

@@ -11,7 +11,6 @@
 #include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/predict_target.h"
-#include "reports/cell_summary.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -64,11 +63,10 @@ std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
     QuietOutput quiet;
     const SweepOutcome outcome = run_sweep(run_.spec, plan, target, store, quiet, options);
     if (outcome.status == "interrupted") throw std::runtime_error("calibrate: stopped");
-    std::map<std::int64_t, std::string> key_of;
-    for (const auto& cell : store.cells(outcome.experiment_id)) key_of[cell.id] = cell.key;
-    for (const auto& row : store.cell_summaries(outcome.experiment_id, false)) {
-      const auto metrics = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
-      if (metrics.ok > 0) by_key[key_of[row.cell_id]] = figures_of(metrics);
+    const auto metrics = cell_figures(store, outcome.experiment_id);
+    for (const auto& cell : store.cells(outcome.experiment_id)) {
+      const auto m = metrics.find(cell.id);
+      if (m != metrics.end() && m->second.ok > 0) by_key[cell.key] = figures_of(m->second);
     }
   }
   for (const char* suffix : {"", "-wal", "-shm"}) {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "common/input_file.h"
 #include "orchestrator/calibrate/calibration.h"
 #include "orchestrator/calibrate/stored_run.h"
+#include "orchestrator/cli/profile_lookup.h"
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
@@ -28,27 +28,6 @@ struct CalibrateArgs {
   std::vector<std::string> fixed;
   int max_replays = 160;
 };
-
-// A file path (it exists, or ends in .yaml/.yml) or a profile name.
-sim::TimingProfile start_profile(const std::string& which) {
-  std::string error;
-  const std::filesystem::path path(which);
-  const bool file =
-      std::filesystem::exists(path) || path.extension() == ".yaml" || path.extension() == ".yml";
-  if (file) {
-    std::string text;
-    try {
-      text = read_input_file(which, 1 << 20);
-    } catch (const InputFileError& e) {
-      throw std::invalid_argument(std::string("--profile ") + e.what());
-    }
-    if (auto p = sim::parse_profile(text, which, &error)) return *p;
-    throw std::invalid_argument("--profile " + which + ":\n" + error);
-  }
-  if (auto p = sim::find_profile(which, {}, &error)) return *p;
-  throw std::invalid_argument("--profile " + which + ": " +
-                              (error.empty() ? "no such profile or file" : error));
-}
 
 std::vector<Holdout> parse_holdouts(const std::vector<std::string>& texts) {
   std::vector<Holdout> out;
@@ -128,8 +107,8 @@ int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
   store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
   const StoredRun run = load_stored_run(store, experiment.id, holdout);
-  const sim::TimingProfile start =
-      start_profile(args.profile.empty() ? run.spec.target.sim.profile : args.profile);
+  const sim::TimingProfile start = profile_named_or_file(
+      "--profile", args.profile.empty() ? run.spec.target.sim.profile : args.profile);
   std::size_t held_out = 0;
   for (const auto& c : run.cells) held_out += c.held_out ? 1 : 0;
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);

@@ -12,6 +12,7 @@
 
 #include "orchestrator/calibrate/stored_replay.h"
 #include "orchestrator/calibrate/stored_run.h"
+#include "orchestrator/cli/profile_lookup.h"
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
@@ -26,10 +27,6 @@ struct ReplayArgs {
   int replicas = 0;
   std::string profile;
 };
-
-std::optional<double> value(const CalibrationFigures& f, Figure which) {
-  return f.values[static_cast<std::size_t>(which)];
-}
 
 std::string hit_text(const std::optional<double>& hit) {
   if (!hit) return "n/a";
@@ -102,16 +99,16 @@ void print_headlines(const ReplayResult& r, const std::string& under) {
     if (!by_arm.count(c.arm)) order.push_back(c.arm);
     Sums& s = by_arm[c.arm];
     if (!c.replayed) continue;
-    const auto ttft_run = value(c.measured, Figure::kTtftMean);
-    const auto ttft_replay = value(*c.replayed, Figure::kTtftMean);
+    const auto ttft_run = c.measured[Figure::kTtftMean];
+    const auto ttft_replay = (*c.replayed)[Figure::kTtftMean];
     if (ttft_run && ttft_replay) {
       s.ttft_run += *ttft_run * static_cast<double>(c.measured.ok);
       s.ok_run += static_cast<double>(c.measured.ok);
       s.ttft_replay += *ttft_replay * static_cast<double>(c.replayed->ok);
       s.ok_replay += static_cast<double>(c.replayed->ok);
     }
-    s.tok_run += value(c.measured, Figure::kOutputTokS).value_or(0);
-    s.tok_replay += value(*c.replayed, Figure::kOutputTokS).value_or(0);
+    s.tok_run += c.measured[Figure::kOutputTokS].value_or(0);
+    s.tok_replay += (*c.replayed)[Figure::kOutputTokS].value_or(0);
     if (c.measured.kv_hit && c.replayed->kv_hit) {
       s.hit_run += *c.measured.kv_hit;
       s.hit_replay += *c.replayed->kv_hit;
@@ -121,8 +118,9 @@ void print_headlines(const ReplayResult& r, const std::string& under) {
   for (const auto& arm : order) {
     const Sums& s = by_arm[arm];
     std::string hit = "KV hit n/a";
-    if (s.hits > 0)
+    if (s.hits > 0) {
       hit = "KV hit " + hit_text(s.hit_run / s.hits) + " -> " + hit_text(s.hit_replay / s.hits);
+    }
     const std::optional<double> ttft_run =
         s.ok_run > 0 ? std::optional<double>(s.ttft_run / s.ok_run) : std::nullopt;
     const std::optional<double> ttft_replay =
@@ -146,14 +144,7 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
   ReplayOptions options;
   options.strategy = args.strategy;
   options.replicas = args.replicas;
-  if (!args.profile.empty()) {
-    std::string error;
-    options.profile = sim::find_profile(args.profile, {}, &error);
-    if (!options.profile) {
-      throw std::invalid_argument("--profile " + args.profile + ": " +
-                                  (error.empty() ? "no such profile" : error));
-    }
-  }
+  if (!args.profile.empty()) options.profile = profile_named_or_file("--profile", args.profile);
   SignalGuard signals;
   options.stop = &signals.stop_flag();
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
@@ -171,16 +162,14 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
     const std::optional<CalibrationFigures>& p = c.replayed;
     const std::string hit =
         hit_text(c.measured.kv_hit) + " -> " + (p ? hit_text(p->kv_hit) : std::string("failed"));
-    std::printf("%-26s %-16s %-30s %-30s %s\n", c.label.c_str(), hit.c_str(),
-                pair_text(value(c.measured, Figure::kTtftMean),
-                          p ? value(*p, Figure::kTtftMean) : std::nullopt, " ms")
-                    .c_str(),
-                pair_text(value(c.measured, Figure::kTtftP90),
-                          p ? value(*p, Figure::kTtftP90) : std::nullopt, " ms")
-                    .c_str(),
-                pair_text(value(c.measured, Figure::kOutputTokS),
-                          p ? value(*p, Figure::kOutputTokS) : std::nullopt, "")
-                    .c_str());
+    std::printf(
+        "%-26s %-16s %-30s %-30s %s\n", c.label.c_str(), hit.c_str(),
+        pair_text(c.measured[Figure::kTtftMean], p ? (*p)[Figure::kTtftMean] : std::nullopt, " ms")
+            .c_str(),
+        pair_text(c.measured[Figure::kTtftP90], p ? (*p)[Figure::kTtftP90] : std::nullopt, " ms")
+            .c_str(),
+        pair_text(c.measured[Figure::kOutputTokS], p ? (*p)[Figure::kOutputTokS] : std::nullopt, "")
+            .c_str());
   }
   print_opportunities(r);
   print_headlines(r, args.strategy.empty() ? "its own strategy, predicted" : args.strategy);
@@ -219,7 +208,7 @@ Subcommand register_replay(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--replicas", args->replicas,
                   "this many replicas (default: the scenario's target.sim.replicas)");
   cmd->add_option("--profile", args->profile,
-                  "the replicas' timing profile, by name (a calibrated one: kvsweep "
+                  "the replicas' timing profile, a name or a file (a calibrated one: kvsweep "
                   "calibrate -o; default: the scenario's target.sim.profile)");
   return {cmd, [args, &global] { return run_replay(*args, global); }};
 }

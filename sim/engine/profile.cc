@@ -180,22 +180,11 @@ std::string shortest(double value) {
   return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
 }
 
-// A YAML double-quoted scalar: the profile's name and source are free text.
+// A YAML double-quoted scalar, escaped by yaml-cpp's emitter: the name and source are free text.
 std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  YAML::Emitter out;
+  out << YAML::DoubleQuoted << text;
+  return out.c_str();
 }
 
 }  // namespace

@@ -29,7 +29,8 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-const std::string kProfiles = KVSWEEP_FIXTURES "/calibrate";
+const std::string kFixtures = KVSWEEP_FIXTURES "/calibrate";
+const std::string kProfiles = kFixtures + "/profiles";
 
 // Why the two real-time tests do not run under `make sanitize`: their bounds measure how closely
 // the real-time fleet keeps the model's clock, and ASan slows it several times (a cell turns
@@ -53,7 +54,7 @@ CliRun kvsweep(const std::vector<std::string>& args, std::map<std::string, std::
 }
 
 std::string fixture_text(const std::string& name = "calibrate.yaml") {
-  std::ifstream in(kProfiles + "/" + name);
+  std::ifstream in(kFixtures + "/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -186,14 +187,36 @@ TEST_F(Calibrate, WritesAProfilePredictUses) {
       << written->source;
   EXPECT_NEAR(written->per_decode_token_us / profile("calibrate-truth").per_decode_token_us, 1,
               0.01);
-  // predict with it, by name, from the directory the CLI said.
-  std::string text = fixture_text();
-  text.replace(text.find("profile: calibrate-truth"), 24, "profile: fitted-here");
-  const std::string path = dir_.file("with-fit.yaml");
-  std::ofstream(path) << text;
-  const CliRun predicted = kvsweep({"--db", db(), "-q", "predict", path, "--no-print"},
-                                   {{"KVSWEEP_PROFILE_PATH", out_dir + ":" + kProfiles}});
-  EXPECT_EQ(predicted.exit_code, 0) << predicted.err;
+  // predict with it, by name, from the directory the CLI said; and with the start profile.
+  const std::map<std::string, std::string> env = {
+      {"KVSWEEP_PROFILE_PATH", out_dir + ":" + kProfiles}};
+  const auto predict_with = [&](const std::string& name) {
+    std::string text = fixture_text();
+    text.replace(text.find("profile: calibrate-truth"), 24, "profile: " + name);
+    const std::string path = dir_.file("with-" + name + ".yaml");
+    std::ofstream(path) << text;
+    const CliRun predicted = kvsweep({"--db", db(), "-q", "predict", path, "--no-print"}, env);
+    EXPECT_EQ(predicted.exit_code, 0) << predicted.err;
+    const store::Store store = store::Store::open(db());
+    ::setenv("KVSWEEP_PROFILE_PATH", env.at("KVSWEEP_PROFILE_PATH").c_str(), 1);
+    return load_stored_run(store, store.latest_experiment()->id).cells;
+  };
+  const auto with_fit = predict_with("fitted-here");
+  const auto with_start = predict_with("calibrate-start");
+  const store::Store store = store::Store::open(db());
+  const auto measured = load_stored_run(store, id).cells;
+  ASSERT_EQ(with_fit.size(), measured.size());
+  ASSERT_EQ(with_start.size(), measured.size());
+  double worst_fit = 0, worst_start = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    for (const Figure f : {Figure::kTtftMean, Figure::kItlMean, Figure::kOutputTokS}) {
+      const double m = *measured[i].measured[f];
+      worst_fit = std::max(worst_fit, std::abs(*with_fit[i].measured[f] / m - 1));
+      worst_start = std::max(worst_start, std::abs(*with_start[i].measured[f] / m - 1));
+    }
+  }
+  EXPECT_LT(worst_fit, 0.03);    // the 4-digit profile predicts the run it was fitted to
+  EXPECT_GT(worst_start, 0.30);  // the start did not
 }
 
 // A run whose cells never held two requests at once cannot say what a step costs per
@@ -255,9 +278,7 @@ std::map<std::string, ReplayedCell> by_label(const ReplayResult& r) {
   return out;
 }
 
-double figure(const CalibrationFigures& f, Figure which) {
-  return f.values[static_cast<std::size_t>(which)].value_or(-1);
-}
+double figure(const CalibrationFigures& f, Figure which) { return f[which].value_or(-1); }
 
 // A SweepOutput that keeps nothing: the replay's progress is not what these tests check.
 class Quiet : public SweepOutput {

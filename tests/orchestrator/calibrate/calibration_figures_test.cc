@@ -28,13 +28,13 @@ reports::CellMetrics metrics(std::int64_t ok, std::size_t itl_count) {
 
 TEST(CalibrationFigures, ReadsEveryFigureOfACell) {
   const CalibrationFigures f = figures_of(metrics(10, 90));
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kTtftMean)], 12);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kTtftP50)], 10);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kTtftP90)], 20);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kItlMean)], 3);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kItlP50)], 2.5);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kItlP90)], 4);
-  EXPECT_EQ(f.values[static_cast<std::size_t>(Figure::kOutputTokS)], 800);
+  EXPECT_EQ(f[Figure::kTtftMean], 12);
+  EXPECT_EQ(f[Figure::kTtftP50], 10);
+  EXPECT_EQ(f[Figure::kTtftP90], 20);
+  EXPECT_EQ(f[Figure::kItlMean], 3);
+  EXPECT_EQ(f[Figure::kItlP50], 2.5);
+  EXPECT_EQ(f[Figure::kItlP90], 4);
+  EXPECT_EQ(f[Figure::kOutputTokS], 800);
   EXPECT_EQ(f.max_in_flight, 7);
   EXPECT_EQ(f.kv_hit, 0.25);
   EXPECT_EQ(figure_name(Figure::kOutputTokS), "output tok/s");
@@ -44,8 +44,8 @@ TEST(CalibrationFigures, ReadsEveryFigureOfACell) {
 // absent, never a 0 a fit would chase.
 TEST(CalibrationFigures, AFigureACellDidNotHaveIsAbsent) {
   const CalibrationFigures no_itl = figures_of(metrics(10, 0));
-  EXPECT_FALSE(no_itl.values[static_cast<std::size_t>(Figure::kItlP50)]);
-  EXPECT_TRUE(no_itl.values[static_cast<std::size_t>(Figure::kTtftP50)]);
+  EXPECT_FALSE(no_itl[Figure::kItlP50]);
+  EXPECT_TRUE(no_itl[Figure::kTtftP50]);
   const CalibrationFigures nothing = figures_of(metrics(0, 0));
   for (const auto& v : nothing.values) EXPECT_FALSE(v);
 }
