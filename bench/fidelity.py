@@ -412,6 +412,15 @@ def seed_004(db, cells):
     return out
 
 
+def real_engine():
+    """The real-engine check's section: the record of its last run, kept with the bench.
+
+    bench/real_engine/run.py needs llama.cpp replicas and minutes of CPU, so this script does
+    not re-run it; bench/real_engine/measured.md holds what it printed, with its commands."""
+    record = HERE.parent / "bench" / "real_engine" / "measured.md"
+    return ["## Real engine (llama.cpp)", ""] + record.read_text().rstrip("\n").splitlines()
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench/fidelity.py BUILD_DIR > docs/fidelity.md")
@@ -437,6 +446,7 @@ def main():
         lines += seed_002(cells_002) + [""] + seed_002_audit(kvsweep) + [""]
         lines += seed_003(db_003, cells_003)
         lines += [""] + seed_004(db_004, cells_004)
+    lines += [""] + real_engine()
     lines += [
         "",
         "## What the model leaves out",

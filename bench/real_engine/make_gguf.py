@@ -8,7 +8,7 @@ for architecture "llama". The vocabulary is SentencePiece-style (<unk>, <s>, </s
 bench's server never uses it: it cuts prompts into 4-byte pieces itself, as kvsweep's simulated
 tokenizer does, so both count the same tokens (server.mjs).
 
-usage: make_gguf.py OUT.gguf [--hidden 384] [--layers 6] [--ffn 1024] [--heads 6]
+usage: make_gguf.py OUT.gguf [--hidden 256] [--layers 4] [--ffn 768] [--heads 4]
                              [--kv-heads 2] [--vocab 512] [--context 4096] [--seed 31]
 """
 
@@ -198,10 +198,10 @@ def build(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
-    parser.add_argument("--hidden", type=int, default=384)
-    parser.add_argument("--layers", type=int, default=6)
-    parser.add_argument("--ffn", type=int, default=1024)
-    parser.add_argument("--heads", type=int, default=6)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--ffn", type=int, default=768)
+    parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--kv-heads", type=int, default=2)
     parser.add_argument("--vocab", type=int, default=512)
     parser.add_argument("--context", type=int, default=4096)

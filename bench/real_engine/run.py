@@ -155,8 +155,11 @@ def main():
     env["KVSWEEP_PROFILE_PATH"] = os.path.join(HERE, "profiles") + ":" + os.path.join(out, "profiles")
     commands_log = os.path.join(out, "commands.log")
     loads = [("start", load_average())]
-    log(f"real-engine check: {args.replicas} llama.cpp replicas x {SLOTS} slots, {args.threads} "
-        f"thread(s) each; output in {out}")
+    with open(os.path.join(HERE, "node_modules", "node-llama-cpp", "package.json"),
+              encoding="utf-8") as f:
+        engine_version = json.load(f)["version"]
+    log(f"real-engine check: {args.replicas} llama.cpp replicas (node-llama-cpp {engine_version}, "
+        f"prebuilt CPU binary) x {SLOTS} slots, {args.threads} thread(s) each; output in {out}")
     log(f"load average at start: {loads[0][1]}")
 
     servers = []
@@ -190,7 +193,7 @@ def main():
         fitted = os.path.join(out, "profiles", FIT_PROFILE + ".yaml")
         run(kvsweep + ["--db", real_db, "calibrate", "real-engine-fit", "--profile",
                        os.path.join(HERE, "profiles", "llama-cpu-start.yaml"), "-o", fitted,
-                       "--name", FIT_PROFILE], env, commands_log)
+                       "--name", FIT_PROFILE, "--fix", "base_us"], env, commands_log)
         run(kvsweep + ["--db", predicted_db, "predict", check, "--no-print", "-o",
                        os.path.join(out, "reports")], env, commands_log)
         run(kvsweep + ["--db", real_db, "run", check, "--no-print", "-o",
@@ -213,6 +216,8 @@ def main():
     with open(fitted, encoding="utf-8") as f:
         fitted_text = f.read()
     lines = [
+        f"{args.replicas} replicas of node-llama-cpp {engine_version} (prebuilt CPU binary), "
+        f"{SLOTS} slots of {CONTEXT} tokens, batch {BATCH}, {args.threads} thread(s) each.", "",
         f"Fitted profile ({fitted}):", "", "```yaml", fitted_text.rstrip(), "```", "",
         "| cell | total tok/s pred / meas (err) | mean TTFT ms pred / meas (err) | KV hit pred / meas |",
         "|---|--:|--:|--:|",
