@@ -53,8 +53,8 @@ void read_fields(YamlMapReader& reader, TimingProfile* profile) {
   std::string engine = engine_kind_name(profile->engine);
   reader.read_choice("engine", &engine,
                      {engine_kind_name(EngineKind::kPaged), engine_kind_name(EngineKind::kSlot)});
-  profile->engine = engine == engine_kind_name(EngineKind::kSlot) ? EngineKind::kSlot
-                                                                  : EngineKind::kPaged;
+  profile->engine =
+      engine == engine_kind_name(EngineKind::kSlot) ? EngineKind::kSlot : EngineKind::kPaged;
   reader.finish();
 }
 

@@ -196,8 +196,8 @@ std::vector<SeqResult> Scheduler::apply(const StepPlan& plan) {
     const int full_blocks = seq.num_computed_tokens / block_size;
     if (slot_engine()) {
       if (pool_.caching()) {
-        set_slot_blocks(slots_[static_cast<std::size_t>(seq.slot)], seq.block_hashes,
-                        full_blocks, /*extend=*/true);
+        set_slot_blocks(slots_[static_cast<std::size_t>(seq.slot)], seq.block_hashes, full_blocks,
+                        /*extend=*/true);
       }
     } else if (pool_.caching()) {
       for (int b = seq.num_registered_blocks; b < full_blocks; ++b) {
@@ -311,8 +311,8 @@ int Scheduler::best_free_slot(const std::vector<TokenId>& prompt, int* shared) c
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const Slot& slot = slots_[i];
     if (slot.busy) continue;
-    const auto mismatch = std::mismatch(slot.tokens.begin(), slot.tokens.end(), prompt.begin(),
-                                        prompt.end());
+    const auto mismatch =
+        std::mismatch(slot.tokens.begin(), slot.tokens.end(), prompt.begin(), prompt.end());
     const int common = static_cast<int>(mismatch.first - slot.tokens.begin());
     // Ties go to the slot used least recently, so that a prompt with nothing to reuse does not
     // overwrite a slot another prompt could (bench/real_engine/server.mjs picks the same way).

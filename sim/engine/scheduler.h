@@ -123,7 +123,7 @@ class Scheduler {
 
   // One llama.cpp slot (slot engine only).
   struct Slot {
-    std::vector<TokenId> tokens;  // retained while free: what the last request computed
+    std::vector<TokenId> tokens;              // while free: the tokens the last request computed
     std::vector<std::uint64_t> block_hashes;  // its full blocks' hashes, as its KV events said
     bool busy = false;
     bool clear_when_free = false;  // a prefix-cache reset came while it was busy
