@@ -285,9 +285,6 @@ TEST(Engine, PrefixCachingSwitchSurvivesRestart) {
   EXPECT_EQ(engine.metrics().prefix_cache_hits, 32u);
 }
 
-}  // namespace
-}  // namespace kvsweep::sim
-
 // The real-time engine runs the same scheduler, so a slot profile gives the fleet llama.cpp's
 // cache: a repeat reuses all but its last token (whole tokens), a copy sent while the first
 // holds its slot reuses nothing.
@@ -316,3 +313,6 @@ TEST(Engine, SlotProfileReusesWholeTokensOfOneSlotOnly) {
   EXPECT_EQ(engine.metrics().prefix_cache_hits, 78u);
   EXPECT_EQ(engine.metrics().prefix_cache_queries, 160u);
 }
+
+}  // namespace
+}  // namespace kvsweep::sim
