@@ -514,6 +514,15 @@ def seed_004(db, cells):
     return out
 
 
+def real_engine():
+    """The real-engine check's section: the record of its last run, kept with the bench.
+
+    bench/real_engine/run.py needs llama.cpp replicas and minutes of CPU, so this script does
+    not re-run it; bench/real_engine/measured.md holds what it printed, with its commands."""
+    record = HERE.parent / "bench" / "real_engine" / "measured.md"
+    return ["## Real engine (llama.cpp)", ""] + record.read_text().rstrip("\n").splitlines()
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench/fidelity.py BUILD_DIR > docs/fidelity.md")
@@ -541,6 +550,7 @@ def main():
         lines += seed_002_operating_points(kvsweep, work, seed_002_audit_runs(kvsweep)) + [""]
         lines += seed_003(db_003, cells_003)
         lines += [""] + seed_004(db_004, cells_004)
+    lines += [""] + real_engine()
     lines += [
         "",
         "## What the model leaves out",

@@ -50,6 +50,11 @@ void read_fields(YamlMapReader& reader, TimingProfile* profile) {
   reader.read_int("max_model_len", &profile->max_model_len, 2);
   reader.read_int("default_max_tokens", &profile->default_max_tokens, 1);
   reader.read_bool("enable_prefix_caching", &profile->enable_prefix_caching);
+  std::string engine = engine_kind_name(profile->engine);
+  reader.read_choice("engine", &engine,
+                     {engine_kind_name(EngineKind::kPaged), engine_kind_name(EngineKind::kSlot)});
+  profile->engine =
+      engine == engine_kind_name(EngineKind::kSlot) ? EngineKind::kSlot : EngineKind::kPaged;
   reader.finish();
 }
 
@@ -110,6 +115,10 @@ std::vector<std::string> with_env(std::vector<std::string> dirs) {
 }
 
 }  // namespace
+
+const char* engine_kind_name(EngineKind kind) {
+  return kind == EngineKind::kSlot ? "slot" : "paged";
+}
 
 std::optional<TimingProfile> parse_profile(std::string_view yaml_text, const std::string& origin,
                                            std::string* error) {
@@ -204,7 +213,8 @@ std::string profile_to_yaml(const TimingProfile& p, const std::string& comment) 
       << "block_size: " << p.block_size << "\n"
       << "max_model_len: " << p.max_model_len << "\n"
       << "default_max_tokens: " << p.default_max_tokens << "\n"
-      << "enable_prefix_caching: " << (p.enable_prefix_caching ? "true" : "false") << "\n";
+      << "enable_prefix_caching: " << (p.enable_prefix_caching ? "true" : "false") << "\n"
+      << "engine: " << engine_kind_name(p.engine) << "\n";
   return out.str();
 }
 

@@ -8,6 +8,17 @@
 
 namespace kvsweep::sim {
 
+// How a replica keeps prompts for reuse.
+//  - kPaged: vLLM's paged KV cache: fixed-size blocks shared by every request through a
+//    hash -> block map, evicted LRU (sim/engine/block_pool.h).
+//  - kSlot: llama.cpp's server: max_num_seqs slots, each keeping the tokens of the last request
+//    it served; a new request takes the free slot sharing the longest token prefix with its
+//    prompt and reuses that prefix only (no sharing across slots, no eviction but by overwrite).
+enum class EngineKind { kPaged, kSlot };
+
+// "paged" or "slot", as profiles spell them.
+const char* engine_kind_name(EngineKind kind);
+
 // Step time = base_us + per_prefill_token_us * P + per_decode_token_us * D
 //           + per_kv_usage_us * kv_usage, where P is the number of prompt tokens computed in the
 // step (cache misses only), D the number of decode tokens (one per running sequence past its
@@ -29,6 +40,9 @@ struct TimingProfile {
   // vLLM --[no-]enable-prefix-caching. Off: no hits, nothing registered as cached, and the
   // prefix-cache query/hit counters stay 0 (vLLM does not count them then).
   bool enable_prefix_caching = true;
+  // The cache's shape (above). A slot engine holds max_num_seqs slots of max_model_len tokens;
+  // num_gpu_blocks x block_size is then only the capacity its KV usage is a fraction of.
+  EngineKind engine = EngineKind::kPaged;
 };
 
 // Reads one profile file through common/yaml_reader.h. `origin` names it in errors: every error

@@ -31,13 +31,33 @@ int natural_output_tokens(const std::vector<TokenId>& prompt) {
 }
 
 Scheduler::Scheduler(const TimingProfile& profile, std::uint64_t seed)
-    : profile_(profile), seed_(seed), pool_(profile.num_gpu_blocks) {
+    : profile_(profile),
+      seed_(seed),
+      // A slot engine keeps its tokens in slots; its pool stays empty, only its caching flag used.
+      pool_(profile.engine == EngineKind::kSlot ? 0 : profile.num_gpu_blocks) {
   pool_.set_caching(profile_.enable_prefix_caching);
+  if (slot_engine()) slots_.resize(static_cast<std::size_t>(profile_.max_num_seqs));
 }
 
 void Scheduler::set_prefix_caching(bool enabled) {
   profile_.enable_prefix_caching = enabled;
   pool_.set_caching(enabled);
+  // Off: no slot's blocks are hittable any more (their tokens stay, as llama.cpp's would).
+  if (!enabled) {
+    for (Slot& slot : slots_) set_slot_blocks(slot, {}, 0);
+  }
+}
+
+bool Scheduler::reset_prefix_cache() {
+  if (!slot_engine()) return pool_.reset_cache();
+  for (Slot& slot : slots_) {
+    if (slot.busy) {
+      slot.clear_when_free = true;
+    } else {
+      clear_slot(slot);
+    }
+  }
+  return true;
 }
 
 void Scheduler::add(std::uint64_t id, std::vector<TokenId> prompt, int max_tokens,
@@ -76,6 +96,7 @@ void Scheduler::clear() {
   running_.clear();
   waiting_.clear();
   pool_.reset_cache();
+  for (Slot& slot : slots_) clear_slot(slot);
 }
 
 StepPlan Scheduler::plan() {
@@ -92,7 +113,8 @@ StepPlan Scheduler::plan() {
     const int remaining = static_cast<int>(seq.tokens.size()) - seq.num_computed_tokens;
     const int count = std::min(remaining, budget);
     bool scheduled = true;
-    while (!allocate_for(seq, seq.num_computed_tokens + count)) {
+    // A slot holds max_model_len tokens of its own: nothing to allocate, nobody to preempt.
+    while (!slot_engine() && !allocate_for(seq, seq.num_computed_tokens + count)) {
       // Out of blocks: preempt the most recently admitted sequence (vLLM v1 pops running's
       // back), possibly this one, and retry.
       const std::uint64_t victim = running_.back();
@@ -109,9 +131,11 @@ StepPlan Scheduler::plan() {
     budget -= count;
   }
 
+  if (slot_engine()) plan_slot_admissions(&plan, &budget);
+
   // Then admissions, FCFS, unless this step had to preempt (vLLM skips them then: the
   // preempted sequences are at the front of the queue and memory is short anyway).
-  while (!preempted && !waiting_.empty() && budget > 0 &&
+  while (!slot_engine() && !preempted && !waiting_.empty() && budget > 0 &&
          static_cast<int>(running_.size()) < profile_.max_num_seqs) {
     const std::uint64_t id = waiting_.front();
     Seq& seq = seqs_.at(id);
@@ -170,7 +194,12 @@ std::vector<SeqResult> Scheduler::apply(const StepPlan& plan) {
     // Blocks now full of computed tokens become hittable (prompt and generated alike). With
     // caching off they stay unregistered, so turning it on mid-request registers them then.
     const int full_blocks = seq.num_computed_tokens / block_size;
-    if (pool_.caching()) {
+    if (slot_engine()) {
+      if (pool_.caching()) {
+        set_slot_blocks(slots_[static_cast<std::size_t>(seq.slot)], seq.block_hashes, full_blocks,
+                        /*extend=*/true);
+      }
+    } else if (pool_.caching()) {
       for (int b = seq.num_registered_blocks; b < full_blocks; ++b) {
         pool_.cache_block(seq.blocks[b], seq.block_hashes[b]);
       }
@@ -203,6 +232,16 @@ std::vector<SeqResult> Scheduler::apply(const StepPlan& plan) {
 }
 
 double Scheduler::kv_cache_usage() const {
+  if (slot_engine()) {
+    // Tokens the slots hold over the capacity the profile gives them (num_gpu_blocks blocks).
+    const double capacity = static_cast<double>(profile_.num_gpu_blocks) * profile_.block_size;
+    double held = 0;
+    for (const Slot& slot : slots_) {
+      held += slot.busy ? seqs_.at(slot.seq_id).num_computed_tokens
+                        : static_cast<double>(slot.tokens.size());
+    }
+    return capacity > 0 ? std::min(held / capacity, 1.0) : 0;
+  }
   if (pool_.num_blocks() == 0) return 0;
   return static_cast<double>(pool_.num_held()) / pool_.num_blocks();
 }
@@ -227,9 +266,106 @@ void Scheduler::preempt(std::uint64_t id) {
 }
 
 void Scheduler::release(Seq& seq) {
+  if (seq.slot >= 0) release_slot(seq);
   pool_.free_blocks(seq.blocks);
   seq.blocks.clear();
   seq.num_registered_blocks = 0;
+}
+
+// ---- the slot engine ----
+
+void Scheduler::plan_slot_admissions(StepPlan* plan, int* budget) {
+  const int block_size = profile_.block_size;
+  while (!waiting_.empty() && *budget > 0 && num_running() < profile_.max_num_seqs) {
+    const std::uint64_t id = waiting_.front();
+    Seq& seq = seqs_.at(id);
+    int shared = 0;
+    const int index = best_free_slot(seq.tokens, &shared);
+    if (index < 0) break;
+    Slot& slot = slots_[static_cast<std::size_t>(index)];
+    const int num_tokens = static_cast<int>(seq.tokens.size());
+    // The last prompt token is always computed: the step needs its logits to sample from.
+    const int cached = pool_.caching() ? std::min(shared, num_tokens - 1) : 0;
+    slot.busy = true;
+    slot.seq_id = id;
+    slot.last_used = ++slot_clock_;
+    // What the slot held past the shared prefix is erased (removed events for its blocks).
+    set_slot_blocks(slot, seq.block_hashes, pool_.caching() ? cached / block_size : 0);
+    seq.slot = index;
+    seq.num_computed_tokens = cached;
+    if (seq.num_cached_tokens < 0) seq.num_cached_tokens = cached;
+    if (pool_.caching()) {
+      stats_.prefix_cache_queries += static_cast<std::uint64_t>(num_tokens);
+      stats_.prefix_cache_hits += static_cast<std::uint64_t>(cached);
+    }
+    const int count = std::min(num_tokens - cached, *budget);
+    waiting_.pop_front();
+    running_.push_back(id);
+    plan->seqs.push_back({id, count, seq.num_output_tokens > 0 && num_tokens - cached == 1});
+    *budget -= count;
+  }
+}
+
+int Scheduler::best_free_slot(const std::vector<TokenId>& prompt, int* shared) const {
+  int best = -1;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& slot = slots_[i];
+    if (slot.busy) continue;
+    const auto mismatch =
+        std::mismatch(slot.tokens.begin(), slot.tokens.end(), prompt.begin(), prompt.end());
+    const int common = static_cast<int>(mismatch.first - slot.tokens.begin());
+    // Ties go to the slot used least recently, so that a prompt with nothing to reuse does not
+    // overwrite a slot another prompt could (bench/real_engine/server.mjs picks the same way).
+    if (best < 0 || common > *shared ||
+        (common == *shared && slot.last_used < slots_[static_cast<std::size_t>(best)].last_used)) {
+      best = static_cast<int>(i);
+      *shared = common;
+    }
+  }
+  return best;
+}
+
+void Scheduler::set_slot_blocks(Slot& slot, const std::vector<std::uint64_t>& hashes, int count,
+                                bool extend) {
+  std::size_t keep = slot.block_hashes.size();
+  if (!extend) {
+    keep = 0;
+    while (keep < slot.block_hashes.size() && keep < static_cast<std::size_t>(count) &&
+           slot.block_hashes[keep] == hashes[keep]) {
+      ++keep;
+    }
+    // Dropped last block first, as the pool evicts a request's tail before its head.
+    for (std::size_t b = slot.block_hashes.size(); b-- > keep;) {
+      const auto found = slot_block_refs_.find(slot.block_hashes[b]);
+      if (--found->second == 0) {
+        slot_block_refs_.erase(found);
+        if (listener_) listener_(KvEvent{KvEvent::Kind::kRemoved, slot.block_hashes[b]});
+      }
+    }
+    slot.block_hashes.resize(keep);
+  }
+  for (std::size_t b = keep; b < static_cast<std::size_t>(count); ++b) {
+    if (++slot_block_refs_[hashes[b]] == 1 && listener_) {
+      listener_(KvEvent{KvEvent::Kind::kStored, hashes[b]});
+    }
+    slot.block_hashes.push_back(hashes[b]);
+  }
+}
+
+void Scheduler::clear_slot(Slot& slot) {
+  set_slot_blocks(slot, {}, 0);
+  slot.tokens.clear();
+  slot.clear_when_free = false;
+}
+
+// The request leaves its slot, which keeps every token computed for it.
+void Scheduler::release_slot(Seq& seq) {
+  Slot& slot = slots_[static_cast<std::size_t>(seq.slot)];
+  seq.slot = -1;
+  slot.busy = false;
+  slot.seq_id = 0;
+  slot.tokens.assign(seq.tokens.begin(), seq.tokens.begin() + seq.num_computed_tokens);
+  if (slot.clear_when_free) clear_slot(slot);
 }
 
 TokenId Scheduler::next_output_token(const Seq& seq) const {

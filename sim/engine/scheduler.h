@@ -60,6 +60,15 @@ struct SchedulerStats {
 // prefill, block allocation, preemption) and apply() advances the sequences as if the step ran.
 // The caller owns time. Between plan() and apply() the caller may add() or abort() requests:
 // apply() ignores planned sequences that were aborted. Single-threaded.
+//
+// With a profile of `engine: slot` (EngineKind::kSlot) the same batching runs over llama.cpp's
+// slots instead of the block pool: a request is admitted to the free slot whose retained
+// tokens share the longest prefix with its prompt (whole tokens; ties to the slot used least
+// recently), reuses that prefix (at most all but the last prompt token) and computes the rest;
+// after it the slot retains every computed token (prompt + output but the last sampled one).
+// No KV limit applies (a slot holds max_model_len tokens), so nothing is ever preempted. The
+// prefix-cache counters count prompt tokens queried and reused; KV events report each full
+// block's hash as stored when the first slot holds it and removed when the last one drops it.
 class Scheduler {
  public:
   Scheduler(const TimingProfile& profile, std::uint64_t seed);
@@ -73,7 +82,10 @@ class Scheduler {
   StepPlan plan();
   std::vector<SeqResult> apply(const StepPlan& plan);
 
-  bool reset_prefix_cache() { return pool_.reset_cache(); }
+  // Paged: forgets every free block's hash, false when blocks are held (vLLM refuses then).
+  // Slot: forgets what every free slot holds now and what every busy one holds when it
+  // frees; true.
+  bool reset_prefix_cache();
   // vLLM --[no-]enable-prefix-caching (starts as the profile says). Off: admissions find no
   // hits, computed blocks are not registered and prefix-cache queries/hits are not counted, as
   // vLLM's KVCacheManager does with caching disabled. Does not reset the cache by itself.
@@ -82,6 +94,7 @@ class Scheduler {
   // Aborts every request and forgets every cached block (each one reported removed).
   void clear();
   void set_kv_event_listener(KvEventListener listener) {
+    listener_ = listener;
     pool_.set_event_listener(std::move(listener));
   }
 
@@ -105,7 +118,29 @@ class Scheduler {
     int num_registered_blocks = 0;  // leading blocks whose hash is in the pool's cache
     int num_cached_tokens = -1;     // set at first admission, as vLLM's num_cached_tokens
     std::uint64_t output_seed = 0;
+    int slot = -1;  // slot engine: the slot it holds while admitted
   };
+
+  // One llama.cpp slot (slot engine only).
+  struct Slot {
+    std::vector<TokenId> tokens;              // while free: the tokens the last request computed
+    std::vector<std::uint64_t> block_hashes;  // its full blocks' hashes, as its KV events said
+    bool busy = false;
+    bool clear_when_free = false;  // a prefix-cache reset came while it was busy
+    std::uint64_t seq_id = 0;      // the request holding it while busy
+    std::uint64_t last_used = 0;
+  };
+
+  bool slot_engine() const { return profile_.engine == EngineKind::kSlot; }
+  void plan_slot_admissions(StepPlan* plan, int* budget);
+  int best_free_slot(const std::vector<TokenId>& prompt, int* shared) const;
+  // Makes the slot's KV-event view the first `count` blocks of `hashes`, reporting blocks that
+  // stop or start being held by any slot. `extend`: the slot's blocks are known to be a prefix
+  // of them (a step only adds computed blocks), so nothing is compared or dropped.
+  void set_slot_blocks(Slot& slot, const std::vector<std::uint64_t>& hashes, int count,
+                       bool extend = false);
+  void clear_slot(Slot& slot);
+  void release_slot(Seq& seq);
 
   bool allocate_for(Seq& seq, int num_tokens_after);
   void preempt(std::uint64_t id);
@@ -119,6 +154,10 @@ class Scheduler {
   std::deque<std::uint64_t> waiting_;   // FCFS; preempted requests go back to the front
   std::vector<std::uint64_t> running_;  // admission order; the back is preempted first
   SchedulerStats stats_;
+  KvEventListener listener_;  // the pool's, kept for the slot engine's events
+  std::vector<Slot> slots_;   // slot engine: max_num_seqs of them
+  std::unordered_map<std::uint64_t, int> slot_block_refs_;  // hash -> slots holding it
+  std::uint64_t slot_clock_ = 0;                            // orders last_used
 };
 
 }  // namespace kvsweep::sim

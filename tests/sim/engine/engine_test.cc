@@ -285,5 +285,34 @@ TEST(Engine, PrefixCachingSwitchSurvivesRestart) {
   EXPECT_EQ(engine.metrics().prefix_cache_hits, 32u);
 }
 
+// The real-time engine runs the same scheduler, so a slot profile gives the fleet llama.cpp's
+// cache: a repeat reuses all but its last token (whole tokens), a copy sent while the first
+// holds its slot reuses nothing.
+TEST(Engine, SlotProfileReusesWholeTokensOfOneSlotOnly) {
+  boost::asio::io_context io;
+  TimingProfile profile = fast_profile();
+  profile.engine = EngineKind::kSlot;
+  profile.max_num_seqs = 2;
+  Engine engine(io, profile, 1);
+  std::map<std::uint64_t, TokenUpdate> last;
+  auto submit = [&](std::uint64_t id, int max_tokens) {
+    engine.submit({id, tokens_from(0, 40), max_tokens},
+                  [&last, id](const TokenUpdate& u) { last[id] = u; });
+  };
+  submit(1, 1);
+  run_to_idle(io);
+  submit(2, 1);
+  run_to_idle(io);
+  EXPECT_EQ(last[2].cached_tokens, 39);
+  // Two copies at once: one takes the slot holding the prompt, the other the empty slot.
+  submit(3, 1);
+  submit(4, 1);
+  run_to_idle(io);
+  EXPECT_EQ(last[3].cached_tokens, 39);
+  EXPECT_EQ(last[4].cached_tokens, 0);
+  EXPECT_EQ(engine.metrics().prefix_cache_hits, 78u);
+  EXPECT_EQ(engine.metrics().prefix_cache_queries, 160u);
+}
+
 }  // namespace
 }  // namespace kvsweep::sim

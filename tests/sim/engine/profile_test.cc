@@ -262,6 +262,7 @@ TEST(Profile, WrittenYamlReadsBackEqual) {
   p.max_model_len = 9000;
   p.default_max_tokens = 99;
   p.enable_prefix_caching = false;
+  p.engine = EngineKind::kSlot;
   const std::string text = profile_to_yaml(p, "made by a test");
   EXPECT_EQ(text.rfind("# made by a test\n", 0), 0u) << text;
   std::string error;
@@ -280,6 +281,33 @@ TEST(Profile, WrittenYamlReadsBackEqual) {
   EXPECT_EQ(back->max_model_len, 9000);
   EXPECT_EQ(back->default_max_tokens, 99);
   EXPECT_FALSE(back->enable_prefix_caching);
+  EXPECT_EQ(back->engine, EngineKind::kSlot);
+  EXPECT_NE(text.find("\nengine: slot\n"), std::string::npos) << text;
+  // And the default written as such, so a fitted profile always says which engine it models.
+  p.engine = EngineKind::kPaged;
+  EXPECT_NE(profile_to_yaml(p).find("\nengine: paged\n"), std::string::npos);
+}
+
+TEST(Profile, EngineIsPagedUnlessSaidAndAnUnknownKindIsLocated) {
+  const std::string base = "name: x\nbase_us: 1\nper_prefill_token_us: 1\nper_decode_token_us: 1\n";
+  auto paged = parse_profile(base, "x.yaml", nullptr);
+  ASSERT_TRUE(paged.has_value());
+  EXPECT_EQ(paged->engine, EngineKind::kPaged);
+  auto slot = parse_profile(base + "engine: slot\n", "x.yaml", nullptr);
+  ASSERT_TRUE(slot.has_value());
+  EXPECT_EQ(slot->engine, EngineKind::kSlot);
+  std::string error;
+  EXPECT_FALSE(parse_profile(base + "engine: slots\n", "llama.yaml", &error));
+  EXPECT_EQ(error,
+            "llama.yaml:5:9: engine: expected one of paged, slot, got \"slots\"; did you mean "
+            "'slot'?\n"
+            "engine: slots\n"
+            "        ^");
+  EXPECT_FALSE(parse_profile(base + "engine: vllm\n", "llama.yaml", &error));
+  EXPECT_EQ(error,
+            "llama.yaml:5:9: engine: expected one of paged, slot, got \"vllm\"\n"
+            "engine: vllm\n"
+            "        ^");
 }
 
 }  // namespace
