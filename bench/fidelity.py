@@ -4,8 +4,9 @@
     bench/fidelity.py BUILD_DIR > docs/fidelity.md
 
 Runs `kvsweep predict` on the seed scenarios as they are shipped, scenarios/seed-000-*.yaml,
-seed-002-*.yaml, seed-003-*.yaml and seed-004-*.yaml, and seed 000 once more with unique
-prompts in place of its stand-in (each into a fresh store in a temporary directory; seeds 000's
+seed-002-*.yaml, seed-003-*.yaml and seed-004-*.yaml, seed 000 once more with unique
+prompts in place of its stand-in, and seed 002's arms once more each at the operating points
+its published cells reached (`kvsweep audit` of the seed's own figures) (each into a fresh store in a temporary directory; seeds 000's
 and 002's ShareGPT files are absent, so their generated stand-ins are sent,
 docs/datasets.md#stand-ins),
 reads every cell's figures from `kvsweep export` (the vLLM result JSON, as the reports compute
@@ -285,6 +286,107 @@ def seed_002_audit(kvsweep):
     return out
 
 
+def seed_002_audit_runs(kvsweep):
+    """The seed's published blocks as `kvsweep audit --json` reads them, each with its arm."""
+    seed = HERE.parent / "tests" / "fixtures" / "seeds" / "002_d7a4aa4a246033b9.txt"
+    done = subprocess.run([kvsweep, "audit", str(seed), "--json"], capture_output=True,
+                          text=True, check=False)
+    if done.returncode not in (0, 1):
+        sys.exit(f"fidelity: kvsweep audit exited {done.returncode}: {done.stderr[-500:]}")
+    runs = json.loads(done.stdout)
+    for run in runs:
+        name = run["label"].split(" / ")[-1]
+        run["arm"] = ("PrefixHash" if "Prefix" in name
+                      else "LeastLoad" if "Least" in name else "k8s-service")
+    return runs
+
+
+def operating_point(run):
+    """(cap, req/s) a published cell ran at: as scheduled when the audit found it reached its
+    load (`valid`), else the req/s it measured under a cap of what Little's law puts in
+    flight in it."""
+    if run["verdict"] == "valid":
+        return run["max_concurrency"], run["request_rate"]
+    return round(run["little_in_flight"]), round(run["request_throughput"], 1)
+
+
+def seed_002_at(arm, runs, work):
+    """Seed 002's scenario cut to one arm whose levels are the operating points its published
+    cells ran at (operating_point)."""
+    text = SEED_002_SCENARIO.read_text()
+    start, arms, end = (text.index("  concurrency:"), text.index("  arm:\n"),
+                        text.index("\nload:\n"))
+    levels = ["  concurrency:"]
+    for run in runs:
+        if run["arm"] == arm:
+            cap, rate = operating_point(run)
+            levels.append(f"    {cap}: {{load.request_rate: {rate:g}}}")
+    # Keep the arm's own entry of the arm factor (a line at four spaces and what it holds).
+    kept, keep = ["  arm:"], False
+    for line in text[arms:end].splitlines()[1:]:
+        if line.startswith("    ") and not line.startswith("     "):
+            keep = line.strip().startswith(arm + ":")
+        if keep:
+            kept.append(line)
+    text = text[:start] + "\n".join(levels + kept) + text[end:]
+    name = f"seed-002-{arm.lower()}-as-reached"
+    text = text.replace("name: seed-002-kubeai-l4-three-arms", f"name: {name}")
+    text = text.replace("  baseline: k8s-service", f"  baseline: {arm}")  # the only arm left
+    path = work / f"{name}.yaml"
+    path.write_text(text)
+    return path
+
+
+def seed_002_operating_points(kvsweep, work, runs):
+    out = [
+        "### Seed 002 predicted at the load each cell reached",
+        "",
+        "The same scenario, each cell predicted at the operating point the audit above found: "
+        "a cell that reached its load (`valid`) as it was scheduled, the first table's load "
+        "(its figures differ a little from there: with the seed's `cache: as-is` a cell starts "
+        "from the caches the cell before it left, and here only its own arm ran before it); "
+        "a cell short of it at the req/s it measured, under a cap of the requests "
+        "Little's law puts in flight in it, so the client-bound PrefixHash cells send what "
+        "their client managed to send.",
+        "",
+        "| arm | level | at (cap, req/s) | mean TTFT ms pred / pub (err) "
+        "| total tok/s pred / pub (err) | predicted verdict |",
+        "|---|--:|--:|--:|--:|---|",
+    ]
+    levels = [800, 1600, 3200, 8000]
+    spans = {}  # arm -> ([tok/s errors], [mean TTFT errors]) in %
+    for arm in SEED_002:
+        _, cells = predict(kvsweep, seed_002_at(arm, runs, work), work)
+        reached = [run for run in runs if run["arm"] == arm]
+        for level, run in zip(levels, reached):
+            cap, rate = operating_point(run)
+            c = cells[(arm, cap)]
+            mean, _, tok = SEED_002[arm][level]
+            toks, ttfts = spans.setdefault(arm, ([], []))
+            toks.append(100 * (c["total_token_throughput"] - tok) / tok)
+            ttfts.append(100 * (c["mean_ttft_ms"] - mean) / mean)
+            out.append(
+                f"| {arm} | {level} | {cap}, {rate:g} "
+                f"| {c['mean_ttft_ms']:.0f} / {mean:.0f} ({error(c['mean_ttft_ms'], mean)}) "
+                f"| {c['total_token_throughput']:.0f} / {tok:.0f} "
+                f"({error(c['total_token_throughput'], tok)}) | {c.get('verdict') or 'n/a'} |"
+            )
+
+    def span(values):
+        return f"{min(values):+.0f}% to {max(values):+.0f}%"
+
+    out += [
+        "",
+        f"At the load it carried, the PrefixHash arm is predicted {span(spans['PrefixHash'][0])} "
+        f"in total tok/s and {span(spans['PrefixHash'][1])} in mean TTFT; LeastLoad "
+        f"{span(spans['LeastLoad'][0])} and the Service {span(spans['k8s-service'][0])} in "
+        "throughput at the load they were given: the L4 profile's capacity error, now that no "
+        "arm is held to a load it did not carry. The server-bound arms' mean TTFT is that of "
+        "a queue, which grows with how long the cell ran over capacity.",
+    ]
+    return out
+
+
 def seed_003(db, cells):
     # A later turn "finds its earlier turns" when it is served by the replica that served the
     # conversation's previous turn: only there are those turns' KV blocks.
@@ -435,8 +537,9 @@ def main():
             "# Fidelity: the prediction against what the seeds published",
             "",
             "Generated by `bench/fidelity.py build > docs/fidelity.md` (a minute or two; it runs "
-            "`kvsweep predict` on the seed scenarios 000, 002, 003 and 004 as shipped, and seed "
-            "000 once more with unique prompts). Do not edit "
+            "`kvsweep predict` on the seed scenarios 000, 002, 003 and 004 as shipped, seed "
+            "000 once more with unique prompts, and seed 002 at the load each of its cells "
+            "reached). Do not edit "
             "by hand: re-run it. Each error is (predicted - published) / published. The profiles' "
             "constants and where they come from: [profiles.md](profiles.md); how a prediction "
             "runs: [predict.md](predict.md).",
@@ -444,6 +547,7 @@ def main():
         ]
         lines += lines_000 + [""]
         lines += seed_002(cells_002) + [""] + seed_002_audit(kvsweep) + [""]
+        lines += seed_002_operating_points(kvsweep, work, seed_002_audit_runs(kvsweep)) + [""]
         lines += seed_003(db_003, cells_003)
         lines += [""] + seed_004(db_004, cells_004)
     lines += [""] + real_engine()

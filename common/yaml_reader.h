@@ -36,6 +36,9 @@ class YamlErrors {
   void add(const YAML::Mark& mark, const std::string& field, const std::string& message);
 
   bool empty() const { return out_->empty(); }
+  std::size_t count() const { return out_->size(); }
+  // Where the errors go: another file's errors (one a scenario names) can join them.
+  std::vector<YamlError>* out() const { return out_; }
   const std::string& path() const { return path_; }
 
  private:

@@ -1,8 +1,13 @@
 // Multi-turn conversations: turn messages and the seeded synthetic dataset.
 #include "driver/conversation.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -36,6 +41,34 @@ std::string random_words(std::mt19937_64& rng, int count) {
 }  // namespace
 
 std::string synthetic_words(std::mt19937_64& rng, int count) { return random_words(rng, count); }
+
+std::uint64_t turn_fingerprint(const Conversation& conversation, int turn, int max_tokens) {
+  if (turn < 0 || static_cast<std::size_t>(turn) >= conversation.user.size()) {
+    throw std::out_of_range("turn_fingerprint: turn " + std::to_string(turn) +
+                            " of a conversation with " + std::to_string(conversation.user.size()) +
+                            " turns");
+  }
+  // RAII over xxHash's streaming state: one pass over the texts, no copy of the history.
+  const std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                       &XXH3_freeState);
+  if (!state || XXH3_64bits_reset(state.get()) != XXH_OK) throw std::bad_alloc();
+  const auto add = [&state](std::string_view text) {
+    const std::uint64_t size = text.size();
+    XXH3_64bits_update(state.get(), &size, sizeof size);
+    XXH3_64bits_update(state.get(), text.data(), text.size());
+  };
+  add(conversation.system_prompt);
+  for (int k = 0; k < turn; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    add(conversation.user[i]);
+    add(i < conversation.assistant.size() ? std::string_view(conversation.assistant[i]) : "");
+  }
+  add(conversation.user[static_cast<std::size_t>(turn)]);
+  const std::int64_t tokens = max_tokens;
+  XXH3_64bits_update(state.get(), &tokens, sizeof tokens);
+  const std::uint64_t hash = XXH3_64bits_digest(state.get());
+  return hash == 0 ? 1 : hash;
+}
 
 std::vector<ChatMessage> messages_for_turn(const Conversation& conversation, int turn,
                                            const std::vector<std::string>* server_replies) {

@@ -30,6 +30,14 @@ std::vector<ChatMessage> messages_for_turn(
     const Conversation& conversation, int turn,
     const std::vector<std::string>* server_replies = nullptr);
 
+// A fingerprint of what the dataset asks at turn k: the system prompt, the dataset's user and
+// assistant texts of turns < k, user message k and the turn's output length. The replies a
+// server gave are left out on purpose: they differ between a run and its replay, while the
+// dataset's text does not, so a replay that regenerated the same traffic has the same
+// fingerprints (kvsweep replay checks them). Fields are length-prefixed, so moving text from one
+// message to the next changes it. Never 0: a stored 0 means "not recorded" (schema < 13).
+std::uint64_t turn_fingerprint(const Conversation& conversation, int turn, int max_tokens);
+
 struct SyntheticMultiTurnOptions {
   int conversations = 64;
   int turns = 6;                  // turns per conversation

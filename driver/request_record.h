@@ -26,7 +26,9 @@ struct RequestRecord {
   int worker = 0;          // closed loop: the virtual user that sent it; open loop: 0
   int conversation = 0;    // dataset conversation index
   int turn = 0;            // 0-based turn within the conversation
-  bool warmup = false;     // excluded from every statistic
+  // The dataset turn's fingerprint (driver::turn_fingerprint): proves a replay sent the same text.
+  std::uint64_t prompt_hash = 0;
+  bool warmup = false;  // excluded from every statistic
 
   bool ok = false;
   std::string error_kind;  // one of kError*, "" when ok

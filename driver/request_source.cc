@@ -130,6 +130,7 @@ Job RequestSource::make_job(int conversation, int turn, const std::vector<std::s
       t < c.max_tokens.size() && c.max_tokens[t] > 0 ? c.max_tokens[t] : options_.max_tokens;
   if (options_.max_tokens_cap > 0)
     job.max_tokens = std::min(job.max_tokens, options_.max_tokens_cap);
+  job.prompt_hash = turn_fingerprint(c, turn, job.max_tokens);
   job.wants_reply = replies != nullptr;
   return job;
 }

@@ -33,6 +33,7 @@ struct Job {
   bool warmup = false;                // excluded from statistics
   std::vector<ChatMessage> messages;  // system prompt, history, then the turn's user message
   int max_tokens = 0;                 // the turn's own, else LoadOptions::max_tokens; capped
+  std::uint64_t prompt_hash = 0;      // turn_fingerprint of the dataset's turn (conversation.h)
   bool wants_reply = false;           // complete() must get the server's reply text (it is history)
 };
 

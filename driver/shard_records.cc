@@ -57,6 +57,7 @@ json record_json(const RequestRecord& r) {
             {"worker", r.worker},
             {"conversation", r.conversation},
             {"turn", r.turn},
+            {"prompt_hash", r.prompt_hash},
             {"warmup", r.warmup},
             {"ok", r.ok},
             {"http_status", r.http_status},
@@ -87,6 +88,7 @@ RequestRecord parse_record(const json& j) {
   r.worker = j.at("worker").get<int>();
   r.conversation = j.at("conversation").get<int>();
   r.turn = j.at("turn").get<int>();
+  r.prompt_hash = j.at("prompt_hash").get<std::uint64_t>();
   r.warmup = j.at("warmup").get<bool>();
   r.ok = j.at("ok").get<bool>();
   r.http_status = j.at("http_status").get<int>();

@@ -192,6 +192,7 @@ void TransferWorker::start(Job job) {
   record.worker = std::max(job.user, 0);
   record.conversation = job.conversation;
   record.turn = job.turn;
+  record.prompt_hash = job.prompt_hash;
   record.warmup = job.warmup;
   record.scheduled_s = job.scheduled_s;
   flight->wants_reply = job.wants_reply;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/engine/chat_template.h"
+#include "sim/router/epp_scheduler.h"
 
 namespace kvsweep::predict {
 namespace {
@@ -41,7 +42,7 @@ BodyPatch read_body_patch(const driver::LoadOptions& options) {
 }
 
 ReplicaRequest replica_request(const driver::Job& job, const driver::LoadOptions& options,
-                               const BodyPatch& patch) {
+                               const BodyPatch& patch, bool with_epp_text) {
   ReplicaRequest out;
   out.max_tokens = job.max_tokens;
   out.ignore_eos = options.ignore_eos;
@@ -68,6 +69,7 @@ ReplicaRequest replica_request(const driver::Job& job, const driver::LoadOptions
     bool keyed = false;
     for (const driver::ChatMessage& m : job.messages) {
       sim::append_chat_message(&text, m.role, m.content);
+      if (with_epp_text) sim::append_epp_chat_message(&out.epp_text, m.role, m.content);
       if (!keyed && m.role == "user") {
         out.key = m.content;
         keyed = true;
@@ -80,6 +82,7 @@ ReplicaRequest replica_request(const driver::Job& job, const driver::LoadOptions
       text += job.messages[i].content;
     }
     out.key = text;
+    if (with_epp_text) out.epp_text = text;
   }
   out.prompt = sim::tokenize(text);
   return out;

@@ -24,6 +24,8 @@ struct ReplicaRequest {
   std::optional<int> max_tokens;
   bool ignore_eos = true;
   std::string error;  // non-empty: the replica answers 400 with this message (bad max_tokens)
+  // The text llm-d's EPP hashes (sim/router/epp_scheduler.h); only when asked for.
+  std::string epp_text;
 };
 
 // LoadOptions::extra_body_json, checked once per run. Of the body it patches, the sim acts on
@@ -36,7 +38,8 @@ struct BodyPatch {
 // Throws std::invalid_argument when the extra body is not a JSON object (as the driver does).
 BodyPatch read_body_patch(const driver::LoadOptions& options);
 
+// `with_epp_text`: also fill epp_text (the routing strategy is llm-d's EPP with a prefix scorer).
 ReplicaRequest replica_request(const driver::Job& job, const driver::LoadOptions& options,
-                               const BodyPatch& patch);
+                               const BodyPatch& patch, bool with_epp_text = false);
 
 }  // namespace kvsweep::predict

@@ -69,4 +69,14 @@ void VirtualFleet::note_routed(std::span<const sim::TokenId> prompt, int chosen)
                      sim::KvIndex::Clock::time_point{});
 }
 
+void VirtualFleet::refresh_server_loads(double now_s) {
+  if (!router_.needs_server_loads()) return;
+  if (loads_read_s_ >= 0 && now_s - loads_read_s_ < kLoadRefreshS) return;
+  loads_read_s_ = now_s;
+  for (int r = 0; r < replicas(); ++r) {
+    const ReplicaCounters c = replica(r).counters();
+    router_.set_server_load(r, {c.num_waiting, c.kv_cache_usage});
+  }
+}
+
 }  // namespace kvsweep::predict

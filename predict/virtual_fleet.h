@@ -59,6 +59,13 @@ class VirtualFleet {
   // router forgets its index and strategy state.
   void restart();
 
+  // Before a pick at now_s by a strategy that reads the replicas' loads (llm-d's EPP): each
+  // replica's waiting queue and KV usage as its /metrics shows them, read again once
+  // kLoadRefreshS has passed since the last read (the EPP's --refresh-metrics-interval), so
+  // the strategy sees figures as old as the real one does.
+  void refresh_server_loads(double now_s);
+  static constexpr double kLoadRefreshS = 0.05;
+
   // From now on every routed request is counted by a RoutingOpportunityTracker (it hashes
   // every prompt, which plain predictions need not pay for). Off by default.
   void track_routing_opportunity() {
@@ -78,6 +85,7 @@ class VirtualFleet {
   sim::RouteDecider router_;
   std::vector<std::unique_ptr<VirtualReplica>> replicas_;
   double now_s_ = 0;
+  double loads_read_s_ = -1;  // when refresh_server_loads() last read them; < 0: never
   std::optional<RoutingOpportunityTracker> opportunity_;
 };
 

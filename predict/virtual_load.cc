@@ -197,7 +197,7 @@ class VirtualRun {
     records_.open(job, sent);
     VirtualFlight& flight = flights_[job.index];
     flight.wants_reply = job.wants_reply;
-    flight.request = replica_request(job, options_, patch_);
+    flight.request = replica_request(job, options_, patch_, fleet_.router().needs_prompt_text());
     deadlines_.push_back({sent + options_.request_timeout_s, job.index});
     if (options_.first_byte_timeout_s > 0) {
       first_byte_deadlines_.push_back({sent + options_.first_byte_timeout_s, job.index});
@@ -314,7 +314,9 @@ class VirtualRun {
     const std::span<const sim::TokenId> tokens =
         router.needs_tokens() ? std::span<const sim::TokenId>(f.request.prompt)
                               : std::span<const sim::TokenId>{};
-    f.decision = router.pick(sim::RouteRequest{f.request.key, {}, tokens}, {}, router_time(now_));
+    fleet_.refresh_server_loads(now_);
+    f.decision = router.pick(sim::RouteRequest{f.request.key, {}, tokens, f.request.epp_text}, {},
+                             router_time(now_));
     router.on_routed(f.decision, router_time(now_));
     fleet_.note_routed(f.request.prompt, f.decision.replica);
     f.routed = true;

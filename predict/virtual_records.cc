@@ -32,6 +32,7 @@ void VirtualRecords::open(const driver::Job& job, double sent_s) {
   record.worker = std::max(job.user, 0);
   record.conversation = job.conversation;
   record.turn = job.turn;
+  record.prompt_hash = job.prompt_hash;
   record.warmup = job.warmup;
   record.scheduled_s = job.scheduled_s;
   record.sent_s = rel(sent_s);

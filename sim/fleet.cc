@@ -88,7 +88,7 @@ Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
                                 " replicas from port " + std::to_string(options.replica_base_port) +
                                 " go past 65535");
   }
-  if (!make_strategy(options.strategy, options.replicas, options.seed)) {
+  if (!make_strategy(options.strategy, options.replicas, options.seed, options.strategy_params)) {
     throw std::invalid_argument("strategy: unknown \"" + options.strategy +
                                 "\"; valid: " + join(strategy_names()));
   }
@@ -129,6 +129,7 @@ void Fleet::Impl::bind_all() {
   router_options.seed = options.seed;
   router_options.chwbl = options.strategy_params.chwbl;
   router_options.kv_aware = options.strategy_params.kv_aware;
+  router_options.epp = options.strategy_params.epp;
   router_options.session_header = options.session_header;
   router_options.block_size = profile.block_size;
   router_options.kv_events = true;

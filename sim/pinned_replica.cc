@@ -35,6 +35,19 @@ void PinnedReplica::check_health(std::chrono::milliseconds timeout,
   });
 }
 
+// As check_health: read on the replica's thread, answered on the router's.
+void PinnedReplica::read_load(std::chrono::milliseconds timeout,
+                              std::function<void(std::optional<BackendLoad>)> done) {
+  auto answer = [this, done = std::move(done)](std::optional<BackendLoad> load) {
+    if (router_home_.get_executor().running_in_this_thread()) return done(load);
+    boost::asio::post(router_home_, [done, load] { done(load); });
+  };
+  if (at_home()) return replica_.read_load(timeout, std::move(answer));
+  boost::asio::post(home_, [this, timeout, answer = std::move(answer)]() mutable {
+    replica_.read_load(timeout, std::move(answer));
+  });
+}
+
 void PinnedReplica::run_at_home(const std::function<void()>& call) const {
   if (at_home()) return call();
   auto done = std::make_shared<std::promise<void>>();

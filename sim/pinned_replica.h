@@ -30,6 +30,8 @@ class PinnedReplica final : public ServingBackend, public ReplicaControl {
   void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) override;
   void check_health(std::chrono::milliseconds timeout,
                     std::function<void(bool ok, std::string why)> done) override;
+  void read_load(std::chrono::milliseconds timeout,
+                 std::function<void(std::optional<BackendLoad>)> done) override;
 
   bool available() const override { return available_.load(); }
   void restart() override;

@@ -59,6 +59,7 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   router.seed = options.seed;
   router.chwbl = options.strategy_params.chwbl;
   router.kv_aware = options.strategy_params.kv_aware;
+  router.epp = options.strategy_params.epp;
   router.session_header = options.session_header;
   router.block_size = options.block_size;
   router.kv_events = false;

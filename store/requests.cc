@@ -16,7 +16,12 @@ namespace {
 constexpr const char* kRequestColumns =
     "id, cell_id, request_index, worker, conversation, turn, warmup, ok, error_kind, error, "
     "http_status, scheduled_s, sent_s, first_token_s, last_token_s, ttft_ms, e2e_ms, tpot_ms, "
-    "itl_us, prompt_tokens, output_tokens, cached_tokens, tokens_estimated, replica, ended_s";
+    "itl_us, prompt_tokens, output_tokens, cached_tokens, tokens_estimated, replica, ended_s, "
+    "prompt_hash";
+
+// SQLite integers are signed: the fingerprint is stored as the same 64 bits.
+std::int64_t as_stored(std::uint64_t hash) { return static_cast<std::int64_t>(hash); }
+std::uint64_t as_read(std::int64_t stored) { return static_cast<std::uint64_t>(stored); }
 
 std::vector<double> read_itl(const std::string& path, std::int64_t request_id,
                              const std::string& blob) {
@@ -55,6 +60,7 @@ RequestRow read_request(const std::string& path, const SqliteStatement& s) {
   row.tokens_estimated = s.column_int64(22) != 0;
   row.replica = s.column_text(23);
   row.ended_s = s.column_double(24);
+  row.prompt_hash = as_read(s.column_int64(25));
   restore_durations(row, {s.column_is_null(15), s.column_is_null(16), s.column_is_null(17),
                           s.column_is_null(24)});
   return row;
@@ -101,10 +107,13 @@ void bind_request(SqliteStatement& s, std::int64_t cell_id, const RequestRow& ro
 void insert_requests(const SqliteDb& db, std::int64_t cell_id,
                      const std::vector<RequestRow>& rows) {
   // One statement for the whole batch: preparing per row would dominate the insert cost.
+  // prompt_hash (schema 13) is bound after the 24 columns schema 7's rewrite also writes.
   SqliteStatement s = db.prepare(std::string("INSERT INTO requests (") + kRequestInsertColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ", prompt_hash) VALUES "
+                                 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const RequestRow& row : rows) {
     bind_request(s, cell_id, row);
+    s.bind_int64(25, as_stored(row.prompt_hash));
     s.step();
     s.reset();
   }

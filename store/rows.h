@@ -49,6 +49,8 @@ struct RequestRow {
   int worker = 0;
   int conversation = 0;
   int turn = 0;
+  // driver::turn_fingerprint of the turn's dataset text; 0: not recorded (rows before schema 13).
+  std::uint64_t prompt_hash = 0;
   bool warmup = false;
   bool ok = false;
   std::string error_kind;

@@ -259,6 +259,11 @@ CREATE TABLE arm_searches (
   PRIMARY KEY (experiment_id, arm_key)
 );
 )sql",
+    // 12 -> 13: each request's dataset fingerprint (driver::turn_fingerprint), so a replay can
+    // prove it regenerated the run's prompts. Rows stored before have 0: not recorded.
+    R"sql(
+ALTER TABLE requests ADD COLUMN prompt_hash INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -23,6 +24,8 @@ struct Traffic {
   std::vector<std::pair<int, int>> turns;  // (conversation, turn), sorted
   std::vector<double> schedule;            // sorted offsets; empty for a closed loop
   bool conversations = false;              // some request was a later turn
+  // Each (conversation, turn)'s prompt fingerprint, where recorded (rows of schema 13 on).
+  std::map<std::pair<int, int>, std::uint64_t> fingerprints;
 };
 
 Traffic traffic_of(const std::vector<store::RequestRow>& rows) {
@@ -32,11 +35,25 @@ Traffic traffic_of(const std::vector<store::RequestRow>& rows) {
     t.turns.emplace_back(r.conversation, r.turn);
     t.conversations = t.conversations || r.turn > 0;
     if (r.scheduled_s >= 0) t.schedule.push_back(r.scheduled_s);
+    if (r.prompt_hash != 0) t.fingerprints[{r.conversation, r.turn}] = r.prompt_hash;
   }
   std::sort(t.turns.begin(), t.turns.end());
   std::sort(t.schedule.begin(), t.schedule.end());
   for (std::size_t i = t.schedule.size(); i-- > 0;) t.schedule[i] -= t.schedule.front();
   return t;
+}
+
+// "" when every (conversation, turn) both sent, with a fingerprint on both sides, asked the
+// same text; else the first that did not. Compared for closed loops too: which turns a closed
+// loop reaches depends on timing, what each turn asks does not.
+std::string prompt_difference(const Traffic& run, const Traffic& replay) {
+  for (const auto& [turn, hash] : run.fingerprints) {
+    const auto other = replay.fingerprints.find(turn);
+    if (other == replay.fingerprints.end() || other->second == hash) continue;
+    return "conversation " + std::to_string(turn.first) + " turn " + std::to_string(turn.second) +
+           " asked another prompt in the replay than in the run (its fingerprint differs)";
+  }
+  return "";
 }
 
 // "" when the two sent the same traffic, else what differs first.
@@ -147,11 +164,6 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       if (m != replayed.end() && m->second.ok > 0) out.replayed = figures_of(m->second);
     }
     result.cells.push_back(std::move(out));
-    if (cell.plan.load.num_requests == 0) {
-      result.traffic_unchecked.push_back(cell.label +
-                                         ": bounded by duration, so its count is the server's");
-      continue;
-    }
     if (run_pruned) {
       result.traffic_unchecked.push_back(cell.label + ": the run's request rows were pruned");
       continue;
@@ -159,6 +171,17 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
     if (id == replay_cell_of.end()) continue;
     const Traffic sent = traffic_of(store.requests(cell.cell_id));
     const Traffic replayed_traffic = traffic_of(store.requests(id->second));
+    // What each turn asked is compared in every cell, whatever bounded it.
+    if (const std::string prompts = prompt_difference(sent, replayed_traffic); !prompts.empty()) {
+      result.traffic_differs.push_back(cell.label + ": " + prompts);
+      continue;
+    }
+    if (sent.fingerprints.empty() && !sent.turns.empty()) result.prompts_unrecorded = true;
+    if (cell.plan.load.num_requests == 0) {
+      result.traffic_unchecked.push_back(cell.label +
+                                         ": bounded by duration, so its count is the server's");
+      continue;
+    }
     // A cell bounded by a count and a duration ends at whichever comes first: when the
     // duration ended either, its count was the servers' speed, not the traffic.
     const auto wanted = static_cast<std::size_t>(cell.plan.load.num_requests);
@@ -177,7 +200,7 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       result.traffic_unchecked.push_back(
           cell.label +
           ": a closed loop of conversations, whose next turn depends on which user "
-          "is free first: only its count was compared");
+          "is free first: only its count and each turn's prompt were compared");
     }
   }
   return result;

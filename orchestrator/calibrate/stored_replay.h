@@ -41,13 +41,17 @@ struct ReplayResult {
   std::int64_t experiment_id = 0;   // the replay, a predicted experiment in the same store
   std::string fleet;                // "prefix-hash on 4 replicas (profile l4-llama3.1-8b-fp8)"
   std::vector<ReplayedCell> cells;  // run.cells' order
-  // The traffic check (not for a cell its duration ended, in the run or the replay: its count
-  // is the servers' speed): each count-bounded cell's replay sent as many measured requests as the
-  // run, the same conversations and turns (an open loop, also on the same schedule); a closed
-  // loop of conversations has only its count compared (which turn goes next depends on which
-  // user is free first). Empty: it did.
+  // The traffic check. In every cell, each (conversation, turn) both sent asked the same
+  // prompt (its fingerprint, driver::turn_fingerprint). Then, not for a cell its duration ended
+  // in the run or the replay (its count is the servers' speed): each count-bounded cell's replay
+  // sent as many measured requests as the run, the same conversations and turns (an open loop,
+  // also on the same schedule); a closed loop of conversations has only its count compared
+  // (which turn goes next depends on which user is free first). Empty: it did.
   std::vector<std::string> traffic_differs;
   std::vector<std::string> traffic_unchecked;  // cells the check could not judge, and why
+  // The run's rows carry no prompt fingerprints (stored before schema 13): its conversations and
+  // turns were compared, not what they asked.
+  bool prompts_unrecorded = false;
 };
 
 // Runs the replay into `store` (which holds `run`) and compares it. The replay's experiment is

@@ -186,8 +186,11 @@ int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
   const std::size_t checked = r.cells.size() - r.traffic_unchecked.size();
   std::printf(
       "traffic: the run's requests, conversations and turns (an open loop's on its "
-      "schedule) in %zu of %zu cells\n",
-      checked, r.cells.size());
+      "schedule) in %zu of %zu cells; %s\n",
+      checked, r.cells.size(),
+      r.prompts_unrecorded ? "the run was stored before prompt fingerprints (schema 13), so what "
+                             "each turn asked was not compared"
+                           : "what each turn asked, by its fingerprint, in every cell");
   return kExitOk;
 }
 

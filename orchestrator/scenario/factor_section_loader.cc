@@ -113,13 +113,15 @@ class FieldNames {
 
 // The rules the loader knows for a knob's level whatever the kind; "" when fine. Every other
 // field's level is read by its own reader (cell_settings.h), the kind's own rules by the target.
-std::string check_knob_level(const std::string& path, const std::string& level) {
+std::string check_knob_level(const ScenarioSpec& spec, const std::string& path,
+                             const std::string& level) {
   if ((path == "target.strategy" || path == "target.sim.strategy") && !canonical_strategy(level) &&
-      !dynamo_router_mode(level)) {
-    if (auto s = closest_word(level, known_strategy_spellings())) {
-      return "unknown strategy; did you mean '" + *s + "'?";
-    }
-    return "unknown strategy (expected one of: " + join(known_strategy_spellings()) + ")";
+      !dynamo_router_mode(level) && !spec.epp_config(level)) {
+    std::vector<std::string> known = known_strategy_spellings();
+    for (const auto& [name, config] : spec.epp_configs) known.push_back(name);
+    if (auto s = closest_word(level, known)) return "unknown strategy; did you mean '" + *s + "'?";
+    return "unknown strategy (expected one of: " + join(known) +
+           "; or an EPP configuration named under epp:, or {epp: FILE})";
   }
   return "";
 }
@@ -209,12 +211,19 @@ class FactorReader {
   void read_value_levels(const YAML::Node& levels, const std::string& where, FactorSpec& f) {
     std::set<std::string> seen;
     for (const auto& level : scalars_of(levels)) {
-      if (!level.IsScalar()) {
+      std::string text;
+      if (level.IsMap() && level["epp"].IsDefined() &&
+          (f.path == "target.strategy" || f.path == "target.sim.strategy")) {
+        // {epp: FILE}: llm-d's endpoint picker with that config, named after the file.
+        text = read_epp_level(level, where, spec_, sink_);
+        if (text.empty()) continue;
+      } else if (!level.IsScalar()) {
         sink_.add(level.Mark(), where, "expected a level (a scalar), got " + describe_node(level));
         continue;
+      } else {
+        text = level.Scalar();
       }
-      const std::string text = level.Scalar();
-      if (const std::string problem = check_knob_level(f.path, text); !problem.empty()) {
+      if (const std::string problem = check_knob_level(spec_, f.path, text); !problem.empty()) {
         sink_.add(level.Mark(), where, "level \"" + text + "\": " + problem);
       } else if (!seen.insert(text).second) {
         sink_.add(level.Mark(), where, "level \"" + text + "\" is listed twice");
@@ -232,7 +241,7 @@ class FactorReader {
       FactorLevel level{label, {}, source_mark(it->first)};
       bool ok = true;
       if (!f.path.empty()) {
-        if (const std::string problem = check_knob_level(f.path, label); !problem.empty()) {
+        if (const std::string problem = check_knob_level(spec_, f.path, label); !problem.empty()) {
           sink_.add(it->first.Mark(), where, "level \"" + label + "\": " + problem);
           ok = false;
         }
@@ -276,10 +285,20 @@ class FactorReader {
       } else if (std::any_of(level.settings.begin(), level.settings.end(),
                              [&](const Setting& s) { return s.path == path; })) {
         problem = path + " is set twice in this level";
+      } else if (it->second.IsMap() && it->second["epp"].IsDefined() &&
+                 (path == "target.strategy" || path == "target.sim.strategy")) {
+        // {epp: FILE} in an arm: llm-d's endpoint picker with that config, by the file's name.
+        const std::string name = read_epp_level(it->second, at + "." + key, spec_, sink_);
+        if (name.empty()) {
+          ok = false;
+          continue;
+        }
+        level.settings.push_back({path, name, source_mark(it->second)});
+        continue;
       } else if (!it->second.IsScalar()) {
         problem = "expected a value (a scalar), got " + describe_node(it->second);
       } else {
-        problem = check_knob_level(path, it->second.Scalar());
+        problem = check_knob_level(spec_, path, it->second.Scalar());
       }
       if (!problem.empty()) {
         sink_.add(it->first.Mark(), at + "." + key, problem);

@@ -64,6 +64,8 @@ void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds
     YamlMapReader search(node, "search", sink, &spec.marks);
     read_search(search, spec, sink);
   }
+  // Before the factors: their strategy levels may name these.
+  if (YAML::Node node = top.get("epp"); node.IsDefined()) read_epp_configs(node, spec, sink);
   // The one factor every scenario needs is concurrency, which such a search adds itself.
   if (spec.search.factor != "concurrency") top.require("factors");
   if (YAML::Node node = top.mapping("factors"); node.IsDefined()) {

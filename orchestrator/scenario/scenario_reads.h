@@ -47,6 +47,16 @@ void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink);
 // concurrency replaces.
 void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink);
 
+// `epp:` (epp_section_loader.cc): EndpointPickerConfigs by name, each a file (relative to the
+// scenario) or written inline, into spec.epp_configs. Read before `factors:`, whose strategy
+// levels name them.
+void read_epp_configs(const YAML::Node& section, ScenarioSpec& spec, YamlErrors& sink);
+
+// A strategy level written `{epp: FILE}`: the config read and named after the file's stem
+// ("configs/queue-only.yaml" is "queue-only"), which is the level's label; "" after an error.
+std::string read_epp_level(const YAML::Node& level, const std::string& field, ScenarioSpec& spec,
+                           YamlErrors& sink);
+
 // `target.cost` (every kind) into `cost`: usd_per_gpu_hour and gpus, both required.
 void read_cost(YamlMapReader& target, CostSpec& cost, YamlErrors& sink);
 

@@ -18,6 +18,10 @@ namespace YAML {
 class Node;
 }
 
+namespace kvsweep::sim {
+struct EppConfig;
+}
+
 namespace kvsweep::orchestrator {
 
 // When a factor's level may change. Deploy-time factors change the serving stack (a redeploy,
@@ -150,7 +154,7 @@ struct HealthSpec {
 };
 
 struct TargetSpec {
-  std::string kind = "sim";  // sim | replicas | kubeai | dynamo | kubectl | endpoints
+  std::string kind = "sim";  // sim | replicas | kubeai | dynamo | kubectl | endpoints | llmd
   SimSpec sim;               // kind sim: the fleet; other kinds: the stand-in for --target sim
   HealthSpec health;         // sim, replicas
 
@@ -174,6 +178,15 @@ struct TargetSpec {
   std::string frontend_service = "Frontend";  // spec.services key that carries DYN_ROUTER_MODE
   std::string frontend_selector;              // frontend pods; "" = the kind's default
   bool restart_workers = true;  // delete worker pods on every apply: each arm starts cold
+
+  // llmd: the InferencePool (its selector finds the model servers) and its endpoint picker:
+  // the Deployment, and the ConfigMap key it reads its EndpointPickerConfig from. "" = the
+  // Inference Extension chart's names: <pool>-epp for both, key default-plugins.yaml.
+  std::string pool;
+  std::string epp_deployment;
+  std::string epp_configmap;
+  std::string epp_config_key = "default-plugins.yaml";
+  int epp_metrics_port = 9090;  // the EPP's own /metrics (its --metrics-port)
 
   // cold cache policy: "reset" POSTs /reset_prefix_cache to every replica; "restart" deletes
   // the pods and waits for readiness again.
@@ -270,6 +283,16 @@ struct LoadSpec {
   }
 };
 
+// An EndpointPickerConfig (llm-d's endpoint picker) named once in the scenario, under `epp:` or
+// by a strategy level `{epp: FILE}`, and used by its name as a strategy level: the name is the
+// level everywhere (plan, store, reports), the config is what the target applies for it.
+struct EppConfigSpec {
+  std::string name;
+  std::string file;  // the file it was read from, as resolved; "" when written inline
+  std::shared_ptr<const sim::EppConfig> config;
+  SourceMark mark;
+};
+
 struct ScenarioSpec {
   std::string path;  // as given on the command line, used in messages
   std::string text;  // the file as read
@@ -289,7 +312,15 @@ struct ScenarioSpec {
   std::string baseline;  // report.baseline: an arm label; defaults to the first arm
   SloSpec slo;           // slo: what a good cell is, for the capacity search and the reports
   SearchSpec search;     // search: each arm's capacity under the SLO, probe by probe
+  // epp: and {epp: FILE} levels: llm-d endpoint picker configurations by name.
+  std::map<std::string, EppConfigSpec> epp_configs;
   std::map<std::string, SourceMark> marks;  // dotted field path -> where it was written
+
+  // The EPP configuration a strategy level names, or nullptr.
+  const EppConfigSpec* epp_config(const std::string& level) const {
+    const auto found = epp_configs.find(level);
+    return found == epp_configs.end() ? nullptr : &found->second;
+  }
 
   const FactorSpec* factor(const std::string& name) const {
     for (const auto& f : factors) {

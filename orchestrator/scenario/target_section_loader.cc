@@ -19,14 +19,14 @@ constexpr int kMaxClusterReplicas = 10'000;
 
 // Which kinds read each key, so a key given for another kind is an error, not ignored.
 const std::map<std::string, std::vector<std::string>>& key_kinds() {
-  static const std::vector<std::string> kube = {"kubeai", "dynamo", "kubectl"};
+  static const std::vector<std::string> kube = {"kubeai", "dynamo", "kubectl", "llmd"};
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"profile", {"sim"}},
-      {"replicas", {"sim", "kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"replicas", {"sim", "kubeai", "dynamo", "kubectl", "endpoints", "llmd"}},
       {"health", {"sim", "replicas"}},
       {"upstreams", {"replicas"}},
       {"kv_ttl", {"replicas"}},
-      {"sim", {"replicas", "kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"sim", {"replicas", "kubeai", "dynamo", "kubectl", "endpoints", "llmd"}},
       {"kubectl", kube},
       {"kubeconfig", kube},
       {"context", kube},
@@ -34,11 +34,16 @@ const std::map<std::string, std::vector<std::string>>& key_kinds() {
       {"command_timeout", kube},
       {"resource", {"kubeai", "dynamo"}},
       {"pod_selector", kube},
-      {"base_url", {"kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"base_url", {"kubeai", "dynamo", "kubectl", "endpoints", "llmd"}},
+      {"pool", {"llmd"}},
+      {"epp_deployment", {"llmd"}},
+      {"epp_configmap", {"llmd"}},
+      {"epp_config_key", {"llmd"}},
+      {"epp_metrics_port", {"llmd"}},
       {"frontend_service", {"dynamo"}},
       {"frontend_selector", {"dynamo"}},
       {"restart_workers", {"dynamo"}},
-      {"cold_method", {"kubeai", "dynamo", "kubectl", "endpoints"}},
+      {"cold_method", {"kubeai", "dynamo", "kubectl", "endpoints", "llmd"}},
       {"levels", {"kubectl", "endpoints"}},
   };
   return keys;
@@ -287,6 +292,11 @@ void read_cluster_keys(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& si
   reader.read_string("frontend_service", &t.frontend_service);
   reader.read_string("frontend_selector", &t.frontend_selector);
   reader.read_bool("restart_workers", &t.restart_workers);
+  reader.read_string("pool", &t.pool);
+  reader.read_string("epp_deployment", &t.epp_deployment);
+  reader.read_string("epp_configmap", &t.epp_configmap);
+  reader.read_string("epp_config_key", &t.epp_config_key);
+  reader.read_int("epp_metrics_port", &t.epp_metrics_port, 1, 65535);
   reader.read_choice("cold_method", &t.cold_method, {"reset", "restart"});
   read_levels(reader, t, sink, spec.marks);
 
@@ -297,7 +307,10 @@ void read_cluster_keys(YamlMapReader& reader, ScenarioSpec& spec, YamlErrors& si
              "required for kind " + t.kind + ": the " +
                  (t.kind == "kubeai" ? "Model" : "DynamoGraphDeployment") + "'s name");
   }
-  if ((t.kind == "kubeai" || t.kind == "dynamo") && t.replicas == 0 &&
+  if (t.kind == "llmd" && t.pool.empty() && !reader.node()["pool"].IsDefined()) {
+    sink.add(where, "target.pool", "required for kind llmd: the InferencePool's name");
+  }
+  if ((t.kind == "kubeai" || t.kind == "dynamo" || t.kind == "llmd") && t.replicas == 0 &&
       !reader.node()["replicas"].IsDefined()) {
     sink.add(where, "target.replicas",
              "required for kind " + t.kind +

@@ -18,6 +18,7 @@ std::vector<store::RequestRow> to_request_rows(const std::vector<driver::Request
     row.worker = r.worker;
     row.conversation = r.conversation;
     row.turn = r.turn;
+    row.prompt_hash = r.prompt_hash;
     row.warmup = r.warmup;
     row.ok = r.ok;
     row.error_kind = r.error_kind;

@@ -88,7 +88,7 @@ PredictTarget::PredictTarget(const ScenarioSpec& spec, const std::vector<CellPla
       throw TargetError("factor " + knob + ": the predicted fleet cannot apply it " +
                         "(it applies: " + join(applies) + ")");
     }
-    check_router_levels(knob, knob_levels, "the predicted fleet");
+    check_router_levels(knob, knob_levels, "the predicted fleet", spec);
     for (const auto& level : knob_levels) {
       if (knob == "prefix_caching" && !on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
@@ -131,7 +131,14 @@ PredictTarget::Settings PredictTarget::settings_for(const Treatment& t) const {
   Settings s;
   s.strategy = fleet_->router().strategy();
   for (const auto& [factor, level] : t.levels) {
-    if (factor == "strategy") s.strategy = *canonical_strategy(level);
+    if (factor == "strategy") {
+      if (const EppConfigSpec* epp = spec_.epp_config(level)) {
+        s.strategy = "epp";
+        s.params.epp = epp->config;
+      } else {
+        s.strategy = *canonical_strategy(level);
+      }
+    }
     if (factor == "prefix_caching") s.prefix_caching = on_off(level);
   }
   return s;
@@ -166,7 +173,10 @@ CommandLogs PredictTarget::apply(const Treatment& t) {
   bool routing = false;
   sim::StrategyParams params = params_;
   for (const auto& [factor, level] : t.levels) {
-    if (factor == "strategy") routing = true;
+    if (factor == "strategy") {
+      routing = true;
+      params.epp = s.params.epp;  // the EPP configuration a level names, else none
+    }
     if (is_router_knob(factor)) {
       set_knob(factor, level, params);
       routing = true;

@@ -28,7 +28,7 @@ sim::ProxyOptions router_options(const ScenarioSpec& spec) {
                         "router applies " + join(applies) +
                         "; the servers' own settings are theirs)");
     }
-    check_router_levels(knob, spec.knob_levels(knob), "kvsweep's router");
+    check_router_levels(knob, spec.knob_levels(knob), "kvsweep's router", spec);
   }
   if (spec.target.upstreams.empty()) {
     throw TargetError("target.upstreams: required for kind replicas: the servers' base URLs");
@@ -87,13 +87,13 @@ CommandLogs ReplicasTarget::start() {
 
 std::vector<std::vector<std::string>> ReplicasTarget::planned_commands(
     const Treatment* /*previous*/, const Treatment& next) const {
-  const std::string body = strategy_body(next);
+  const std::string body = strategy_body(next, spec_);
   if (body.empty()) return {};
   return {{"POST", "/admin/strategy", body}};
 }
 
 CommandLogs ReplicasTarget::apply(const Treatment& t) {
-  const std::string body = strategy_body(t);
+  const std::string body = strategy_body(t, spec_);
   return collect_commands([&](CommandLogs& ran) {
     if (!body.empty()) admin_.post(router_.url(), "/admin/strategy", body, "applying " + body, ran);
   });

@@ -9,6 +9,7 @@
 
 #include "driver/http_fetch.h"
 #include "orchestrator/scenario/strategy_names.h"
+#include "sim/router/epp_config.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -58,12 +59,13 @@ std::optional<double> number_level(const std::string& level) {
 }
 
 void check_router_levels(const std::string& factor, const std::vector<std::string>& levels,
-                         const std::string& who) {
+                         const std::string& who, const ScenarioSpec& spec) {
   for (const auto& level : levels) {
-    if (factor == "strategy" && !canonical_strategy(level)) {
+    if (factor == "strategy" && !canonical_strategy(level) && !spec.epp_config(level)) {
       throw TargetError("factor strategy: " + who + " has no strategy \"" + level +
                         "\" (it has: random, round-robin, least-load, prefix-hash, kv-aware, "
-                        "session, under KubeAI's and Dynamo's names too)");
+                        "session, under KubeAI's and Dynamo's names too, and llm-d's endpoint "
+                        "picker with a configuration named under epp:)");
     }
     if (is_router_knob(factor) && !number_level(level)) {
       throw TargetError("factor " + factor + ": level \"" + level + "\" is not a finite number");
@@ -71,10 +73,17 @@ void check_router_levels(const std::string& factor, const std::vector<std::strin
   }
 }
 
-std::string strategy_body(const Treatment& t) {
+std::string strategy_body(const Treatment& t, const ScenarioSpec& spec) {
   nlohmann::json body = nlohmann::json::object();
   for (const auto& [factor, level] : t.levels) {
-    if (factor == "strategy") body["strategy"] = *canonical_strategy(level);
+    if (factor == "strategy") {
+      if (const EppConfigSpec* epp = spec.epp_config(level)) {
+        body["strategy"] = "epp";
+        body["epp_config"] = epp->config->text;
+      } else {
+        body["strategy"] = *canonical_strategy(level);
+      }
+    }
     for (const auto& [knob, param] : router_knobs()) {
       if (factor != knob) continue;
       const double value = *number_level(level);

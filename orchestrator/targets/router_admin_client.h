@@ -23,13 +23,15 @@ bool is_router_knob(const std::string& factor);
 std::optional<double> number_level(const std::string& level);
 
 // Throws TargetError when knob `factor` (strategy or a router knob) has a level the router
-// cannot apply. `who` names the target in the message ("the simulated fleet").
+// cannot apply. `who` names the target in the message ("the simulated fleet"). A strategy level
+// may name one of the scenario's EPP configurations.
 void check_router_levels(const std::string& factor, const std::vector<std::string>& levels,
-                         const std::string& who);
+                         const std::string& who, const ScenarioSpec& spec);
 
 // {"strategy": <canonical>, <knob>: <number>...} for the treatment's strategy and router knobs;
-// "" when it sets none of them.
-std::string strategy_body(const Treatment& t);
+// a level naming an EPP configuration is {"strategy": "epp", "epp_config": <its YAML>}; "" when
+// it sets none of them.
+std::string strategy_body(const Treatment& t, const ScenarioSpec& spec);
 
 // Admin requests to one router, and its cursor into the router's health events.
 // Thread contract: the runner's thread only.

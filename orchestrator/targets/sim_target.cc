@@ -82,7 +82,7 @@ SimTarget::SimTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan
       throw TargetError("factor " + knob + ": the simulated fleet cannot apply it " +
                         "(it applies: " + join(applies) + ")");
     }
-    check_router_levels(knob, knob_levels, "the simulated fleet");
+    check_router_levels(knob, knob_levels, "the simulated fleet", spec);
     for (const auto& level : knob_levels) {
       if (knob == "prefix_caching" && !on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
@@ -110,7 +110,7 @@ SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
   for (const auto& [factor, level] : t.levels) {
     if (factor == "prefix_caching") engine["enable_prefix_caching"] = *on_off(level);
   }
-  return {strategy_body(t), engine.empty() ? "" : engine.dump()};
+  return {strategy_body(t, spec_), engine.empty() ? "" : engine.dump()};
 }
 
 bool SimTarget::changes_deploy_factor(const Treatment& previous, const Treatment& next) const {

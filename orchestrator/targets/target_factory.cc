@@ -18,6 +18,7 @@ std::unique_ptr<PlannedTarget> make(const ScenarioSpec& spec, const std::vector<
   if (kind == "replicas") return std::make_unique<ReplicasTarget>(spec, std::move(log));
   if (kind == "kubeai") return kube::make_kubeai_target(spec, std::move(log));
   if (kind == "dynamo") return kube::make_dynamo_target(spec, std::move(log));
+  if (kind == "llmd") return kube::make_llmd_target(spec, std::move(log));
   if (kind == "kubectl") return kube::make_kubectl_target(spec, std::move(log));
   if (kind == "endpoints") return kube::make_endpoints_target(spec, std::move(log));
   throw TargetError("target.kind: unknown kind \"" + kind + "\"");

@@ -39,6 +39,9 @@ TargetKinds make_kinds() {
                    FactorPhase::kRun,
                    {"replication"}});
   kinds.push_back({"dynamo", {"strategy"}, false, FactorPhase::kDeploy, {}});
+  // llm-d: a strategy level names an EPP configuration; applying it rolls the endpoint picker
+  // only, never the model servers, so it is run-time (a stand-in must not restart its replicas).
+  kinds.push_back({"llmd", {"strategy"}, false, FactorPhase::kRun, {}});
   kinds.push_back({"kubectl", {}, true, FactorPhase::kDeploy, {}});
   kinds.push_back({"endpoints", {}, true, FactorPhase::kRun, {}});
   return kinds;

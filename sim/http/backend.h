@@ -12,6 +12,13 @@
 
 namespace kvsweep::sim {
 
+// A model server's load as its /metrics shows it: vllm:num_requests_waiting and the KV cache
+// usage gauge (vllm:kv_cache_usage_perc, 0..1).
+struct BackendLoad {
+  int waiting = 0;
+  double kv_usage = 0;
+};
+
 // A replica as the router sends it requests: a simulated one in process (ReplicaServer) or a
 // real OpenAI-compatible server over HTTP (HttpUpstream, for kvsweep proxy).
 // Thread contract: handle() is called on the exchange's thread (its home, Exchange::home()) and
@@ -35,6 +42,13 @@ class ServingBackend {
   // A health probe (what GET /health tells): done(ok, why not) exactly once, within `timeout`.
   virtual void check_health(std::chrono::milliseconds timeout,
                             std::function<void(bool ok, std::string why)> done) = 0;
+  // What llm-d's endpoint picker scrapes from a model server: requests waiting and the KV cache
+  // in use (0..1). done(...) exactly once, on the router's thread as check_health; nullopt
+  // when this backend cannot tell (the default).
+  virtual void read_load(std::chrono::milliseconds /*timeout*/,
+                         std::function<void(std::optional<BackendLoad>)> done) {
+    done(std::nullopt);
+  }
 };
 
 // What can be switched on a replica at run time. nullopt: this replica cannot be switched

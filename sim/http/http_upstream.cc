@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 
 #include "common/base_url.h"
+#include "common/prometheus_text.h"
 #include "sim/http/collect_response.h"
 #include "sim/http/openai_api.h"
 
@@ -259,6 +260,24 @@ void HttpUpstream::check_health(std::chrono::milliseconds timeout,
       [done = std::move(done)](const CollectedResponse& response) {
         const bool ok = response.error.empty() && response.status == 200;
         done(ok, ok ? "" : describe_collected(response));
+      });
+}
+
+void HttpUpstream::read_load(std::chrono::milliseconds timeout,
+                             std::function<void(std::optional<BackendLoad>)> done) {
+  collect_response(
+      io_, HttpRequest{"GET", "/metrics", "", {}}, timeout,
+      [this](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
+        std::make_shared<Forward>(io_, address_, std::move(exchange), nullptr)->start(request);
+      },
+      [done = std::move(done)](const CollectedResponse& response) {
+        if (!response.error.empty() || response.status != 200) return done(std::nullopt);
+        const auto samples = parse_prometheus_text(response.body);
+        const auto waiting = sum_metric(samples, "vllm:num_requests_waiting");
+        auto usage = sum_metric(samples, "vllm:kv_cache_usage_perc");
+        if (!usage) usage = sum_metric(samples, "vllm:gpu_cache_usage_perc");
+        if (!waiting && !usage) return done(std::nullopt);
+        done(BackendLoad{static_cast<int>(waiting.value_or(0)), usage.value_or(0)});
       });
 }
 

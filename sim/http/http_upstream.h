@@ -38,6 +38,10 @@ class HttpUpstream final : public ServingBackend, public ReplicaControl {
   // back through `refused` instead of answering 502.
   void handle_routed(const HttpRequest& request, std::shared_ptr<Exchange> exchange,
                      Refused refused) override;
+  // GET /metrics: vllm:num_requests_waiting and vllm:kv_cache_usage_perc (or the older
+  // vllm:gpu_cache_usage_perc), as the EPP scrapes them.
+  void read_load(std::chrono::milliseconds timeout,
+                 std::function<void(std::optional<BackendLoad>)> done) override;
   void check_health(std::chrono::milliseconds timeout,
                     std::function<void(bool ok, std::string why)> done) override;
 

@@ -77,6 +77,14 @@ void ReplicaServer::check_health(std::chrono::milliseconds /*timeout*/,
   done(false, "down");
 }
 
+// What the replica's /metrics would show now: a down replica answers no scrape.
+void ReplicaServer::read_load(std::chrono::milliseconds /*timeout*/,
+                              std::function<void(std::optional<BackendLoad>)> done) {
+  if (!available()) return done(std::nullopt);
+  const EngineMetrics m = engine_.metrics();
+  done(BackendLoad{m.num_waiting, m.kv_cache_usage});
+}
+
 void ReplicaServer::sever_open_requests() {
   // Moved out first: severing runs end listeners that erase from open_.
   auto open = std::move(open_);

@@ -37,6 +37,8 @@ class ReplicaServer final : public ServingBackend, public ReplicaControl {
   // ServingBackend. A replica that is down cuts every exchange it is handed, as a refused
   // connection would; its health probe answers "down".
   void handle(const HttpRequest& request, std::shared_ptr<Exchange> exchange) override;
+  void read_load(std::chrono::milliseconds timeout,
+                 std::function<void(std::optional<BackendLoad>)> done) override;
   void check_health(std::chrono::milliseconds timeout,
                     std::function<void(bool ok, std::string why)> done) override;
 

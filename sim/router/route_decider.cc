@@ -13,8 +13,12 @@ RouteDecider::RouteDecider(int replicas, RouteDeciderOptions options)
       in_flight_(static_cast<std::size_t>(std::max(replicas, 0)), 0),
       active_blocks_(in_flight_.size(), 0),
       prefill_tokens_(in_flight_.size(), 0),
+      server_loads_(in_flight_.size()),
       index_(std::max(replicas, 0)) {
   if (replicas < 1) throw std::invalid_argument("replicas: the router needs at least one");
+  if (options_.strategy == "epp" && !options_.params.epp) {
+    throw std::invalid_argument("strategy: epp needs an EndpointPickerConfig");
+  }
   if (!set_strategy(options_.strategy, options_.params)) {
     throw std::invalid_argument("strategy: " + unknown_strategy_message(options_.strategy));
   }
@@ -49,6 +53,8 @@ RouteDecision RouteDecider::pick(const RouteRequest& request,
   query.active_blocks = active_blocks_;
   query.prefill_tokens = prefill_tokens_;
   query.index_sizes = index_.sizes();
+  if (strategy_->needs_prompt_text()) query.prompt_text = request.prompt_text;
+  query.server_loads = server_loads_;
   decision.replica = strategy_->pick(query);
   decision.hashed = hashed;
   const auto chosen = static_cast<std::size_t>(decision.replica);

@@ -36,6 +36,8 @@ struct RouteRequest {
   // The prompt's tokens as the replica will see them. Read only when needs_tokens(): a caller
   // may leave it empty otherwise (the request then counts no blocks in the loads).
   std::span<const TokenId> prompt{};
+  // The text the EPP hashes (append_epp_chat_message). Read only when needs_prompt_text().
+  std::string_view prompt_text{};
 };
 
 // One request's routing, from pick() to on_finished(): what it added to the chosen replica's
@@ -64,14 +66,23 @@ class RouteDecider {
   RouteDecider(const RouteDecider&) = delete;
   RouteDecider& operator=(const RouteDecider&) = delete;
 
-  // false (and no change) for an unknown name. The strategy starts with empty state (session
-  // stickiness, round-robin cursor).
+  // false (and no change) for an unknown name, or "epp" without params.epp. The strategy starts
+  // with empty state (session stickiness, round-robin cursor).
   bool set_strategy(const std::string& name, const StrategyParams& params);
   const std::string& strategy() const { return options_.strategy; }
   // Whether pick() reads RouteRequest::prompt: the strategy needs blocks, or the approximate
   // index (no KV events) learns from every routed request so that a switch to kv-aware starts
   // from what was routed before.
   bool needs_tokens() const;
+  // Whether pick() reads RouteRequest::prompt_text (the EPP's prefix scorer).
+  bool needs_prompt_text() const { return strategy_->needs_prompt_text(); }
+  // Whether the strategy reads the replicas' scraped loads: the caller then keeps them fresh
+  // with set_server_load(), as the EPP scrapes every model server's /metrics.
+  bool needs_server_loads() const { return strategy_->needs_server_loads(); }
+  void set_server_load(int replica, ServerLoad load) {
+    server_loads_[static_cast<std::size_t>(replica)] = load;
+  }
+  const std::vector<ServerLoad>& server_loads() const { return server_loads_; }
 
   // The replica for `request`. `routable` has one entry per replica, 1 when it may be chosen
   // (health checks); empty: every replica may be. Changes only the strategy's own state: call
@@ -109,6 +120,7 @@ class RouteDecider {
   std::vector<int> in_flight_;
   std::vector<std::int64_t> active_blocks_;
   std::vector<std::int64_t> prefill_tokens_;
+  std::vector<ServerLoad> server_loads_;
   KvIndex index_;
   std::map<std::string, std::vector<std::uint64_t>> decisions_;
 };

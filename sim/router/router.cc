@@ -14,6 +14,7 @@
 #include "sim/engine/tokenizer.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
+#include "sim/router/epp_scheduler.h"
 #include "sim/router/router_metrics.h"
 
 namespace kvsweep::sim {
@@ -23,22 +24,29 @@ namespace {
 // needs tokens, the prompt text it hashes into blocks (the replica renders and tokenizes the
 // same way).
 struct Parsed {
-  std::string key;     // KubeAI: first user message (chat) or first prompt (completions)
-  std::string prompt;  // the text the replica will tokenize (first prompt for completions)
+  std::string key;       // KubeAI: first user message (chat) or first prompt (completions)
+  std::string prompt;    // the text the replica will tokenize (first prompt for completions)
+  std::string epp_text;  // the text llm-d's EPP hashes (epp_scheduler.h), when asked for
 };
 
 std::optional<ApiError> parse_for_routing(ApiKind kind, const std::string& body, bool want_prompt,
-                                          Parsed* out) {
+                                          bool want_epp_text, Parsed* out) {
   if (kind == ApiKind::kChat) {
     ChatRequest chat;
     if (auto error = parse_chat_request(body, &chat)) return error;
     out->key = std::string(first_user_message(chat));
     if (want_prompt) out->prompt = render_prompt(chat.messages);
+    if (want_epp_text) {
+      for (const ChatMessage& m : chat.messages) {
+        append_epp_chat_message(&out->epp_text, m.role, m.content);
+      }
+    }
   } else {
     CompletionRequest completion;
     if (auto error = parse_completion_request(body, &completion)) return error;
     out->key = std::move(completion.prompts.front());
     if (want_prompt) out->prompt = out->key;
+    if (want_epp_text) out->epp_text = out->key;
   }
   return std::nullopt;
 }
@@ -61,9 +69,12 @@ std::vector<double> decision_bounds() {
 }
 
 RouteDeciderOptions decider_options(const RouterOptions& options) {
-  return RouteDeciderOptions{
-      options.strategy,   options.seed,      StrategyParams{options.chwbl, options.kv_aware},
-      options.block_size, options.kv_events, options.approx_ttl};
+  return RouteDeciderOptions{options.strategy,
+                             options.seed,
+                             StrategyParams{options.chwbl, options.kv_aware, options.epp},
+                             options.block_size,
+                             options.kv_events,
+                             options.approx_ttl};
 }
 
 }  // namespace
@@ -81,12 +92,17 @@ Router::Router(boost::asio::io_context& io, std::vector<RoutedReplica> replicas,
       health_(static_cast<int>(replicas_.size()),
               options_.health.probe_interval.count() > 0 ? options_.health.failure_threshold : 0),
       probe_timer_(io),
-      probing_(replicas_.size(), 0) {
+      probing_(replicas_.size(), 0),
+      load_timer_(io),
+      reading_load_(replicas_.size(), 0) {
   if (options_.health.probe_interval.count() < 0 || options_.health.failure_threshold < 1) {
     throw std::invalid_argument(
         "health: the probe interval must be >= 0 and the failure threshold >= 1");
   }
   if (options_.health.probe_interval.count() > 0) schedule_probes();
+  if (decider_.needs_server_loads()) {
+    boost::asio::post(io_, [this] { schedule_load_reads(); });
+  }
 }
 
 RouteTable Router::make_routes() {
@@ -178,9 +194,51 @@ void Router::probe_all() {
   }
 }
 
+// Runs on io_. The timer stops by itself once the strategy no longer reads loads.
+void Router::schedule_load_reads() {
+  if (load_timer_running_) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (!decider_.needs_server_loads() || options_.load_refresh.count() <= 0) return;
+  }
+  load_timer_running_ = true;
+  read_loads();
+  load_timer_.expires_after(options_.load_refresh);
+  load_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: the router is going away
+    load_timer_running_ = false;
+    schedule_load_reads();
+  });
+}
+
+void Router::read_loads() {
+  // A read not answered within a few refreshes is given up: the EPP keeps a pod's last
+  // figures when a scrape fails, and so does the decider.
+  const std::chrono::milliseconds timeout =
+      std::max(options_.load_refresh * 4, std::chrono::milliseconds(200));
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    {
+      std::lock_guard lock(mutex_);
+      if (reading_load_[r]) continue;
+      reading_load_[r] = 1;
+    }
+    replicas_[r].serving->read_load(timeout, [this, r](std::optional<BackendLoad> load) {
+      std::lock_guard lock(mutex_);
+      reading_load_[r] = 0;
+      if (load) decider_.set_server_load(static_cast<int>(r), {load->waiting, load->kv_usage});
+    });
+  }
+}
+
 bool Router::set_strategy(const std::string& name) {
-  std::lock_guard lock(mutex_);
-  return decider_.set_strategy(name, params());
+  bool reads_loads = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (!decider_.set_strategy(name, params())) return false;
+    reads_loads = decider_.needs_server_loads();
+  }
+  if (reads_loads) boost::asio::post(io_, [this] { schedule_load_reads(); });
+  return true;
 }
 
 void Router::restart() {
@@ -218,6 +276,7 @@ std::string Router::metrics_text() const {
 struct Router::Routing {
   HttpRequest request;
   std::string key;
+  std::string epp_text;
   std::string session;
   std::vector<TokenId> tokens;
   std::chrono::steady_clock::time_point decision_start;
@@ -238,20 +297,23 @@ void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exc
   auto routing = std::make_shared<Routing>();
   routing->decision_start = std::chrono::steady_clock::now();
   bool needs_tokens = false;
+  bool needs_epp_text = false;
   std::string session_header;
   std::chrono::milliseconds timeout{0};
   {
     std::lock_guard lock(mutex_);
     needs_tokens = decider_.needs_tokens();
+    needs_epp_text = decider_.needs_prompt_text();
     session_header = options_.session_header;
     timeout = options_.request_timeout;
   }
   Parsed parsed;
-  if (auto error = parse_for_routing(kind, request.body, needs_tokens, &parsed)) {
+  if (auto error = parse_for_routing(kind, request.body, needs_tokens, needs_epp_text, &parsed)) {
     return reply_error(*exchange, *error);
   }
   if (needs_tokens) routing->tokens = tokenize(parsed.prompt);
   routing->key = std::move(parsed.key);
+  routing->epp_text = std::move(parsed.epp_text);
   routing->session = std::string(request.header(session_header));
   routing->request = request;
   start_timeout(exchange, timeout);
@@ -259,7 +321,8 @@ void Router::route(ApiKind kind, const HttpRequest& request, std::shared_ptr<Exc
 }
 
 void Router::send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> exchange) {
-  const RouteRequest route_request{routing->key, routing->session, routing->tokens};
+  const RouteRequest route_request{routing->key, routing->session, routing->tokens,
+                                   routing->epp_text};
   const bool retry = routing->refused >= 0;
   // The pick and its bookkeeping at once, so two threads never pick on the same loads.
   auto held = std::make_shared<Held>();

@@ -26,10 +26,15 @@
 namespace kvsweep::sim {
 
 struct RouterOptions {
-  std::string strategy = "round-robin";         // a name from strategy_names()
-  std::uint64_t seed = 1;                       // seeds "random" and kv-aware sampling
-  ChwblOptions chwbl;                           // "prefix-hash" parameters
-  KvAwareOptions kv_aware;                      // "kv-aware" parameters
+  std::string strategy = "round-robin";  // a name from strategy_names()
+  std::uint64_t seed = 1;                // seeds "random" and kv-aware sampling
+  ChwblOptions chwbl;                    // "prefix-hash" parameters
+  KvAwareOptions kv_aware;               // "kv-aware" parameters
+  std::shared_ptr<const EppConfig> epp;  // "epp": the EndpointPickerConfig it runs
+  // How often, while the strategy reads them, each replica's waiting queue and KV cache usage
+  // are read (from a real server: its /metrics), as the EPP's --refresh-metrics-interval
+  // (50 ms in the pinned release); the strategy sees figures up to this old.
+  std::chrono::milliseconds load_refresh{50};
   std::string session_header = "x-session-id";  // "session" affinity key (any case)
   int block_size = 16;                          // request block hashes use the replicas' block size
   // true: the KV index is fed by on_kv_event (the sim's replicas). false: no events exist (real
@@ -144,8 +149,13 @@ class Router {
   std::string fan_out_failures(const std::vector<CollectedResponse>& answers) const;
   void schedule_probes();
   void probe_all();
+  // While the strategy reads the replicas' loads: every load_refresh, each replica's read.
+  void schedule_load_reads();
+  void read_loads();
   std::string name_of(std::size_t replica) const;  // "upstream 1 (http://...)" or "replica 1"
-  StrategyParams params() const { return StrategyParams{options_.chwbl, options_.kv_aware}; }
+  StrategyParams params() const {
+    return StrategyParams{options_.chwbl, options_.kv_aware, options_.epp};
+  }
 
   boost::asio::io_context& io_;
   std::vector<RoutedReplica> replicas_;
@@ -162,6 +172,9 @@ class Router {
   ReplicaHealth health_;
   boost::asio::steady_timer probe_timer_;
   std::vector<std::uint8_t> probing_;  // per replica: a probe is out
+  boost::asio::steady_timer load_timer_;
+  bool load_timer_running_ = false;         // on io_ only
+  std::vector<std::uint8_t> reading_load_;  // per replica: a load read is out
   std::shared_ptr<const HttpServerStats> http_stats_;
 };
 

@@ -8,6 +8,7 @@
 #include "common/json_text.h"
 #include "common/spellcheck.h"
 #include "sim/http/openai_api.h"
+#include "sim/router/epp_config.h"
 #include "sim/router/router.h"
 
 namespace kvsweep::sim {
@@ -44,6 +45,12 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
     } else if (key == "router_temperature") {
       if (!value.is_number() || value.get<double>() < 0) return key + ": expected a number >= 0";
       next.kv_aware.temperature = value.get<double>();
+    } else if (key == "epp_config") {
+      // A whole EndpointPickerConfig, YAML or JSON text, as the EPP reads its --config-text.
+      if (!value.is_string()) return key + ": expected an EndpointPickerConfig as text";
+      std::string error;
+      next.epp = parse_epp_config("epp_config", value.get<std::string>(), &error);
+      if (!next.epp) return error;
     } else if (key == "session_header") {
       if (!value.is_string() || value.get<std::string>().empty())
         return key + ": expected a header name";
@@ -51,7 +58,8 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
     } else {
       return key +
              ": unknown parameter; known: strategy, meanLoadFactor, replication, "
-             "prefixCharLength, overlap_score_weight, router_temperature, session_header";
+             "prefixCharLength, overlap_score_weight, router_temperature, session_header, "
+             "epp_config";
     }
   }
   *options = next;
@@ -84,7 +92,8 @@ std::string Router::strategy_json() const {
                         {"prefixCharLength", options_.chwbl.prefix_chars},
                         {"overlap_score_weight", options_.kv_aware.overlap_weight},
                         {"router_temperature", options_.kv_aware.temperature},
-                        {"session_header", options_.session_header}});
+                        {"session_header", options_.session_header},
+                        {"epp_config", options_.epp ? json(options_.epp->text) : json(nullptr)}});
 }
 
 void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
@@ -98,7 +107,7 @@ void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
     if (const auto it = body.find("strategy"); it != body.end()) {
       if (!it->is_string()) return bad_request(exchange, "strategy must be a string", "strategy");
       name = it->get<std::string>();
-      if (!make_strategy(name, 1, 1)) {
+      if (name != "epp" && !make_strategy(name, 1, 1)) {
         return bad_request(exchange, unknown_strategy_message(name), "strategy");
       }
     }
@@ -106,6 +115,11 @@ void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
       std::lock_guard lock(mutex_);
       RouterOptions next = options_;
       if (auto error = apply_params(body, &next)) return bad_request(exchange, *error, "");
+      if (name == "epp" && !next.epp) {
+        return bad_request(exchange,
+                           "strategy epp needs epp_config: an EndpointPickerConfig as text",
+                           "epp_config");
+      }
       options_ = next;
     }
     set_strategy(name);

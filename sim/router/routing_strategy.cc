@@ -9,6 +9,7 @@
 
 #include "common/join.h"
 #include "common/spellcheck.h"
+#include "sim/router/epp_scheduler.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -155,7 +156,7 @@ class PrefixHashStrategy final : public RoutingStrategy {
 }  // namespace
 
 std::vector<std::string> strategy_names() {
-  return {"random", "round-robin", "least-load", "prefix-hash", "kv-aware", "session"};
+  return {"random", "round-robin", "least-load", "prefix-hash", "kv-aware", "session", "epp"};
 }
 
 std::string unknown_strategy_message(const std::string& name) {
@@ -202,6 +203,7 @@ std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int repl
   if (name == "prefix-hash") return std::make_unique<PrefixHashStrategy>(replicas, params.chwbl);
   if (name == "kv-aware") return std::make_unique<KvAwareStrategy>(params.kv_aware, seed);
   if (name == "session") return std::make_unique<SessionStrategy>();
+  if (name == "epp" && params.epp) return std::make_unique<EppStrategy>(params.epp, replicas, seed);
   return nullptr;
 }
 

@@ -12,6 +12,15 @@
 
 namespace kvsweep::sim {
 
+struct EppConfig;
+
+// What the EPP scrapes from a model server's /metrics (vllm:num_requests_waiting and the KV
+// cache usage gauge): the last figures read, 0 before any.
+struct ServerLoad {
+  int waiting = 0;
+  double kv_usage = 0;  // 0..1
+};
+
 // What a strategy may see of a request: no HTTP, only what KubeAI's balancer sees.
 struct RouteQuery {
   // Text of the first message with role "user" (system prompt ignored), text parts
@@ -34,6 +43,10 @@ struct RouteQuery {
   std::span<const std::int64_t>
       prefill_tokens{};  // per replica: routed prompt tokens not yet prefilled
   std::span<const std::size_t> index_sizes{};  // per replica: blocks in its KV index
+
+  // Filled only for strategies that ask (needs_prompt_text(), needs_server_loads()).
+  std::string_view prompt_text{};              // the EPP's text of the request (epp_scheduler.h)
+  std::span<const ServerLoad> server_loads{};  // per replica, as last read from its /metrics
 };
 
 // Dynamo's KV router (2025 form, lib/kv-router/src/selector.rs) defaults.
@@ -46,6 +59,7 @@ struct KvAwareOptions {
 struct StrategyParams {
   ChwblOptions chwbl;
   KvAwareOptions kv_aware;
+  std::shared_ptr<const EppConfig> epp;  // "epp": the EndpointPickerConfig it runs
 };
 
 // Called on one thread only (the router's io thread); a strategy may keep state (round-robin
@@ -57,10 +71,15 @@ class RoutingStrategy {
   // Whether pick() reads the request's blocks (overlap_blocks, prompt_tokens and the loads in
   // blocks): only then is the request tokenized and hashed, which costs more than the pick.
   virtual bool needs_blocks() const { return false; }
+  // Whether pick() reads the request's prompt text (RouteQuery::prompt_text).
+  virtual bool needs_prompt_text() const { return false; }
+  // Whether pick() reads the replicas' scraped loads (RouteQuery::server_loads).
+  virtual bool needs_server_loads() const { return false; }
 };
 
 // "random" (what a Kubernetes Service does), "round-robin", "least-load", "prefix-hash",
-// "kv-aware" (Dynamo), "session" (affinity on a session header, else least-load).
+// "kv-aware" (Dynamo), "session" (affinity on a session header, else least-load), "epp" (llm-d's
+// endpoint picker, epp_scheduler.h; needs StrategyParams::epp).
 std::vector<std::string> strategy_names();
 
 // "unknown strategy "prefix_hash"; did you mean "prefix-hash"?; valid: ..."
@@ -72,7 +91,8 @@ std::string unknown_strategy_message(const std::string& name);
 // request adds there (its blocks minus the overlap). Lower is better.
 std::vector<double> kv_aware_costs(const RouteQuery& query, double overlap_weight);
 
-// The strategy called `name` for `replicas` replicas, or nullptr if the name is unknown.
+// The strategy called `name` for `replicas` replicas, or nullptr if the name is unknown (or is
+// "epp" without a config).
 // `seed` seeds "random"; `chwbl` configures "prefix-hash".
 std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
                                                std::uint64_t seed, ChwblOptions chwbl = {});

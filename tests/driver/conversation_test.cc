@@ -109,5 +109,32 @@ TEST(MessagesForTurn, TurnOutOfRangeThrows) {
   EXPECT_THROW(messages_for_turn(c, -1), std::out_of_range);
 }
 
+// What a turn asks: its own text, the history's dataset text and its length count; the server's
+// replies (not in the dataset) do not, and neither does anything after the turn.
+TEST(TurnFingerprint, CoversTheDatasetsTurnAndItsHistoryNotWhatFollows) {
+  const Conversation c{"sys", {"u0", "u1", "u2"}, {"a0", "a1", "a2"}, {}, false};
+  const std::uint64_t turn1 = turn_fingerprint(c, 1, 16);
+  EXPECT_NE(turn1, 0u);
+  EXPECT_EQ(turn_fingerprint(c, 1, 16), turn1);
+  EXPECT_NE(turn_fingerprint(c, 0, 16), turn1);
+  EXPECT_NE(turn_fingerprint(c, 1, 17), turn1);
+  Conversation later = c;
+  later.user[2] = "changed";
+  later.assistant[1] = "changed";
+  later.replies_from_server = true;
+  EXPECT_EQ(turn_fingerprint(later, 1, 16), turn1);
+  Conversation system = c;
+  system.system_prompt = "sys!";
+  EXPECT_NE(turn_fingerprint(system, 1, 16), turn1);
+  Conversation history = c;
+  history.assistant[0] = "a0!";
+  EXPECT_NE(turn_fingerprint(history, 1, 16), turn1);
+  // Text moved across a message boundary is another prompt.
+  const Conversation joined{"sysu", {"0"}, {""}, {}, false};
+  const Conversation split{"sys", {"u0"}, {""}, {}, false};
+  EXPECT_NE(turn_fingerprint(joined, 0, 16), turn_fingerprint(split, 0, 16));
+  EXPECT_THROW(turn_fingerprint(c, 3, 16), std::out_of_range);
+}
+
 }  // namespace
 }  // namespace kvsweep::driver

@@ -455,6 +455,11 @@ TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
   EXPECT_EQ(seen[0].body["max_tokens"], 5);
   EXPECT_EQ(seen[1].body["max_tokens"], 3);
   EXPECT_EQ(seen[2].body["max_tokens"], 7);
+  // Each record carries its turn's dataset fingerprint, whatever the server replied.
+  const Conversation& c = workload.conversations[0];
+  EXPECT_EQ(result.records[0].prompt_hash, turn_fingerprint(c, 0, 5));
+  EXPECT_EQ(result.records[1].prompt_hash, turn_fingerprint(c, 1, 3));
+  EXPECT_EQ(result.records[2].prompt_hash, turn_fingerprint(c, 2, 7));
 }
 
 TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {

@@ -40,6 +40,7 @@ ShardResult shard_with(int index, int count, double epoch, std::vector<std::int6
   for (const std::int64_t i : indices) {
     RequestRecord r;
     r.index = i;
+    r.prompt_hash = 0xfedcba9876543210ULL + static_cast<std::uint64_t>(i);  // above 2^63
     r.ok = true;
     r.scheduled_s = 0.1 * static_cast<double>(i);
     r.sent_s = r.scheduled_s;
@@ -103,6 +104,7 @@ TEST(ShardFiles, ARecordsFileArrivesWholeOrSaysWhatIsMissing) {
   const ShardResult back = parse_shard_records(text, "shard 1");
   ASSERT_EQ(back.result.records.size(), 3u);
   EXPECT_EQ(back.result.records[2].index, 5);
+  EXPECT_EQ(back.result.records[2].prompt_hash, 0xfedcba9876543215ULL);
   EXPECT_EQ(back.result.records[0].itl_ms, (std::vector<double>{1.5, 2.25}));
   EXPECT_EQ(back.result.records[0].error, shard.result.records[0].error);
   EXPECT_DOUBLE_EQ(back.result.driver.send_delay_p99_ms, 2.0);

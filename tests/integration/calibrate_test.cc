@@ -406,5 +406,57 @@ TEST_F(Calibrate, ReplayChecksItRegeneratedTheRunsTraffic) {
   EXPECT_NE(unknown.err.find("--strategy fastest: unknown"), std::string::npos) << unknown.err;
 }
 
+// A dataset file edited in place to the very same shape (as many prompts, as long, the same
+// output lengths) regenerates as many requests of the same conversations on the same schedule:
+// only the stored fingerprints of what each turn asked tell the replay it is another traffic.
+// A run stored before fingerprints (schema 13, here its rows' hashes zeroed) is compared as
+// before, and the replay says what it could not compare.
+TEST_F(Calibrate, ReplayRefusesADatasetFileEditedInPlace) {
+  const std::string dataset = dir_.file("prompts.jsonl");
+  const auto write_prompts = [&dataset](const std::string& topic) {
+    std::ofstream out(dataset);
+    for (int i = 0; i < 6; ++i) {
+      out << R"({"prompt": "question )" << i << " about " << topic
+          << R"( and how the router keeps them warm", "max_tokens": 8})"
+          << "\n";
+    }
+  };
+  write_prompts("caches");
+  const std::int64_t id =
+      store_run("predict",
+                "  dataset: {kind: random, random_input_len: 256, random_output_len: 24, "
+                "random_range_ratio: 0.75}\n",
+                "  dataset: {kind: jsonl, path: " + dataset + "}\n");
+  const CliRun same = kvsweep({"--db", db(), "replay", std::to_string(id)});
+  ASSERT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("what each turn asked, by its fingerprint, in every cell"),
+            std::string::npos)
+      << same.out;
+
+  write_prompts("queues");  // as long as "caches"
+  const CliRun edited = kvsweep({"--db", db(), "replay", std::to_string(id)});
+  EXPECT_EQ(edited.exit_code, 1) << edited.out;
+  EXPECT_NE(edited.err.find("the replay did not regenerate the run's traffic"), std::string::npos)
+      << edited.err;
+  EXPECT_NE(edited.err.find("least-load@1: conversation 0 turn 0 asked another prompt in the "
+                            "replay than in the run (its fingerprint differs)"),
+            std::string::npos)
+      << edited.err;
+
+  {
+    const store::SqliteDb raw = store::SqliteDb::open(db());
+    raw.exec(
+        "UPDATE requests SET prompt_hash = 0 WHERE cell_id IN (SELECT id FROM cells WHERE "
+        "experiment_id = " +
+        std::to_string(id) + ")");
+  }
+  const CliRun unrecorded = kvsweep({"--db", db(), "replay", std::to_string(id)});
+  EXPECT_EQ(unrecorded.exit_code, 0) << unrecorded.out << unrecorded.err;
+  EXPECT_NE(unrecorded.out.find("the run was stored before prompt fingerprints (schema 13), so "
+                                "what each turn asked was not compared"),
+            std::string::npos)
+      << unrecorded.out;
+}
+
 }  // namespace
 }  // namespace kvsweep::orchestrator

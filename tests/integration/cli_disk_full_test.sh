@@ -60,7 +60,7 @@ check_failed_run() {
 
 # 1. The store's disk fills up mid-sweep, at several sizes.
 kept=""
-# The smallest: a disk with just room to create the store (schema 12) and its experiment; at
+# The smallest: a disk with just room to create the store (schema 13) and its experiment; at
 # 280 KB the experiment itself cannot be created, a plain "disk is full" error with nothing run.
 for size in 290 300 320 400 480; do
   mount -t tmpfs -o size=${size}k tmpfs "$dir/store"

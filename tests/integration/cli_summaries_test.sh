@@ -58,9 +58,9 @@ for e in $(sql "select id from experiments"); do
 done
 echo "reports from summaries equal --exact for $experiments experiments in md, json and csv"
 
-# A store as schema 8 left it: no summaries, no prune marks. migrate summarizes every cell.
+# A store as schema 8 left it: no summaries, no prune marks, no prompt fingerprints. migrate summarizes every cell.
 cp "$db" "$dir/old.db"
-sqlite3 "$dir/old.db" "drop table arm_searches; drop table cell_shards; drop table run_comparisons; drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
+sqlite3 "$dir/old.db" "alter table requests drop column prompt_hash; drop table arm_searches; drop table cell_shards; drop table run_comparisons; drop table cell_summaries; drop table experiment_prunes; pragma user_version = 8;"
 "$kvsweep" --db "$dir/old.db" migrate >"$dir/migrate.out" 2>"$dir/migrate.err" ||
   { cat "$dir/migrate.err"; fail "migrate of a schema 8 store"; }
 grep -q "migrated from 8" "$dir/migrate.out" || fail "migrate said: $(cat "$dir/migrate.out")"

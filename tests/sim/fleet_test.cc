@@ -221,7 +221,7 @@ TEST(Fleet, AdminStrategySwitchesAndRejectsUnknownNames) {
   EXPECT_EQ(error["code"], 400);
   EXPECT_EQ(error["message"],
             "unknown strategy \"prefix_hash\"; did you mean \"prefix-hash\"?; valid: random, "
-            "round-robin, least-load, prefix-hash, kv-aware, session");
+            "round-robin, least-load, prefix-hash, kv-aware, session, epp");
   EXPECT_EQ(json::parse(client.Get("/admin/strategy")->body)["strategy"], "prefix-hash");
 
   res = client.Post("/admin/strategy", "{", "application/json");

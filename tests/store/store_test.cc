@@ -54,6 +54,7 @@ RequestRow make_request(std::int64_t index) {
   row.worker = 3;
   row.conversation = 17;
   row.turn = 2;
+  row.prompt_hash = 0x9e3779b97f4a7c15ULL;  // above 2^63: stored in a signed column
   row.warmup = true;
   row.ok = false;
   row.error_kind = "http_status";
@@ -114,6 +115,7 @@ void expect_same(const RequestRow& a, const RequestRow& b) {
   EXPECT_EQ(a.worker, b.worker);
   EXPECT_EQ(a.conversation, b.conversation);
   EXPECT_EQ(a.turn, b.turn);
+  EXPECT_EQ(a.prompt_hash, b.prompt_hash);
   EXPECT_EQ(a.warmup, b.warmup);
   EXPECT_EQ(a.ok, b.ok);
   EXPECT_EQ(a.error_kind, b.error_kind);
@@ -470,7 +472,10 @@ TEST(Store, Version2FileMigratesKeepingItsRows) {
   EXPECT_EQ(rows[0].prompt_tokens, 1024);
   EXPECT_EQ(rows[1].prompt_tokens, -1);  // unknown, not 0
   EXPECT_EQ(rows[2].prompt_tokens, -1);
-  for (const RequestRow& row : rows) EXPECT_EQ(row.ended_s, -1) << row.index;  // not recorded
+  for (const RequestRow& row : rows) {
+    EXPECT_EQ(row.ended_s, -1) << row.index;      // not recorded
+    EXPECT_EQ(row.prompt_hash, 0u) << row.index;  // nor this (schema 13)
+  }
   EXPECT_EQ(rows[0].last_token_s, 0.5);
   EXPECT_EQ(rows[2].sent_s, 5.0);
   EXPECT_EQ(store.experiments().size(), 1u);

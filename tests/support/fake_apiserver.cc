@@ -69,6 +69,10 @@ const std::vector<Resource>& served_resources() {
       {"cronjobs", "cronjob", "CronJob", "batch", "v1", {"cj"}},
       // Indexed Jobs of load shards (tests/support/fake_jobs.h runs their pods).
       {"jobs", "job", "Job", "batch", "v1", {}},
+      // llm-d: the InferencePool (Gateway API Inference Extension v1.0.0's v1 API) and the
+      // ConfigMap its endpoint picker reads its EndpointPickerConfig from.
+      {"inferencepools", "inferencepool", "InferencePool", "inference.networking.k8s.io", "v1", {}},
+      {"configmaps", "configmap", "ConfigMap", "", "v1", {"cm"}},
   };
   return kResources;
 }

@@ -37,7 +37,8 @@ struct ApiCall {
 // Resources served (all namespaced):
 //   v1 pods (kind Pod); apps/v1 deployments (Deployment);
 //   kubeai.org/v1 models (Model); nvidia.com/v1alpha1 dynamographdeployments
-//   (DynamoGraphDeployment, short name dgd); v1 services and batch/v1 cronjobs (deploy/'s
+//   (DynamoGraphDeployment, short name dgd); inference.networking.k8s.io/v1 inferencepools
+//   (InferencePool) and v1 configmaps (llm-d); v1 services and batch/v1 cronjobs (deploy/'s
 //   manifests); batch/v1 jobs (Job; tests/support/fake_jobs.h runs Indexed Jobs' pods as local
 //   processes). A mutating request with dryRun=All (kubectl apply --dry-run=server) is
 //   answered without storing anything. A DELETE's propagationPolicy (kubectl's --cascade) is

@@ -166,6 +166,9 @@ struct KubeAIOperator::Core {
     std::string initial_problem;
     std::string rollout_problem;
     int problem_slot = 1;
+    // Asked as each pod is created: a reason it will wait with instead of becoming Ready (an
+    // EPP that refuses the configuration it reads at start crash-loops); "" for none.
+    std::function<std::string()> pod_problem;
   };
 
   Core(FakeApiServer& server, std::string ns, PodTiming timing, Config config)
@@ -252,7 +255,8 @@ struct KubeAIOperator::Core {
     const std::string name =
         c.name + "-" + revision.substr(0, 5) + "-" + std::to_string(next_pod++);
     slot_of[name] = slot;
-    const std::string why = slot == c.problem_slot ? problem : "";
+    std::string why = slot == c.problem_slot ? problem : "";
+    if (why.empty() && c.pod_problem) why = c.pod_problem();
     record("create " + name);
     life.create(
         name, labels, c.urls.at(static_cast<std::size_t>(slot) % c.urls.size()), json::object(),
@@ -405,6 +409,7 @@ DeploymentOperator::DeploymentOperator(FakeApiServer& server, DeploymentOperator
   config.revision_of = [](const json& d) {
     return revision_hash(d["spec"].value("template", json::object()));
   };
+  config.pod_problem = options.pod_problem;
   config.write_status = [](json& d, int all, int ready) {
     d["status"]["observedGeneration"] = d["metadata"].value("generation", 1);
     d["status"]["replicas"] = all;

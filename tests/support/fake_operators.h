@@ -6,6 +6,7 @@
 // replaces the server's controller while it lives and must not outlive the server.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -89,6 +90,10 @@ struct DeploymentOperatorOptions {
   std::vector<std::string> replica_urls;
   PodTiming timing;
   Rollout rollout = Rollout::kSurge;
+  // Asked, on the timer thread, as each pod is created: non-empty, the pod waits with that
+  // reason (CrashLoopBackOff) instead of becoming Ready. llm-d's EPP reads its configuration at
+  // start, so its pods fail or not by what its ConfigMap holds then.
+  std::function<std::string()> pod_problem;
 };
 
 class DeploymentOperator {

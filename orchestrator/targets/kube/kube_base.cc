@@ -116,6 +116,7 @@ CommandLogs KubeTarget::make_cold() {
       do_wait_ready();
       change_ = PodChange::kNone;
       before_.clear();
+      after_cold();
       return;
     }
     if (replica_urls_.empty()) {
@@ -124,6 +125,7 @@ CommandLogs KubeTarget::make_cold() {
           "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
     }
     reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
+    after_cold();
   });
 }
 

@@ -90,6 +90,10 @@ class KubeTarget : public PlannedTarget {
   void discover_replicas();
   void set_replica_urls(std::vector<std::string> urls) { replica_urls_ = std::move(urls); }
 
+  // After a cold cell's caches were emptied (either method): what else the kind restarts so
+  // that nothing routes on a warm memory (llm-d's EPP and its prefix index).
+  virtual void after_cold() {}
+
   // The pods the pods gate counts, discovery reads and a "restart" cold deletes; "" when the
   // target has none.
   virtual std::string pods_selector() const = 0;

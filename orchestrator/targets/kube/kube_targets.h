@@ -27,6 +27,13 @@ std::unique_ptr<PlannedTarget> make_kubeai_target(const ScenarioSpec& spec, Log 
 // the new DYN_ROUTER_MODE.
 std::unique_ptr<PlannedTarget> make_dynamo_target(const ScenarioSpec& spec, Log log = silent_log());
 
+// llm-d: InferencePool `target.pool` and its endpoint picker. Factor strategy names an EPP
+// configuration (the scenario's `epp:`): it is written into the ConfigMap the EPP reads, then
+// the EPP Deployment is rolled (it reads its config at start) and waited for: observedGeneration,
+// every Ready EPP pod of the new template, the old ones gone, settled. The model servers (the
+// pool's selector) are untouched; a cold cell resets their caches and rolls the EPP again.
+std::unique_ptr<PlannedTarget> make_llmd_target(const ScenarioSpec& spec, Log log = silent_log());
+
 // Generic: every factor level in target.levels gives kubectl argv lists to apply and to wait.
 std::unique_ptr<PlannedTarget> make_kubectl_target(const ScenarioSpec& spec,
                                                    Log log = silent_log());

@@ -359,7 +359,7 @@ TEST(ScenarioTarget, ReplicasRefusesBadUpstreamsWithTheirPlace) {
       << heads[0];
   EXPECT_EQ(heads[1],
             "s.yaml:8:13: target.replicas: not used by target kind replicas (used by: sim, "
-            "kubeai, dynamo, kubectl, endpoints)");
+            "kubeai, dynamo, kubectl, endpoints, llmd)");
   EXPECT_EQ(heads[2],
             "s.yaml:5:15: target.upstreams: upstream \"https://a:1\": only http:// URLs are "
             "supported");

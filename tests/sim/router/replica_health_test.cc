@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/router/routing_strategy.h"
+#include "tests/sim/router/epp_test_config.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -73,7 +74,9 @@ TEST(RoutableMask, NoStrategyPicksAReplicaTakenOut) {
   const std::vector<int> loads{3, 0, 2, 1};    // replica 1 is the least loaded
   const std::vector<int> overlap{0, 9, 0, 0};  // and holds the whole prompt
   for (const auto& name : strategy_names()) {
-    auto strategy = make_strategy(name, 4, 7);
+    StrategyParams params;
+    params.epp = queue_scorer_epp();
+    auto strategy = make_strategy(name, 4, 7, params);
     std::set<int> chosen;
     for (int i = 0; i < 200; ++i) {
       const std::string user = "conversation " + std::to_string(i);

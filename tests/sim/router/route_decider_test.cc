@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/block_hash.h"
+#include "tests/sim/router/epp_test_config.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -26,6 +27,7 @@ RouteDeciderOptions options(const std::string& strategy, bool kv_events = true) 
   o.strategy = strategy;
   o.block_size = 16;
   o.kv_events = kv_events;
+  o.params.epp = queue_scorer_epp();
   return o;
 }
 

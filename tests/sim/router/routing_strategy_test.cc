@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/router/epp_config.h"
+
 namespace kvsweep::sim {
 namespace {
 
@@ -14,10 +16,23 @@ int pick(RoutingStrategy& strategy, const std::vector<int>& loads, std::string_v
   return strategy.pick(RouteQuery{user, loads});
 }
 
-TEST(RoutingStrategy, NamesAreTheSix) {
-  EXPECT_EQ(strategy_names(), (std::vector<std::string>{"random", "round-robin", "least-load",
-                                                        "prefix-hash", "kv-aware", "session"}));
-  for (const auto& name : strategy_names()) EXPECT_NE(make_strategy(name, 3, 1), nullptr) << name;
+// "epp" runs an EndpointPickerConfig: without one it is no strategy.
+TEST(RoutingStrategy, NamesAreTheSeven) {
+  EXPECT_EQ(strategy_names(),
+            (std::vector<std::string>{"random", "round-robin", "least-load", "prefix-hash",
+                                      "kv-aware", "session", "epp"}));
+  StrategyParams params;
+  std::string error;
+  params.epp = parse_epp_config(
+      "epp.yaml",
+      "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n"
+      "plugins: [{type: queue-scorer}]\n",
+      &error);
+  ASSERT_NE(params.epp, nullptr) << error;
+  for (const auto& name : strategy_names()) {
+    EXPECT_NE(make_strategy(name, 3, 1, params), nullptr) << name;
+  }
+  EXPECT_EQ(make_strategy("epp", 3, 1), nullptr);
   EXPECT_EQ(make_strategy("prefix_hash", 3, 1), nullptr);
 }
 

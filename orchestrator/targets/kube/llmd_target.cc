@@ -1,0 +1,317 @@
+// llm-d: an InferencePool's endpoint picker configured per arm through the ConfigMap it reads.
+//
+// Names and layout follow the Gateway API Inference Extension v1.0.0's inferencepool chart
+// (config/charts/inferencepool: the EPP Deployment and its ConfigMap both <pool>-epp, the
+// config under key default-plugins.yaml, mounted and read with --config-file at start) and its
+// InferencePool API (inference.networking.k8s.io/v1, spec.selector.matchLabels).
+#include <xxhash.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/targets/kube/factor_levels.h"
+#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/targets/kube/pod_gate.h"
+#include "orchestrator/targets/kube/pod_status.h"
+#include "orchestrator/targets/readiness.h"
+#include "orchestrator/targets/target_kinds.h"
+#include "sim/router/epp_config.h"
+
+namespace kvsweep::orchestrator::kube {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kPoolResource = "inferencepools.inference.networking.k8s.io";
+// The pod template annotation whose change rolls the EPP: the configuration's name and a hash
+// of its text, so an unchanged configuration rolls nothing, and a cold cell's restart counter.
+constexpr const char* kConfigAnnotation = "kvsweep.io/epp-config";
+constexpr const char* kRestartAnnotation = "kvsweep.io/epp-restart";
+
+// "k=v,k2=v2" from a matchLabels object; "" when there is none.
+std::string selector_of(const json& match_labels) {
+  std::string out;
+  if (!match_labels.is_object()) return out;
+  for (const auto& [key, value] : match_labels.items()) {
+    if (!value.is_string()) continue;
+    out += (out.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+  }
+  return out;
+}
+
+std::string short_hash(const std::string& text) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx",
+                static_cast<unsigned long long>(XXH64(text.data(), text.size(), 0)));
+  return std::string(buffer, 8);
+}
+
+class LlmdTarget : public KubeTarget {
+ public:
+  LlmdTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "llmd", std::move(log)) {
+    require_field(target().pool, "target.pool", kind(), "the InferencePool's name");
+    check_factor_names(spec, kind(), target_kind("llmd").factors);
+    for (const auto& level : spec.knob_levels("strategy")) config_of(level);
+  }
+
+  std::string describe() const override {
+    return "llmd inferencepool/" + target().pool + " (endpoint picker deployment/" + epp() + ", " +
+           std::to_string(target().replicas) + " model servers) in namespace " +
+           target().namespace_name;
+  }
+
+  void do_start() override {
+    const std::string what = "target.pool: reading inferencepool/" + target().pool;
+    json pool;
+    retrying([&] {
+      pool = kubectl().get_json("start", {"get", kPoolResource, target().pool}, what);
+    });
+    pool_selector_ = selector_of(pool.value("spec", json::object())
+                                     .value("selector", json::object())
+                                     .value("matchLabels", json::object()));
+    if (pool_selector_.empty() && target().pod_selector.empty()) {
+      throw TargetError(what +
+                        ": it has no spec.selector.matchLabels to find its model servers "
+                        "by (set target.pod_selector)");
+    }
+    json deployment;
+    retrying([&] {
+      deployment = kubectl().get_json("start", {"get", "deployment", epp()},
+                                      "target.epp_deployment: reading deployment/" + epp());
+    });
+    epp_selector_ = selector_of(deployment.value("spec", json::object())
+                                    .value("selector", json::object())
+                                    .value("matchLabels", json::object()));
+    epp_replicas_ = deployment.value("spec", json::object()).value("replicas", 1);
+    retrying([&] {
+      kubectl().get_json("start", {"get", "configmap", configmap()},
+                         "target.epp_configmap: reading configmap/" + configmap() +
+                             " (the EndpointPickerConfig the EPP reads)");
+    });
+  }
+
+  std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
+                                                      const Treatment& t) const override {
+    const std::string* level = t.find("strategy");
+    if (level == nullptr) return {};
+    const EppConfigSpec* config = nullptr;
+    try {
+      config = &config_of(*level);
+    } catch (const TargetError& e) {
+      return {{"<cannot apply: " + std::string(e.what()) + ">"}};  // plan must not throw
+    }
+    return {kubectl_argv({"get", "pods", "-l", epp_selector_or_placeholder(), "-o", "json"}),
+            kubectl_argv(configmap_patch(*config)),
+            kubectl_argv(rollout_patch(kConfigAnnotation, annotation_of(*config)))};
+  }
+
+  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const override {
+    return {"resource: inferencepool/" + target().pool + " exists; its model servers -l " +
+            selector_or_placeholder() +
+            " read at every poll, one that cannot start fails it (limit " +
+            duration_text(target().readiness.resource_s) + ")"};
+  }
+
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+    if (t.find("strategy") == nullptr) return {};
+    return {"epp-rollout: deployment/" + epp() +
+            " status.observedGeneration = metadata.generation; every EPP pod -l " +
+            epp_selector_or_placeholder() +
+            " created after the patch, Ready, none from before left, the same pods for " +
+            duration_text(target().readiness.settle_s) +
+            "; a pod that cannot start fails it with its last log lines (limit " +
+            duration_text(target().readiness.pods_s) + ")"};
+  }
+
+  PodChange pod_change(const Treatment& /*t*/) const override {
+    return PodChange::kNone;  // the model servers are never touched; the EPP's roll is gated apart
+  }
+
+  void do_apply(const Treatment& t) override {
+    const std::string* level = t.find("strategy");
+    if (level == nullptr) return;
+    const EppConfigSpec& config = config_of(*level);
+    const std::string what = "applying EPP configuration " + config.name + " to configmap/" +
+                             configmap() + " and rolling deployment/" + epp();
+    epp_before_ = epp_pod_uids("apply");
+    retrying([&] { kubectl().run_ok("apply", configmap_patch(config), what); });
+    retrying([&] {
+      kubectl().run_ok("apply", rollout_patch(kConfigAnnotation, annotation_of(config)), what);
+    });
+    rolled_ = true;
+  }
+
+  void do_wait_ready() override {
+    // The pool, its model servers untouched (any stuck one fails the gate), then the EPP.
+    wait_resource({"get", kPoolResource, target().pool},
+                  [](const json&) -> std::optional<std::string> { return std::nullopt; });
+    wait_pods();
+    if (rolled_) wait_epp_rollout();
+    rolled_ = false;
+    wait_serving();
+    discover_replicas();
+    discover_epp();
+  }
+
+  // A cold cell: the model servers' caches reset (the base class), then the EPP restarted,
+  // since its prefix index would otherwise still steer requests by the previous cell.
+  void after_cold() override {
+    epp_before_ = epp_pod_uids("cold");
+    ++restarts_;
+    retrying([&] {
+      kubectl().run_ok("cold", rollout_patch(kRestartAnnotation, std::to_string(restarts_)),
+                       "cold: restarting deployment/" + epp());
+    });
+    wait_epp_rollout();
+    discover_epp();
+  }
+
+  Endpoints endpoints() const override {
+    Endpoints endpoints = KubeTarget::endpoints();
+    if (target().metrics.urls.empty()) {
+      for (const auto& url : epp_metrics_urls_) endpoints.metrics_urls.push_back(url);
+    }
+    return endpoints;
+  }
+
+ private:
+  std::string epp() const {
+    return target().epp_deployment.empty() ? target().pool + "-epp" : target().epp_deployment;
+  }
+  std::string configmap() const {
+    return target().epp_configmap.empty() ? target().pool + "-epp" : target().epp_configmap;
+  }
+  std::string pods_selector() const override {
+    return target().pod_selector.empty() ? pool_selector_ : target().pod_selector;
+  }
+  std::string selector_or_placeholder() const {
+    const std::string s = pods_selector();
+    return s.empty() ? "<inferencepool/" + target().pool + " spec.selector>" : s;
+  }
+  std::string epp_selector_or_placeholder() const {
+    return epp_selector_.empty() ? "<deployment/" + epp() + " spec.selector>" : epp_selector_;
+  }
+
+  // The strategy level's EPP configuration; throws TargetError when the level names none.
+  const EppConfigSpec& config_of(const std::string& level) const {
+    if (const EppConfigSpec* config = spec().epp_config(level)) return *config;
+    std::string names;
+    for (const auto& [name, config] : spec().epp_configs)
+      names += (names.empty() ? "" : ", ") + name;
+    throw TargetError("factor strategy: level \"" + level +
+                      "\" is no EPP configuration of this scenario; kind llmd applies the "
+                      "configurations named under epp: (" +
+                      (names.empty() ? "none is" : names + " are") + ")");
+  }
+
+  std::string annotation_of(const EppConfigSpec& config) const {
+    return config.name + "-" + short_hash(config.config->text);
+  }
+
+  std::vector<std::string> configmap_patch(const EppConfigSpec& config) const {
+    const json patch = {{"data", {{target().epp_config_key, config.config->text}}}};
+    return {"patch", "configmap", configmap(), "--type=merge", "-p", patch.dump()};
+  }
+
+  // A change of the pod template's annotations rolls the Deployment, as `kubectl rollout
+  // restart` does with its own annotation; ours names what was applied.
+  std::vector<std::string> rollout_patch(const char* annotation, const std::string& value) const {
+    const json patch = {
+        {"spec", {{"template", {{"metadata", {{"annotations", {{annotation, value}}}}}}}}}};
+    return {"patch", "deployment", epp(), "--type=merge", "-p", patch.dump()};
+  }
+
+  PodUids epp_pod_uids(const std::string& step) {
+    PodUids uids;
+    if (epp_selector_.empty()) return uids;
+    const std::string what = "reading the EPP pods -l " + epp_selector_;
+    retrying([&] {
+      for (const auto& pod : parse_pods_or_fail(
+               kubectl().get_json(step, {"get", "pods", "-l", epp_selector_}, what), what)) {
+        if (!pod.uid.empty()) uids.insert(pod.uid);
+      }
+    });
+    return uids;
+  }
+
+  // The Deployment has seen the patch, and its pods are all new, Ready and settled. A new pod
+  // that will not start (the EPP refusing its configuration crash-loops) fails the gate at once
+  // with the EPP's own last words, read with `kubectl logs --previous`.
+  void wait_epp_rollout() {
+    const ReadinessSpec& r = target().readiness;
+    PodsGate gate(epp_replicas_, PodChange::kReplaces, epp_before_, r.settle_s);
+    const auto start = std::chrono::steady_clock::now();
+    const auto check = [&]() -> std::optional<std::string> {
+      std::string failure;
+      const auto deployment = poll_json("gate epp-rollout", {"get", "deployment", epp()}, failure);
+      if (!deployment) return failure;
+      const long long generation =
+          deployment->value("metadata", json::object()).value("generation", 0LL);
+      const long long observed =
+          deployment->value("status", json::object()).value("observedGeneration", 0LL);
+      if (observed < generation) {
+        return "deployment/" + epp() + ": status.observedGeneration " + std::to_string(observed) +
+               " < metadata.generation " + std::to_string(generation) +
+               " (the controller has not acted on the change yet)";
+      }
+      const auto list =
+          poll_json("gate epp-rollout", {"get", "pods", "-l", epp_selector_}, failure);
+      if (!list) return failure;
+      const auto pods = parse_pods_or_fail(*list, "EPP pods -l " + epp_selector_);
+      for (const auto& pod : pods) {
+        if (pod.terminal_problem.empty() || pod.terminating || epp_before_.count(pod.uid)) continue;
+        throw TargetError("the endpoint picker did not start with the configuration: pod " +
+                          pod.name + ": " + pod.terminal_problem + last_words(pod.name));
+      }
+      const double now_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return gate.check(pods, now_s);
+    };
+    wait_for_gate("epp-rollout", r.pods_s, r.poll_s, check, log());
+  }
+
+  // "; its log: <the last lines>" of the pod's previous container, or "" when unreadable.
+  std::string last_words(const std::string& pod) {
+    const ProcessResult result =
+        kubectl().run("gate epp-rollout", {"logs", pod, "--previous", "--tail=5"});
+    std::string text = result.exit_code == 0 ? result.out : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text.empty() ? "" : "; its log: " + text;
+  }
+
+  // The EPP pods' own /metrics (its scheduling figures), scraped with the model servers'.
+  void discover_epp() {
+    epp_metrics_urls_.clear();
+    if (epp_selector_.empty()) return;
+    const std::string what = "discovering the EPP pods -l " + epp_selector_;
+    std::vector<PodState> pods;
+    retrying([&] {
+      pods = parse_pods_or_fail(
+          kubectl().get_json("discover", {"get", "pods", "-l", epp_selector_}, what), what);
+    });
+    for (const auto& url : replica_base_urls(serving_pods(pods), target().epp_metrics_port)) {
+      epp_metrics_urls_.push_back(url + "/metrics");
+    }
+  }
+
+  std::string pool_selector_;
+  std::string epp_selector_;
+  int epp_replicas_ = 1;
+  PodUids epp_before_;
+  bool rolled_ = false;
+  int restarts_ = 0;
+  std::vector<std::string> epp_metrics_urls_;
+};
+
+}  // namespace
+
+std::unique_ptr<PlannedTarget> make_llmd_target(const ScenarioSpec& spec, Log log) {
+  return std::make_unique<LlmdTarget>(spec, std::move(log));
+}
+
+}  // namespace kvsweep::orchestrator::kube
