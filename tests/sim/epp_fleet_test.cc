@@ -10,34 +10,16 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <thread>
 
 #include "sim/fleet.h"
 #include "sim/router/epp_config.h"
-#include "tests/sim/fleet_client.h"
+#include "tests/sim/interleaved_hit_rate.h"
 
 namespace kvsweep::sim {
 namespace {
 
 using nlohmann::json;
-
-// As hit_rate_test.cc: 4 replicas of 640 KV blocks, 128 conversations of a 1,024-character
-// prefix re-sent on 16 turns, interleaved; ideal hit rate about 91 %.
-constexpr int kConversations = 128;
-constexpr int kTurns = 16;
-constexpr int kPrefixChars = 1024;
-
-constexpr const char* kFastProfile = R"(name: epp-fast
-source: "test: fast steps, KV for 40 prefixes of 16 blocks"
-base_us: 50
-per_prefill_token_us: 0.1
-per_decode_token_us: 1
-max_num_seqs: 64
-max_num_batched_tokens: 4096
-num_gpu_blocks: 640
-max_model_len: 4096
-)";
 
 // Slow enough steps and few sequences a replica that concurrent requests queue: the waiting
 // queue the EPP scrapes is the signal.
@@ -63,22 +45,13 @@ std::shared_ptr<const EppConfig> epp(const std::string& profile_plugins) {
   return config;
 }
 
-std::string prefix_of(int conversation) {
-  std::mt19937_64 rng(static_cast<std::uint64_t>(conversation) + 1000);
-  std::string text = "conversation " + std::to_string(conversation) + ": ";
-  static constexpr const char* kWords[] = {"alpha ", "beta ",  "gamma ", "delta ",
-                                           "kappa ", "omega ", "sigma ", "theta "};
-  while (text.size() < kPrefixChars) text += kWords[rng() % 8];
-  return text.substr(0, kPrefixChars);
-}
-
 class EppFleet : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/kvsweep_epp_fleet_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    std::ofstream(dir_ + "/epp-fast.yaml") << kFastProfile;
+    std::ofstream(dir_ + "/hit-rate-test.yaml") << testing::kHitRateProfile;
     std::ofstream(dir_ + "/epp-queueing.yaml") << kQueueingProfile;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -95,43 +68,9 @@ class EppFleet : public ::testing::Test {
     return o;
   }
 
-  // The fleet's prefix-cache hit rate over the interleaved conversations, one request at a time.
-  double hit_rate(FleetOptions fleet_options) {
-    Fleet fleet(std::move(fleet_options));
-    fleet.start();
-    httplib::Client client(fleet.router_url());
-    client.set_read_timeout(20);
-    std::vector<int> next_turn(kConversations, 0);
-    std::vector<int> open(kConversations);
-    for (int c = 0; c < kConversations; ++c) open[c] = c;
-    std::mt19937_64 rng(42);
-    while (!open.empty()) {
-      const std::size_t pick = rng() % open.size();
-      const int c = open[pick];
-      const int turn = next_turn[c]++;
-      if (next_turn[c] == kTurns) {
-        open[pick] = open.back();
-        open.pop_back();
-      }
-      const json body{
-          {"messages",
-           json::array({json{{"role", "user"},
-                             {"content", prefix_of(c) + " question " + std::to_string(turn)}}})},
-          {"max_tokens", 1},
-          {"ignore_eos", true}};
-      auto res = client.Post("/v1/chat/completions", body.dump(), "application/json");
-      if (!res || res->status != 200) {
-        ADD_FAILURE() << "request failed";
-        return -1;
-      }
-    }
-    double hits = 0;
-    double queries = 0;
-    for (const std::string& url : fleet.replica_urls()) {
-      hits += testing::metric_sum(url, "vllm:prefix_cache_hits_total");
-      queries += testing::metric_sum(url, "vllm:prefix_cache_queries_total");
-    }
-    return hits / queries;
+  // The fleet's prefix-cache hit rate over hit_rate_test.cc's interleaved conversations.
+  static double hit_rate(const FleetOptions& fleet_options) {
+    return testing::interleaved_hit_rate(fleet_options);
   }
 
   // Each replica's share of 8 clients' 24 requests each, every request distinct, 48 tokens out.
@@ -169,8 +108,8 @@ class EppFleet : public ::testing::Test {
 };
 
 TEST_F(EppFleet, PrefixDominantWeightsHitTheCacheAsPrefixHashDoes) {
-  const double prefix_hash = hit_rate(options("epp-fast", "prefix-hash"));
-  const double epp_prefix = hit_rate(options("epp-fast", "epp", epp(R"(plugins:
+  const double prefix_hash = hit_rate(options("hit-rate-test", "prefix-hash"));
+  const double epp_prefix = hit_rate(options("hit-rate-test", "epp", epp(R"(plugins:
 - type: prefix-cache-scorer
 - type: queue-scorer
 - type: kv-cache-utilization-scorer
@@ -181,7 +120,7 @@ schedulingProfiles:
   - {pluginRef: queue-scorer, weight: 1}
   - {pluginRef: kv-cache-utilization-scorer, weight: 1}
 )")));
-  const double random = hit_rate(options("epp-fast", "random"));
+  const double random = hit_rate(options("hit-rate-test", "random"));
   std::printf("hit rate: random %.3f, prefix-hash %.3f, epp prefix-dominant %.3f\n", random,
               prefix_hash, epp_prefix);
   EXPECT_GT(prefix_hash, 0.85);
