@@ -7,7 +7,7 @@ calibrate`, predicts sweep B (check.yaml: other concurrency levels, another data
 two routers) with that profile, runs sweep B for real, and prints predicted against measured
 per cell: total tok/s and mean TTFT, and their errors (issue 31's target: within 10% and 25%).
 
-usage: run.py [--kvsweep PATH] [--replicas 2] [--out DIR] [--threads 1]
+usage: run.py [--kvsweep PATH] [--replicas 2] [--out DIR] [--threads 1] [--pin]
 
 Needs `bench/real_engine/setup.sh` first (node-llama-cpp from npm). Everything it writes goes
 under --out (default bench/real_engine/out/<UTC time>): the stores, the scenarios with their
@@ -67,13 +67,25 @@ def wait_healthy(url, process, deadline_s):
     return False
 
 
+# --pin: which cores the replicas get and which kvsweep (driver, router) gets; None: any.
+ENGINE_CORES = None
+CLIENT_CORES = None
+
+
+def pinned_to(cores):
+    """A preexec_fn that keeps the child on `cores` (None: no pinning)."""
+    if cores is None:
+        return None
+    return lambda: os.sched_setaffinity(0, cores)
+
+
 def run(argv, env, log_path):
     """Runs one kvsweep command, echoing and keeping its output; exits on failure."""
     log("$ " + " ".join(argv))
     with open(log_path, "a", encoding="utf-8") as keep:
         keep.write("$ " + " ".join(argv) + "\n")
         proc = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, check=False)
+                              text=True, check=False, preexec_fn=pinned_to(CLIENT_CORES))
         keep.write(proc.stdout)
     print(proc.stdout, end="", flush=True)
     if proc.returncode != 0:
@@ -137,7 +149,17 @@ def main():
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per replica")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--pin", action="store_true",
+                        help="the replicas on the last core, kvsweep on the others: the engine's "
+                        "share of the CPU no longer shrinks as the client's and router's "
+                        "per-token work grows")
     args = parser.parse_args()
+    if args.pin:
+        global ENGINE_CORES, CLIENT_CORES
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) < 2:
+            sys.exit("run.py: error: --pin needs two cores at least")
+        ENGINE_CORES, CLIENT_CORES = {cores[-1]}, set(cores[:-1])
 
     if not os.path.isfile(args.kvsweep):
         sys.exit(f"run.py: error: no kvsweep binary at {args.kvsweep} (make build, or --kvsweep)")
@@ -161,6 +183,8 @@ def main():
     log(f"real-engine check: {args.replicas} llama.cpp replicas (node-llama-cpp {engine_version}, "
         f"prebuilt CPU binary) x {SLOTS} slots, {args.threads} thread(s) each; output in {out}")
     log(f"load average at start: {loads[0][1]}")
+    if ENGINE_CORES is not None:
+        log(f"pinned: replicas on core(s) {sorted(ENGINE_CORES)}, kvsweep on {sorted(CLIENT_CORES)}")
 
     servers = []
     try:
@@ -172,7 +196,8 @@ def main():
                     "--slots", str(SLOTS), "--context", str(CONTEXT), "--batch", str(BATCH),
                     "--threads", str(args.threads)]
             servers.append((subprocess.Popen(argv, cwd=HERE, stdout=server_log,
-                                             stderr=subprocess.STDOUT), server_log))
+                                             stderr=subprocess.STDOUT,
+                                             preexec_fn=pinned_to(ENGINE_CORES)), server_log))
             upstreams.append(f"http://127.0.0.1:{port}")
         for (process, _), url in zip(servers, upstreams):
             if not wait_healthy(url, process, 60):
