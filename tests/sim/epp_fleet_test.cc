@@ -3,9 +3,7 @@
 // queue scorer alone spreads concurrent load as least-load does.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -15,6 +13,7 @@
 #include "sim/fleet.h"
 #include "sim/router/epp_config.h"
 #include "tests/sim/interleaved_hit_rate.h"
+#include "tests/support/temp_dir.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -48,20 +47,16 @@ std::shared_ptr<const EppConfig> epp(const std::string& profile_plugins) {
 class EppFleet : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kvsweep_epp_fleet_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    std::ofstream(dir_ + "/hit-rate-test.yaml") << testing::kHitRateProfile;
-    std::ofstream(dir_ + "/epp-queueing.yaml") << kQueueingProfile;
+    std::ofstream(dir_.file("hit-rate-test.yaml")) << testing::kHitRateProfile;
+    std::ofstream(dir_.file("epp-queueing.yaml")) << kQueueingProfile;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   FleetOptions options(const std::string& profile, const std::string& strategy,
                        std::shared_ptr<const EppConfig> config = nullptr) const {
     FleetOptions o;
     o.replicas = 4;
     o.profile = profile;
-    o.profile_dirs = {dir_};
+    o.profile_dirs = {dir_.path().string()};
     o.strategy = strategy;
     o.strategy_params.epp = std::move(config);
     o.seed = 5;
@@ -104,7 +99,7 @@ class EppFleet : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
+  ::kvsweep::testing::TempDir dir_;
 };
 
 TEST_F(EppFleet, PrefixDominantWeightsHitTheCacheAsPrefixHashDoes) {
