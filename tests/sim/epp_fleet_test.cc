@@ -173,9 +173,10 @@ TEST_F(EppFleet, QueueScorerAloneKeepsQueuesEvenWhenEveryReplicaQueues) {
   const double queue_only =
       waiting_spread(options("epp-queueing", "epp", epp("plugins:\n- type: queue-scorer\n")), 32);
   const double random = waiting_spread(options("epp-queueing", "random"), 32);
-  std::printf("mean spread of the waiting queues: least-load %.2f, epp queue-only %.2f, "
-              "random %.2f\n",
-              least_load, queue_only, random);
+  std::printf(
+      "mean spread of the waiting queues: least-load %.2f, epp queue-only %.2f, "
+      "random %.2f\n",
+      least_load, queue_only, random);
   EXPECT_LT(queue_only, 0.6 * random);
   EXPECT_LT(least_load, queue_only);
 }

@@ -107,7 +107,7 @@ class LlmdTarget : public KubeTarget {
     }
     return {kubectl_argv({"get", "pods", "-l", epp_selector_or_placeholder(), "-o", "json"}),
             kubectl_argv(configmap_patch(*config)),
-            kubectl_argv(rollout_patch(kConfigAnnotation, annotation_of(*config)))};
+            kubectl_argv(rollout_patch({{kConfigAnnotation, annotation_of(*config)}}))};
   }
 
   std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const override {
@@ -138,11 +138,16 @@ class LlmdTarget : public KubeTarget {
     const EppConfigSpec& config = config_of(*level);
     const std::string what = "applying EPP configuration " + config.name + " to configmap/" +
                              configmap() + " and rolling deployment/" + epp();
+    // The last rollout never finished (its new pods never became Ready, so the old ones still
+    // run): writing their template back would complete at once with pods from before this
+    // apply, which the gate rightly refuses. A new restart annotation in the same patch makes
+    // the template new, so the configuration is read by pods started after the ConfigMap.
+    std::vector<std::pair<const char*, std::string>> annotations = {
+        {kConfigAnnotation, annotation_of(config)}};
+    if (rolled_) annotations.emplace_back(kRestartAnnotation, std::to_string(++restarts_));
     epp_before_ = epp_pod_uids("apply");
     retrying([&] { kubectl().run_ok("apply", configmap_patch(config), what); });
-    retrying([&] {
-      kubectl().run_ok("apply", rollout_patch(kConfigAnnotation, annotation_of(config)), what);
-    });
+    retrying([&] { kubectl().run_ok("apply", rollout_patch(annotations), what); });
     rolled_ = true;
   }
 
@@ -164,7 +169,7 @@ class LlmdTarget : public KubeTarget {
     epp_before_ = epp_pod_uids("cold");
     ++restarts_;
     retrying([&] {
-      kubectl().run_ok("cold", rollout_patch(kRestartAnnotation, std::to_string(restarts_)),
+      kubectl().run_ok("cold", rollout_patch({{kRestartAnnotation, std::to_string(restarts_)}}),
                        "cold: restarting deployment/" + epp());
     });
     wait_epp_rollout();
@@ -220,9 +225,11 @@ class LlmdTarget : public KubeTarget {
 
   // A change of the pod template's annotations rolls the Deployment, as `kubectl rollout
   // restart` does with its own annotation; ours names what was applied.
-  std::vector<std::string> rollout_patch(const char* annotation, const std::string& value) const {
-    const json patch = {
-        {"spec", {{"template", {{"metadata", {{"annotations", {{annotation, value}}}}}}}}}};
+  std::vector<std::string> rollout_patch(
+      const std::vector<std::pair<const char*, std::string>>& annotations) const {
+    json values = json::object();
+    for (const auto& [name, value] : annotations) values[name] = value;
+    const json patch = {{"spec", {{"template", {{"metadata", {{"annotations", values}}}}}}}};
     return {"patch", "deployment", epp(), "--type=merge", "-p", patch.dump()};
   }
 

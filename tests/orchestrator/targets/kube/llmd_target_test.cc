@@ -2,10 +2,16 @@
 // model servers are a simulated fleet's replicas, and its endpoint picker as a Deployment rolled
 // by the fake's Deployment controller (with its lag), crash-looping on a configuration its
 // release does not know.
+#include <algorithm>
+#include <cstdio>
 #include <set>
 
+#include "orchestrator/cli/console.h"
+#include "orchestrator/scenario/plan.h"
+#include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "sim/router/epp_config.h"
+#include "store/store.h"
 #include "tests/orchestrator/targets/kube/kube_test_env.h"
 #include "tests/support/fake_operators.h"
 
@@ -202,6 +208,60 @@ TEST_F(LlmdTargetTest, AStrategyLevelThatNamesNoConfigurationIsRefusedBeforeAnyt
             "factor strategy: level \"least-load\" is no EPP configuration of this scenario; "
             "kind llmd applies the configurations named under epp: (load-aware, queue-only are)");
   EXPECT_TRUE(server_.calls().empty());
+}
+
+// A whole sweep, two configurations x two concurrency levels, stored in a real SQLite file: the
+// configuration the cluster's EPP refuses fails its arm once, with the EPP's own message, and
+// is never written to the ConfigMap again; the other arm's cells run, before and after it.
+TEST_F(LlmdTargetTest, AConfigurationTheEppRefusesFailsItsArmOnceAndTheSweepGoesOn) {
+  ScenarioSpec spec = llmd_spec();
+  spec.load.num_requests = 6;
+  spec.load.max_tokens = 4;
+  spec.load.warmup_requests = 0;
+  spec.target.metrics.interval_s = 0.2;
+  const auto plan = expand_plan(spec);
+  ASSERT_EQ(plan.size(), 4u);
+  auto target = make_llmd_target(spec);
+  store::Store store = store::Store::open(dir_.file("kvsweep.db"));
+  std::FILE* log = std::tmpfile();
+  Console console(log);
+  const SweepOutcome outcome = run_sweep(spec, plan, *target, store, console, RunnerOptions{});
+  std::fclose(log);
+  EXPECT_EQ(outcome.status, "failed");
+  EXPECT_EQ(outcome.cells_done, 2);
+  EXPECT_EQ(outcome.cells_failed, 2);
+
+  const std::string refusal = "plugin type 'load-aware-scorer' is not found in registry";
+  int gate_failures = 0;
+  int not_run = 0;
+  for (const auto& cell : store.cells(outcome.experiment_id)) {
+    SCOPED_TRACE(cell.arm + "@" + std::to_string(cell.concurrency));
+    if (cell.arm == "queue-only") {
+      EXPECT_EQ(cell.status, "done") << cell.error;
+      continue;
+    }
+    EXPECT_EQ(cell.status, "failed");
+    EXPECT_CONTAINS(cell.error, refusal);
+    if (cell.error.rfind("not run: its deployment failed: ", 0) == 0) {
+      ++not_run;
+    } else {
+      ++gate_failures;
+      EXPECT_CONTAINS(cell.error, "CrashLoopBackOff");
+    }
+  }
+  EXPECT_EQ(gate_failures, 1);
+  EXPECT_EQ(not_run, 1);
+
+  // The refused configuration reached the ConfigMap once; queue-only was applied again after it.
+  std::vector<std::string> written;
+  for (const auto& call : server_.calls()) {
+    if (call.resource != "configmaps" || call.method != "PATCH") continue;
+    const std::string text = json::parse(call.body)["data"]["default-plugins.yaml"];
+    written.push_back(text == kQueueOnly ? "queue-only" : text == kLoadAware ? "load-aware" : "?");
+  }
+  EXPECT_EQ(std::count(written.begin(), written.end(), "load-aware"), 1) << written.size();
+  EXPECT_EQ(std::count(written.begin(), written.end(), "?"), 0);
+  EXPECT_GE(std::count(written.begin(), written.end(), "queue-only"), 1);
 }
 
 }  // namespace
