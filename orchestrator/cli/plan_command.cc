@@ -30,8 +30,13 @@ void print_apply(const TreatmentPlanner& target, const ScenarioSpec& spec,
   for (const auto& [factor, level] : next.levels) {
     std::printf(" %s=%s", factor.c_str(), level.c_str());
   }
+  for (const auto& [path, value] : next.epp_settings) {
+    std::printf(" %s=%s", path.c_str(), value.c_str());
+  }
   if (!next.base_url.empty()) std::printf(" base_url=%s", next.base_url.c_str());
-  std::printf("%s\n", next.levels.empty() && next.base_url.empty() ? " (nothing to apply)" : "");
+  std::printf("%s\n", next.levels.empty() && next.base_url.empty() && next.epp_settings.empty()
+                          ? " (nothing to apply)"
+                          : "");
   const auto commands = target.planned_commands(applied ? &*applied : nullptr, next);
   for (const auto& argv : commands) std::printf("    $ %s\n", describe_argv(argv).c_str());
   if (commands.empty() && !next.base_url.empty()) {

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "driver/load_options.h"
+#include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/scenario/scenario_reads.h"
 
 namespace kvsweep::orchestrator {
@@ -183,6 +184,8 @@ std::optional<CellSettings> SettingsResolver::resolve(const std::vector<LevelCho
       } else if (s.path == "target.base_url") {
         YamlMapReader reader(one_key("base_url", s.value), "target", local);
         read_base_url(reader, "base_url", &cell.treatment.base_url, local);
+      } else if (is_epp_setting_path(s.path)) {
+        cell.treatment.epp_settings.emplace_back(s.path, s.value);
       } else if (starts_with(s.path, "target.sim.")) {
         cell.stand_in.emplace_back(s.path.substr(11), s.value);
       } else if (starts_with(s.path, "target.")) {

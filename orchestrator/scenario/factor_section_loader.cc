@@ -4,6 +4,7 @@
 #include <set>
 
 #include "orchestrator/scenario/cell_settings.h"
+#include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/scenario/strategy_names.h"
 
@@ -58,6 +59,10 @@ class FieldNames {
       if (auto unknown = unknown_load_field(name)) *problem = *unknown;
       return name;
     }
+    if (is_epp_setting_path(name)) {
+      split_epp_setting_path(spec_, name, problem);
+      return name;
+    }
     if (name == "target.base_url") {
       if (spec_.target.kind == "sim" || spec_.target.kind == "replicas") {
         *problem = "not used by target kind " + spec_.target.kind +
@@ -99,9 +104,14 @@ class FieldNames {
 
   // The default phase of a setting of `path`.
   FactorPhase phase_of(const std::string& path) const {
+    if (kind_ == nullptr) return FactorPhase::kRun;
+    // An EPP configuration's setting is applied as the configuration is: as a strategy.
+    if (is_epp_setting_path(path)) {
+      return contains(knobs_, "strategy") ? kind_->phase_of("strategy") : FactorPhase::kRun;
+    }
     const bool knob = starts_with(path, "target.") && path != "target.base_url" &&
                       !starts_with(path, "target.sim.");
-    return knob && kind_ != nullptr ? kind_->phase_of(path.substr(7)) : FactorPhase::kRun;
+    return knob ? kind_->phase_of(path.substr(7)) : FactorPhase::kRun;
   }
 
  private:
@@ -115,6 +125,12 @@ class FieldNames {
 // field's level is read by its own reader (cell_settings.h), the kind's own rules by the target.
 std::string check_knob_level(const ScenarioSpec& spec, const std::string& path,
                              const std::string& level) {
+  if (is_epp_setting_path(path)) {
+    // The configuration with this level put in, read as the EPP reads it.
+    std::string problem;
+    const auto split = split_epp_setting_path(spec, path, &problem);
+    return split ? check_epp_settings(spec, split->config, {{path, level}}) : problem;
+  }
   if ((path == "target.strategy" || path == "target.sim.strategy") && !canonical_strategy(level) &&
       !dynamo_router_mode(level) && !spec.epp_config(level)) {
     std::vector<std::string> known = known_strategy_spellings();
@@ -318,7 +334,7 @@ class FactorReader {
     f.phase = FactorPhase::kRun;
     for (const auto& level : f.levels) {
       for (const auto& s : level.settings) {
-        targets = targets || starts_with(s.path, "target.");
+        targets = targets || starts_with(s.path, "target.") || is_epp_setting_path(s.path);
         if (names_.phase_of(s.path) == FactorPhase::kDeploy) f.phase = FactorPhase::kDeploy;
       }
     }
@@ -357,12 +373,43 @@ void check_one_factor_per_field(const ScenarioSpec& spec, YamlErrors& sink) {
   }
 }
 
+// A setting of an EPP configuration that no strategy level runs would change nothing.
+void check_epp_settings_are_run(const ScenarioSpec& spec, YamlErrors& sink) {
+  std::set<std::string> run;  // configurations some strategy level names
+  for (const auto& f : spec.factors) {
+    for (const auto& level : f.levels) {
+      for (const auto& s : level.settings) {
+        if (s.path == "target.strategy" || s.path == "target.sim.strategy") run.insert(s.value);
+      }
+    }
+  }
+  std::set<std::string> told;
+  for (const auto& f : spec.factors) {
+    for (const auto& level : f.levels) {
+      for (const auto& s : level.settings) {
+        if (!is_epp_setting_path(s.path)) continue;
+        std::string problem;
+        const auto split = split_epp_setting_path(spec, s.path, &problem);
+        if (!split || run.count(split->config) || !told.insert(s.path).second) continue;
+        YAML::Mark mark;
+        mark.line = s.mark.line - 1;
+        mark.column = s.mark.column - 1;
+        sink.add(mark, "factors." + f.name,
+                 "sets " + s.path + ", but no strategy level runs EPP configuration " +
+                     split->config + ": it would change nothing (give " + split->config +
+                     " as a level of strategy)");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKinds& kinds,
                   YamlErrors& sink) {
   FactorReader(factors, spec, kinds, sink).read();
   check_one_factor_per_field(spec, sink);
+  check_epp_settings_are_run(spec, sink);
 }
 
 }  // namespace kvsweep::orchestrator

@@ -16,6 +16,9 @@ struct Treatment {
   // there instead of the target's base_url, and nothing is applied for it (seed 002's plain
   // Kubernetes Service beside KubeAI). "" = the target's own.
   std::string base_url{};
+  // epp.<config>.<plugin>.<key> levels ({path, value}): settings put into the named EPP
+  // configurations (epp_settings.h) wherever the cell runs one.
+  std::vector<std::pair<std::string, std::string>> epp_settings{};
 
   // The level of `factor`, or nullptr when the treatment does not set it.
   const std::string* find(const std::string& factor) const {

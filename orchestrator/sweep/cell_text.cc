@@ -13,6 +13,9 @@ std::string describe_treatment(const Treatment& t) {
   for (const auto& [factor, level] : t.levels) {
     text += (text.empty() ? "" : ", ") + factor + "=" + level;
   }
+  for (const auto& [path, value] : t.epp_settings) {
+    text += (text.empty() ? "" : ", ") + path + "=" + value;
+  }
   return text.empty() ? "(no target factor)" : text;
 }
 

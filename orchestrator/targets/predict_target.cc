@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/join.h"
+#include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/router_admin_client.h"
@@ -132,7 +133,7 @@ PredictTarget::Settings PredictTarget::settings_for(const Treatment& t) const {
   s.strategy = fleet_->router().strategy();
   for (const auto& [factor, level] : t.levels) {
     if (factor == "strategy") {
-      if (const EppConfigSpec* epp = spec_.epp_config(level)) {
+      if (const auto epp = epp_config_for(spec_, t, level)) {
         s.strategy = "epp";
         s.params.epp = epp->config;
       } else {

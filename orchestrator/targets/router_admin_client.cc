@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/http_fetch.h"
+#include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/scenario/strategy_names.h"
 #include "sim/router/epp_config.h"
 
@@ -77,7 +78,7 @@ std::string strategy_body(const Treatment& t, const ScenarioSpec& spec) {
   nlohmann::json body = nlohmann::json::object();
   for (const auto& [factor, level] : t.levels) {
     if (factor == "strategy") {
-      if (const EppConfigSpec* epp = spec.epp_config(level)) {
+      if (const auto epp = epp_config_for(spec, t, level)) {
         body["strategy"] = "epp";
         body["epp_config"] = epp->config->text;
       } else {

@@ -11,6 +11,9 @@
 #                        prediction and the real-time sim send the stand-in and the report says
 #                        so; a real target stops before anything runs, naming the file
 #                        (SCENARIO's folder holds stand_in_sweep.yaml and stand_in_endpoints.yaml)
+#   epp_weights          epp_prefix_weight.yaml (SCENARIO's folder): the prefix scorer's weight
+#                        as a factor; weight 0 routes by the queue alone and hits the cache less
+#                        than weights 1 and 10, which keep conversations on their replica
 # Usage: cli_predict_test.sh KVSWEEP SCENARIO WORK_DIR CASE
 set -u
 kvsweep=$1 scenario=$2 work=$3 case=$4
@@ -99,6 +102,25 @@ stand_in)
     fail "unclear error: $out"
   [ "$(sqlite3 real.db 'SELECT count(*) FROM experiments' 2>/dev/null || echo 0)" = 0 ] ||
     fail "the refused run stored an experiment"
+  ;;
+epp_weights)
+  out=$("$kvsweep" --db w.db predict "$(dirname "$scenario")/epp_prefix_weight.yaml" -o reports 2>&1) ||
+    fail "predict exited $?: $out"
+  grep -q "experiment 1 done: 3 cells done, 0 failed" <<<"$out" || fail "not 3 cells done: $out"
+  # Each cell's server KV hit rate: Σ Δ hits / Σ Δ queries over the replicas' stored counters.
+  hits=$(sqlite3 w.db "
+    WITH d AS (SELECT cell_id, source, name, max(value) - min(value) AS delta
+                 FROM metric_samples
+                WHERE name IN ('vllm:prefix_cache_hits_total', 'vllm:prefix_cache_queries_total')
+                GROUP BY cell_id, source, name)
+    SELECT c.arm, printf('%.3f', sum(CASE WHEN d.name LIKE '%hits%' THEN d.delta END) /
+                                 sum(CASE WHEN d.name LIKE '%queries%' THEN d.delta END))
+      FROM cells c JOIN d ON d.cell_id = c.id GROUP BY c.id ORDER BY c.ordinal")
+  echo "$hits"
+  h0=$(sed -n 's/^tuned, weight=0|//p' <<<"$hits") h10=$(sed -n 's/^tuned, weight=10|//p' <<<"$hits")
+  [ -n "$h0" ] && [ -n "$h10" ] || fail "no hit rate per arm: $hits"
+  awk -v a="$h0" -v b="$h10" 'BEGIN { exit !(b > a + 0.1) }' ||
+    fail "weight 10 does not hit the cache more than weight 0: $hits"
   ;;
 *) fail "unknown case $case" ;;
 esac

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/targets/kube/factor_levels.h"
 #include "orchestrator/targets/kube/kube_base.h"
 #include "orchestrator/targets/kube/kube_targets.h"
@@ -56,7 +57,7 @@ class LlmdTarget : public KubeTarget {
   LlmdTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "llmd", std::move(log)) {
     require_field(target().pool, "target.pool", kind(), "the InferencePool's name");
     check_factor_names(spec, kind(), target_kind("llmd").factors);
-    for (const auto& level : spec.knob_levels("strategy")) config_of(level);
+    for (const auto& level : spec.knob_levels("strategy")) config_of(Treatment{}, level);
   }
 
   std::string describe() const override {
@@ -99,9 +100,9 @@ class LlmdTarget : public KubeTarget {
                                                       const Treatment& t) const override {
     const std::string* level = t.find("strategy");
     if (level == nullptr) return {};
-    const EppConfigSpec* config = nullptr;
+    std::shared_ptr<const EppConfigSpec> config;
     try {
-      config = &config_of(*level);
+      config = config_of(t, *level);
     } catch (const TargetError& e) {
       return {{"<cannot apply: " + std::string(e.what()) + ">"}};  // plan must not throw
     }
@@ -135,7 +136,8 @@ class LlmdTarget : public KubeTarget {
   void do_apply(const Treatment& t) override {
     const std::string* level = t.find("strategy");
     if (level == nullptr) return;
-    const EppConfigSpec& config = config_of(*level);
+    const std::shared_ptr<const EppConfigSpec> held = config_of(t, *level);
+    const EppConfigSpec& config = *held;
     const std::string what = "applying EPP configuration " + config.name + " to configmap/" +
                              configmap() + " and rolling deployment/" + epp();
     // The last rollout never finished (its new pods never became Ready, so the old ones still
@@ -202,9 +204,15 @@ class LlmdTarget : public KubeTarget {
     return epp_selector_.empty() ? "<deployment/" + epp() + " spec.selector>" : epp_selector_;
   }
 
-  // The strategy level's EPP configuration; throws TargetError when the level names none.
-  const EppConfigSpec& config_of(const std::string& level) const {
-    if (const EppConfigSpec* config = spec().epp_config(level)) return *config;
+  // The strategy level's EPP configuration with the treatment's settings put in; throws
+  // TargetError when the level names none.
+  std::shared_ptr<const EppConfigSpec> config_of(const Treatment& t,
+                                                 const std::string& level) const {
+    try {
+      if (auto config = epp_config_for(spec(), t, level)) return config;
+    } catch (const std::invalid_argument& e) {
+      throw TargetError("EPP configuration " + level + ": " + e.what());
+    }
     std::string names;
     for (const auto& [name, config] : spec().epp_configs)
       names += (names.empty() ? "" : ", ") + name;

@@ -170,6 +170,33 @@ TEST_F(LlmdTargetTest, ApplyWritesTheConfigMapThenRollsTheEppAloneAndWaitsForIts
             "namespace default");
 }
 
+// A cell's epp.<config>.<plugin>.<key> levels are written into the configuration it applies:
+// another text in the ConfigMap, another annotation, so each level rolls the EPP.
+TEST_F(LlmdTargetTest, ACellsEppSettingsAreInTheConfigMapItWrites) {
+  const ScenarioSpec spec = llmd_spec();
+  auto target = make_llmd_target(spec);
+  const auto written = [&](const Treatment& t) {
+    const auto planned = target->planned_commands(nullptr, t);
+    EXPECT_EQ(planned.size(), 3u);
+    const std::string text = json::parse(planned.at(1).back())["data"]["default-plugins.yaml"];
+    const std::string annotation =
+        json::parse(planned.at(2).back())["spec"]["template"]["metadata"]["annotations"]
+                                         ["kvsweep.io/epp-config"];
+    return std::pair{text, annotation};
+  };
+  Treatment weighted{{{"strategy", "queue-only"}}};
+  weighted.epp_settings = {{"epp.queue-only.queue-scorer.weight", "5"}};
+  const auto [plain_text, plain_annotation] = written({{{"strategy", "queue-only"}}});
+  const auto [text, annotation] = written(weighted);
+  EXPECT_EQ(plain_text, kQueueOnly);
+  std::string error;
+  const auto config = sim::parse_epp_config("written", text, &error);
+  ASSERT_NE(config, nullptr) << error;
+  EXPECT_EQ(config->scorers.at(0).weight, 5);
+  EXPECT_NE(annotation, plain_annotation);
+  EXPECT_EQ(annotation.rfind("queue-only-", 0), 0u) << annotation;
+}
+
 TEST_F(LlmdTargetTest, AConfigurationTheClustersEppRefusesFailsWithTheEppsOwnMessage) {
   const ScenarioSpec spec = llmd_spec();
   auto target = make_llmd_target(spec);
