@@ -65,7 +65,8 @@ void write_default_profile(YAML::Node& root) {
   YAML::Node profile(YAML::NodeType::Map);
   profile["name"] = "default";
   YAML::Node entries(YAML::NodeType::Sequence);
-  const YAML::Node plugins = root["plugins"];
+  const YAML::Node& view = root;
+  const YAML::Node plugins = view["plugins"];
   for (std::size_t i = 0; i < plugins.size(); ++i) {
     if (ends_with(plugin_type(plugins[i]), "-profile-handler")) continue;
     YAML::Node entry(YAML::NodeType::Map);
@@ -78,16 +79,19 @@ void write_default_profile(YAML::Node& root) {
   root["schedulingProfiles"] = profiles;
 }
 
+// Lookups go through const nodes: yaml-cpp's non-const operator[] adds the key it looks for.
 void set_weight(YAML::Node& root, const std::string& plugin, const std::string& value) {
   if (!has_profiles(root)) write_default_profile(root);
-  YAML::Node profiles = root["schedulingProfiles"];
+  const YAML::Node& view = root;
+  const YAML::Node profiles = view["schedulingProfiles"];
   for (std::size_t p = 0; p < profiles.size(); ++p) {
-    YAML::Node entries = profiles[p]["plugins"];
+    const YAML::Node entries = profiles[p]["plugins"];
     if (!entries || !entries.IsSequence()) continue;
     for (std::size_t e = 0; e < entries.size(); ++e) {
-      YAML::Node entry = entries[e];
-      const YAML::Node ref = entry["pluginRef"];
-      if (ref && ref.IsScalar() && ref.Scalar() == plugin) entry["weight"] = value;
+      const YAML::Node ref = entries[e]["pluginRef"];
+      if (!ref || !ref.IsScalar() || ref.Scalar() != plugin) continue;
+      YAML::Node entry = entries[e];  // the same node, to write into
+      entry["weight"] = value;
     }
   }
 }
