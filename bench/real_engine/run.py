@@ -8,6 +8,7 @@ two routers) with that profile, runs sweep B for real, and prints predicted agai
 per cell: total tok/s and mean TTFT, and their errors (issue 31's target: within 10% and 25%).
 
 usage: run.py [--kvsweep PATH] [--replicas 2] [--out DIR] [--threads 1] [--pin]
+              [--fix COEFFICIENT ...]
 
 Needs `bench/real_engine/setup.sh` first (node-llama-cpp from npm). Everything it writes goes
 under --out (default bench/real_engine/out/<UTC time>): the stores, the scenarios with their
@@ -149,11 +150,16 @@ def main():
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per replica")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--fix", action="append", default=None, metavar="COEFFICIENT",
+                        help="kept at the start profile's value by calibrate (repeatable; "
+                        "default: base_us, which sweep A cannot tell from the per-sequence "
+                        "cost)")
     parser.add_argument("--pin", action="store_true",
                         help="the replicas on the last core, kvsweep on the others: the engine's "
                         "share of the CPU no longer shrinks as the client's and router's "
                         "per-token work grows")
     args = parser.parse_args()
+    fixed = args.fix or ["base_us"]
     if args.pin:
         global ENGINE_CORES, CLIENT_CORES
         cores = sorted(os.sched_getaffinity(0))
@@ -218,7 +224,8 @@ def main():
         fitted = os.path.join(out, "profiles", FIT_PROFILE + ".yaml")
         run(kvsweep + ["--db", real_db, "calibrate", "real-engine-fit", "--profile",
                        os.path.join(HERE, "profiles", "llama-cpu-start.yaml"), "-o", fitted,
-                       "--name", FIT_PROFILE, "--fix", "base_us"], env, commands_log)
+                       "--name", FIT_PROFILE]
+            + [arg for name in fixed for arg in ("--fix", name)], env, commands_log)
         run(kvsweep + ["--db", predicted_db, "predict", check, "--no-print", "-o",
                        os.path.join(out, "reports")], env, commands_log)
         run(kvsweep + ["--db", real_db, "run", check, "--no-print", "-o",
