@@ -152,14 +152,16 @@ def main():
     parser.add_argument("--out", default=None)
     parser.add_argument("--fix", action="append", default=None, metavar="COEFFICIENT",
                         help="kept at the start profile's value by calibrate (repeatable; "
-                        "default: base_us, which sweep A cannot tell from the per-sequence "
-                        "cost)")
+                        "default: base_us and per_prefill_token_us, the engine's own measured "
+                        "values: sweep A barely tells a fixed step cost of 0.1 ms from the "
+                        "per-sequence cost, and cannot tell a prompt token's cost from its "
+                        "attention's)")
     parser.add_argument("--pin", action="store_true",
                         help="the replicas on the last core, kvsweep on the others: the engine's "
                         "share of the CPU no longer shrinks as the client's and router's "
                         "per-token work grows")
     args = parser.parse_args()
-    fixed = args.fix or ["base_us"]
+    fixed = args.fix or ["base_us", "per_prefill_token_us"]
     if args.pin:
         global ENGINE_CORES, CLIENT_CORES
         cores = sorted(os.sched_getaffinity(0))
