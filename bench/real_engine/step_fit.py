@@ -33,6 +33,9 @@ def solve(rows, columns):
         pivot = max(range(c, n), key=lambda r: abs(ata[r][c]))
         ata[c], ata[pivot] = ata[pivot], ata[c]
         aty[c], aty[pivot] = aty[pivot], aty[c]
+        if abs(ata[c][c]) < 1e-9:
+            sys.exit("step_fit.py: error: the steps cannot separate the terms (a partial run? "
+                     "it needs decode, prefill and mixed steps)")
         for r in range(c + 1, n):
             f = ata[r][c] / ata[c][c]
             for k in range(c, n):
