@@ -9,7 +9,8 @@
 // prompt cache per slot: a new request takes the free slot whose tokens share the longest
 // prefix with its prompt (ties: the slot used least recently), keeps that prefix, erases the
 // rest and evaluates the remainder. kvsweep's `engine: slot` profiles model exactly this
-// (docs/profiles.md). Requests beyond --slots wait in FIFO order.
+// (docs/profiles.md). Requests beyond --slots wait in FIFO order. A new prompt joins the next
+// batch beside the running decodes, as in llama.cpp's own server (holdDecodes says how).
 //
 // Tokens: the prompt is rendered with kvsweep's simulated chat template and cut into 4-byte
 // pieces, each hashed to a token id, as sim/engine/tokenizer.cc does, so that this server and
