@@ -552,7 +552,9 @@ def main():
         "## What the model leaves out",
         "",
         "- **The engine beyond its step model.** A step costs `base + c_p * prefill tokens + "
-        "c_d * decode sequences`: attention's growth with context, CUDA graph padding, sampling "
+        "c_d * decode sequences`, plus `c_ctx * attention pairs` where a profile has the context "
+        "term (the real-engine check's does; no shipped profile does, so above attention's "
+        "growth with context is folded into the constants): CUDA graph padding, sampling "
         "and detokenisation costs, and the real scheduler's details (vLLM V1's exact admission "
         "and preemption order) are folded into the constants or left out.",
         "- **The data.** Seed 002 ran ShareGPT conversations whose lengths vary widely; the "

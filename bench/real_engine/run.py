@@ -8,6 +8,7 @@ two routers) with that profile, runs sweep B for real, and prints predicted agai
 per cell: total tok/s and mean TTFT, and their errors (issue 31's target: within 10% and 25%).
 
 usage: run.py [--kvsweep PATH] [--replicas 2] [--out DIR] [--threads 1] [--pin]
+              [--fix COEFFICIENT ...]
 
 Needs `bench/real_engine/setup.sh` first (node-llama-cpp from npm). Everything it writes goes
 under --out (default bench/real_engine/out/<UTC time>): the stores, the scenarios with their
@@ -67,7 +68,8 @@ def wait_healthy(url, process, deadline_s):
     return False
 
 
-# --pin: which cores the replicas get and which kvsweep (driver, router) gets; None: any.
+# --pin: the core of each replica (a list of sets, one a replica) and the cores kvsweep (driver,
+# router) gets; None: any.
 ENGINE_CORES = None
 CLIENT_CORES = None
 
@@ -149,17 +151,29 @@ def main():
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads per replica")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--fix", action="append", default=None, metavar="COEFFICIENT",
+                        help="kept at the start profile's value by calibrate (repeatable; "
+                        "default: base_us and per_prefill_token_us, the engine's own measured "
+                        "values: sweep A barely tells a fixed step cost of 0.1 ms from the "
+                        "per-sequence cost, and cannot tell a prompt token's cost from its "
+                        "attention's)")
     parser.add_argument("--pin", action="store_true",
-                        help="the replicas on the last core, kvsweep on the others: the engine's "
-                        "share of the CPU no longer shrinks as the client's and router's "
-                        "per-token work grows")
+                        help="each replica on a core of its own (the last ones), kvsweep on "
+                        "the others: the engine's share of the CPU no longer shrinks as the "
+                        "client's and router's per-token work grows; needs replicas + 1 cores")
     args = parser.parse_args()
+    fixed = args.fix or ["base_us", "per_prefill_token_us"]
     if args.pin:
         global ENGINE_CORES, CLIENT_CORES
         cores = sorted(os.sched_getaffinity(0))
-        if len(cores) < 2:
-            sys.exit("run.py: error: --pin needs two cores at least")
-        ENGINE_CORES, CLIENT_CORES = {cores[-1]}, set(cores[:-1])
+        # A core a replica (the model gives each replica its own hardware) and the rest for
+        # kvsweep: replicas sharing a core would be one replica's hardware split in two.
+        if len(cores) < args.replicas + 1:
+            sys.exit(f"run.py: error: --pin needs a core a replica and one for kvsweep: "
+                     f"{args.replicas + 1} cores, this process may use {len(cores)} "
+                     f"(use --replicas {len(cores) - 1})")
+        ENGINE_CORES = [{core} for core in cores[len(cores) - args.replicas:]]
+        CLIENT_CORES = set(cores[:len(cores) - args.replicas])
 
     if not os.path.isfile(args.kvsweep):
         sys.exit(f"run.py: error: no kvsweep binary at {args.kvsweep} (make build, or --kvsweep)")
@@ -184,7 +198,8 @@ def main():
         f"prebuilt CPU binary) x {SLOTS} slots, {args.threads} thread(s) each; output in {out}")
     log(f"load average at start: {loads[0][1]}")
     if ENGINE_CORES is not None:
-        log(f"pinned: replicas on core(s) {sorted(ENGINE_CORES)}, kvsweep on {sorted(CLIENT_CORES)}")
+        log(f"pinned: replicas on core(s) {[min(c) for c in ENGINE_CORES]} (one each), "
+            f"kvsweep on {sorted(CLIENT_CORES)}")
 
     servers = []
     try:
@@ -197,7 +212,9 @@ def main():
                     "--threads", str(args.threads)]
             servers.append((subprocess.Popen(argv, cwd=HERE, stdout=server_log,
                                              stderr=subprocess.STDOUT,
-                                             preexec_fn=pinned_to(ENGINE_CORES)), server_log))
+                                             preexec_fn=pinned_to(
+                                                 None if ENGINE_CORES is None
+                                                 else ENGINE_CORES[i])), server_log))
             upstreams.append(f"http://127.0.0.1:{port}")
         for (process, _), url in zip(servers, upstreams):
             if not wait_healthy(url, process, 60):
@@ -218,7 +235,8 @@ def main():
         fitted = os.path.join(out, "profiles", FIT_PROFILE + ".yaml")
         run(kvsweep + ["--db", real_db, "calibrate", "real-engine-fit", "--profile",
                        os.path.join(HERE, "profiles", "llama-cpu-start.yaml"), "-o", fitted,
-                       "--name", FIT_PROFILE, "--fix", "base_us"], env, commands_log)
+                       "--name", FIT_PROFILE]
+            + [arg for name in fixed for arg in ("--fix", name)], env, commands_log)
         run(kvsweep + ["--db", predicted_db, "predict", check, "--no-print", "-o",
                        os.path.join(out, "reports")], env, commands_log)
         run(kvsweep + ["--db", real_db, "run", check, "--no-print", "-o",

@@ -35,7 +35,8 @@ constexpr double kJacobianStep = 0.4;
 // The profile's fields in coefficient_names() order.
 constexpr double sim::TimingProfile::*kCoefficients[] = {
     &sim::TimingProfile::base_us, &sim::TimingProfile::per_prefill_token_us,
-    &sim::TimingProfile::per_decode_token_us, &sim::TimingProfile::per_kv_usage_us};
+    &sim::TimingProfile::per_decode_token_us, &sim::TimingProfile::per_kv_usage_us,
+    &sim::TimingProfile::per_context_token_us};
 
 double& coefficient(sim::TimingProfile& p, std::size_t i) { return p.*kCoefficients[i]; }
 double coefficient(const sim::TimingProfile& p, std::size_t i) { return p.*kCoefficients[i]; }
@@ -196,7 +197,8 @@ std::optional<double> mean_abs(const std::vector<CellErrors>& cells, bool held_o
 
 const std::vector<std::string>& coefficient_names() {
   static const std::vector<std::string> names = {"base_us", "per_prefill_token_us",
-                                                 "per_decode_token_us", "per_kv_usage_us"};
+                                                 "per_decode_token_us", "per_kv_usage_us",
+                                                 "per_context_token_us"};
   return names;
 }
 
@@ -234,6 +236,8 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
       c.note = "kept (--fix)";
     } else if (k == 3 && !(start.per_kv_usage_us > 0)) {
       c.note = "kept: the start profile has no KV-usage term";
+    } else if (k == 4 && !(start.per_context_token_us > 0)) {
+      c.note = "kept: the start profile has no context term";
     } else {
       c.free = true;
       free.push_back(k);

@@ -78,14 +78,13 @@ class CalibrationRefused : public std::runtime_error {
 
 // Fits run's non-held-out cells from `start`, with the servers' KV pool in place of start's
 // when the run showed it (StoredRun::kv_pool). The free coefficients are base_us,
-// per_prefill_token_us, per_decode_token_us, and per_kv_usage_us when `start` has that term
-// (> 0), less options.fixed. Checked before fitting: a run whose fitted cells never ran two
-// requests at once cannot constrain per_decode_token_us (a step's cost per sequence, which sets
-// capacity), refused before any replay; and any free coefficient whose sensitivity at the
-// fitted point is below 0.05 cannot be told from the others, refused after the fit (both
-// CalibrationRefused). Throws
-// std::invalid_argument for an unknown
-// --fix name or nothing left free; std::runtime_error when a replay cannot run.
+// per_prefill_token_us, per_decode_token_us, and per_kv_usage_us and per_context_token_us when
+// `start` has that term (> 0), less options.fixed. Checked before fitting: a run whose fitted
+// cells never ran two requests at once cannot constrain per_decode_token_us (a step's cost per
+// sequence, which sets capacity), refused before any replay; and any free coefficient whose
+// sensitivity at the fitted point is below 0.05 cannot be told from the others, refused after
+// the fit (both CalibrationRefused). Throws std::invalid_argument for an unknown --fix name or
+// nothing left free; std::runtime_error when a replay cannot run.
 CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
                             const CalibrationOptions& options = {});
 

@@ -169,7 +169,8 @@ Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global) {
                   "(cross-validation); repeatable");
   cmd->add_option("--fix", args->fixed,
                   "keep a coefficient at the start profile's value (base_us, "
-                  "per_prefill_token_us, per_decode_token_us, per_kv_usage_us); repeatable");
+                  "per_prefill_token_us, per_decode_token_us, per_kv_usage_us, "
+                  "per_context_token_us); repeatable");
   cmd->add_option("--max-replays", args->max_replays,
                   "at most this many replays of the run in virtual time")
       ->capture_default_str();

@@ -43,6 +43,7 @@ void read_fields(YamlMapReader& reader, TimingProfile* profile) {
   reader.read_double("per_prefill_token_us", &profile->per_prefill_token_us, 0, true, non_negative);
   reader.read_double("per_decode_token_us", &profile->per_decode_token_us, 0, true, non_negative);
   reader.read_double("per_kv_usage_us", &profile->per_kv_usage_us, 0, true, non_negative);
+  reader.read_double("per_context_token_us", &profile->per_context_token_us, 0, true, non_negative);
   reader.read_int("max_num_seqs", &profile->max_num_seqs, 1);
   reader.read_int("max_num_batched_tokens", &profile->max_num_batched_tokens, 1);
   reader.read_int("num_gpu_blocks", &profile->num_gpu_blocks, 1);
@@ -207,6 +208,7 @@ std::string profile_to_yaml(const TimingProfile& p, const std::string& comment) 
       << "per_prefill_token_us: " << shortest(p.per_prefill_token_us) << "\n"
       << "per_decode_token_us: " << shortest(p.per_decode_token_us) << "\n"
       << "per_kv_usage_us: " << shortest(p.per_kv_usage_us) << "\n"
+      << "per_context_token_us: " << shortest(p.per_context_token_us) << "\n"
       << "max_num_seqs: " << p.max_num_seqs << "\n"
       << "max_num_batched_tokens: " << p.max_num_batched_tokens << "\n"
       << "num_gpu_blocks: " << p.num_gpu_blocks << "\n"

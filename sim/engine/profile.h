@@ -20,10 +20,15 @@ enum class EngineKind { kPaged, kSlot };
 const char* engine_kind_name(EngineKind kind);
 
 // Step time = base_us + per_prefill_token_us * P + per_decode_token_us * D
-//           + per_kv_usage_us * kv_usage, where P is the number of prompt tokens computed in the
-// step (cache misses only), D the number of decode tokens (one per running sequence past its
-// prefill) and kv_usage the fraction of KV blocks held (0..1). The BLIS regression form, plus an
-// optional KV-pressure term (Dynamo's mocker makes decode time grow with KV usage).
+//           + per_kv_usage_us * kv_usage + per_context_token_us * A, where P is the number of
+// prompt tokens computed in the step (cache misses only), D the number of decode tokens (one per
+// running sequence past its prefill), kv_usage the fraction of KV blocks held (0..1) and A the
+// attention pairs the step computes: each computed token attends to every token of its
+// sequence up to itself, so a decode of a sequence holding L tokens adds L + 1, and P prompt
+// tokens after R already computed add P * R + P * (P + 1) / 2. The BLIS regression form, plus an
+// optional KV-pressure term (Dynamo's mocker makes decode time grow with KV usage) and an
+// optional context term (attention's cost, which on a small model or a CPU is a large share of a
+// step and grows with each sequence's length: bench/real_engine/step_time.mjs measures it).
 struct TimingProfile {
   std::string name;
   std::string source;  // where the numbers come from, one line
@@ -31,6 +36,7 @@ struct TimingProfile {
   double per_prefill_token_us = 0;
   double per_decode_token_us = 0;
   double per_kv_usage_us = 0;         // 0: no KV-usage term
+  double per_context_token_us = 0;    // 0: no context (attention) term
   int max_num_seqs = 256;             // vLLM --max-num-seqs
   int max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens (chunked prefill budget)
   int num_gpu_blocks = 16384;         // KV capacity in blocks

@@ -20,9 +20,16 @@ int blocks_for(int num_tokens, int block_size) {
 }  // namespace
 
 double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens,
-                        double kv_usage) {
+                        double kv_usage, double attention_pairs) {
   return profile.base_us + profile.per_prefill_token_us * prefill_tokens +
-         profile.per_decode_token_us * decode_tokens + profile.per_kv_usage_us * kv_usage;
+         profile.per_decode_token_us * decode_tokens + profile.per_kv_usage_us * kv_usage +
+         profile.per_context_token_us * attention_pairs;
+}
+
+double attention_pairs(int num_computed, int num_tokens) {
+  const double before = num_computed;
+  const double n = num_tokens;
+  return n * before + n * (n + 1) / 2;
 }
 
 int natural_output_tokens(const std::vector<TokenId>& prompt) {
@@ -173,10 +180,11 @@ StepPlan Scheduler::plan() {
 
   for (const ScheduledSeq& s : plan.seqs) {
     (s.decode ? plan.decode_tokens : plan.prefill_tokens) += s.num_tokens;
+    plan.attention_pairs += attention_pairs(seqs_.at(s.id).num_computed_tokens, s.num_tokens);
   }
   if (!plan.empty()) {
-    plan.duration_us =
-        step_duration_us(profile_, plan.prefill_tokens, plan.decode_tokens, kv_cache_usage());
+    plan.duration_us = step_duration_us(profile_, plan.prefill_tokens, plan.decode_tokens,
+                                        kv_cache_usage(), plan.attention_pairs);
   }
   return plan;
 }

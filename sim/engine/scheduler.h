@@ -14,9 +14,13 @@
 namespace kvsweep::sim {
 
 // The step-time model of profile.h for P prefill (cache-miss) and D decode tokens, with the KV
-// pool `kv_usage` (0..1) full.
+// pool `kv_usage` (0..1) full and `attention_pairs` (A) computed.
 double step_duration_us(const TimingProfile& profile, int prefill_tokens, int decode_tokens,
-                        double kv_usage = 0);
+                        double kv_usage = 0, double attention_pairs = 0);
+
+// The attention pairs of `num_tokens` tokens computed after `num_computed` of the same sequence:
+// each attends to every token before it and to itself (profile.h's A).
+double attention_pairs(int num_computed, int num_tokens);
 
 // Output length a request "would" stop at on its own when it does not set ignore_eos: a fixed
 // function of the prompt tokens (not of the replica), kNaturalMinTokens..kNaturalMaxTokens, so
@@ -35,6 +39,7 @@ struct StepPlan {
   std::vector<ScheduledSeq> seqs;
   int prefill_tokens = 0;
   int decode_tokens = 0;
+  double attention_pairs = 0;  // profile.h's A: summed over the step's sequences
   double duration_us = 0;
   bool empty() const { return seqs.empty(); }
 };

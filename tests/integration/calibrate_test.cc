@@ -124,7 +124,7 @@ TEST_F(Calibrate, RecoversAKnownProfileFromTheRealTimeFleet) {
       "mean |error| fitted %.1f%%, held out %.1f%%\n",
       r.fitted.base_us, r.fitted.per_prefill_token_us, r.fitted.per_decode_token_us,
       100 * r.fitted_error_after, 100 * r.held_out_error_after.value_or(-1));
-  ASSERT_EQ(r.coefficients.size(), 4u);
+  ASSERT_EQ(r.coefficients.size(), 5u);
   EXPECT_NEAR(r.fitted.base_us / truth.base_us, 1, 0.10) << r.fitted.base_us;
   EXPECT_NEAR(r.fitted.per_prefill_token_us / truth.per_prefill_token_us, 1, 0.10)
       << r.fitted.per_prefill_token_us;
@@ -135,6 +135,8 @@ TEST_F(Calibrate, RecoversAKnownProfileFromTheRealTimeFleet) {
       << r.fitted.per_decode_token_us;
   EXPECT_EQ(r.fitted.per_kv_usage_us, 0);
   EXPECT_FALSE(r.coefficients[3].free);
+  EXPECT_FALSE(r.coefficients[4].free);  // nor the context term: the start has none
+  EXPECT_EQ(r.fitted.per_context_token_us, 0);
   // The pool is read, not fitted: the start's 1,024 blocks, the servers' 4,096.
   EXPECT_EQ(r.fitted.num_gpu_blocks, truth.num_gpu_blocks);
   EXPECT_EQ(r.kv_pool,
@@ -163,6 +165,25 @@ TEST_F(Calibrate, FitsAPredictedRunExactly) {
       EXPECT_GT(c.sensitivity.value_or(0), 0.05) << c.name;
     }
   }
+}
+
+// The context term (per_context_token_us) is fitted when the start profile has one: a run made
+// with it (calibrate-context.yaml) is recovered, the term among the others, from a start half
+// or twice off each.
+TEST_F(Calibrate, RecoversTheContextTermOfAKnownProfile) {
+  const std::int64_t id = store_run("predict", "", "", "calibrate-context.yaml");
+  const CalibrationResult r = fit(id, {}, "calibrate-context-start");
+  const sim::TimingProfile truth = profile("calibrate-context-truth");
+  ASSERT_TRUE(r.coefficients[4].free);
+  EXPECT_GT(r.coefficients[4].sensitivity.value_or(0), 0.05);
+  EXPECT_NEAR(r.fitted.per_context_token_us / truth.per_context_token_us, 1, 0.02);
+  EXPECT_NEAR(r.fitted.base_us / truth.base_us, 1, 0.02);
+  EXPECT_NEAR(r.fitted.per_prefill_token_us / truth.per_prefill_token_us, 1, 0.02);
+  EXPECT_NEAR(r.fitted.per_decode_token_us / truth.per_decode_token_us, 1, 0.02);
+  EXPECT_LT(r.fitted_error_after, 0.01);
+  // Without the term the same start cannot describe the run: its best fit misses by more
+  // (10.1% against 0.1% when written).
+  EXPECT_GT(fit(id, {}, "calibrate-start").fitted_error_after, 2 * r.fitted_error_after + 0.01);
 }
 
 // The CLI writes a profile that `predict` finds by name; predicting the real run's scenario

@@ -255,6 +255,7 @@ TEST(Profile, WrittenYamlReadsBackEqual) {
   p.per_prefill_token_us = 0.1 + 0.2;  // not representable in a short decimal
   p.per_decode_token_us = 31.25;
   p.per_kv_usage_us = 7e-5;
+  p.per_context_token_us = 0.1113;
   p.max_num_seqs = 17;
   p.max_num_batched_tokens = 4097;
   p.num_gpu_blocks = 12345;
@@ -274,6 +275,7 @@ TEST(Profile, WrittenYamlReadsBackEqual) {
   EXPECT_EQ(back->per_prefill_token_us, p.per_prefill_token_us);
   EXPECT_EQ(back->per_decode_token_us, p.per_decode_token_us);
   EXPECT_EQ(back->per_kv_usage_us, p.per_kv_usage_us);
+  EXPECT_EQ(back->per_context_token_us, p.per_context_token_us);
   EXPECT_EQ(back->max_num_seqs, 17);
   EXPECT_EQ(back->max_num_batched_tokens, 4097);
   EXPECT_EQ(back->num_gpu_blocks, 12345);
@@ -308,6 +310,25 @@ TEST(Profile, EngineIsPagedUnlessSaidAndAnUnknownKindIsLocated) {
             "llama.yaml:5:9: engine: expected one of paged, slot, got \"vllm\"\n"
             "engine: vllm\n"
             "        ^");
+}
+
+// per_context_token_us is optional (0 when absent: no context term, as every shipped profile),
+// read as given, and a bad value is a located error like any coefficient's.
+TEST(Profile, ContextTermIsOptionalAndABadValueIsLocated) {
+  const std::string head =
+      "name: cpu\nbase_us: 100\nper_prefill_token_us: 120\nper_decode_token_us: 500\n";
+  std::string error;
+  const auto without = parse_profile(head, "cpu.yaml", &error);
+  ASSERT_TRUE(without) << error;
+  EXPECT_EQ(without->per_context_token_us, 0);
+  const auto with = parse_profile(head + "per_context_token_us: 0.11\n", "cpu.yaml", &error);
+  ASSERT_TRUE(with) << error;
+  EXPECT_DOUBLE_EQ(with->per_context_token_us, 0.11);
+  EXPECT_FALSE(parse_profile(head + "per_context_token_us: -0.5\n", "cpu.yaml", &error));
+  EXPECT_NE(error.find("cpu.yaml:5:23: per_context_token_us: expected a number >= 0, got "
+                       "\"-0.5\""),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

@@ -279,6 +279,35 @@ TEST(Scheduler, KvUsageTermScalesWithHeldBlocks) {
   EXPECT_DOUBLE_EQ(plan.duration_us, 1000 + 10 * 40 + 3200 * 3.0 / 32);
 }
 
+// The optional context term adds per_context_token_us per attention pair: a prompt's tokens
+// attend to the cached prefix before them and to each other, a decode to its whole sequence.
+TEST(Scheduler, ContextTermChargesEachTokensAttentionOverItsSequence) {
+  TimingProfile p = tiny_profile();
+  p.per_context_token_us = 0.5;
+  Scheduler s(p, 1);
+  s.add(1, tokens_from(0, 40), 3);
+  StepLog first = run_until_idle(s);
+  ASSERT_EQ(first.plans.size(), 3u);
+  // 40 prompt tokens: 40 * 41 / 2 = 820 pairs; then decodes of a sequence holding 40, 41.
+  EXPECT_DOUBLE_EQ(first.plans[0].attention_pairs, 820);
+  EXPECT_DOUBLE_EQ(first.plans[0].duration_us, 1000 + 10 * 40 + 0.5 * 820);
+  EXPECT_DOUBLE_EQ(first.plans[1].duration_us, 1000 + 100 + 0.5 * 41);
+  EXPECT_DOUBLE_EQ(first.plans[2].duration_us, 1000 + 100 + 0.5 * 42);
+  // The same 32-token prefix again plus 8 new tokens: 2 blocks hit, the 8 attend to the 32.
+  std::vector<TokenId> prompt = tokens_from(0, 32);
+  const std::vector<TokenId> tail = tokens_from(500, 8);
+  prompt.insert(prompt.end(), tail.begin(), tail.end());
+  s.add(2, prompt, 1);
+  const StepPlan plan = s.plan();
+  EXPECT_EQ(plan.prefill_tokens, 8);
+  EXPECT_DOUBLE_EQ(plan.attention_pairs, 8 * 32 + 8 * 9 / 2);
+  EXPECT_DOUBLE_EQ(plan.duration_us, 1000 + 10 * 8 + 0.5 * (8 * 32 + 36));
+  // Without the term (every shipped profile) the pairs are counted but cost nothing.
+  Scheduler plain(tiny_profile(), 1);
+  plain.add(1, tokens_from(0, 40), 1);
+  EXPECT_DOUBLE_EQ(plain.plan().duration_us, 1000 + 10 * 40);
+}
+
 // vLLM --no-enable-prefix-caching: an identical prompt is computed again in full, its blocks
 // are still allocated and freed, and the prefix-cache counters stay 0 (vLLM's KVCacheManager
 // does not count queries with caching off, so reports show the hit rate as n/a).
