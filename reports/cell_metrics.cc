@@ -38,35 +38,43 @@ std::string failure_text(int http_status, const std::string& error) {
   return text;
 }
 
-std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples) {
+std::optional<double> counter_ratio_delta(
+    const std::vector<store::MetricSample>& samples,
+    std::initializer_list<std::pair<const char*, const char*>> names) {
+  const auto wanted = [&names](const std::string& name) {
+    for (const auto& [numerator, denominator] : names) {
+      if (name == numerator || name == denominator) return true;
+    }
+    return false;
+  };
   std::map<std::string, SourceCounters> sources;
   for (const auto& s : samples) {
-    if (s.name != kPrefixCacheHits && s.name != kPrefixCacheQueries &&
-        s.name != kGpuPrefixCacheHits && s.name != kGpuPrefixCacheQueries) {
-      continue;
-    }
+    if (!wanted(s.name)) continue;
     PhaseSums& sums = sources[s.source][s.name];
     if (s.phase == "before") sums.before = sums.before.value_or(0) + s.value;
     if (s.phase == "after") sums.after = sums.after.value_or(0) + s.value;
   }
-  double hits = 0;
-  double queries = 0;
+  double numerators = 0;
+  double denominators = 0;
   bool any = false;
   for (auto& [source, counters] : sources) {
-    for (const auto& [hits_name, queries_name] :
-         {std::pair{kPrefixCacheHits, kPrefixCacheQueries},
-          std::pair{kGpuPrefixCacheHits, kGpuPrefixCacheQueries}}) {
-      const PhaseSums& h = counters[hits_name];
-      const PhaseSums& q = counters[queries_name];
-      if (!h.complete() || !q.complete()) continue;
-      hits += h.delta();
-      queries += q.delta();
+    for (const auto& [numerator, denominator] : names) {
+      const PhaseSums& n = counters[numerator];
+      const PhaseSums& d = counters[denominator];
+      if (!n.complete() || !d.complete()) continue;
+      numerators += n.delta();
+      denominators += d.delta();
       any = true;
       break;
     }
   }
-  if (!any || queries <= 0) return std::nullopt;
-  return hits / queries;
+  if (!any || denominators <= 0) return std::nullopt;
+  return numerators / denominators;
+}
+
+std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples) {
+  return counter_ratio_delta(samples, {{kPrefixCacheHits, kPrefixCacheQueries},
+                                       {kGpuPrefixCacheHits, kGpuPrefixCacheQueries}});
 }
 
 std::optional<double> server_counter_delta(const std::vector<store::MetricSample>& samples,
@@ -210,6 +218,14 @@ void set_server_figures(const std::vector<store::MetricSample>& samples, CellMet
   const auto accepted = server_counter_delta(samples, kSpecDecodeAccepted);
   const auto draft = server_counter_delta(samples, kSpecDecodeDraft);
   if (accepted && draft && *draft > 0) m.spec_decode_acceptance = *accepted / *draft;
+  m.epp_prefix_hit_ratio = counter_ratio_delta(
+      samples,
+      {{kEppHitRatioSum, kEppHitRatioCount}, {kLlmdEppHitRatioSum, kLlmdEppHitRatioCount}});
+  if (const auto seconds =
+          counter_ratio_delta(samples, {{kEppSchedulingSum, kEppSchedulingCount},
+                                        {kLlmdEppSchedulingSum, kLlmdEppSchedulingCount}})) {
+    m.epp_scheduling_ms = *seconds * 1000.0;
+  }
 }
 
 // Measured requests by the prompt they sent: (conversation, turn) of the dataset.

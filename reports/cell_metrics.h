@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/stats.h"
@@ -25,6 +27,18 @@ constexpr const char* kGpuCacheUsage = "vllm:gpu_cache_usage_perc";
 constexpr const char* kPreemptions = "vllm:num_preemptions_total";
 constexpr const char* kSpecDecodeAccepted = "vllm:spec_decode_num_accepted_tokens_total";
 constexpr const char* kSpecDecodeDraft = "vllm:spec_decode_num_draft_tokens_total";
+
+// llm-d's endpoint picker (Gateway API Inference Extension v1.0.0, pkg/epp/metrics/metrics.go),
+// histograms as their _sum and _count; later llm-d releases name the same llm_d_epp_*.
+constexpr const char* kEppHitRatioSum = "inference_extension_prefix_indexer_hit_ratio_sum";
+constexpr const char* kEppHitRatioCount = "inference_extension_prefix_indexer_hit_ratio_count";
+constexpr const char* kLlmdEppHitRatioSum = "llm_d_epp_prefix_indexer_hit_ratio_sum";
+constexpr const char* kLlmdEppHitRatioCount = "llm_d_epp_prefix_indexer_hit_ratio_count";
+constexpr const char* kEppSchedulingSum = "inference_extension_scheduler_e2e_duration_seconds_sum";
+constexpr const char* kEppSchedulingCount =
+    "inference_extension_scheduler_e2e_duration_seconds_count";
+constexpr const char* kLlmdEppSchedulingSum = "llm_d_epp_scheduler_e2e_duration_seconds_sum";
+constexpr const char* kLlmdEppSchedulingCount = "llm_d_epp_scheduler_e2e_duration_seconds_count";
 
 // Service-level objectives for goodput (vLLM's --goodput ttft:MS tpot:MS e2el:MS): a request
 // is good when it succeeded and meets every objective given.
@@ -103,6 +117,13 @@ struct CellMetrics {
   std::optional<std::int64_t> preemptions;       // over the measured phase, every replica
   std::optional<double> spec_decode_acceptance;  // accepted / draft tokens, in [0, 1]
 
+  // From llm-d's endpoint picker's /metrics over the measured phase (docs/metrics.md); nullopt
+  // when no source exposed them (every target but llmd, and the sim's router unless its
+  // strategy is epp). What the picker believed each replica held, beside kv_hit_rate_server:
+  // what the servers found.
+  std::optional<double> epp_prefix_hit_ratio;  // mean per lookup of matched / request prefix
+  std::optional<double> epp_scheduling_ms;     // mean scheduling decision time, ms
+
   // With an SLO: ok requests meeting it, and their rate over the window.
   std::optional<std::int64_t> good_requests;
   std::optional<double> goodput;  // req/s
@@ -138,6 +159,13 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
 // busy replica weighs more than an idle one. nullopt when no source has usable samples or no
 // query was counted.
 std::optional<double> server_kv_hit_rate(const std::vector<store::MetricSample>& samples);
+
+// The same rule for any two counters: Σ over sources Δnumerator / Σ over sources Δdenominator,
+// a source using the first pair of `names` it has in both phases. A histogram's _sum and _count
+// give the mean of what it observed over the phase (the EPP's figures).
+std::optional<double> counter_ratio_delta(
+    const std::vector<store::MetricSample>& samples,
+    std::initializer_list<std::pair<const char*, const char*>> names);
 
 // Σ over sources of (after - before) of one counter, each source's label sets summed; sources
 // missing either phase are left out. nullopt when no source has both.

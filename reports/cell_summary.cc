@@ -49,6 +49,8 @@ Json metrics_json(const CellMetrics& m) {
       {"kv_usage_max", optional_number(m.kv_usage_max)},
       {"preemptions", m.preemptions ? Json(*m.preemptions) : Json(nullptr)},
       {"spec_decode_acceptance", optional_number(m.spec_decode_acceptance)},
+      {"epp_prefix_hit_ratio", optional_number(m.epp_prefix_hit_ratio)},
+      {"epp_scheduling_ms", optional_number(m.epp_scheduling_ms)},
       {"good_requests", m.good_requests ? Json(*m.good_requests) : Json(nullptr)},
       {"goodput", optional_number(m.goodput)},
       {"prompt_sends_max", m.prompt_sends_max},
@@ -117,6 +119,8 @@ CellMetrics read_metrics(const Reader& r) {
   r.read("kv_usage_max", m.kv_usage_max);
   r.read_int("preemptions", m.preemptions);
   r.read("spec_decode_acceptance", m.spec_decode_acceptance);
+  r.read("epp_prefix_hit_ratio", m.epp_prefix_hit_ratio);
+  r.read("epp_scheduling_ms", m.epp_scheduling_ms);
   r.read_int("good_requests", m.good_requests);
   r.read("goodput", m.goodput);
   r.read_int("prompt_sends_max", m.prompt_sends_max);

@@ -122,6 +122,22 @@ mustache::data server_data(const StrategyRow& row, const TextFilter& text) {
   return d;
 }
 
+// llm-d's endpoint picker's figures of a row, when it exposed them (docs/metrics.md).
+bool has_epp_figures(const CellMetrics& m) { return m.epp_prefix_hit_ratio || m.epp_scheduling_ms; }
+
+// What the picker believed (its prefix index's hit ratio) beside what the servers found.
+mustache::data epp_data(const StrategyRow& row, const TextFilter& text) {
+  const CellMetrics& m = row.metrics;
+  mustache::data d;
+  d.set("label", text(row.label));
+  d.set("epp_prefix_hit", format_percent(m.epp_prefix_hit_ratio));
+  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
+  // The EPP schedules in well under a millisecond: three decimals (microseconds).
+  d.set("epp_scheduling_ms",
+        m.epp_scheduling_ms ? format_fixed(*m.epp_scheduling_ms, 3) : kNotAvailable);
+  return d;
+}
+
 // One row of the compact table under the verdicts: the figures the verdict weighs.
 mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& row,
                             const LevelVerdict& verdict, const TextFilter& text) {
@@ -225,6 +241,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data repeats{mustache::data::type::list};
   mustache::data ratios{mustache::data::type::list};
   mustache::data server{mustache::data::type::list};
+  mustache::data epp{mustache::data::type::list};
   mustache::data load{mustache::data::type::list};
   mustache::data load_reasons{mustache::data::type::list};
   bool token_caveat = false;
@@ -235,6 +252,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
     }
     token_caveat = token_caveat || (row.measured && has_token_caveat(row.metrics));
     if (row.measured && has_server_figures(row.metrics)) server.push_back(server_data(row, text));
+    if (row.measured && has_epp_figures(row.metrics)) epp.push_back(epp_data(row, text));
     if (row.measured && row.metrics.failed > 0) {
       mustache::data failure;
       failure.set("label", text(row.label));
@@ -274,6 +292,8 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   d.set("ratios", ratios);
   d.set("has_server", !server.is_empty_list());
   d.set("server", server);
+  d.set("has_epp", !epp.is_empty_list());
+  d.set("epp", epp);
   d.set("has_replicas", !replicas.is_empty_list());
   d.set("replicas", replicas);
   d.set("has_shards", !shards.is_empty_list());

@@ -24,7 +24,8 @@ using TextFilter = std::function<std::string(const std::string&)>;
 // request/output/total_token_throughput, kv_hit_server, cache_hit_client, is_baseline],
 // has_failures, failures[label,kinds], has_repeats, repeats[label, sends, repeated,
 // measured], has_ratios, baseline, ratios[...], has_server,
-// server[label, kv_usage_max, preemptions, spec_decode_acceptance], has_replicas,
+// server[label, kv_usage_max, preemptions, spec_decode_acceptance], has_epp,
+// epp[label, epp_prefix_hit, kv_hit_server, epp_scheduling_ms], has_replicas,
 // replicas[label, replica, requests, share, failed, cache_hit_client], has_sources,
 // sources[label, source, queries, share, kv_hit_server]].
 kainjow::mustache::data report_view(const ReportModel& model, const TextFilter& text);

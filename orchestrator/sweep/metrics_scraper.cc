@@ -1,7 +1,8 @@
-// Scrapes replicas' Prometheus /metrics into store rows.
+// Scrapes replicas' and endpoint pickers' Prometheus /metrics into store rows.
 #include "orchestrator/sweep/metrics_scraper.h"
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/prometheus_text.h"
 #include "common/wall_clock.h"
@@ -12,9 +13,20 @@ namespace {
 
 constexpr double kScrapeTimeoutS = 10;
 
+bool starts_with(const std::string& name, std::string_view prefix) {
+  return name.compare(0, prefix.size(), prefix) == 0;
+}
+
 bool keep(const std::string& name) {
-  // vLLM's engine series, and Dynamo's frontend and router series (cached tokens, KV events).
-  const bool served = name.rfind("vllm:", 0) == 0 || name.rfind("dynamo_", 0) == 0;
+  // vLLM's engine series, Dynamo's frontend and router series (cached tokens, KV events), and
+  // llm-d's endpoint picker: its scheduling and prefix-index series (inference_extension_*),
+  // the pool it sees (inference_pool_*) and its requests (inference_objective_*), named
+  // llm_d_epp_* by later llm-d releases (docs/metrics.md, "The endpoint picker's figures").
+  constexpr std::string_view kKept[] = {
+      "vllm:",     "dynamo_", "inference_extension_", "inference_pool_", "inference_objective_",
+      "llm_d_epp_"};
+  bool served = false;
+  for (const std::string_view prefix : kKept) served = served || starts_with(name, prefix);
   const bool bucket = name.size() > 7 && name.compare(name.size() - 7, 7, "_bucket") == 0;
   return served && !bucket;
 }

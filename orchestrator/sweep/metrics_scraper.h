@@ -1,4 +1,4 @@
-// Scrapes replicas' Prometheus /metrics into store rows.
+// Scrapes replicas' and endpoint pickers' Prometheus /metrics into store rows.
 #pragma once
 
 #include <condition_variable>
@@ -14,8 +14,10 @@
 namespace kvsweep::orchestrator {
 
 struct ScrapeResult {
-  std::vector<store::MetricSample> samples;  // vllm:* series only, histogram buckets dropped
-  std::vector<std::string> errors;           // one line per url that could not be scraped
+  // vLLM's, Dynamo's and llm-d's endpoint picker's series only (metrics_scraper.cc keep()),
+  // histogram buckets dropped (their _sum and _count kept).
+  std::vector<store::MetricSample> samples;
+  std::vector<std::string> errors;  // one line per url that could not be scraped
 };
 
 // GETs each url in turn, logging each at debug level. t_s is stored with every sample (seconds

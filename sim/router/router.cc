@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -266,6 +267,8 @@ std::string Router::metrics_text() const {
     text = router_metrics_text(
         decider_.decisions(), decider_.in_flight(),
         RouterStats{&predicted_overlap_, unavailable_total_, &decision_seconds_, &health_});
+    // The EPP's own series while it is the picker, as a real EPP's /metrics has them.
+    if (decider_.strategy() == "epp") text += epp_metrics_.text();
   }
   if (http_stats_) text += http_server_metrics_text(*http_stats_);
   return text;
@@ -339,11 +342,20 @@ void Router::send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> ex
       routable = without_refused;
     }
     held->decision = decider_.pick(route_request, routable);
+    std::optional<double> decision_s;
     if (!retry) {
-      decision_seconds_.observe(
+      decision_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - routing->decision_start)
-              .count());
+              .count();
+      decision_seconds_.observe(*decision_s);
       if (held->decision.hashed) predicted_overlap_.observe(held->decision.overlap_blocks);
+    }
+    if (decider_.strategy() == "epp") {
+      if (epp_metrics_build_ != decider_.strategy_builds()) {
+        epp_metrics_.restart(options_.epp, static_cast<int>(replicas_.size()));
+        epp_metrics_build_ = decider_.strategy_builds();
+      }
+      epp_metrics_.on_pick(routing->epp_text, held->decision.replica, decision_s);
     }
     // Every other replica out of routing: the pick falls back to all of them.
     nowhere_else = retry && held->decision.replica == routing->refused;

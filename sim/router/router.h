@@ -19,6 +19,7 @@
 #include "sim/http/latency_histogram.h"
 #include "sim/http/server_routes.h"
 #include "sim/router/chwbl.h"
+#include "sim/router/epp_metrics.h"
 #include "sim/router/replica_health.h"
 #include "sim/router/route_decider.h"
 #include "sim/router/routing_strategy.h"
@@ -168,6 +169,10 @@ class Router {
   // Host time of each routed request's decision, parse to pick: what routing costs per request
   // on the io thread, which the replicas' streams wait behind (bench/fleet_scale_bench.cc).
   Histogram decision_seconds_;
+  // llm-d's EPP's own series while the strategy is epp (epp_metrics.h), its prefix indexes
+  // mirrored from the strategy build numbered epp_metrics_build_.
+  EppMetrics epp_metrics_;
+  std::uint64_t epp_metrics_build_ = 0;
   std::uint64_t unavailable_total_ = 0;
   ReplicaHealth health_;
   boost::asio::steady_timer probe_timer_;

@@ -325,5 +325,47 @@ TEST(ServerFigures, NotAvailableWhenNoReplicaExposesThem) {
   EXPECT_FALSE(server_counter_delta({sample("before", "s", kPreemptions, 1)}, kPreemptions));
 }
 
+TEST(EppFigures, MeansOverThePhaseFromTheHistogramsSumAndCount) {
+  const std::string epp = "http://10.0.0.9:9090/metrics";
+  const std::string later = "http://10.0.0.10:9090/metrics";  // a later llm-d's names
+  const std::vector<store::MetricSample> samples = {
+      // 4 lookups before the cell (the warm-up's) do not count: Δsum 2.0 over Δcount 5 here.
+      sample("before", epp, kEppHitRatioSum, 1.0),
+      sample("before", epp, kEppHitRatioCount, 4),
+      sample("during", epp, kEppHitRatioSum, 2.0),
+      sample("during", epp, kEppHitRatioCount, 6),
+      sample("after", epp, kEppHitRatioSum, 3.0),
+      sample("after", epp, kEppHitRatioCount, 9),
+      // The second picker adds Δsum 2.5 over Δcount 5: (2.0 + 2.5) / (5 + 5) = 0.45.
+      sample("before", later, kLlmdEppHitRatioSum, 0.5),
+      sample("before", later, kLlmdEppHitRatioCount, 1),
+      sample("after", later, kLlmdEppHitRatioSum, 3.0),
+      sample("after", later, kLlmdEppHitRatioCount, 6),
+      // Scheduling: 0.002 s over 8 decisions = 0.25 ms.
+      sample("before", epp, kEppSchedulingSum, 0.001),
+      sample("before", epp, kEppSchedulingCount, 4),
+      sample("after", epp, kEppSchedulingSum, 0.003),
+      sample("after", epp, kEppSchedulingCount, 12),
+  };
+  const CellMetrics m = compute_cell_metrics({}, samples);
+  ASSERT_TRUE(m.epp_prefix_hit_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*m.epp_prefix_hit_ratio, 0.45);
+  ASSERT_TRUE(m.epp_scheduling_ms.has_value());
+  EXPECT_DOUBLE_EQ(*m.epp_scheduling_ms, 0.25);
+  EXPECT_FALSE(m.kv_hit_rate_server.has_value());  // the servers' own figure is not the EPP's
+}
+
+TEST(EppFigures, NotAvailableWithoutTheSeriesOrWithoutALookup) {
+  const CellMetrics none = compute_cell_metrics(
+      {}, {sample("before", "s", kPrefixCacheHits, 1), sample("after", "s", kPrefixCacheHits, 2)});
+  EXPECT_FALSE(none.epp_prefix_hit_ratio.has_value());
+  EXPECT_FALSE(none.epp_scheduling_ms.has_value());
+  // No request reached the picker during the cell: n/a, not 0.
+  const CellMetrics idle = compute_cell_metrics(
+      {}, {sample("before", "e", kEppHitRatioSum, 1), sample("before", "e", kEppHitRatioCount, 2),
+           sample("after", "e", kEppHitRatioSum, 1), sample("after", "e", kEppHitRatioCount, 2)});
+  EXPECT_FALSE(idle.epp_prefix_hit_ratio.has_value());
+}
+
 }  // namespace
 }  // namespace kvsweep::reports

@@ -70,6 +70,8 @@ void expect_same(const CellMetrics& a, const CellMetrics& b) {
   expect_same(a.kv_usage_max, b.kv_usage_max, "kv usage");
   EXPECT_EQ(a.preemptions, b.preemptions);
   expect_same(a.spec_decode_acceptance, b.spec_decode_acceptance, "spec decode");
+  expect_same(a.epp_prefix_hit_ratio, b.epp_prefix_hit_ratio, "epp prefix hit");
+  expect_same(a.epp_scheduling_ms, b.epp_scheduling_ms, "epp scheduling");
   EXPECT_EQ(a.good_requests, b.good_requests);
   expect_same(a.goodput, b.goodput, "goodput");
   EXPECT_EQ(a.prompt_sends_max, b.prompt_sends_max);
@@ -206,6 +208,8 @@ TEST(CellSummary, NonFiniteAndUnknownFiguresSurvive) {
   m.prompt_tokens = std::nullopt;
   m.preemptions = 3;
   m.spec_decode_acceptance = -0.0;
+  m.epp_prefix_hit_ratio = 0.1;  // a fraction without an exact binary form survives bit for bit
+  m.epp_scheduling_ms = 0.0123;
   const CellMetrics back = metrics_from_summary(metrics_to_summary(m));
   expect_same(m, back);
   EXPECT_TRUE(std::isnan(back.request_throughput));

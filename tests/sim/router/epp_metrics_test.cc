@@ -1,0 +1,93 @@
+// Tests for sim/router/epp_metrics.cc: the EPP's own series, its mirrored prefix index kept
+// equal to EppStrategy's.
+#include "sim/router/epp_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/prometheus_text.h"
+#include "sim/router/epp_scheduler.h"
+
+namespace kvsweep::sim {
+namespace {
+
+// One series' value in the text, -1 when it is missing.
+double value(const std::string& text, const std::string& name) {
+  return sum_metric(parse_prometheus_text(text), name).value_or(-1);
+}
+
+std::shared_ptr<const EppConfig> prefix_only(int lru_capacity) {
+  std::string error;
+  auto config = parse_epp_config(
+      "epp.yaml",
+      "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n"
+      "plugins:\n- type: prefix-cache-scorer\n  parameters: {lruCapacityPerServer: " +
+          std::to_string(lru_capacity) + "}\n",
+      &error);
+  EXPECT_NE(config, nullptr) << error;
+  return config;
+}
+
+// With the prefix scorer alone at weight 1, the strategy's total for the chosen replica is its
+// prefix score: matched blocks / request blocks, the figure the EPP's hit ratio observes. Over
+// picks with shared prefixes, repeats and LRU evictions (4 entries a replica), the mirrored
+// index must observe exactly the strategy's scores.
+TEST(EppRouterMetrics, HitRatioIsTheStrategysOwnPrefixMatch) {
+  const auto config = prefix_only(4);
+  EppStrategy strategy(config, 3, 7);
+  EppMetrics metrics;
+  metrics.restart(config, 3);
+  const std::vector<int> in_flight(3, 0);
+  const std::string stem(64 * 2, 's');  // two blocks every prompt shares
+  double scores = 0;
+  int lookups = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string text = (i % 3 == 0 ? stem : std::string()) + "conversation " +
+                             std::to_string(i % 5) + std::string(64 * (1 + i % 4), 'x');
+    RouteQuery query;
+    query.in_flight = in_flight;
+    query.prompt_text = text;
+    const int chosen = strategy.pick(query);
+    metrics.on_pick(text, chosen, 1e-5);
+    scores += strategy.last_totals()[static_cast<std::size_t>(chosen)];
+    ++lookups;
+  }
+  const std::string samples = metrics.text();
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), lookups);
+  EXPECT_NEAR(value(samples, "inference_extension_prefix_indexer_hit_ratio_sum"), scores,
+              1e-4);       // the text prints 6 significant digits
+  EXPECT_GT(scores, 1.0);  // repeats did match
+  EXPECT_LT(scores, lookups);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_scheduler_e2e_duration_seconds_count"),
+                   lookups);
+  // At most 4 entries on each of 3 replicas.
+  const double size = value(samples, "inference_extension_prefix_indexer_size");
+  EXPECT_GT(size, 0);
+  EXPECT_LE(size, 12);
+}
+
+TEST(EppRouterMetrics, APickAgainAfterARefusedConnectIsMirroredNotObserved) {
+  const auto config = prefix_only(100);
+  EppMetrics metrics;
+  metrics.restart(config, 2);
+  const std::string text(64 * 3, 'a');
+  metrics.on_pick(text, 0, std::nullopt);  // the retry's pick: recorded on replica 0 only
+  metrics.on_pick(text, 0, 2e-5);          // matches all 3 blocks there
+  const std::string samples = metrics.text();
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), 1);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_sum"), 1);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_bytes_sum"), 192);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_size"), 3);
+  // A rebuilt strategy starts with an empty index; the histograms keep counting.
+  metrics.restart(config, 2);
+  metrics.on_pick(text, 1, 2e-5);
+  const std::string after = metrics.text();
+  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_hit_ratio_count"), 2);
+  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_hit_ratio_sum"), 1);
+  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_size"), 3);
+}
+
+}  // namespace
+}  // namespace kvsweep::sim
