@@ -210,7 +210,15 @@ CommandLogs PredictTarget::wait_ready() { return {}; }
 
 CommandLogs PredictTarget::make_cold() {
   fleet_->reset_prefix_caches();
-  return {};
+  // llm-d's endpoint picker keeps its prefix index in memory, its own routing history: the llmd
+  // target restarts it for a cold cell, so the picker is built afresh here too.
+  if (fleet_->router().strategy() != "epp") return {};
+  fleet_->set_strategy("epp", params_);
+  CommandLog c;
+  c.step = "cold";
+  c.argv = {"predict", "set", "strategy=epp", "(the endpoint picker built afresh)"};
+  c.exit_code = 0;
+  return {c};
 }
 
 Endpoints PredictTarget::endpoints() const {

@@ -94,9 +94,11 @@ std::vector<std::vector<std::string>> ReplicasTarget::planned_commands(
 
 CommandLogs ReplicasTarget::apply(const Treatment& t) {
   const std::string body = strategy_body(t, spec_);
-  return collect_commands([&](CommandLogs& ran) {
+  CommandLogs commands = collect_commands([&](CommandLogs& ran) {
     if (!body.empty()) admin_.post(router_.url(), "/admin/strategy", body, "applying " + body, ran);
   });
+  if (!body.empty()) applied_strategy_body_ = body;
+  return commands;
 }
 
 CommandLogs ReplicasTarget::wait_ready() {
@@ -111,7 +113,11 @@ CommandLogs ReplicasTarget::wait_ready() {
 
 CommandLogs ReplicasTarget::make_cold() {
   reset_prefix_caches({router_.url()}, kResetTimeoutS, *log_);
-  return {};
+  if (!runs_epp(applied_strategy_body_)) return {};
+  return collect_commands([&](CommandLogs& ran) {
+    admin_.post(router_.url(), "/admin/strategy", applied_strategy_body_,
+                "cold: the endpoint picker built afresh, its prefix index empty", ran);
+  });
 }
 
 Endpoints ReplicasTarget::endpoints() const {
@@ -123,6 +129,8 @@ Endpoints ReplicasTarget::endpoints() const {
       endpoints.metrics_urls.push_back(server_root(url) + spec_.target.metrics.path);
     }
   }
+  // kvsweep's proxy runs the EPP configurations: its /metrics carries the EPP's series then.
+  if (!spec_.epp_configs.empty()) endpoints.metrics_urls.push_back(router_.url() + "/metrics");
   return endpoints;
 }
 

@@ -47,6 +47,8 @@ class ReplicasTarget : public PlannedTarget {
   Log log_;
   sim::Proxy router_;
   RouterAdminClient admin_;
+  // The strategy last applied: a cold cell applies an endpoint picker's again (runs_epp).
+  std::string applied_strategy_body_;
 };
 
 }  // namespace kvsweep::orchestrator

@@ -100,6 +100,12 @@ std::string strategy_body(const Treatment& t, const ScenarioSpec& spec) {
   return body.empty() ? "" : body.dump();
 }
 
+bool runs_epp(const std::string& strategy_body) {
+  if (strategy_body.empty()) return false;
+  const auto body = nlohmann::json::parse(strategy_body, nullptr, false);
+  return body.is_object() && body.value("strategy", "") == "epp";
+}
+
 // An admin request, kept as the cell's command log like a kubectl call: argv is the method,
 // URL and body; exit 0 for HTTP 200, else 1; out is the status line and the answer.
 void RouterAdminClient::post(const std::string& router_url, const std::string& path,

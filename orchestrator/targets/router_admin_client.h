@@ -33,6 +33,11 @@ void check_router_levels(const std::string& factor, const std::vector<std::strin
 // it sets none of them.
 std::string strategy_body(const Treatment& t, const ScenarioSpec& spec);
 
+// Whether `body` (strategy_body's) runs llm-d's endpoint picker, whose prefix index is its own
+// routing history: a cold cell applies it again, which builds the picker afresh, as the llmd
+// target restarts the EPP's pods (the index would otherwise route by the previous cell).
+bool runs_epp(const std::string& strategy_body);
+
 // Admin requests to one router, and its cursor into the router's health events.
 // Thread contract: the runner's thread only.
 class RouterAdminClient {

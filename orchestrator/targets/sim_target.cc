@@ -171,13 +171,23 @@ CommandLogs SimTarget::wait_ready() {
 
 CommandLogs SimTarget::make_cold() {
   reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_);
-  return {};
+  if (!applied_) return {};
+  const std::string body = requests_for(*applied_).strategy_body;
+  if (!runs_epp(body)) return {};
+  return collect_commands([&](CommandLogs& ran) {
+    admin_.post(fleet_.router_url(), "/admin/strategy", body,
+                "cold: the endpoint picker built afresh, its prefix index empty", ran);
+  });
 }
 
 Endpoints SimTarget::endpoints() const {
   Endpoints endpoints;
   endpoints.base_url = fleet_.router_url();
   for (const auto& url : fleet_.replica_urls()) endpoints.metrics_urls.push_back(url + "/metrics");
+  // The router publishes llm-d's EPP series while it runs an EPP configuration: scraped as the
+  // llmd target scrapes the EPP's pods, so a rehearsal reports what the picker believed.
+  if (!spec_.epp_configs.empty())
+    endpoints.metrics_urls.push_back(fleet_.router_url() + "/metrics");
   return endpoints;
 }
 

@@ -236,6 +236,7 @@ bool Router::set_strategy(const std::string& name) {
   {
     std::lock_guard lock(mutex_);
     if (!decider_.set_strategy(name, params())) return false;
+    sync_epp_metrics();
     reads_loads = decider_.needs_server_loads();
   }
   if (reads_loads) boost::asio::post(io_, [this] { schedule_load_reads(); });
@@ -246,6 +247,15 @@ void Router::restart() {
   for (const RoutedReplica& replica : replicas_) replica.control->restart();
   std::lock_guard lock(mutex_);
   decider_.restart();  // forgets the index and session stickiness too
+  sync_epp_metrics();
+}
+
+// Under mutex_. The EPP's own metrics follow the picker: a picker built afresh (a new strategy,
+// a restart) starts with an empty prefix index, and so does their mirror of it.
+void Router::sync_epp_metrics() {
+  if (epp_metrics_build_ == decider_.strategy_builds()) return;
+  epp_metrics_.restart(options_.epp, static_cast<int>(replicas_.size()));
+  epp_metrics_build_ = decider_.strategy_builds();
 }
 
 void Router::admin_restart(const HttpRequest&, Exchange& exchange) {
@@ -351,10 +361,7 @@ void Router::send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> ex
       if (held->decision.hashed) predicted_overlap_.observe(held->decision.overlap_blocks);
     }
     if (decider_.strategy() == "epp") {
-      if (epp_metrics_build_ != decider_.strategy_builds()) {
-        epp_metrics_.restart(options_.epp, static_cast<int>(replicas_.size()));
-        epp_metrics_build_ = decider_.strategy_builds();
-      }
+      sync_epp_metrics();
       epp_metrics_.on_pick(routing->epp_text, held->decision.replica, decision_s);
     }
     // Every other replica out of routing: the pick falls back to all of them.

@@ -154,6 +154,7 @@ class Router {
   void schedule_load_reads();
   void read_loads();
   std::string name_of(std::size_t replica) const;  // "upstream 1 (http://...)" or "replica 1"
+  void sync_epp_metrics();  // under mutex_: restarts the EPP metrics' mirror with its picker
   StrategyParams params() const {
     return StrategyParams{options_.chwbl, options_.kv_aware, options_.epp};
   }

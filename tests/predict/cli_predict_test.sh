@@ -13,7 +13,8 @@
 #                        (SCENARIO's folder holds stand_in_sweep.yaml and stand_in_endpoints.yaml)
 #   epp_weights          epp_prefix_weight.yaml (SCENARIO's folder): the prefix scorer's weight
 #                        as a factor; weight 0 routes by the queue alone and hits the cache less
-#                        than weights 1 and 10, which keep conversations on their replica
+#                        than weights 1 and 10, which keep conversations on their replica;
+#                        every cold cell builds the picker afresh
 # Usage: cli_predict_test.sh KVSWEEP SCENARIO WORK_DIR CASE
 set -u
 kvsweep=$1 scenario=$2 work=$3 case=$4
@@ -121,6 +122,10 @@ epp_weights)
   [ -n "$h0" ] && [ -n "$h10" ] || fail "no hit rate per arm: $hits"
   awk -v a="$h0" -v b="$h10" 'BEGIN { exit !(b > a + 0.1) }' ||
     fail "weight 10 does not hit the cache more than weight 0: $hits"
+  # Every cell is cold: the picker is built afresh (its prefix index is its routing history).
+  colds=$(sqlite3 w.db "SELECT count(*) FROM cell_commands
+                         WHERE step = 'cold' AND argv_json LIKE '%the endpoint picker built afresh%'")
+  [ "$colds" = 3 ] || fail "$colds cold cells built the picker afresh, want 3"
   ;;
 *) fail "unknown case $case" ;;
 esac

@@ -185,5 +185,45 @@ TEST(SimTarget, TheRoutersHealthEventsAreInTheCellsLog) {
       << back->out;
 }
 
+// A cold cell starts llm-d's endpoint picker afresh, as the llmd target restarts the EPP's pods:
+// its prefix index is its own routing history, which the replicas' cache reset cannot reach.
+TEST(SimTarget, AColdCellBuildsTheEndpointPickerAfreshWithAnEmptyIndex) {
+  const ScenarioSpec spec = parse(R"(name: epp-cold
+epp:
+  prefix:
+    apiVersion: inference.networking.x-k8s.io/v1alpha1
+    kind: EndpointPickerConfig
+    plugins: [{type: prefix-cache-scorer}]
+target: {kind: sim, replicas: 2, profile: demo}
+factors:
+  strategy: [prefix]
+  concurrency: [1]
+load: {num_requests: 4, cache: cold}
+)");
+  SimTarget target(spec, expand_plan(spec));
+  target.start();
+  target.apply({{{"strategy", "prefix"}}, ""});
+  const std::string router = target.endpoints().base_url;
+  const auto index_size = [&] {
+    const auto metrics = driver::http_get(router + "/metrics", 10);
+    const std::string name = "\ninference_extension_prefix_indexer_size ";
+    const std::size_t at = metrics.body.find(name);
+    EXPECT_NE(at, std::string::npos) << metrics.body;
+    return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
+  };
+  const std::string prompt(400, 'x');
+  const auto sent = driver::http_post_json(
+      router + "/v1/completions",
+      nlohmann::json{{"model", "sim-model"}, {"prompt", prompt}, {"max_tokens", 2}}.dump(), 10);
+  ASSERT_EQ(sent.status, 200) << sent.error << sent.body;
+  EXPECT_GT(index_size(), 0);
+  const CommandLogs cold = target.make_cold();
+  EXPECT_EQ(requests_of(cold), std::vector<std::string>{"POST /admin/strategy"});
+  EXPECT_EQ(index_size(), 0);
+  // Any other strategy has no index of its own to forget.
+  target.apply({{{"strategy", "random"}}, ""});
+  EXPECT_TRUE(target.make_cold().empty());
+}
+
 }  // namespace
 }  // namespace kvsweep::orchestrator
