@@ -207,7 +207,7 @@ std::vector<Profile> read_profiles(const YAML::Node& list, const std::string& at
     if (entries.IsDefined() && !entries.IsNull() && !entries.IsSequence()) {
       errors.add(entries.Mark(), prefix + ".plugins",
                  "expected a list, got " + describe_node(entries));
-    } else if (entries.IsSequence()) {
+    } else if (entries.IsDefined() && entries.IsSequence()) {  // a missing key's node is invalid
       for (std::size_t j = 0; j < entries.size(); ++j) {
         const YAML::Node e = entries[j];
         const std::string at = prefix + ".plugins[" + std::to_string(j) + "]";

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,25 @@ plugins:
   ASSERT_EQ(config->scorers.size(), 2u);
   EXPECT_EQ(config->scorers[0].weight, 1);
   EXPECT_EQ(config->scorers[1].weight, 1);
+  EXPECT_EQ(config->picker_name, "max-score-picker");
+}
+
+// Found by fuzz_scenario_loader: a profile without `plugins` made the reader ask a missing
+// key's (invalid) node for its type, and YAML::InvalidNode ended the whole process.
+TEST(EppConfig, AProfileWithoutPluginsIsReadNotThrown) {
+  std::vector<YamlError> errors;
+  std::optional<EppConfig> config;
+  EXPECT_NO_THROW(config = read_epp_config("epp.yaml",
+                                           R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+schedulingProfiles:
+- name: default
+)",
+                                           &errors));
+  ASSERT_TRUE(config.has_value()) << (errors.empty() ? "" : errors.front().text);
+  EXPECT_TRUE(config->scorers.empty());  // the profile runs none of the plugins
   EXPECT_EQ(config->picker_name, "max-score-picker");
 }
 
