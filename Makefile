@@ -58,16 +58,10 @@ sanitize-configure: deps
 		-DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DKVSWEEP_SANITIZE=ON -DKVSWEEP_FUZZ=ON \
 		-DKVSWEEP_BUILD_TESTS=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 
-# The whole suite in that build (the fuzzers are built too, for `make fuzz` after it).
-# Left out here, run by `make test`: the real-time tests whose minutes go to waiting on the
-# clock, the test that predicts every seed to compare reports (5 min under ASan), seed 002's
-# predicted matrix (83 s under ASan; seed 001's runs the same command), the rehearsals of seed
-# 003 and of the llm-d scenario on the fleet (48 s under ASan, and 26 s in the gcc build; the
-# kv-aware router, the EPP's scorers and the llmd target run sanitized in sim_routing_test,
-# EppFleet.* and LlmdTargetTest.*), none of them reaching code the other tests leave
-# unexercised, and the layering check (a shell script: nothing compiled runs)
-# (docs/reliability.md, "How long CI takes").
-SANITIZE_SKIP ?= PredictAgreement\.|QuickstartValid\.|cli_summaries_equal_exact|seed-002-kubeai-l4-three-arms_predict_sends_stand_in|seed-003-dynamo-kv-routing_runs_on_sim|llmd-l4-epp-weights_runs_on_sim|orchestrator_layering
+# The whole suite in that build (the fuzzers are built too, for `make fuzz` after it), less the
+# tests listed in tests/sanitize_skip.txt, with why each is out (docs/reliability.md, "How long
+# CI takes"); `make test` runs them all.
+SANITIZE_SKIP ?= $(shell sed -e '/^\#/d' -e '/^ *$$/d' tests/sanitize_skip.txt | paste -sd'|' -)
 sanitize: sanitize-configure
 	@cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	cd $(SANITIZE_DIR) && ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIP)'
