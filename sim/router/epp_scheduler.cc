@@ -82,6 +82,12 @@ void EppPrefixIndex::clear() {
   holders_.clear();
 }
 
+std::size_t EppPrefixIndex::entries() const {
+  std::size_t sum = 0;
+  for (const Lru& lru : lrus_) sum += lru.size();
+  return sum;
+}
+
 std::vector<double> epp_scores(const EppScorer& scorer, const RouteQuery& query,
                                std::span<const int> prefix_matches, int total_hashes) {
   const std::size_t n = query.in_flight.size();
@@ -151,8 +157,11 @@ bool EppStrategy::needs_server_loads() const {
 int EppStrategy::pick(const RouteQuery& query) {
   const std::size_t n = query.in_flight.size();
   std::vector<double> totals(n, 0.0);
-  // Each prefix scorer's hashes of this request, kept for the record after the pick.
+  // Each prefix scorer's hashes of this request and its matches per replica, kept for the
+  // record after the pick.
   std::vector<std::vector<std::uint64_t>> hashes;
+  std::vector<std::vector<int>> prefix_matches;
+  last_lookups_.clear();
   std::size_t prefix = 0;
   for (const EppScorer& s : config_->scorers) {
     std::vector<int> matches;
@@ -162,10 +171,12 @@ int EppStrategy::pick(const RouteQuery& query) {
           epp_prefix_hashes({}, query.prompt_text, s.hash_block_size, s.max_prefix_blocks));
       matches = indexes_[prefix++].match(hashes.back());
       total = static_cast<int>(hashes.back().size());
+      last_lookups_.push_back(PrefixLookup{0, total, s.hash_block_size});
     }
     const std::vector<double> scores = epp_scores(s, query, matches, total);
     // Each score is clamped to [0, 1] and weighted; the weights are not normalised.
     for (std::size_t r = 0; r < n; ++r) totals[r] += std::clamp(scores[r], 0.0, 1.0) * s.weight;
+    if (s.kind == EppScorerKind::kPrefixCache) prefix_matches.push_back(std::move(matches));
   }
   std::vector<int> candidates;
   for (std::size_t r = 0; r < n; ++r) {
@@ -184,9 +195,19 @@ int EppStrategy::pick(const RouteQuery& query) {
     });
     chosen = candidates.front();
   }
-  for (std::size_t i = 0; i < indexes_.size(); ++i) indexes_[i].add(hashes[i], chosen);
+  // What each index held on the chosen replica before the request is recorded there (the
+  // plugin's PreRequest matches, then adds).
+  for (std::size_t i = 0; i < indexes_.size(); ++i) {
+    last_lookups_[i].matched_blocks = prefix_matches[i][static_cast<std::size_t>(chosen)];
+    indexes_[i].add(hashes[i], chosen);
+  }
   last_totals_ = std::move(totals);
   return chosen;
+}
+
+std::size_t EppStrategy::prefix_index_entries() const {
+  if (indexes_.empty()) return 0;
+  return indexes_.front().entries();
 }
 
 }  // namespace kvsweep::sim

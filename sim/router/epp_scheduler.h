@@ -44,6 +44,7 @@ class EppPrefixIndex {
   std::vector<int> match(std::span<const std::uint64_t> hashes) const;
   void clear();
   std::size_t size(int replica) const { return lrus_[static_cast<std::size_t>(replica)].size(); }
+  std::size_t entries() const;  // every replica's size, summed
 
  private:
   struct Lru {
@@ -72,6 +73,8 @@ class EppStrategy final : public RoutingStrategy {
   int pick(const RouteQuery& query) override;
   bool needs_prompt_text() const override;
   bool needs_server_loads() const override;
+  std::span<const PrefixLookup> last_prefix_lookups() const override { return last_lookups_; }
+  std::size_t prefix_index_entries() const override;
   // The weighted total of the last pick, per replica (tests, and why a replica won).
   const std::vector<double>& last_totals() const { return last_totals_; }
 
@@ -80,6 +83,7 @@ class EppStrategy final : public RoutingStrategy {
   std::vector<EppPrefixIndex> indexes_;  // one per prefix scorer, in the scorers' order
   std::mt19937_64 rng_;
   std::vector<double> last_totals_;
+  std::vector<PrefixLookup> last_lookups_;  // one per prefix scorer
 };
 
 }  // namespace kvsweep::sim

@@ -28,7 +28,6 @@ bool RouteDecider::set_strategy(const std::string& name, const StrategyParams& p
   auto strategy = make_strategy(name, replicas(), options_.seed, params);
   if (!strategy) return false;
   strategy_ = std::move(strategy);
-  ++strategy_builds_;
   options_.strategy = name;
   options_.params = params;
   return true;

@@ -70,9 +70,12 @@ class RouteDecider {
   // with empty state (session stickiness, round-robin cursor).
   bool set_strategy(const std::string& name, const StrategyParams& params);
   const std::string& strategy() const { return options_.strategy; }
-  // How many times the strategy was built (set_strategy, restart): a caller that mirrors the
-  // strategy's state (the router's EPP metrics) starts afresh when it changes.
-  std::uint64_t strategy_builds() const { return strategy_builds_; }
+  // The strategy's own prefix indexes' word on its last pick, and their size (epp; empty and
+  // 0 for the others): RoutingStrategy::last_prefix_lookups, prefix_index_entries.
+  std::span<const PrefixLookup> last_prefix_lookups() const {
+    return strategy_->last_prefix_lookups();
+  }
+  std::size_t prefix_index_entries() const { return strategy_->prefix_index_entries(); }
   // Whether pick() reads RouteRequest::prompt: the strategy needs blocks, or the approximate
   // index (no KV events) learns from every routed request so that a switch to kv-aware starts
   // from what was routed before.
@@ -120,7 +123,6 @@ class RouteDecider {
  private:
   RouteDeciderOptions options_;
   std::unique_ptr<RoutingStrategy> strategy_;
-  std::uint64_t strategy_builds_ = 0;
   std::vector<int> in_flight_;
   std::vector<std::int64_t> active_blocks_;
   std::vector<std::int64_t> prefill_tokens_;

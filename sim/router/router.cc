@@ -236,7 +236,6 @@ bool Router::set_strategy(const std::string& name) {
   {
     std::lock_guard lock(mutex_);
     if (!decider_.set_strategy(name, params())) return false;
-    sync_epp_metrics();
     reads_loads = decider_.needs_server_loads();
   }
   if (reads_loads) boost::asio::post(io_, [this] { schedule_load_reads(); });
@@ -247,15 +246,6 @@ void Router::restart() {
   for (const RoutedReplica& replica : replicas_) replica.control->restart();
   std::lock_guard lock(mutex_);
   decider_.restart();  // forgets the index and session stickiness too
-  sync_epp_metrics();
-}
-
-// Under mutex_. The EPP's own metrics follow the picker: a picker built afresh (a new strategy,
-// a restart) starts with an empty prefix index, and so does their mirror of it.
-void Router::sync_epp_metrics() {
-  if (epp_metrics_build_ == decider_.strategy_builds()) return;
-  epp_metrics_.restart(options_.epp, static_cast<int>(replicas_.size()));
-  epp_metrics_build_ = decider_.strategy_builds();
 }
 
 void Router::admin_restart(const HttpRequest&, Exchange& exchange) {
@@ -278,7 +268,7 @@ std::string Router::metrics_text() const {
         decider_.decisions(), decider_.in_flight(),
         RouterStats{&predicted_overlap_, unavailable_total_, &decision_seconds_, &health_});
     // The EPP's own series while it is the picker, as a real EPP's /metrics has them.
-    if (decider_.strategy() == "epp") text += epp_metrics_.text();
+    if (decider_.strategy() == "epp") text += epp_metrics_.text(decider_.prefix_index_entries());
   }
   if (http_stats_) text += http_server_metrics_text(*http_stats_);
   return text;
@@ -352,17 +342,17 @@ void Router::send(std::shared_ptr<Routing> routing, std::shared_ptr<Exchange> ex
       routable = without_refused;
     }
     held->decision = decider_.pick(route_request, routable);
-    std::optional<double> decision_s;
     if (!retry) {
-      decision_s =
+      const double decision_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - routing->decision_start)
               .count();
-      decision_seconds_.observe(*decision_s);
+      decision_seconds_.observe(decision_s);
       if (held->decision.hashed) predicted_overlap_.observe(held->decision.overlap_blocks);
-    }
-    if (decider_.strategy() == "epp") {
-      sync_epp_metrics();
-      epp_metrics_.on_pick(routing->epp_text, held->decision.replica, decision_s);
+      // The picker's own lookups; a pick again after a refused connect records its request
+      // in the picker's indexes as the EPP's would, but is not a second lookup to observe.
+      if (decider_.strategy() == "epp") {
+        epp_metrics_.observe(decision_s, decider_.last_prefix_lookups());
+      }
     }
     // Every other replica out of routing: the pick falls back to all of them.
     nowhere_else = retry && held->decision.replica == routing->refused;

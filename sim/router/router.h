@@ -154,7 +154,6 @@ class Router {
   void schedule_load_reads();
   void read_loads();
   std::string name_of(std::size_t replica) const;  // "upstream 1 (http://...)" or "replica 1"
-  void sync_epp_metrics();  // under mutex_: restarts the EPP metrics' mirror with its picker
   StrategyParams params() const {
     return StrategyParams{options_.chwbl, options_.kv_aware, options_.epp};
   }
@@ -170,10 +169,9 @@ class Router {
   // Host time of each routed request's decision, parse to pick: what routing costs per request
   // on the io thread, which the replicas' streams wait behind (bench/fleet_scale_bench.cc).
   Histogram decision_seconds_;
-  // llm-d's EPP's own series while the strategy is epp (epp_metrics.h), its prefix indexes
-  // mirrored from the strategy build numbered epp_metrics_build_.
+  // llm-d's EPP's own series while the strategy is epp (epp_metrics.h), from the picker's own
+  // prefix indexes.
   EppMetrics epp_metrics_;
-  std::uint64_t epp_metrics_build_ = 0;
   std::uint64_t unavailable_total_ = 0;
   ReplicaHealth health_;
   boost::asio::steady_timer probe_timer_;

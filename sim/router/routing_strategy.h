@@ -62,6 +62,14 @@ struct StrategyParams {
   std::shared_ptr<const EppConfig> epp;  // "epp": the EndpointPickerConfig it runs
 };
 
+// What one of a strategy's own prefix indexes found for its last pick (the EPP's prefix
+// scorers): the request's blocks, and how many leading ones the chosen replica already held.
+struct PrefixLookup {
+  int matched_blocks = 0;
+  int request_blocks = 0;
+  int block_chars = 0;  // characters hashed a block (the EPP's hashBlockSize)
+};
+
 // Called on one thread only (the router's io thread); a strategy may keep state (round-robin
 // cursor, RNG).
 class RoutingStrategy {
@@ -75,6 +83,11 @@ class RoutingStrategy {
   virtual bool needs_prompt_text() const { return false; }
   // Whether pick() reads the replicas' scraped loads (RouteQuery::server_loads).
   virtual bool needs_server_loads() const { return false; }
+  // For a strategy that keeps prefix indexes of its own (epp): what each found for the last
+  // pick, in the indexes' order, and the entries of the first (every replica's summed). A
+  // strategy without them: empty and 0. The router publishes these as the EPP's own metrics.
+  virtual std::span<const PrefixLookup> last_prefix_lookups() const { return {}; }
+  virtual std::size_t prefix_index_entries() const { return 0; }
 };
 
 // "random" (what a Kubernetes Service does), "round-robin", "least-load", "prefix-hash",

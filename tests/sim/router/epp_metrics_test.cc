@@ -1,5 +1,4 @@
-// Tests for sim/router/epp_metrics.cc: the EPP's own series, its mirrored prefix index kept
-// equal to EppStrategy's.
+// Tests for sim/router/epp_metrics.cc: the EPP's own series, from EppStrategy's own lookups.
 #include "sim/router/epp_metrics.h"
 
 #include <gtest/gtest.h>
@@ -30,15 +29,26 @@ std::shared_ptr<const EppConfig> prefix_only(int lru_capacity) {
   return config;
 }
 
+// A config with the queue scorer alone: no prefix index.
+std::shared_ptr<const EppConfig> queue_only() {
+  std::string error;
+  auto config = parse_epp_config(
+      "epp.yaml",
+      "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n"
+      "plugins:\n- type: queue-scorer\n",
+      &error);
+  EXPECT_NE(config, nullptr) << error;
+  return config;
+}
+
 // With the prefix scorer alone at weight 1, the strategy's total for the chosen replica is its
 // prefix score: matched blocks / request blocks, the figure the EPP's hit ratio observes. Over
-// picks with shared prefixes, repeats and LRU evictions (4 entries a replica), the mirrored
-// index must observe exactly the strategy's scores.
+// picks with shared prefixes, repeats and LRU evictions (4 entries a replica), the published
+// ratio must be exactly the strategy's scores.
 TEST(EppRouterMetrics, HitRatioIsTheStrategysOwnPrefixMatch) {
   const auto config = prefix_only(4);
   EppStrategy strategy(config, 3, 7);
   EppMetrics metrics;
-  metrics.restart(config, 3);
   const std::vector<int> in_flight(3, 0);
   const std::string stem(64 * 2, 's');  // two blocks every prompt shares
   double scores = 0;
@@ -50,11 +60,11 @@ TEST(EppRouterMetrics, HitRatioIsTheStrategysOwnPrefixMatch) {
     query.in_flight = in_flight;
     query.prompt_text = text;
     const int chosen = strategy.pick(query);
-    metrics.on_pick(text, chosen, 1e-5);
+    metrics.observe(1e-5, strategy.last_prefix_lookups());
     scores += strategy.last_totals()[static_cast<std::size_t>(chosen)];
     ++lookups;
   }
-  const std::string samples = metrics.text();
+  const std::string samples = metrics.text(strategy.prefix_index_entries());
   EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), lookups);
   EXPECT_NEAR(value(samples, "inference_extension_prefix_indexer_hit_ratio_sum"), scores,
               1e-4);       // the text prints 6 significant digits
@@ -68,25 +78,52 @@ TEST(EppRouterMetrics, HitRatioIsTheStrategysOwnPrefixMatch) {
   EXPECT_LE(size, 12);
 }
 
-TEST(EppRouterMetrics, APickAgainAfterARefusedConnectIsMirroredNotObserved) {
+// The lookup is what the chosen replica held before the request was recorded there: a prompt
+// sent twice matches none of its blocks the first time and all of them the second.
+TEST(EppRouterMetrics, ALookupIsTheChosenReplicasMatchBeforeTheRequestIsRecorded) {
   const auto config = prefix_only(100);
+  EppStrategy strategy(config, 2, 3);
   EppMetrics metrics;
-  metrics.restart(config, 2);
+  const std::vector<int> in_flight(2, 0);
   const std::string text(64 * 3, 'a');
-  metrics.on_pick(text, 0, std::nullopt);  // the retry's pick: recorded on replica 0 only
-  metrics.on_pick(text, 0, 2e-5);          // matches all 3 blocks there
-  const std::string samples = metrics.text();
-  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), 1);
+  RouteQuery query;
+  query.in_flight = in_flight;
+  query.prompt_text = text;
+  const int first = strategy.pick(query);
+  ASSERT_EQ(strategy.last_prefix_lookups().size(), 1U);
+  EXPECT_EQ(strategy.last_prefix_lookups()[0].matched_blocks, 0);
+  EXPECT_EQ(strategy.last_prefix_lookups()[0].request_blocks, 3);
+  EXPECT_EQ(strategy.last_prefix_lookups()[0].block_chars, 64);
+  metrics.observe(2e-5, strategy.last_prefix_lookups());
+  EXPECT_EQ(strategy.pick(query), first);  // its blocks are there: score 1 against 0
+  EXPECT_EQ(strategy.last_prefix_lookups()[0].matched_blocks, 3);
+  metrics.observe(2e-5, strategy.last_prefix_lookups());
+  const std::string samples = metrics.text(strategy.prefix_index_entries());
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), 2);
   EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_sum"), 1);
   EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_bytes_sum"), 192);
   EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_size"), 3);
-  // A rebuilt strategy starts with an empty index; the histograms keep counting.
-  metrics.restart(config, 2);
-  metrics.on_pick(text, 1, 2e-5);
-  const std::string after = metrics.text();
-  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_hit_ratio_count"), 2);
-  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_hit_ratio_sum"), 1);
-  EXPECT_DOUBLE_EQ(value(after, "inference_extension_prefix_indexer_size"), 3);
+  // A picker built afresh (a cold cell) has an empty index.
+  EXPECT_EQ(EppStrategy(config, 2, 3).prefix_index_entries(), 0U);
+}
+
+// A picker without a prefix scorer looks nothing up: the scheduling latency counts, the prefix
+// families stay at 0 (but are there, for a cell's "before" scrape).
+TEST(EppRouterMetrics, APickerWithoutAPrefixScorerPublishesZeroes) {
+  EppStrategy strategy(queue_only(), 2, 3);
+  EppMetrics metrics;
+  const std::vector<int> in_flight(2, 0);
+  const std::vector<ServerLoad> loads(2);
+  RouteQuery query;
+  query.in_flight = in_flight;
+  query.server_loads = loads;
+  strategy.pick(query);
+  EXPECT_TRUE(strategy.last_prefix_lookups().empty());
+  metrics.observe(1e-5, strategy.last_prefix_lookups());
+  const std::string samples = metrics.text(strategy.prefix_index_entries());
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_scheduler_e2e_duration_seconds_count"), 1);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_hit_ratio_count"), 0);
+  EXPECT_DOUBLE_EQ(value(samples, "inference_extension_prefix_indexer_size"), 0);
 }
 
 }  // namespace
