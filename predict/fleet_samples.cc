@@ -95,12 +95,30 @@ void append_replica_samples(const ReplicaCounters& c, const std::string& model,
   w.histogram("vllm:e2e_request_latency_seconds", c.e2e);
 }
 
+std::string router_source() { return "predict://router/metrics"; }
+
 std::vector<store::MetricSample> fleet_samples(const VirtualFleet& fleet, const std::string& phase,
                                                double t_s) {
   std::vector<store::MetricSample> out;
   for (int i = 0; i < fleet.replicas(); ++i) {
     append_replica_samples(fleet.replica(i).counters(), fleet.model(), replica_source(i), phase,
                            t_s, out);
+  }
+  if (fleet.router().strategy() == "epp") {
+    const std::string source = router_source();
+    SampleWriter w(out, source, phase, t_s, fleet.model());
+    const std::string no_labels = "{}";
+    const EppLookupTotals& e = fleet.epp_lookups();
+    w.add("inference_extension_prefix_indexer_hit_ratio_sum", no_labels,
+          as_exposed(e.hit_ratio_sum));
+    w.add("inference_extension_prefix_indexer_hit_ratio_count", no_labels,
+          static_cast<double>(e.hit_ratio_count));
+    w.add("inference_extension_prefix_indexer_hit_bytes_sum", no_labels,
+          as_exposed(e.hit_bytes_sum));
+    w.add("inference_extension_prefix_indexer_hit_bytes_count", no_labels,
+          static_cast<double>(e.hit_bytes_count));
+    w.add("inference_extension_prefix_indexer_size", no_labels,
+          static_cast<double>(fleet.router().prefix_index_entries()));
   }
   return out;
 }

@@ -63,6 +63,16 @@ void VirtualFleet::restart() {
 }
 
 void VirtualFleet::note_routed(std::span<const sim::TokenId> prompt, int chosen) {
+  // As the real-time router observes each first pick (sim/router/router.cc).
+  for (const sim::PrefixLookup& lookup : router_.last_prefix_lookups()) {
+    epp_lookups_.hit_bytes_sum += static_cast<double>(lookup.matched_blocks) * lookup.block_chars;
+    ++epp_lookups_.hit_bytes_count;
+    if (lookup.request_blocks > 0) {
+      epp_lookups_.hit_ratio_sum +=
+          static_cast<double>(lookup.matched_blocks) / static_cast<double>(lookup.request_blocks);
+      ++epp_lookups_.hit_ratio_count;
+    }
+  }
   if (!opportunity_) return;
   // The index's approximate-mode clock is never read with KV events on: any instant will do.
   opportunity_->note(prompt, options_.profile.block_size, chosen, router_.index(),

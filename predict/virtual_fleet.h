@@ -25,6 +25,15 @@ struct VirtualFleetOptions {
   sim::StrategyParams params;
 };
 
+// What llm-d's EPP's prefix-indexer histograms hold (sim/router/epp_metrics.h), as _sum and
+// _count: every lookup of the picker's prefix indexes since the fleet began.
+struct EppLookupTotals {
+  double hit_ratio_sum = 0;  // matched / request blocks, per lookup with a block
+  std::uint64_t hit_ratio_count = 0;
+  double hit_bytes_sum = 0;  // matched blocks x hashBlockSize, per lookup
+  std::uint64_t hit_bytes_count = 0;
+};
+
 // What the real-time fleet (sim/fleet.h) is, without HTTP: the same replicas' engines, the
 // router's RouteDecider fed by their KV events, the same seeds, and the admin operations the
 // sweep's targets use (strategy, prefix caching, reset, restart). Time is virtual: now_s()
@@ -41,6 +50,7 @@ class VirtualFleet {
   VirtualReplica& replica(int i) { return *replicas_[static_cast<std::size_t>(i)]; }
   const VirtualReplica& replica(int i) const { return *replicas_[static_cast<std::size_t>(i)]; }
   sim::RouteDecider& router() { return router_; }
+  const sim::RouteDecider& router() const { return router_; }
   const std::string& model() const { return options_.model; }
   std::uint64_t seed() const { return options_.seed; }
   const sim::TimingProfile& profile() const { return options_.profile; }
@@ -71,9 +81,10 @@ class VirtualFleet {
   void track_routing_opportunity() {
     if (!opportunity_) opportunity_.emplace();
   }
-  // A request with `prompt` was routed to `chosen` (virtual_load.cc, at its arrival); nothing
-  // unless tracking.
+  // A request with `prompt` was routed to `chosen` (virtual_load.cc, at its arrival): the
+  // picker's prefix lookups are counted (epp), and the routing opportunity when tracking.
   void note_routed(std::span<const sim::TokenId> prompt, int chosen);
+  const EppLookupTotals& epp_lookups() const { return epp_lookups_; }
   // The totals since tracking began; nullopt when not tracking.
   std::optional<RoutingOpportunity> routing_opportunity() const {
     if (!opportunity_) return std::nullopt;
@@ -87,6 +98,7 @@ class VirtualFleet {
   double now_s_ = 0;
   double loads_read_s_ = -1;  // when refresh_server_loads() last read them; < 0: never
   std::optional<RoutingOpportunityTracker> opportunity_;
+  EppLookupTotals epp_lookups_;
 };
 
 }  // namespace kvsweep::predict

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "common/prometheus_text.h"
 #include "sim/http/latency_histogram.h"
 #include "sim/http/metrics_exposition.h"
+#include "sim/router/epp_config.h"
+#include "sim/router/epp_metrics.h"
+#include "sim/router/epp_scheduler.h"
 
 namespace kvsweep::predict {
 namespace {
@@ -98,6 +102,61 @@ TEST(FleetSamples, OneSourcePerReplicaInIndexOrder) {
   EXPECT_EQ(samples.front().source, "predict://replica-0/metrics");
   EXPECT_EQ(samples.back().source, "predict://replica-2/metrics");
   EXPECT_EQ(samples.size() % 3, 0u);
+}
+
+// While the strategy is epp, a predicted scrape also stores the picker's prefix-indexer series
+// as the real-time router's /metrics text has them (sim/router/epp_metrics.cc), from the same
+// lookups: a prompt, the same again, one sharing its first block, one too short for a block.
+// One replica, so that no tie-break can make the two pick differently.
+TEST(FleetSamples, TheEppPrefixSeriesAreTheRealTimeRoutersOwn) {
+  std::string error;
+  const auto config = sim::parse_epp_config(
+      "epp.yaml",
+      "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\n"
+      "plugins:\n- type: prefix-cache-scorer\n",
+      &error);
+  ASSERT_NE(config, nullptr) << error;
+  VirtualFleetOptions options;
+  options.replicas = 1;
+  options.profile.num_gpu_blocks = 64;
+  options.strategy = "epp";
+  options.params.epp = config;
+  VirtualFleet fleet(options);
+  sim::EppStrategy strategy(config, 1, 1);
+  sim::EppMetrics metrics;
+  const std::vector<int> in_flight(1, 0);
+  const std::vector<std::string> prompts = {std::string(200, 'a'), std::string(200, 'a'),
+                                            std::string(64, 'a') + std::string(150, 'b'), "short"};
+  for (const std::string& text : prompts) {
+    fleet.router().pick(sim::RouteRequest{{}, {}, {}, text}, {});
+    fleet.note_routed({}, 0);
+    sim::RouteQuery query;
+    query.in_flight = in_flight;
+    query.prompt_text = text;
+    strategy.pick(query);
+    metrics.observe(1e-5, strategy.last_prefix_lookups());
+  }
+  std::map<std::string, double> real;
+  for (const auto& s : parse_prometheus_text(metrics.text(strategy.prefix_index_entries()))) {
+    if (s.name.rfind("inference_extension_prefix_indexer_", 0) != 0) continue;
+    if (s.name.find("_bucket") != std::string::npos) continue;
+    real[s.name] = s.value;
+  }
+  std::map<std::string, double> predicted;
+  for (const auto& s : fleet_samples(fleet, "after", 1)) {
+    if (s.source != router_source()) continue;
+    EXPECT_EQ(s.labels_json, "{}");
+    predicted[s.name] = s.value;
+  }
+  EXPECT_EQ(predicted, real);
+  // 3 + 3 + 3 + 0 blocks looked up, with 0, 3 and 1 matched.
+  EXPECT_DOUBLE_EQ(predicted["inference_extension_prefix_indexer_hit_ratio_count"], 3);
+  EXPECT_NEAR(predicted["inference_extension_prefix_indexer_hit_ratio_sum"], 1 + 1.0 / 3, 1e-5);
+  EXPECT_DOUBLE_EQ(predicted["inference_extension_prefix_indexer_hit_bytes_sum"], 4 * 64);
+  EXPECT_DOUBLE_EQ(predicted["inference_extension_prefix_indexer_size"], 5);
+  // Another strategy publishes none of them.
+  ASSERT_TRUE(fleet.set_strategy("round-robin", options.params));
+  for (const auto& s : fleet_samples(fleet, "after", 2)) EXPECT_NE(s.source, router_source());
 }
 
 }  // namespace
