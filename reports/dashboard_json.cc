@@ -17,6 +17,9 @@ struct MetricDef {
   const char* unit;
   const char* better;  // "lower" | "higher"
   Extract value;
+  // Written only when some cell of the run has a value: a figure only some targets have
+  // (llm-d's endpoint picker's), which every other run's file would carry as nulls.
+  bool only_when_present = false;
 };
 
 std::optional<double> latency(const SampleSummary& s, double SampleSummary::*field) {
@@ -69,6 +72,11 @@ const std::vector<MetricDef>& metric_defs() {
        }},
       {"spec_decode_acceptance", "fraction", "higher",
        [](const CellMetrics& m) { return m.spec_decode_acceptance; }},
+      // What llm-d's endpoint picker believed the chosen replica held, and how long it took.
+      {"epp_prefix_hit_ratio", "fraction", "higher",
+       [](const CellMetrics& m) { return m.epp_prefix_hit_ratio; }, true},
+      {"epp_scheduling_ms", "ms", "lower", [](const CellMetrics& m) { return m.epp_scheduling_ms; },
+       true},
   };
   return kDefs;
 }
@@ -87,6 +95,15 @@ const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& str
     if (found == nullptr || row.cell.repeat < found->cell.repeat) found = &row;
   }
   return found;
+}
+
+bool any_value(const ReportModel& model, const MetricDef& def) {
+  for (const auto& level : model.levels) {
+    for (const auto& row : level.rows) {
+      if (row.measured && def.value(row.metrics)) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> strategies(const ReportModel& model) {
@@ -151,6 +168,12 @@ Json capacity_json(const CapacitySection& section) {
 
 }  // namespace
 
+std::vector<std::string> dashboard_metric_names() {
+  std::vector<std::string> names;
+  for (const MetricDef& def : metric_defs()) names.emplace_back(def.key);
+  return names;
+}
+
 Json dashboard_baseline_json(const ReportModel& model) {
   const store::ExperimentRow& e = model.experiment;
   const auto setup = nlohmann::json::parse(e.setup_json, nullptr, false);
@@ -179,6 +202,7 @@ Json dashboard_baseline_json(const ReportModel& model) {
 
   Json metrics;
   for (const MetricDef& def : metric_defs()) {
+    if (def.only_when_present && !any_value(model, def)) continue;
     Json m;
     m["unit"] = def.unit;
     m["better"] = def.better;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "reports/report_model.h"
 
@@ -17,6 +19,11 @@ inline constexpr int kDashboardSchemaVersion = 1;
 // not measured (or the metric has no value, e.g. no hit-rate counters). With repeats, the
 // first measured repeat is used. Without a baseline strategy, "baseline" is null and every
 // strategy is a treatment.
+// The llm-d endpoint picker's figures (epp_prefix_hit_ratio, epp_scheduling_ms) are there only
+// when some measured cell has them.
 nlohmann::ordered_json dashboard_baseline_json(const ReportModel& model);
+
+// Every metric key the file may carry, in its order (those only some runs have included).
+std::vector<std::string> dashboard_metric_names();
 
 }  // namespace kvsweep::reports

@@ -16,9 +16,7 @@ namespace kvsweep::reports {
 
 std::vector<std::string> history_metrics() {
   // The dashboard JSON already defines every metric once; reuse its names and values.
-  std::vector<std::string> names;
-  const auto doc = dashboard_baseline_json(make_report_model(store::ExperimentRow{}, {}, {}));
-  for (const auto& [name, _] : doc["metrics"].items()) names.push_back(name);
+  std::vector<std::string> names = dashboard_metric_names();
   // A searching scenario's answer per arm (the arm's key in the strategy column).
   names.push_back("capacity");
   return names;
@@ -54,6 +52,8 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
     }
     const auto doc =
         dashboard_baseline_json(build_report_model(store, e.id, FigureSource::kSummaryFigures));
+    // A run without the figure (an endpoint picker's, on another target) has no series of it.
+    if (!doc["metrics"].contains(metric)) continue;
     const auto& m = doc["metrics"][metric];
     std::vector<nlohmann::ordered_json> all;
     if (!m["baseline"].is_null()) all.push_back(m["baseline"]);

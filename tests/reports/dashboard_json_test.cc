@@ -82,5 +82,41 @@ TEST(DashboardJson, NoBaselineMakesEveryStrategyATreatment) {
   EXPECT_TRUE(schema_errors(nlohmann::json::parse(doc.dump())).empty());
 }
 
+// llm-d's endpoint picker's figures are metrics of the file only when some measured cell has
+// them: a run on another target keeps the file it had.
+TEST(DashboardJson, TheEndpointPickersFiguresOnlyWhenACellHasThem) {
+  store::ExperimentRow e;
+  e.name = "x";
+  store::CellRow picker;
+  picker.arm = "estimated-prefix";
+  picker.concurrency = 8;
+  picker.status = "done";
+  store::CellRow other = picker;
+  other.arm = "load-only";
+  CellMetrics with;
+  with.epp_prefix_hit_ratio = 0.85;
+  with.epp_scheduling_ms = 0.021;
+  const auto doc =
+      dashboard_baseline_json(make_report_model(e, {picker, other}, {with, CellMetrics{}}));
+  const auto& hit = doc["metrics"]["epp_prefix_hit_ratio"];
+  EXPECT_EQ(hit["unit"], "fraction");
+  EXPECT_EQ(hit["treatments"][0]["strategy"], "estimated-prefix");
+  EXPECT_EQ(hit["treatments"][0]["values"][0], 0.85);
+  EXPECT_TRUE(hit["treatments"][1]["values"][0].is_null());
+  EXPECT_EQ(doc["metrics"]["epp_scheduling_ms"]["treatments"][0]["values"][0], 0.021);
+  EXPECT_TRUE(schema_errors(nlohmann::json::parse(doc.dump())).empty());
+  // A cell that was not measured does not bring them in; nor does a run without them.
+  picker.status = "failed";
+  const auto failed =
+      dashboard_baseline_json(make_report_model(e, {picker, other}, {with, CellMetrics{}}));
+  EXPECT_FALSE(failed["metrics"].contains("epp_prefix_hit_ratio"));
+  EXPECT_FALSE(small_doc()["metrics"].contains("epp_scheduling_ms"));
+  // Every key the file may carry, the optional ones last.
+  const auto names = dashboard_metric_names();
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names[names.size() - 2], "epp_prefix_hit_ratio");
+  EXPECT_EQ(names.back(), "epp_scheduling_ms");
+}
+
 }  // namespace
 }  // namespace kvsweep::reports

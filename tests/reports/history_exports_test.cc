@@ -25,6 +25,8 @@ TEST(History, RollingMedianOfPreviousRunsAndDeviation) {
   EXPECT_NE(history_table(series, "ttft_mean_ms").find("+0.0%"), std::string::npos);
   EXPECT_THROW(metric_history(store, "small-sim", "ttft_fast", 5), std::invalid_argument);
   EXPECT_TRUE(metric_history(store, "other", "ttft_mean_ms", 5).empty());
+  // An endpoint picker's figure is a known metric; runs without one have no series of it.
+  EXPECT_TRUE(metric_history(store, "small-sim", "epp_prefix_hit_ratio", 5).empty());
 }
 
 // A prediction's baseline is earlier predictions only, and a run's never includes one.
