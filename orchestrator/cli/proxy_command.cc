@@ -14,6 +14,7 @@ struct ProxyArgs {
   int ttl_s = 120;
   double health_interval_s = 1;
   double request_timeout_s = 600;
+  std::string epp_config;  // --epp-config FILE
   ServerArgs server;
 };
 
@@ -26,9 +27,11 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
   sim::ProxyOptions& p = args->proxy;
   cmd->add_option("--upstream", p.upstreams, "server URL, e.g. http://127.0.0.1:8001 (repeat)")
       ->required();
-  cmd->add_option("--strategy", p.strategy,
-                  "random, round-robin, least-load, prefix-hash, kv-aware, session")
-      ->capture_default_str();
+  CLI::Option* strategy =
+      cmd->add_option("--strategy", p.strategy,
+                      "random, round-robin, least-load, prefix-hash, kv-aware, session, epp")
+          ->capture_default_str();
+  add_epp_option(cmd, &args->epp_config);
   cmd->add_option("--host", p.host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", p.port, "port to listen on (0: any free port)")->capture_default_str();
   cmd->add_option("--kv-ttl", args->ttl_s,
@@ -41,8 +44,9 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
   add_server_options(cmd, &args->server);
-  auto run = [args]() -> int {
+  auto run = [args, strategy]() -> int {
     sim::ProxyOptions options = args->proxy;
+    apply_epp_option(args->epp_config, *strategy, &options.strategy, &options.strategy_params);
     options.io_threads = args->server.io_threads;
     options.server = http_server_options(args->server);
     options.admin_token = admin_token_from_env(args->server);
@@ -51,8 +55,10 @@ Subcommand register_proxy(CLI::App& app, const GlobalOptions& /*global*/) {
     options.request_timeout = to_ms(args->request_timeout_s);
     sim::Proxy proxy(options);
     proxy.start();
+    const std::string strategy_text =
+        options.strategy + (args->epp_config.empty() ? "" : " (" + args->epp_config + ")");
     std::printf("kvsweep proxy: %zu upstreams, strategy %s, %d io thread%s%s\n",
-                options.upstreams.size(), options.strategy.c_str(), options.io_threads,
+                options.upstreams.size(), strategy_text.c_str(), options.io_threads,
                 options.io_threads == 1 ? "" : "s",
                 options.admin_token.empty() ? "" : ", /admin/* needs the token");
     std::printf("router   %s\n", proxy.url().c_str());

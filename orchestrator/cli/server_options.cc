@@ -2,12 +2,17 @@
 // limits, io threads and admin token, and serving until a signal.
 #include "orchestrator/cli/server_options.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/subcommand.h"
+#include "sim/router/epp_config.h"
 
 namespace kvsweep::orchestrator {
 
@@ -26,6 +31,33 @@ void add_health_options(CLI::App* cmd, double* interval_s, sim::HealthOptions* h
                   "consecutive failed probes or connects that take a replica out of routing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+}
+
+void add_epp_option(CLI::App* cmd, std::string* path) {
+  cmd->add_option("--epp-config", *path,
+                  "llm-d EndpointPickerConfig YAML the router runs as strategy epp (its scorers, "
+                  "weights and picker; the default strategy then)");
+}
+
+void apply_epp_option(const std::string& path, const CLI::Option& strategy_option,
+                      std::string* strategy, sim::StrategyParams* params) {
+  if (path.empty()) {
+    if (*strategy == "epp") {
+      throw std::invalid_argument(
+          "--strategy epp needs --epp-config FILE: the EndpointPickerConfig it runs");
+    }
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::invalid_argument("--epp-config " + path + ": cannot read: " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string error;
+  params->epp = sim::parse_epp_config(path, text.str(), &error);
+  if (!params->epp) throw std::invalid_argument("--epp-config " + path + ": " + error);
+  if (strategy_option.count() == 0) *strategy = "epp";
 }
 
 void add_server_options(CLI::App* cmd, ServerArgs* args) {

@@ -9,6 +9,7 @@
 
 #include "sim/http/http_server.h"
 #include "sim/router/replica_health.h"
+#include "sim/router/routing_strategy.h"
 
 namespace kvsweep::orchestrator {
 
@@ -17,6 +18,18 @@ int wait_for_signal();
 
 // --health-interval and --health-failures, the router's probes of its replicas.
 void add_health_options(CLI::App* cmd, double* interval_s, sim::HealthOptions* health);
+
+// --epp-config FILE: an llm-d EndpointPickerConfig (docs/sim.md) the router runs as strategy
+// epp.
+void add_epp_option(CLI::App* cmd, std::string* path);
+
+// Reads --epp-config into params->epp and settles the strategy (`strategy_option` is the
+// command's --strategy): epp when the file is given and --strategy is not (another strategy keeps
+// the config for a switch through /admin/strategy). Throws std::invalid_argument naming the file,
+// line and field of a config the EPP would refuse, a file it cannot read, or --strategy epp without
+// the file.
+void apply_epp_option(const std::string& path, const CLI::Option& strategy_option,
+                      std::string* strategy, sim::StrategyParams* params);
 
 // What the listeners allow their clients, and how the server runs, as the command line says it.
 struct ServerArgs {

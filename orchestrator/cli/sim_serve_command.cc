@@ -14,6 +14,7 @@ struct SimServeArgs {
   int port = 8000;
   int replica_base_port = -1;  // -1: port + 1
   double health_interval_s = 1;
+  std::string epp_config;  // --epp-config FILE
   ServerArgs server;
 };
 
@@ -31,10 +32,12 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& /*global*/) {
       ->capture_default_str();
   serve->add_option("--profile-dir", f.profile_dirs,
                     "extra directory of profile YAML files (also KVSWEEP_PROFILE_PATH)");
-  serve
-      ->add_option("--strategy", f.strategy,
-                   "random, round-robin, least-load, prefix-hash, kv-aware, session")
-      ->capture_default_str();
+  CLI::Option* strategy =
+      serve
+          ->add_option("--strategy", f.strategy,
+                       "random, round-robin, least-load, prefix-hash, kv-aware, session, epp")
+          ->capture_default_str();
+  add_epp_option(serve, &args->epp_config);
   serve->add_option("--model", f.model, "served model id")->capture_default_str();
   serve->add_option("--seed", f.seed, "replica i is seeded with seed + i")->capture_default_str();
   serve->add_option("--host", f.host, "address to listen on")->capture_default_str();
@@ -43,8 +46,9 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& /*global*/) {
                     "replica i listens on this + i (default: --port + 1; 0: any free ports)");
   add_health_options(serve, &args->health_interval_s, &f.health);
   add_server_options(serve, &args->server);
-  auto run = [args]() -> int {
+  auto run = [args, strategy]() -> int {
     sim::FleetOptions options = args->fleet;
+    apply_epp_option(args->epp_config, *strategy, &options.strategy, &options.strategy_params);
     options.io_threads = args->server.io_threads;
     options.server = http_server_options(args->server);
     options.admin_token = admin_token_from_env(args->server);
@@ -55,8 +59,10 @@ Subcommand register_sim(CLI::App& app, const GlobalOptions& /*global*/) {
                                     : (args->port == 0 ? 0 : args->port + 1);
     sim::Fleet fleet(options);
     fleet.start();
+    const std::string strategy_text =
+        options.strategy + (args->epp_config.empty() ? "" : " (" + args->epp_config + ")");
     std::printf("kvsweep sim: %d x %s replicas, strategy %s, %d io thread%s%s\n", options.replicas,
-                options.profile.c_str(), options.strategy.c_str(), options.io_threads,
+                options.profile.c_str(), strategy_text.c_str(), options.io_threads,
                 options.io_threads == 1 ? "" : "s",
                 options.admin_token.empty() ? "" : ", /admin/* needs the token");
     std::printf("router   %s\n", fleet.router_url().c_str());

@@ -90,6 +90,55 @@ token_guards_admin)
   grep -qF "$KVSWEEP_TEST_TOKEN" "$work/serve.log" && fail "the token was printed"
   true
   ;;
+epp_config)
+  # --epp-config FILE: llm-d's EndpointPickerConfig, run by the router as strategy epp.
+  k sim serve --port 0 --strategy epp
+  expect_error 2 "kvsweep: error: --strategy epp needs --epp-config FILE"
+  k proxy --upstream http://127.0.0.1:9 --port 0 --epp-config "$work/missing.yaml"
+  expect_error 2 "kvsweep: error: --epp-config $work/missing.yaml: cannot read: No such file or directory"
+  cat >bad.yaml <<'YAML'
+apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: prefix-cache
+YAML
+  k sim serve --port 0 --epp-config bad.yaml
+  expect_error 2 "kvsweep: error: --epp-config bad.yaml: bad.yaml:4:"
+  grep -qF "prefix-cache-scorer" <<<"$err" || fail "the known plugin types are not listed: $err"
+  cat >epp.yaml <<'YAML'
+apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: prefix-cache-scorer
+- type: queue-scorer
+YAML
+  start "$kvsweep" sim serve --port 0 --replicas 2 --epp-config epp.yaml
+  grep -q "strategy epp (epp.yaml)" "$work/serve.log" ||
+    fail "the banner does not name the picker: $(cat "$work/serve.log")"
+  body_of "$url/admin/strategy" | grep -q '"strategy":"epp"' ||
+    fail "the router does not run epp: $(body_of "$url/admin/strategy")"
+  body_of "$url/admin/strategy" | grep -qF 'queue-scorer' ||
+    fail "the router does not hold the config: $(body_of "$url/admin/strategy")"
+  /usr/bin/python3 - "$url" <<'PY' || fail "a completion through the picker failed"
+import json, sys, urllib.request
+body = json.dumps({"model": "sim-model", "prompt": "x" * 400, "max_tokens": 2}).encode()
+request = urllib.request.Request(sys.argv[1] + "/v1/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+with urllib.request.urlopen(request, timeout=10) as reply:
+    assert reply.status == 200
+PY
+  # The picker's own series: the prompt's 6 blocks of 64 characters are in its index.
+  body_of "$url/metrics" | grep -q '^inference_extension_prefix_indexer_size 6$' ||
+    fail "no prefix index in /metrics: $(body_of "$url/metrics" | grep inference_extension)"
+  kill $pid; wait $pid 2>/dev/null
+  # Another strategy keeps the config for a switch through /admin/strategy.
+  start "$kvsweep" proxy --upstream http://127.0.0.1:9 --port 0 --strategy least-load \
+    --epp-config epp.yaml --health-interval 0
+  grep -q "strategy least-load (epp.yaml)" "$work/serve.log" ||
+    fail "the proxy's banner: $(cat "$work/serve.log")"
+  body_of "$url/admin/strategy" | grep -qF 'queue-scorer' ||
+    fail "the proxy does not hold the config: $(body_of "$url/admin/strategy")"
+  ;;
 *) fail "unknown case $case" ;;
 esac
 echo PASS
