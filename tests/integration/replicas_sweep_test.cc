@@ -7,11 +7,15 @@
 #include <set>
 #include <string>
 
+#include "common/log.h"
+#include "common/prometheus_text.h"
+#include "driver/http_fetch.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/targets/replicas_target.h"
 #include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "reports/cell_metrics.h"
@@ -155,6 +159,72 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
   EXPECT_GT(hit_rate.at("prefix-hash"), hit_rate.at("round-robin"));
   EXPECT_NE(store.experiment(swept.outcome.experiment_id)->setup_json.find(R"("kind":"replicas")"),
             std::string::npos);
+}
+
+// A cold cell on real upstreams starts llm-d's endpoint picker afresh too, as the llmd target
+// restarts the EPP's pods: the upstreams' caches are reset and the router's picker is built
+// again, so its prefix index (its own routing history) is empty. Its series are scraped from
+// the router with the upstreams' /metrics.
+TEST(ReplicasSweep, AColdCellResetsTheUpstreamsAndBuildsTheEndpointPickerAfresh) {
+  sim::Fleet first(one_replica(11));
+  sim::Fleet second(one_replica(12));
+  first.start();
+  second.start();
+  const std::string text = R"(name: replicas-epp-cold
+model: sim-model
+epp:
+  prefix:
+    apiVersion: inference.networking.x-k8s.io/v1alpha1
+    kind: EndpointPickerConfig
+    plugins: [{type: prefix-cache-scorer}]
+target:
+  kind: replicas
+  upstreams: [)" + first.replica_urls()[0] +
+                           ", " + second.replica_urls()[0] + R"(]
+factors:
+  strategy: [prefix]
+  concurrency: [1]
+load: {num_requests: 4, max_tokens: 2, cache: cold}
+)";
+  const auto spec = parse(text);
+  orchestrator::ReplicasTarget target(spec, silent_log());
+  target.start();
+  target.apply({{{"strategy", "prefix"}}, ""});
+  const std::string router = target.endpoints().base_url;
+  EXPECT_EQ(target.endpoints().metrics_urls.back(), router + "/metrics");
+  const auto index_size = [&] {
+    const auto metrics = driver::http_get(router + "/metrics", 10);
+    const std::string name = "\ninference_extension_prefix_indexer_size ";
+    const std::size_t at = metrics.body.find(name);
+    EXPECT_NE(at, std::string::npos) << metrics.body;
+    return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
+  };
+  const std::string body =
+      R"({"model":"sim-model","prompt":")" + std::string(400, 'x') + R"(","max_tokens":2})";
+  const auto sent = driver::http_post_json(router + "/v1/completions", body, 10);
+  ASSERT_EQ(sent.status, 200) << sent.error << sent.body;
+  EXPECT_GT(index_size(), 0);
+  const orchestrator::CommandLogs cold = target.make_cold();
+  ASSERT_EQ(cold.size(), 1u);
+  EXPECT_EQ(cold[0].argv.at(0), "POST");
+  EXPECT_EQ(cold[0].argv.at(1), router + "/admin/strategy");
+  EXPECT_EQ(cold[0].exit_code, 0);
+  EXPECT_EQ(index_size(), 0);
+  // Each upstream's cache was reset through the router: the same prompt again, wherever the
+  // empty picker sends it, finds no cached token.
+  const auto hits = [&] {
+    double sum = 0;
+    for (const sim::Fleet* fleet : {&first, &second}) {
+      const auto metrics = driver::http_get(fleet->replica_urls()[0] + "/metrics", 10);
+      sum += sum_metric(parse_prometheus_text(metrics.body), "vllm:prefix_cache_hits_total")
+                 .value_or(-1);
+    }
+    return sum;
+  };
+  const double hits_before = hits();
+  const auto again = driver::http_post_json(router + "/v1/completions", body, 10);
+  ASSERT_EQ(again.status, 200) << again.error << again.body;
+  EXPECT_EQ(hits(), hits_before);
 }
 
 // Plain vLLM answers /reset_prefix_cache with 404 unless VLLM_SERVER_DEV_MODE=1: a cold cell
