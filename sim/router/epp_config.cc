@@ -104,58 +104,70 @@ std::string unknown_type_message(const std::string& type) {
          " (the EPP of llm-d-inference-scheduler v0.3.2 knows: " + join(epp_plugin_types()) + ")";
 }
 
+// Calls read(item, its path) for each entry of the list at `path`: absent or null is an empty
+// list; anything else but a list, and an entry that is not a mapping, is an error located there.
+// (A missing key's node is invalid: only IsDefined() may be asked of it.)
+template <typename ReadEntry>
+void for_each_mapping(const YAML::Node& list, const std::string& path, YamlErrors& errors,
+                      ReadEntry read) {
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) {
+    errors.add(list.Mark(), path, "expected a list, got " + describe_node(list));
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!item.IsMap()) {
+      errors.add(item.Mark(), at, "expected a mapping, got " + describe_node(item));
+      continue;
+    }
+    read(item, at);
+  }
+}
+
 // plugins: every entry read and checked; the names in order.
 std::vector<Plugin> read_plugins(const YAML::Node& list, const std::string& at,
                                  YamlErrors& errors) {
   std::vector<Plugin> plugins;
-  if (!list.IsDefined() || list.IsNull()) return plugins;
-  if (!list.IsSequence()) {
-    errors.add(list.Mark(), at + "plugins", "expected a list, got " + describe_node(list));
-    return plugins;
-  }
   std::set<std::string> names;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const YAML::Node item = list[i];
-    const std::string prefix = at + "plugins[" + std::to_string(i) + "]";
-    if (!item.IsMap()) {
-      errors.add(item.Mark(), prefix, "expected a mapping, got " + describe_node(item));
-      continue;
-    }
-    YamlMapReader reader(item, prefix, errors);
-    Plugin plugin;
-    plugin.mark = item.Mark();
-    reader.read_string("name", &plugin.name);
-    reader.read_string("type", &plugin.type);
-    const YAML::Node parameters = reader.get("parameters");
-    reader.finish();
-    if (plugin.type.empty()) {
-      errors.add(item.Mark(), prefix,
-                 "plugin definition for '" + plugin.name + "' is missing a type");
-      continue;
-    }
-    const YAML::Mark type_mark = item["type"].Mark();
-    if (plugin.name.empty()) plugin.name = plugin.type;  // the loader's setDefaultsPhaseOne
-    if (!names.insert(plugin.name).second) {
-      errors.add(item.Mark(), prefix, "plugin name '" + plugin.name + "' used more than once");
-      continue;
-    }
-    if (!contains(epp_plugin_types(), plugin.type)) {
-      errors.add(type_mark, prefix + ".type", unknown_type_message(plugin.type));
-      continue;
-    }
-    if (!contains(epp_modelled_plugin_types(), plugin.type)) {
-      errors.add(type_mark, prefix + ".type",
-                 "plugin type '" + plugin.type +
-                     "' is the EPP's, but kvsweep does not model it (it models: " +
-                     join(epp_modelled_plugin_types()) + ")");
-      continue;
-    }
-    plugin.role = role_of(plugin.type);
-    plugin.scorer.name = plugin.name;
-    if (auto kind = scorer_kind(plugin.type)) plugin.scorer.kind = *kind;
-    read_parameters(parameters, prefix + ".parameters", errors, &plugin);
-    plugins.push_back(std::move(plugin));
-  }
+  for_each_mapping(
+      list, at + "plugins", errors, [&](const YAML::Node& item, const std::string& prefix) {
+        YamlMapReader reader(item, prefix, errors);
+        Plugin plugin;
+        plugin.mark = item.Mark();
+        reader.read_string("name", &plugin.name);
+        reader.read_string("type", &plugin.type);
+        const YAML::Node parameters = reader.get("parameters");
+        reader.finish();
+        if (plugin.type.empty()) {
+          errors.add(item.Mark(), prefix,
+                     "plugin definition for '" + plugin.name + "' is missing a type");
+          return;
+        }
+        const YAML::Mark type_mark = item["type"].Mark();
+        if (plugin.name.empty()) plugin.name = plugin.type;  // the loader's setDefaultsPhaseOne
+        if (!names.insert(plugin.name).second) {
+          errors.add(item.Mark(), prefix, "plugin name '" + plugin.name + "' used more than once");
+          return;
+        }
+        if (!contains(epp_plugin_types(), plugin.type)) {
+          errors.add(type_mark, prefix + ".type", unknown_type_message(plugin.type));
+          return;
+        }
+        if (!contains(epp_modelled_plugin_types(), plugin.type)) {
+          errors.add(type_mark, prefix + ".type",
+                     "plugin type '" + plugin.type +
+                         "' is the EPP's, but kvsweep does not model it (it models: " +
+                         join(epp_modelled_plugin_types()) + ")");
+          return;
+        }
+        plugin.role = role_of(plugin.type);
+        plugin.scorer.name = plugin.name;
+        if (auto kind = scorer_kind(plugin.type)) plugin.scorer.kind = *kind;
+        read_parameters(parameters, prefix + ".parameters", errors, &plugin);
+        plugins.push_back(std::move(plugin));
+      });
   return plugins;
 }
 
@@ -174,75 +186,57 @@ struct Profile {
 std::vector<Profile> read_profiles(const YAML::Node& list, const std::string& at,
                                    YamlErrors& errors) {
   std::vector<Profile> profiles;
-  if (!list.IsDefined() || list.IsNull()) return profiles;
-  if (!list.IsSequence()) {
-    errors.add(list.Mark(), at + "schedulingProfiles",
-               "expected a list, got " + describe_node(list));
-    return profiles;
-  }
   std::set<std::string> names;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const YAML::Node item = list[i];
-    const std::string prefix = at + "schedulingProfiles[" + std::to_string(i) + "]";
-    if (!item.IsMap()) {
-      errors.add(item.Mark(), prefix, "expected a mapping, got " + describe_node(item));
-      continue;
-    }
-    YamlMapReader reader(item, prefix, errors);
-    Profile profile;
-    profile.mark = item.Mark();
-    reader.read_string("name", &profile.name);
-    const YAML::Node entries = reader.get("plugins");
-    reader.finish();
-    if (profile.name.empty()) {
-      errors.add(item.Mark(), prefix, "SchedulingProfile must have a name");
-      continue;
-    }
-    if (!names.insert(profile.name).second) {
-      errors.add(
-          item.Mark(), prefix,
-          "the name '" + profile.name + "' has been specified for more than one SchedulingProfile");
-      continue;
-    }
-    if (entries.IsDefined() && !entries.IsNull() && !entries.IsSequence()) {
-      errors.add(entries.Mark(), prefix + ".plugins",
-                 "expected a list, got " + describe_node(entries));
-    } else if (entries.IsDefined() && entries.IsSequence()) {  // a missing key's node is invalid
-      for (std::size_t j = 0; j < entries.size(); ++j) {
-        const YAML::Node e = entries[j];
-        const std::string at = prefix + ".plugins[" + std::to_string(j) + "]";
-        if (!e.IsMap()) {
-          errors.add(e.Mark(), at, "expected a mapping, got " + describe_node(e));
-          continue;
+  for_each_mapping(
+      list, at + "schedulingProfiles", errors,
+      [&](const YAML::Node& item, const std::string& prefix) {
+        YamlMapReader reader(item, prefix, errors);
+        Profile profile;
+        profile.mark = item.Mark();
+        reader.read_string("name", &profile.name);
+        const YAML::Node entries = reader.get("plugins");
+        reader.finish();
+        if (profile.name.empty()) {
+          errors.add(item.Mark(), prefix, "SchedulingProfile must have a name");
+          return;
         }
-        YamlMapReader entry_reader(e, at, errors);
-        ProfileEntry entry;
-        entry.mark = e.Mark();
-        entry_reader.read_string("pluginRef", &entry.ref);
-        // The EPP's weight is a Go int: a YAML 2.0 decodes to 2 there, 1.5 is an error.
-        const YAML::Node weight = entry_reader.get("weight");
-        if (weight.IsDefined()) {
-          double value = 0;
-          if (weight.IsScalar() && YAML::convert<double>::decode(weight, value) && value >= 0 &&
-              value <= 1e6 && value == static_cast<double>(static_cast<int>(value))) {
-            entry.weight = static_cast<int>(value);
-          } else {
-            errors.add(weight.Mark(), at + ".weight",
-                       "expected a whole number >= 0, got " + describe_node(weight));
-          }
+        if (!names.insert(profile.name).second) {
+          errors.add(item.Mark(), prefix,
+                     "the name '" + profile.name +
+                         "' has been specified for more than one SchedulingProfile");
+          return;
         }
-        entry_reader.finish();
-        if (entry.ref.empty()) {
-          errors.add(
-              e.Mark(), at,
-              "SchedulingProfile '" + profile.name + "' plugins must have a plugin reference");
-          continue;
-        }
-        profile.entries.push_back(std::move(entry));
-      }
-    }
-    profiles.push_back(std::move(profile));
-  }
+        for_each_mapping(
+            entries, prefix + ".plugins", errors,
+            [&](const YAML::Node& e, const std::string& entry_path) {
+              YamlMapReader entry_reader(e, entry_path, errors);
+              ProfileEntry entry;
+              entry.mark = e.Mark();
+              entry_reader.read_string("pluginRef", &entry.ref);
+              // The EPP's weight is a Go int: a YAML 2.0 decodes to 2 there, 1.5 is an error.
+              const YAML::Node weight = entry_reader.get("weight");
+              if (weight.IsDefined()) {
+                double value = 0;
+                if (weight.IsScalar() && YAML::convert<double>::decode(weight, value) &&
+                    value >= 0 && value <= 1e6 &&
+                    value == static_cast<double>(static_cast<int>(value))) {
+                  entry.weight = static_cast<int>(value);
+                } else {
+                  errors.add(weight.Mark(), entry_path + ".weight",
+                             "expected a whole number >= 0, got " + describe_node(weight));
+                }
+              }
+              entry_reader.finish();
+              if (entry.ref.empty()) {
+                errors.add(e.Mark(), entry_path,
+                           "SchedulingProfile '" + profile.name +
+                               "' plugins must have a plugin reference");
+                return;
+              }
+              profile.entries.push_back(std::move(entry));
+            });
+        profiles.push_back(std::move(profile));
+      });
   return profiles;
 }
 
