@@ -57,6 +57,9 @@ void apply_epp_option(const std::string& path, const CLI::Option& strategy_optio
   std::string error;
   params->epp = sim::parse_epp_config(path, text.str(), &error);
   if (!params->epp) throw std::invalid_argument("--epp-config " + path + ": " + error);
+  if (std::string why = sim::epp_unmodelled_error(*params->epp); !why.empty()) {
+    throw std::invalid_argument("--epp-config " + path + ": " + why);
+  }
   if (strategy_option.count() == 0) *strategy = "epp";
 }
 

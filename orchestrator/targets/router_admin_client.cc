@@ -71,6 +71,12 @@ void check_router_levels(const std::string& factor, const std::vector<std::strin
     if (is_router_knob(factor) && !number_level(level)) {
       throw TargetError("factor " + factor + ": level \"" + level + "\" is not a finite number");
     }
+    if (const EppConfigSpec* epp = factor == "strategy" ? spec.epp_config(level) : nullptr) {
+      if (std::string why = sim::epp_unmodelled_error(*epp->config); !why.empty()) {
+        throw TargetError("factor strategy: level \"" + level + "\": " + who +
+                          " cannot run this EPP configuration: " + why);
+      }
+    }
   }
 }
 

@@ -21,8 +21,16 @@ enum class Role { kScorer, kPicker, kFilter, kProfileHandler };
 Role role_of(const std::string& type) {
   if (type.size() > 7 && type.compare(type.size() - 7, 7, "-scorer") == 0) return Role::kScorer;
   if (type.size() > 7 && type.compare(type.size() - 7, 7, "-picker") == 0) return Role::kPicker;
-  if (type == "single-profile-handler") return Role::kProfileHandler;
+  if (type == "single-profile-handler" || type == "pd-profile-handler") {
+    return Role::kProfileHandler;
+  }
   return Role::kFilter;
+}
+
+// "path:line:column: " for a place in the file `errors` reports on.
+std::string place(const YamlErrors& errors, const YAML::Mark& mark) {
+  return errors.path() + ":" + std::to_string(mark.line + 1) + ":" +
+         std::to_string(mark.column + 1) + ": ";
 }
 
 // A plugin as the config declares it, checked.
@@ -32,6 +40,7 @@ struct Plugin {
   Role role = Role::kFilter;
   EppScorer scorer;  // kind and parameters, when a scorer
   int max_num_of_endpoints = 1;
+  bool modelled = true;  // false: the EPP's, run only by the real EPP
   YAML::Mark mark;
 };
 
@@ -126,9 +135,10 @@ void for_each_mapping(const YAML::Node& list, const std::string& path, YamlError
   }
 }
 
-// plugins: every entry read and checked; the names in order.
-std::vector<Plugin> read_plugins(const YAML::Node& list, const std::string& at,
-                                 YamlErrors& errors) {
+// plugins: every entry read and checked; the names in order. A type kvsweep does not model is
+// kept (a profile may refer to it) and named in `unmodelled`.
+std::vector<Plugin> read_plugins(const YAML::Node& list, const std::string& at, YamlErrors& errors,
+                                 std::vector<std::string>* unmodelled) {
   std::vector<Plugin> plugins;
   std::set<std::string> names;
   for_each_mapping(
@@ -155,14 +165,14 @@ std::vector<Plugin> read_plugins(const YAML::Node& list, const std::string& at,
           errors.add(type_mark, prefix + ".type", unknown_type_message(plugin.type));
           return;
         }
+        plugin.role = role_of(plugin.type);
         if (!contains(epp_modelled_plugin_types(), plugin.type)) {
-          errors.add(type_mark, prefix + ".type",
-                     "plugin type '" + plugin.type +
-                         "' is the EPP's, but kvsweep does not model it (it models: " +
-                         join(epp_modelled_plugin_types()) + ")");
+          unmodelled->push_back(place(errors, type_mark) + prefix + ".type: plugin type '" +
+                                plugin.type + "'");
+          plugin.modelled = false;
+          plugins.push_back(std::move(plugin));
           return;
         }
-        plugin.role = role_of(plugin.type);
         plugin.scorer.name = plugin.name;
         if (auto kind = scorer_kind(plugin.type)) plugin.scorer.kind = *kind;
         read_parameters(parameters, prefix + ".parameters", errors, &plugin);
@@ -300,7 +310,8 @@ std::optional<EppConfig> read_epp_config_node(const YAML::Node& node, const std:
                 "expected " + std::string(kEppKind) + ", got \"" + kind + "\"");
   }
   reader.require("plugins");
-  std::vector<Plugin> plugins = read_plugins(reader.get("plugins"), at, located);
+  std::vector<std::string> unmodelled;
+  std::vector<Plugin> plugins = read_plugins(reader.get("plugins"), at, located, &unmodelled);
   std::vector<Profile> profiles = read_profiles(reader.get("schedulingProfiles"), at, located);
   reader.finish();
   if (located.count() > errors_before) return std::nullopt;
@@ -325,19 +336,21 @@ std::optional<EppConfig> read_epp_config_node(const YAML::Node& node, const std:
     }
   }
   if (profiles.size() > 1) {
-    located.add(profiles[1].mark, at + "schedulingProfiles",
-                "kvsweep models one scheduling profile run by single-profile-handler; " +
-                    std::to_string(profiles.size()) +
-                    " profiles need a handler such as pd-profile-handler, which it does not model");
+    unmodelled.push_back(place(located, profiles[1].mark) + at +
+                         "schedulingProfiles: " + std::to_string(profiles.size()) +
+                         " scheduling profiles (kvsweep models the one a single-profile-handler "
+                         "runs, not a handler such as pd-profile-handler choosing among them)");
   }
   if (located.count() > errors_before) return std::nullopt;
 
   EppConfig config;
   config.text = YAML::Dump(node);
   config.profile = profiles.front().name;
+  config.unmodelled = std::move(unmodelled);
   bool has_picker = false;
   for (const ProfileEntry& e : profiles.front().entries) {
     const Plugin& p = *by_name.at(e.ref);
+    if (!p.modelled) continue;  // named in config.unmodelled
     switch (p.role) {
       case Role::kScorer: {
         EppScorer scorer = p.scorer;
@@ -368,6 +381,13 @@ std::optional<EppConfig> read_epp_config_node(const YAML::Node& node, const std:
     }
   }
   return config;
+}
+
+std::string epp_unmodelled_error(const EppConfig& config) {
+  if (config.unmodelled.empty()) return "";
+  return "not modelled by kvsweep's router: " + join(config.unmodelled, "; ") +
+         " (it models one scheduling profile of: " + join(epp_modelled_plugin_types()) +
+         "); only the real EPP (kind llmd) runs this configuration";
 }
 
 std::shared_ptr<const EppConfig> parse_epp_config(const std::string& path, const std::string& text,

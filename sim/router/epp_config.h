@@ -50,7 +50,16 @@ struct EppConfig {
   int max_num_of_endpoints = 1;
   std::vector<std::string> filters;  // decode-filter: kept every replica (none has a role)
   std::string text;                  // the config as written
+  // What kvsweep's router does not model, each "path:line:column: field: what": a plugin type
+  // the EPP has and kvsweep does not, a second scheduling profile. The real EPP runs such a
+  // configuration (kind llmd writes it into the ConfigMap); kvsweep's router refuses it
+  // (epp_unmodelled_error). The fields above hold only what is modelled.
+  std::vector<std::string> unmodelled;
 };
+
+// "" when kvsweep's router can run `config` (sim, replicas, predict, --target sim, sim serve);
+// otherwise why not, every part it does not model named with its place, and what it models.
+std::string epp_unmodelled_error(const EppConfig& config);
 
 // Every plugin type the pinned EPP registers, modelled or not, for messages.
 const std::vector<std::string>& epp_plugin_types();
@@ -60,8 +69,10 @@ const std::vector<std::string>& epp_modelled_plugin_types();
 // Reads an EndpointPickerConfig from `text`, reporting located errors (`path`:line:column,
 // the line, a caret) into `errors`: the EPP's own message where it has one ("plugin type 'x'
 // is not found in registry"), with the known types listed. Unknown fields are refused, as the
-// EPP's strict decoder does; unknown plugin parameters too (the EPP would ignore them, a typo
-// would go unseen). nullopt when there was an error.
+// EPP's strict decoder does; unknown parameters of a modelled plugin too (the EPP would ignore
+// them, a typo would go unseen). A plugin type the EPP has but kvsweep does not model, and a
+// second scheduling profile, are read, not refused: they go to EppConfig::unmodelled (the
+// parameters of such a plugin are the EPP's to check). nullopt when there was an error.
 std::optional<EppConfig> read_epp_config(const std::string& path, const std::string& text,
                                          std::vector<YamlError>* errors);
 

@@ -51,6 +51,7 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
       std::string error;
       next.epp = parse_epp_config("epp_config", value.get<std::string>(), &error);
       if (!next.epp) return error;
+      if (std::string why = epp_unmodelled_error(*next.epp); !why.empty()) return why;
     } else if (key == "session_header") {
       if (!value.is_string() || value.get<std::string>().empty())
         return key + ": expected a header name";

@@ -203,7 +203,10 @@ std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int repl
   if (name == "prefix-hash") return std::make_unique<PrefixHashStrategy>(replicas, params.chwbl);
   if (name == "kv-aware") return std::make_unique<KvAwareStrategy>(params.kv_aware, seed);
   if (name == "session") return std::make_unique<SessionStrategy>();
-  if (name == "epp" && params.epp) return std::make_unique<EppStrategy>(params.epp, replicas, seed);
+  // A configuration with parts the router does not model is the real EPP's only.
+  if (name == "epp" && params.epp && params.epp->unmodelled.empty()) {
+    return std::make_unique<EppStrategy>(params.epp, replicas, seed);
+  }
   return nullptr;
 }
 

@@ -105,6 +105,15 @@ YAML
   k sim serve --port 0 --epp-config bad.yaml
   expect_error 2 "kvsweep: error: --epp-config bad.yaml: bad.yaml:4:"
   grep -qF "prefix-cache-scorer" <<<"$err" || fail "the known plugin types are not listed: $err"
+  # A plugin the real EPP has and kvsweep's router does not model: only kind llmd runs it.
+  cat >precise.yaml <<'YAML'
+apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: precise-prefix-cache-scorer
+YAML
+  k sim serve --port 0 --epp-config precise.yaml
+  expect_error 2 "kvsweep: error: --epp-config precise.yaml: not modelled by kvsweep's router: precise.yaml:4:9: plugins[0].type: plugin type 'precise-prefix-cache-scorer'"
   cat >epp.yaml <<'YAML'
 apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
@@ -127,6 +136,22 @@ request = urllib.request.Request(sys.argv[1] + "/v1/completions", data=body,
 with urllib.request.urlopen(request, timeout=10) as reply:
     assert reply.status == 200
 PY
+  # POST /admin/strategy refuses the configuration it cannot run, and keeps the one it runs.
+  /usr/bin/python3 - "$url" "$work/precise.yaml" <<'PY' || fail "/admin/strategy took a configuration it does not model"
+import json, sys, urllib.error, urllib.request
+body = json.dumps({"strategy": "epp", "epp_config": open(sys.argv[2]).read()}).encode()
+request = urllib.request.Request(sys.argv[1] + "/admin/strategy", data=body,
+                                 headers={"Content-Type": "application/json"})
+try:
+    urllib.request.urlopen(request, timeout=10)
+    sys.exit(1)
+except urllib.error.HTTPError as e:
+    answer = e.read().decode()
+    assert e.code == 400, e.code
+    assert "not modelled by kvsweep's router" in answer, answer
+PY
+  body_of "$url/admin/strategy" | grep -qF 'queue-scorer' ||
+    fail "the refused configuration replaced the running one: $(body_of "$url/admin/strategy")"
   # The picker's own series: the prompt's 6 blocks of 64 characters are in its index.
   body_of "$url/metrics" | grep -q '^inference_extension_prefix_indexer_size 6$' ||
     fail "no prefix index in /metrics: $(body_of "$url/metrics" | grep inference_extension)"

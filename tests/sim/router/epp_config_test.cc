@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/router/routing_strategy.h"
+
 namespace kvsweep::sim {
 namespace {
 
@@ -123,19 +125,51 @@ plugins:
   EXPECT_NE(all.find("- type: prefix-cache\n        ^"), std::string::npos) << all;
 }
 
-TEST(EppConfig, ARealTypeKvsweepDoesNotModelIsRefusedNamingWhatItModels) {
-  const std::string all = errors_of(R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
+// A type the EPP has and kvsweep does not model (llm-d's precise prefix scorer, fed by vLLM's
+// KV events) is the real EPP's to run: the configuration reads, for kind llmd to write into the
+// ConfigMap, and names that part; kvsweep's router refuses it, saying where and what it models.
+TEST(EppConfig, ARealTypeKvsweepDoesNotModelIsReadForTheRealEppAndRefusedForItsRouter) {
+  std::vector<YamlError> errors;
+  const auto config =
+      read_epp_config("epp.yaml", R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 plugins:
 - type: precise-prefix-cache-scorer
-)");
-  EXPECT_NE(all.find("epp.yaml:4:9: plugins[0].type: plugin type 'precise-prefix-cache-scorer' "
-                     "is the EPP's, but kvsweep does not model it (it models: "
-                     "prefix-cache-scorer, queue-scorer, kv-cache-utilization-scorer, "
-                     "load-aware-scorer, max-score-picker, random-picker, "
-                     "single-profile-handler, decode-filter)"),
-            std::string::npos)
-      << all;
+  parameters: {kvEventsConfig: {zmqEndpoint: "tcp://*:5557"}}
+- type: queue-scorer
+schedulingProfiles:
+- name: default
+  plugins:
+  - {pluginRef: precise-prefix-cache-scorer, weight: 3}
+  - {pluginRef: queue-scorer}
+)",
+                      &errors);
+  ASSERT_TRUE(config.has_value()) << (errors.empty() ? "" : errors.front().text);
+  EXPECT_EQ(config->unmodelled,
+            (std::vector<std::string>{
+                "epp.yaml:4:9: plugins[0].type: plugin type 'precise-prefix-cache-scorer'"}));
+  ASSERT_EQ(config->scorers.size(), 1u);  // what is modelled: the queue scorer
+  EXPECT_EQ(config->scorers[0].kind, EppScorerKind::kQueue);
+  EXPECT_EQ(epp_unmodelled_error(*config),
+            "not modelled by kvsweep's router: epp.yaml:4:9: plugins[0].type: plugin type "
+            "'precise-prefix-cache-scorer' (it models one scheduling profile of: "
+            "prefix-cache-scorer, queue-scorer, kv-cache-utilization-scorer, load-aware-scorer, "
+            "max-score-picker, random-picker, single-profile-handler, decode-filter); only the "
+            "real EPP (kind llmd) runs this configuration");
+  // The router builds no picker of it.
+  StrategyParams params;
+  params.epp = std::make_shared<const EppConfig>(*config);
+  EXPECT_EQ(make_strategy("epp", 2, 1, params), nullptr);
+  // A modelled configuration has nothing to say.
+  const auto modelled =
+      read_epp_config("epp.yaml", R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+)",
+                      &errors);
+  ASSERT_TRUE(modelled.has_value());
+  EXPECT_EQ(epp_unmodelled_error(*modelled), "");
 }
 
 TEST(EppConfig, EveryMistakeIsLocated) {
@@ -171,7 +205,7 @@ schedulingProfiles:
       << all;
 }
 
-TEST(EppConfig, AnUndefinedReferenceAndASecondProfileAreRefused) {
+TEST(EppConfig, AnUndefinedReferenceIsRefusedAndASecondProfileIsTheRealEpps) {
   const std::string undefined = errors_of(R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 plugins:
@@ -185,21 +219,27 @@ schedulingProfiles:
                            "undefined Plugin"),
             std::string::npos)
       << undefined;
-  const std::string two = errors_of(R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
+  // Prefill/decode disaggregation: two profiles and llm-d's handler choosing between them.
+  std::vector<YamlError> errors;
+  const auto two = read_epp_config("epp.yaml", R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
 plugins:
+- type: pd-profile-handler
 - type: queue-scorer
 schedulingProfiles:
 - name: prefill
   plugins: [{pluginRef: queue-scorer}]
 - name: decode
   plugins: [{pluginRef: queue-scorer}]
-)");
-  EXPECT_NE(two.find("epp.yaml:8:3: schedulingProfiles: kvsweep models one scheduling profile "
-                     "run by single-profile-handler; 2 profiles need a handler such as "
-                     "pd-profile-handler, which it does not model"),
-            std::string::npos)
-      << two;
+)",
+                                   &errors);
+  ASSERT_TRUE(two.has_value()) << (errors.empty() ? "" : errors.front().text);
+  EXPECT_EQ(two->unmodelled,
+            (std::vector<std::string>{
+                "epp.yaml:4:9: plugins[0].type: plugin type 'pd-profile-handler'",
+                "epp.yaml:9:3: schedulingProfiles: 2 scheduling profiles (kvsweep models the one "
+                "a single-profile-handler runs, not a handler such as pd-profile-handler "
+                "choosing among them)"}));
 }
 
 TEST(EppConfig, ParseJoinsTheErrorsForAnAdminAnswer) {

@@ -10,6 +10,7 @@
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/kube/kube_targets.h"
+#include "orchestrator/targets/target_factory.h"
 #include "sim/router/epp_config.h"
 #include "store/store.h"
 #include "tests/orchestrator/targets/kube/kube_test_env.h"
@@ -235,6 +236,45 @@ TEST_F(LlmdTargetTest, AStrategyLevelThatNamesNoConfigurationIsRefusedBeforeAnyt
             "factor strategy: level \"least-load\" is no EPP configuration of this scenario; "
             "kind llmd applies the configurations named under epp: (load-aware, queue-only are)");
   EXPECT_TRUE(server_.calls().empty());
+}
+
+// llm-d's precise prefix scorer (fed by vLLM's KV events) is a plugin kvsweep's router does not
+// model: kind llmd writes the configuration into the ConfigMap as any other, and plans it;
+// a rehearsal (--target sim) or a prediction refuses it before anything runs, saying why.
+TEST_F(LlmdTargetTest, APluginOnlyTheRealEppRunsIsAppliedAndARehearsalRefusesIt) {
+  constexpr const char* kPrecise = R"(apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: precise-prefix-cache-scorer
+- type: queue-scorer
+)";
+  ScenarioSpec spec = llmd_spec();
+  std::string error;
+  spec.epp_configs["precise"] = {
+      "precise", "", sim::parse_epp_config("precise", kPrecise, &error), {}};
+  ASSERT_NE(spec.epp_configs["precise"].config, nullptr) << error;
+  spec.factors.back() = value_factor("strategy", "target.strategy", {"queue-only", "precise"});
+  auto target = make_llmd_target(spec);
+  target->start();
+  const Treatment t{{{"strategy", "precise"}}};
+  const auto planned = target->planned_commands(nullptr, t);
+  EXPECT_EQ(argvs_of(target->apply(t)), planned);
+  const auto cm = *server_.get("configmaps", "default", "pool-epp");
+  EXPECT_EQ(cm["data"]["default-plugins.yaml"], kPrecise);
+
+  const auto plan = expand_plan(spec);
+  for (const std::string kind : {"sim", "predict"}) {
+    std::string refused;
+    try {
+      build_planner(spec, plan, kind);
+    } catch (const std::invalid_argument& e) {
+      refused = e.what();
+    }
+    EXPECT_CONTAINS(refused, "factor strategy: level \"precise\": the ");
+    EXPECT_CONTAINS(refused,
+                    " fleet cannot run this EPP configuration: not modelled by kvsweep's router: "
+                    "precise:4:9: plugins[0].type: plugin type 'precise-prefix-cache-scorer'");
+  }
 }
 
 // A whole sweep, two configurations x two concurrency levels, stored in a real SQLite file: the
