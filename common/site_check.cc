@@ -126,7 +126,7 @@ std::string cross_site_refusal(std::string_view host_value, std::string_view ori
   return "a page of another site sent this request (Origin: " + quoted(origin) + ")";
 }
 
-bool is_valid_utf8(std::string_view text) {
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
   std::size_t i = 0;
   const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(text[at]); };
   while (i < text.size()) {
@@ -147,20 +147,22 @@ bool is_valid_utf8(std::string_view text) {
       length = 4;
       code = lead & 0x07;
     } else {
-      return false;
+      return i;
     }
-    if (i + length > text.size()) return false;
+    if (i + length > text.size()) return i;
     for (std::size_t k = 1; k < length; ++k) {
-      if ((byte(i + k) & 0xc0) != 0x80) return false;
+      if ((byte(i + k) & 0xc0) != 0x80) return i;
       code = (code << 6) | (byte(i + k) & 0x3f);
     }
     static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
     if (code < kSmallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-      return false;
+      return i;
     }
     i += length;
   }
-  return true;
+  return std::nullopt;
 }
+
+bool is_valid_utf8(std::string_view text) { return !first_invalid_utf8(text); }
 
 }  // namespace kvsweep

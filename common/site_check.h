@@ -39,5 +39,7 @@ std::string cross_site_refusal(std::string_view host_value, std::string_view ori
 
 // True when `text` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
+// The offset of the first byte where `text` stops being valid UTF-8; nullopt when it is valid.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
 }  // namespace kvsweep

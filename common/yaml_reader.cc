@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "common/duration.h"
 #include "common/join.h"
+#include "common/site_check.h"
 #include "common/spellcheck.h"
 
 namespace kvsweep {
@@ -119,6 +121,23 @@ void YamlErrors::add(const YAML::Mark& mark, const std::string& field, const std
 }
 
 std::optional<YAML::Node> load_yaml_document(const std::string& text, YamlErrors& errors) {
+  // YAML is Unicode text. yaml-cpp reads other bytes into strings as they are, and they would
+  // reach every JSON the run writes (a level's label in a cell's factors), which cannot hold
+  // them: refuse them here, where the file and line are known.
+  if (const auto bad = first_invalid_utf8(text)) {
+    const auto end = text.begin() + static_cast<std::ptrdiff_t>(*bad);
+    const std::size_t newline = text.rfind('\n', *bad);  // text[*bad] is no newline
+    YAML::Mark mark;
+    mark.pos = static_cast<int>(*bad);
+    mark.line = static_cast<int>(std::count(text.begin(), end, '\n'));
+    mark.column = static_cast<int>(newline == std::string::npos ? *bad : *bad - newline - 1);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[*bad]));
+    errors.add(
+        mark, "",
+        std::string("invalid YAML: byte ") + byte + " is not UTF-8 (a YAML file is UTF-8 text)");
+    return std::nullopt;
+  }
   std::vector<YAML::Node> documents;
   try {
     if (const auto stuck = stuck_document(text)) {

@@ -53,8 +53,10 @@ TEST(SiteCheck, Utf8IsValidatedStrictly) {
   EXPECT_TRUE(is_valid_utf8("plain"));
   EXPECT_TRUE(is_valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
   EXPECT_FALSE(is_valid_utf8("\xff"));
-  EXPECT_FALSE(is_valid_utf8("\xc3"));              // cut short
-  EXPECT_FALSE(is_valid_utf8("\xc3\x28"));          // bad continuation
+  EXPECT_FALSE(is_valid_utf8("\xc3"));                     // cut short
+  EXPECT_FALSE(is_valid_utf8("\xc3\x28"));                 // bad continuation
+  EXPECT_EQ(first_invalid_utf8("ok \xc3\xa9 \xff!"), 6u);  // where it stops being UTF-8
+  EXPECT_EQ(first_invalid_utf8("ok \xc3\xa9"), std::nullopt);
   EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF

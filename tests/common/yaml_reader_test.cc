@@ -115,6 +115,26 @@ TEST(YamlReader, EveryBadValueIsReportedWithItsLineAndCaret) {
   EXPECT_EQ(kind, "a");
 }
 
+// A byte that is not UTF-8 (found by fuzz_scenario_loader in a level's name, which ended the
+// process when the plan wrote the cell's factors as JSON) is refused where it is.
+TEST(YamlReader, BytesThatAreNotUtf8AreRefusedWhereTheyAre) {
+  const std::string text = "name: ok\nlevels:\n  k8s-ser\xf6ice: {}\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  EXPECT_FALSE(load_yaml_document(text, errors).has_value());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].text.substr(0, r.errors[0].text.find('\n')),
+            "f.yaml:3:10: invalid YAML: byte 0xF6 is not UTF-8 (a YAML file is UTF-8 text)");
+  // UTF-8 text of any script is read as written.
+  const std::string good = "name: caf\xc3\xa9 \xe2\x82\xac\n";
+  Read ok;
+  YamlErrors none("f.yaml", good, &ok.errors);
+  const auto root = load_yaml_document(good, none);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_EQ((*root)["name"].Scalar(), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_TRUE(ok.errors.empty());
+}
+
 TEST(YamlReader, UnknownKeySuggestsTheNearestKnownOne) {
   const std::string text = "name: x\nnam: y\nzzz: 1\n";
   Read r;
