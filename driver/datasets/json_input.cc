@@ -142,7 +142,12 @@ std::string describe_json(const json& value) {
     case json::value_t::string: {
       const std::string& text = value.get_ref<const std::string&>();
       constexpr std::size_t kShown = 20;  // enough to recognise, short enough for one line
-      return "string " + json(text.size() > kShown ? text.substr(0, kShown) + "..." : text).dump();
+      if (text.size() <= kShown) return "string " + json(text).dump();
+      // Cut before a character, never inside one: a UTF-8 sequence cut short is no JSON string
+      // (dump() threw on it, found by fuzz_dataset_chat_threads).
+      std::size_t cut = kShown;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+      return "string " + json(text.substr(0, cut) + "...").dump();
     }
     case json::value_t::array:
       return "array";

@@ -61,6 +61,11 @@ TEST(JsonlPrompts, EachKindOfBadLineIsLocated) {
   EXPECT_EQ(error_for("{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"max_tokens\": 1e999}\n"),
             path + ":2:31: invalid JSON: number 1e999 is beyond the range of a double");
   EXPECT_EQ(error_for("[1, 2]\n"), path + ":1: expected a JSON object, got array");
+  // A long string is cut before a character, never inside one (a 3-byte character at bytes
+  // 18-20 here): the message names what it got and is itself valid text.
+  EXPECT_EQ(error_for("\"ffffffffffffffffff\xe6\x87\x87"
+                      "ffff\"\n"),
+            path + ":1: expected a JSON object, got string \"ffffffffffffffffff...\"");
   EXPECT_EQ(error_for("{\"id\": 1}\n"), path + ":1: expected a \"prompt\" or a \"messages\" field");
   EXPECT_EQ(error_for("{\"prompt\": \"a\", \"max_tokens\": 0}\n"),
             path + ":1: field \"max_tokens\": expected an integer >= 1, got 0");
