@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/duration.h"
+#include "common/utf8_prefix.h"
 #include "driver/descriptor_budget.h"
 #include "driver/full_response.h"
 
@@ -63,7 +64,7 @@ std::string error_message(std::string_view body) {
   }
   std::string text =
       message != nullptr && message->is_string() ? message->get<std::string>() : std::string(body);
-  if (text.size() > kMaxQuotedError) text = text.substr(0, kMaxQuotedError) + "...";
+  if (text.size() > kMaxQuotedError) text = std::string(utf8_prefix(text, kMaxQuotedError)) + "...";
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/input_file.h"
+#include "common/utf8_prefix.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/dataset_limits.h"
 
@@ -143,11 +144,9 @@ std::string describe_json(const json& value) {
       const std::string& text = value.get_ref<const std::string&>();
       constexpr std::size_t kShown = 20;  // enough to recognise, short enough for one line
       if (text.size() <= kShown) return "string " + json(text).dump();
-      // Cut before a character, never inside one: a UTF-8 sequence cut short is no JSON string
-      // (dump() threw on it, found by fuzz_dataset_chat_threads).
-      std::size_t cut = kShown;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-      return "string " + json(text.substr(0, cut) + "...").dump();
+      // Cut before a character, never inside one (dump() threw on a cut one, found by
+      // fuzz_dataset_chat_threads).
+      return "string " + json(std::string(utf8_prefix(text, kShown)) + "...").dump();
     }
     case json::value_t::array:
       return "array";

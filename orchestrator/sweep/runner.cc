@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/utf8_prefix.h"
 #include "common/wall_clock.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/sweep/cell_claims.h"
@@ -213,10 +214,7 @@ constexpr std::size_t kMaxStatusBytes = 1024;
 
 std::string status_to_store(const std::string& status) {
   if (status.size() <= kMaxStatusBytes) return status;
-  std::size_t cut = kMaxStatusBytes - 3;
-  // Not inside a UTF-8 character: back up over its continuation bytes.
-  while (cut > 0 && (static_cast<unsigned char>(status[cut]) & 0xc0) == 0x80) --cut;
-  return status.substr(0, cut) + "...";
+  return std::string(utf8_prefix(status, kMaxStatusBytes - 3)) + "...";
 }
 
 // Room for the transaction that ends the run (its status, its claims released), kept free on

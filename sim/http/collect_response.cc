@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/utf8_prefix.h"
+
 namespace kvsweep::sim {
 namespace {
 
@@ -111,7 +113,7 @@ std::string describe_collected(const CollectedResponse& response) {
     body = parsed["error"]["message"].get<std::string>();
   }
   while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
-  if (body.size() > 200) body = body.substr(0, 200) + "...";
+  if (body.size() > 200) body = std::string(utf8_prefix(body, 200)) + "...";
   return body.empty() ? text : text + ": " + body;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/utf8_prefix.h"
+
 namespace kvsweep {
 namespace {
 
@@ -57,6 +59,12 @@ TEST(SiteCheck, Utf8IsValidatedStrictly) {
   EXPECT_FALSE(is_valid_utf8("\xc3\x28"));                 // bad continuation
   EXPECT_EQ(first_invalid_utf8("ok \xc3\xa9 \xff!"), 6u);  // where it stops being UTF-8
   EXPECT_EQ(first_invalid_utf8("ok \xc3\xa9"), std::nullopt);
+  // A byte budget cuts before a character, never inside one.
+  EXPECT_EQ(utf8_prefix("ab\xc3\xa9", 3), "ab");
+  EXPECT_EQ(utf8_prefix("ab\xc3\xa9", 4), "ab\xc3\xa9");
+  EXPECT_EQ(utf8_prefix("\xe2\x82\xac\xe2\x82\xac", 5), "\xe2\x82\xac");
+  EXPECT_EQ(utf8_prefix("plain", 2), "pl");
+  EXPECT_TRUE(is_valid_utf8(utf8_prefix("x\xf0\x9f\x98\x80", 3)));
   EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
