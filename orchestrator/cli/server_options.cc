@@ -2,16 +2,14 @@
 // limits, io threads and admin token, and serving until a signal.
 #include "orchestrator/cli/server_options.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "common/input_file.h"
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/subcommand.h"
+#include "orchestrator/scenario/scenario_reads.h"
 #include "sim/router/epp_config.h"
 
 namespace kvsweep::orchestrator {
@@ -48,14 +46,15 @@ void apply_epp_option(const std::string& path, const CLI::Option& strategy_optio
     }
     return;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::invalid_argument("--epp-config " + path + ": cannot read: " + std::strerror(errno));
+  // A regular file of bounded size only, as a scenario's epp: file (/dev/zero is refused).
+  std::string text;
+  try {
+    text = read_input_file(path, kMaxEppFileBytes);
+  } catch (const InputFileError& e) {
+    throw std::invalid_argument("--epp-config " + std::string(e.what()));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   std::string error;
-  params->epp = sim::parse_epp_config(path, text.str(), &error);
+  params->epp = sim::parse_epp_config(path, text, &error);
   if (!params->epp) throw std::invalid_argument("--epp-config " + path + ": " + error);
   if (std::string why = sim::epp_unmodelled_error(*params->epp); !why.empty()) {
     throw std::invalid_argument("--epp-config " + path + ": " + why);

@@ -14,9 +14,6 @@ SourceMark mark_of(const YAML::Node& node) {
   return m.line < 0 ? SourceMark{} : SourceMark{m.line + 1, m.column + 1};
 }
 
-// An EPP config file is a few kilobytes; a megabyte is not one.
-constexpr std::uintmax_t kMaxEppFileBytes = 1 << 20;
-
 // A config file named at `value` (a path relative to the scenario), its errors located in it.
 std::shared_ptr<const sim::EppConfig> read_file(const YAML::Node& value, const ScenarioSpec& spec,
                                                 const std::string& field, YamlErrors& sink,

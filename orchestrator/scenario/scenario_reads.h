@@ -4,6 +4,7 @@
 // resolver.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -46,6 +47,10 @@ void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink);
 // `search:` into spec.search. Read before `factors:`, whose concurrency factor a search of
 // concurrency replaces.
 void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink);
+
+// An EPP config file is a few kilobytes; a megabyte is not one (a scenario's epp: files, and
+// `sim serve`/`proxy --epp-config`).
+inline constexpr std::uintmax_t kMaxEppFileBytes = 1 << 20;
 
 // `epp:` (epp_section_loader.cc): EndpointPickerConfigs by name, each a file (relative to the
 // scenario) or written inline, into spec.epp_configs. Read before `factors:`, whose strategy

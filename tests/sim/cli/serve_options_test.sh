@@ -95,7 +95,10 @@ epp_config)
   k sim serve --port 0 --strategy epp
   expect_error 2 "kvsweep: error: --strategy epp needs --epp-config FILE"
   k proxy --upstream http://127.0.0.1:9 --port 0 --epp-config "$work/missing.yaml"
-  expect_error 2 "kvsweep: error: --epp-config $work/missing.yaml: cannot read: No such file or directory"
+  expect_error 2 "kvsweep: error: --epp-config $work/missing.yaml: No such file or directory"
+  # Only a regular file of bounded size is read, never a device read forever.
+  k sim serve --port 0 --epp-config /dev/zero
+  expect_error 2 "kvsweep: error: --epp-config /dev/zero: not a regular file"
   cat >bad.yaml <<'YAML'
 apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
