@@ -92,6 +92,48 @@ RiseJudgement judge_rise(const std::vector<TrendPoint>& points, double t0, doubl
   return judgement;
 }
 
+GrowthJudgement judge_growth(const std::vector<TrendPoint>& points, double t0, double t1,
+                             const GrowthRule& rule) {
+  GrowthJudgement judgement;
+  judgement.t0 = t0;
+  judgement.t1 = t1;
+  std::vector<double> values;
+  for (const TrendPoint& p : points) {
+    if (p.t >= t0 && p.t < t1) values.push_back(p.value);
+  }
+  judgement.points = values.size();
+  if (values.size() < std::max<std::size_t>(rule.min_points, 3) || !(t1 > t0)) return judgement;
+  judgement.evaluated = true;
+  std::sort(values.begin(), values.end());
+  judgement.median = percentile(values, 50);
+  const std::vector<TrendPoint> bins = bin_medians(points, t0, t1, trend_bins(values.size()));
+  judgement.test = mann_kendall(bins);
+  judgement.from = bins.front().value;
+  judgement.to = bins.back().value;
+  judgement.growth = judgement.test.slope_per_s * (t1 - t0);
+  judgement.min_growth = std::max(rule.min_growth, rule.min_growth_fraction * judgement.median);
+  judgement.rising =
+      judgement.test.p_upward < rule.alpha && judgement.growth >= judgement.min_growth;
+  return judgement;
+}
+
+std::vector<TrendPoint> counts_at(const std::vector<double>& starts,
+                                  const std::vector<double>& ends,
+                                  const std::vector<double>& times) {
+  std::vector<double> s = starts;
+  std::vector<double> e = ends;
+  std::sort(s.begin(), s.end());
+  std::sort(e.begin(), e.end());
+  std::vector<TrendPoint> out;
+  out.reserve(times.size());
+  for (const double t : times) {
+    const auto started = std::upper_bound(s.begin(), s.end(), t) - s.begin();
+    const auto ended = std::upper_bound(e.begin(), e.end(), t) - e.begin();
+    out.push_back({t, static_cast<double>(started - ended)});
+  }
+  return out;
+}
+
 std::string rising_text(const RiseJudgement& judgement, const std::string& what) {
   char text[240];
   std::snprintf(text, sizeof text,

@@ -60,6 +60,44 @@ inline constexpr std::size_t kMinTrendPoints = 30;
 RiseJudgement judge_rise(const std::vector<TrendPoint>& points, double t0, double t1,
                          const TrendRule& rule = {});
 
+// The over-capacity rule on a count of requests (in flight, or the servers' waiting queue;
+// docs/metrics.md, "Verdicts"): the points in [t0, t1), binned (trend_bins), rise by
+// Mann-Kendall at `alpha` one-sided, and by at least max(min_growth, min_growth_fraction x
+// their median) through the window, the growth being Sen's slope times the window's length.
+// A queue that grows without bound passes both; a count that wanders around its level, or
+// drifts by a few requests as a workload's prompts lengthen, does not.
+struct GrowthRule {
+  double alpha = 0.01;
+  double min_growth = 10;             // requests
+  double min_growth_fraction = 0.25;  // of the points' median
+  std::size_t min_points = 30;        // fewer: not evaluated
+};
+
+struct GrowthJudgement {
+  bool evaluated = false;  // min_points in the window
+  bool rising = false;
+  std::size_t points = 0;  // in the window
+  double t0 = 0;
+  double t1 = 0;
+  double median = 0;      // of the points' values
+  double from = 0;        // the first bin's median
+  double to = 0;          // the last bin's median
+  double growth = 0;      // Sen's slope x (t1 - t0)
+  double min_growth = 0;  // what the rule asked: max(min_growth, fraction x median)
+  TrendTest test;         // over the bins
+};
+
+GrowthJudgement judge_growth(const std::vector<TrendPoint>& points, double t0, double t1,
+                             const GrowthRule& rule);
+
+// A count of requests at each of `times`: how many have started (starts[i] <= t) and not yet
+// ended (ends[i] > t), an end and a start at the same instant taking the end first. An end of
+// infinity: still there. `times` in any order; the result in the same order, each value at
+// its time.
+std::vector<TrendPoint> counts_at(const std::vector<double>& starts,
+                                  const std::vector<double>& ends,
+                                  const std::vector<double>& times);
+
 // "TTFT rises 180 ms per second through the cell (Mann-Kendall p = 1e-05, median 950 ms);
 // its mean depends on the cell's length": what a rising judgement says, for `what` in ms.
 std::string rising_text(const RiseJudgement& judgement, const std::string& what);

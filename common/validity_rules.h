@@ -27,10 +27,32 @@ struct ValidityRules {
   // A request counts as due and not sent once it waited this long past its arrival: a
   // driver's ordinary microseconds of lateness are no backlog.
   double backlog_grace_ms = 10;
-  // Over capacity: TTFT against send time over the steady window rises by Mann-Kendall at
-  // this one-sided significance...
+  // Over capacity: a count (requests in flight, the servers' waiting queue) rises through the
+  // steady window by Mann-Kendall at this one-sided significance (the backlog of due-but-unsent
+  // requests too)...
   double trend_alpha = 0.01;
-  // ... and by more than this fraction of the median TTFT per 10 s (Sen's slope).
+  // The backlog counts as growing only when it grows by at least this many requests.
+  static constexpr double kMinBacklogGrowth = 2;
+  // ... and by at least kMinInFlightGrowth requests and kMinInFlightGrowthFraction of its
+  // median (Sen's slope x the window). A queue outrunning its server grows by hundreds; a
+  // healthy cell's in flight drifts by a few as a multi-turn workload's prompts lengthen (seed
+  // 000's stand-in at 10 req/s on 8 L4s: about 35 in flight), which must not count.
+  static constexpr double kMinInFlightGrowth = 10;
+  static constexpr double kMinInFlightGrowthFraction = 0.25;
+  // Over capacity: completions in the steady window fell short of its arrivals by more than
+  // this fraction AND by more than kShortfallSigmas x sqrt(arrivals): a Poisson count's
+  // standard deviation is its square root, so a short window's noise (and the few requests in
+  // flight at its two ends) cannot decide.
+  static constexpr double kMaxCompletionShortfall = 0.05;
+  static constexpr double kShortfallSigmas = 3;
+  // The servers' waiting queue is judged only over at least this many scrapes in the window
+  // (below that a trend of 10 bins cannot reach 1%).
+  static constexpr long long kMinQueueScrapes = 10;
+  // A cell where more than this fraction of its requests failed says so in its verdict line
+  // and is never a winner: its latency figures describe the requests that survived.
+  static constexpr double kMaxFailedFraction = 0.01;
+  // TTFT against send time: rising by this fraction of its median per 10 s (Sen's slope) is
+  // shown as a figure ("TTFT rose 1.4 ms/s: not a verdict"); it decides nothing.
   double min_ttft_rise_per_10s = 0.05;
 
   bool operator==(const ValidityRules&) const = default;

@@ -174,6 +174,7 @@ class LoadRun {
       }
       ++in_flight_by_thread_[thread];
       ++in_flight_;
+      if (monitor_ && !job->warmup) monitor_->sent(job->index, now);
       result_.records.emplace_back();
       ready_s_.push_back(job->ready_s);
       run_index_.push_back(job->run_index);
@@ -182,6 +183,7 @@ class LoadRun {
     for (std::size_t t = 0; t < batches_.size(); ++t) {
       if (!batches_[t].empty()) workers_[t]->submit(batches_[t]);
     }
+    if (monitor_) monitor_->backlog(now, source_.waiting());
   }
 
   void take_completions() {
@@ -192,6 +194,9 @@ class LoadRun {
       --in_flight_;
       --in_flight_by_thread_[static_cast<std::size_t>(done.thread)];
       const auto index = static_cast<std::size_t>(done.record.index);
+      if (monitor_) {
+        monitor_->ended(done.record.index, done.record.ended_s >= 0 ? done.record.ended_s : now);
+      }
       if (!done.sent) {
         unsent_.push_back(index);
         continue;
@@ -267,12 +272,11 @@ class LoadRun {
       ++measured_failed_;
     } else if (record.first_token_s >= 0) {
       ttft_ms_.add(record.ttft_ms);
-      if (monitor_) monitor_->add(record.sent_s, record.ttft_ms);
     }
   }
 
-  // LoadOptions::stop_when_over_capacity: ends the run as done once the TTFT trend says the
-  // open loop outruns the servers; requests in flight are cancelled.
+  // LoadOptions::stop_when_over_capacity: ends the run as done once the backlog or the
+  // requests in flight say the open loop outruns the servers; requests in flight are cancelled.
   void check_over_capacity() {
     if (!monitor_ || stopping_) return;
     const std::optional<std::string> reason = monitor_->check(now_s(), source_.measured_start_s());

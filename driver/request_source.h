@@ -93,6 +93,9 @@ class RequestSource {
   bool exhausted() const;
   std::size_t in_flight() const { return in_flight_.size(); }
   bool open_loop() const { return open_loop_; }
+  // Open loop: arrivals due by the last next() call and not yet yielded (held by the cap, or
+  // sequential turns not ready): the backlog OverCapacityMonitor watches.
+  std::size_t waiting() const { return due_.size(); }
   // When the measured phase started (closed loop: its first job was yielded; open loop: the
   // warm-up's end, 0 without one); -1 before that.
   double measured_start_s() const { return measured_start_s_; }

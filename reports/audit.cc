@@ -55,7 +55,9 @@ AuditedRun audit_result(const OutsideResult& r, const ValidityRules& rules) {
   a.result = r;
   a.not_evaluated.push_back(
       "client-bound: the file holds no driver CPU, send delay or schedule lag");
-  a.not_evaluated.push_back("over capacity: the file holds no per-request times to test a trend");
+  a.not_evaluated.push_back(
+      "over capacity (backlog, in flight, completions, servers' waiting queue): the file holds "
+      "no per-request times and no /metrics samples to follow a queue through the run");
   if (r.total_output_tokens && r.completed > 0) {
     a.mean_output_tokens = static_cast<double>(*r.total_output_tokens) / r.completed;
   }

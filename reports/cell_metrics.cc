@@ -273,7 +273,7 @@ CellMetrics compute_cell_metrics(const std::vector<store::RequestRow>& requests,
   little.tpot_mean_ms = m.tpot_ms.mean;
   little.mean_output_tokens =
       m.ok > 0 ? static_cast<double>(m.output_tokens) / static_cast<double>(m.ok) : 0;
-  m.validity = judge_cell(requests, load, little, rules);
+  m.validity = judge_cell(requests, samples, load, little, rules);
   if (load) m.shards = load->shards;
   return m;
 }

@@ -20,7 +20,10 @@ namespace kvsweep::reports {
 // Written into every summary as "format". Bump it when a field changes meaning (not when one
 // is added: a reader fills fields an older summary lacks with their defaults, and says so in
 // the format it read).
-constexpr int kSummaryFormat = 1;
+// 2: over capacity judged from queues (in flight, completions, the servers' waiting queue),
+// the TTFT trend a figure only; failures named (docs/metrics.md, "Verdicts"). A summary of
+// format 1 holds a verdict judged by the earlier rules (over capacity from the TTFT trend).
+constexpr int kSummaryFormat = 2;
 
 // Every figure of `metrics` except `samples`, as compact JSON text. Doubles keep every bit
 // (shortest round-trip text); NaN and infinities are written as the strings "nan", "inf",

@@ -65,6 +65,16 @@ std::vector<std::string> headlines(const ReportModel& model) {
                         std::to_string(kMinHeadlineRequests) + ")");
         continue;
       }
+      if (too_many_failed(m.failed, m.ok + m.failed) ||
+          too_many_failed(b.failed, b.ok + b.failed)) {
+        const bool mine = too_many_failed(m.failed, m.ok + m.failed);
+        const CellMetrics& f = mine ? m : b;
+        lines.push_back(row.label + ": not compared with " + model.baseline + " " +
+                        level_text(level.concurrency) + ": " + (mine ? row.label : model.baseline) +
+                        " had " + std::to_string(f.failed) + " of " +
+                        std::to_string(f.ok + f.failed) + " requests fail");
+        continue;
+      }
       lines.push_back(sentence(row.label, "mean TTFT", m.ttft_ms.mean, b.ttft_ms.mean,
                                model.baseline, level.concurrency, " ms", 2));
       if (m.total_token_throughput && b.total_token_throughput) {

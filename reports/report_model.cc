@@ -233,11 +233,13 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   metrics.reserve(cells.size());
   replicas.reserve(cells.size());
   const ValidityRules rules = validity_rules_of(*experiment);
+  std::int64_t earlier_rules = 0;  // cells whose verdict is a summary's of an older format
   for (const auto& cell : cells) {
     // A done cell's figures were computed once when it ended; a running or failed one's come
     // from its rows as they stand.
     const auto summary = summaries.find(cell.id);
     if (cell.status == "done" && summary != summaries.end()) {
+      if (summary->second.format < kSummaryFormat) ++earlier_rules;
       CellSummary figures = summary_from_row(
           summary->second, source == FigureSource::kSummaryFigures ? SummaryDetail::kFigures
                                                                    : SummaryDetail::kWhole);
@@ -257,6 +259,15 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
   ReportModel model = make_report_model(*experiment, cells, metrics, replicas);
   model.figures_from = source == FigureSource::kRawRows ? "raw rows" : "summaries";
   model.capacity = capacity_section(store, *experiment, cells, metrics);
+  if (earlier_rules > 0) {
+    model.setup.push_back(
+        {"Verdicts", std::to_string(earlier_rules) + " of " + std::to_string(cells.size()) +
+                         " cells judged by the earlier rules (over capacity from the TTFT "
+                         "trend, before summary format " +
+                         std::to_string(kSummaryFormat) + "): " +
+                         (pruned ? "their raw rows were pruned, so they cannot be judged again"
+                                 : "a command that writes the store judges them again")});
+  }
   if (pruned) {
     model.pruned = pruned;
     model.setup.push_back(

@@ -177,7 +177,12 @@ mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustach
   d.set("steady_ttft_mean", v.steady ? format_ms(v.steady->ttft_ms.mean) : kNotAvailable);
   d.set("steady_output_throughput",
         v.steady ? format_rate(v.steady->output_throughput) : kNotAvailable);
-  for (const std::string& reason : v.reasons) {
+  // The rules that fired; then, whatever the verdict, too many failures and the figures that
+  // decide nothing ("TTFT rose 1.4 ms/s: not a verdict").
+  std::vector<std::string> lines = v.reasons;
+  if (const std::string failures = failures_text(v); !failures.empty()) lines.push_back(failures);
+  lines.insert(lines.end(), v.notes.begin(), v.notes.end());
+  for (const std::string& reason : lines) {
     mustache::data line;
     line.set("label", text(row.label));
     line.set("reason", text(reason));

@@ -42,6 +42,49 @@ void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& ou
   }
 }
 
+Json growth_to_summary(const GrowthJudgement& j) {
+  return {{"evaluated", j.evaluated},
+          {"rising", j.rising},
+          {"points", j.points},
+          {"t0", number(j.t0)},
+          {"t1", number(j.t1)},
+          {"median", number(j.median)},
+          {"from", number(j.from)},
+          {"to", number(j.to)},
+          {"growth", number(j.growth)},
+          {"min_growth", number(j.min_growth)},
+          {"test",
+           {{"points", j.test.points},
+            {"s", number(j.test.s)},
+            {"z", number(j.test.z)},
+            {"p_upward", number(j.test.p_upward)},
+            {"slope_per_s", number(j.test.slope_per_s)}}}};
+}
+
+void growth_from_summary(const Reader& parent, const char* key, GrowthJudgement& out) {
+  const Json* v = parent.object(key);
+  if (v == nullptr) return;
+  const Reader r = parent.inner(key, *v);
+  r.read("evaluated", out.evaluated);
+  r.read("rising", out.rising);
+  r.read_int("points", out.points);
+  r.read("t0", out.t0);
+  r.read("t1", out.t1);
+  r.read("median", out.median);
+  r.read("from", out.from);
+  r.read("to", out.to);
+  r.read("growth", out.growth);
+  r.read("min_growth", out.min_growth);
+  if (const Json* test = r.object("test")) {
+    const Reader t = r.inner("test", *test);
+    t.read_int("points", out.test.points);
+    t.read("s", out.test.s);
+    t.read("z", out.test.z);
+    t.read("p_upward", out.test.p_upward);
+    t.read("slope_per_s", out.test.slope_per_s);
+  }
+}
+
 CellVerdict verdict_of(const Reader& r, const std::string& name) {
   for (const CellVerdict v : {CellVerdict::kValid, CellVerdict::kClientBound,
                               CellVerdict::kShortOfConcurrency, CellVerdict::kOverCapacity}) {
@@ -67,6 +110,15 @@ Json validity_to_summary(const CellValidity& v) {
       {"in_flight_while_backlogged", optional_number(v.in_flight_while_backlogged)},
       {"ttft_trend", trend_to_summary(v.ttft_trend)},
       {"backlog_trend", trend_to_summary(v.backlog_trend)},
+      {"in_flight_trend", growth_to_summary(v.in_flight_trend)},
+      {"window_arrivals", v.window_arrivals},
+      {"window_completions", v.window_completions},
+      {"completions_short", v.completions_short},
+      {"queue_scrapes", v.queue_scrapes},
+      {"queue_trend", growth_to_summary(v.queue_trend)},
+      {"requests", v.requests},
+      {"failed", v.failed},
+      {"main_failure", v.main_failure},
       {"driver_measured", v.driver_measured},
       {"driver_cpu_utilisation", optional_number(v.driver_cpu_utilisation)},
       {"send_delay_p99_ms", optional_number(v.send_delay_p99_ms)},
@@ -78,6 +130,7 @@ Json validity_to_summary(const CellValidity& v) {
       {"verdict", verdict_name(v.verdict)},
       {"reasons", v.reasons},
       {"not_evaluated", v.not_evaluated},
+      {"notes", v.notes},
   };
   if (v.steady) {
     const SteadyFigures& s = *v.steady;
@@ -127,6 +180,15 @@ void validity_from_summary(const Reader& r, CellValidity& v) {
   }
   trend_from_summary(r, "ttft_trend", v.ttft_trend);
   trend_from_summary(r, "backlog_trend", v.backlog_trend);
+  growth_from_summary(r, "in_flight_trend", v.in_flight_trend);
+  r.read_int("window_arrivals", v.window_arrivals);
+  r.read_int("window_completions", v.window_completions);
+  r.read("completions_short", v.completions_short);
+  r.read_int("queue_scrapes", v.queue_scrapes);
+  growth_from_summary(r, "queue_trend", v.queue_trend);
+  r.read_int("requests", v.requests);
+  r.read_int("failed", v.failed);
+  r.read("main_failure", v.main_failure);
   r.read("driver_measured", v.driver_measured);
   r.read("driver_cpu_utilisation", v.driver_cpu_utilisation);
   r.read("send_delay_p99_ms", v.send_delay_p99_ms);
@@ -140,6 +202,7 @@ void validity_from_summary(const Reader& r, CellValidity& v) {
   if (!verdict.empty()) v.verdict = verdict_of(r, verdict);
   r.read_strings("reasons", v.reasons);
   r.read_strings("not_evaluated", v.not_evaluated);
+  r.read_strings("notes", v.notes);
 }
 
 Json replicas_to_summary(const ReplicaBreakdown& b) {

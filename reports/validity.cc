@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
+#include "common/utf8_prefix.h"
 #include "reports/in_flight.h"
 
 namespace kvsweep::reports {
@@ -17,8 +19,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kRampLevel = 0.9;
 // A backlog shorter than this fraction of the window is too brief to judge the cap by.
 constexpr double kMinBacklogFraction = 0.05;
-// The backlog counts as growing only when it grows by at least this many requests.
-constexpr double kMinBacklogGrowth = 2;
 
 std::string format(const char* pattern, double a, double b = 0, double c = 0) {
   char text[300];
@@ -146,26 +146,8 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
     }
   }
 
-  // Over capacity. TTFT against send time over the steady window...
-  if (v.steady) {
-    std::vector<TrendPoint> ttft;
-    for (const store::RequestRow* r : rows) {
-      if (r->ok && r->first_token_s >= 0) ttft.push_back({r->sent_s, r->ttft_ms});
-    }
-    TrendRule rule{rules.trend_alpha, rules.min_ttft_rise_per_10s};
-    // The window's end is inclusive for its last send.
-    v.ttft_trend = judge_rise(ttft, v.steady->start_s, std::nextafter(v.steady->end_s, kInf), rule);
-    if (!v.ttft_trend.evaluated) {
-      v.not_evaluated.push_back("over capacity (TTFT trend): fewer than " +
-                                std::to_string(kMinTrendPoints) +
-                                " successful requests in the steady window");
-    } else if (v.ttft_trend.rising) {
-      v.over_capacity = true;
-      v.reasons.push_back("over capacity: " + rising_text(v.ttft_trend, "TTFT"));
-    }
-  }
-  // ... or the backlog growing while arrivals still came (with an infinite rate they all came
-  // at once: nothing grows).
+  // Over capacity (a): the backlog growing while arrivals still came (with an infinite rate
+  // they all came at once: nothing grows).
   const double t0 = v.steady ? v.steady->start_s : window_t0;
   const double t1 = std::min(last_scheduled, window_t1);
   if (t1 > t0) {
@@ -177,7 +159,7 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
     TrendRule rule{rules.trend_alpha, 0};
     v.backlog_trend = judge_rise(points, t0, t1, rule);
     const double growth = v.backlog_trend.test.slope_per_s * (t1 - t0);
-    if (v.backlog_trend.rising && growth >= kMinBacklogGrowth) {
+    if (v.backlog_trend.rising && growth >= ValidityRules::kMinBacklogGrowth) {
       v.over_capacity = true;
       v.reasons.push_back(
           format("over capacity: requests waiting to be sent grew by %.0f over %.3g s of "
@@ -187,6 +169,171 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
   }
 }
 
+GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points) {
+  return {rules.trend_alpha, ValidityRules::kMinInFlightGrowth,
+          ValidityRules::kMinInFlightGrowthFraction, min_points};
+}
+
+// "while 8.0 req/s arrived and 5.2 req/s finished", over the steady window.
+std::string rates_text(const CellValidity& v) {
+  const double length = v.steady->end_s - v.steady->start_s;
+  return format("while %.3g req/s arrived and %.3g req/s finished",
+                static_cast<double>(v.window_arrivals) / length,
+                static_cast<double>(v.window_completions) / length);
+}
+
+// Over capacity (b) and (c), from the rows over the steady window [t0, t1] (open loop).
+void judge_service(const std::vector<const store::RequestRow*>& rows,
+                   const std::vector<StepPoint>& in_flight, const ValidityRules& rules,
+                   CellValidity& v) {
+  const double t0 = v.steady->start_s;
+  const double t1 = v.steady->end_s;
+  const double t1_inclusive = std::nextafter(t1, kInf);  // the window's last send is in it
+  const bool scheduled = std::isfinite(v.request_rate);
+  std::vector<TrendPoint> counts;
+  for (const store::RequestRow* r : rows) {
+    if (r->sent_s >= t0 && r->sent_s <= t1) {
+      counts.push_back({r->sent_s, double(value_at(in_flight, r->sent_s))});
+    }
+    const double arrival = scheduled && r->scheduled_s >= 0 ? r->scheduled_s : r->sent_s;
+    if (arrival >= t0 && arrival <= t1) ++v.window_arrivals;
+    const double end = busy_until_s(*r);
+    if (r->ok && end >= t0 && end <= t1) ++v.window_completions;
+  }
+  const double length = t1 - t0;
+  // (b) in flight rising.
+  v.in_flight_trend = judge_growth(counts, t0, t1_inclusive, growth_rule(rules, kMinTrendPoints));
+  if (!v.in_flight_trend.evaluated) {
+    v.not_evaluated.push_back(
+        "over capacity (in flight): " + std::to_string(v.in_flight_trend.points) +
+        " sends in the steady window, fewer than the " + std::to_string(kMinTrendPoints) +
+        " a trend needs");
+  } else if (v.in_flight_trend.rising) {
+    v.over_capacity = true;
+    v.reasons.push_back(format("over capacity: in flight grew from %.0f to %.0f over %.3g s ",
+                               v.in_flight_trend.from, v.in_flight_trend.to, length) +
+                        rates_text(v) +
+                        format(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)",
+                               v.in_flight_trend.test.p_upward, v.in_flight_trend.growth,
+                               v.in_flight_trend.min_growth));
+  }
+  // (c) completions short of arrivals.
+  const auto arrivals = static_cast<double>(v.window_arrivals);
+  const double shortfall = arrivals - static_cast<double>(v.window_completions);
+  constexpr std::int64_t kMinArrivals = 10;
+  if (v.window_arrivals < kMinArrivals) {
+    v.not_evaluated.push_back("over capacity (completions): " + std::to_string(v.window_arrivals) +
+                              " arrivals in the steady window, fewer than " +
+                              std::to_string(kMinArrivals));
+  } else if (shortfall > ValidityRules::kMaxCompletionShortfall * arrivals &&
+             shortfall > ValidityRules::kShortfallSigmas * std::sqrt(arrivals)) {
+    v.completions_short = true;
+    v.over_capacity = true;
+    v.reasons.push_back(format("over capacity: %.0f of %.0f arrivals completed over ",
+                               static_cast<double>(v.window_completions), arrivals) +
+                        format("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100) +
+                        rates_text(v));
+  }
+}
+
+// Over capacity (d): the servers' summed waiting queue at each scrape in the steady window.
+void judge_queue(const std::vector<store::MetricSample>& samples, const ValidityRules& rules,
+                 CellValidity& v) {
+  std::map<double, double> queue;  // scrape time -> summed waiting requests
+  for (const store::MetricSample& m : samples) {
+    for (const char* name : kWaitingQueueSeries) {
+      if (m.name == name) queue[m.t_s] += m.value;
+    }
+  }
+  if (queue.empty()) {
+    v.not_evaluated.push_back(
+        "over capacity (servers' waiting queue): not scraped (no vllm:num_requests_waiting, "
+        "dynamo_frontend_queued_requests or sglang:num_queue_reqs in the cell's /metrics)");
+    v.notes.push_back("servers' waiting queue not judged: not scraped");
+    return;
+  }
+  const double t0 = v.steady->start_s;
+  const double t1 = std::nextafter(v.steady->end_s, kInf);
+  std::vector<TrendPoint> points;
+  for (const auto& [t, waiting] : queue) {
+    points.push_back({t, waiting});
+    if (t >= t0 && t < t1) ++v.queue_scrapes;
+  }
+  v.queue_trend =
+      judge_growth(points, t0, t1,
+                   growth_rule(rules, static_cast<std::size_t>(ValidityRules::kMinQueueScrapes)));
+  if (!v.queue_trend.evaluated) {
+    v.not_evaluated.push_back(
+        "over capacity (servers' waiting queue): " + std::to_string(v.queue_scrapes) +
+        " scrapes in the steady window, fewer than " +
+        std::to_string(ValidityRules::kMinQueueScrapes));
+    v.notes.push_back("servers' waiting queue not judged: " + std::to_string(v.queue_scrapes) +
+                      " scrapes, fewer than " + std::to_string(ValidityRules::kMinQueueScrapes));
+  } else if (v.queue_trend.rising) {
+    v.over_capacity = true;
+    v.reasons.push_back(
+        format("over capacity: the servers' waiting queue grew from %.0f to %.0f over %.3g s ",
+               v.queue_trend.from, v.queue_trend.to, v.steady->end_s - v.steady->start_s) +
+        rates_text(v) +
+        format(" (%.0f scrapes, Mann-Kendall p = %.2g)", static_cast<double>(v.queue_scrapes),
+               v.queue_trend.test.p_upward));
+  }
+}
+
+// TTFT against send time over the steady window: shown, never decides.
+void note_ttft(const std::vector<const store::RequestRow*>& rows, const ValidityRules& rules,
+               CellValidity& v) {
+  std::vector<TrendPoint> ttft;
+  for (const store::RequestRow* r : rows) {
+    if (r->ok && r->first_token_s >= 0) ttft.push_back({r->sent_s, r->ttft_ms});
+  }
+  TrendRule rule{rules.trend_alpha, rules.min_ttft_rise_per_10s};
+  v.ttft_trend = judge_rise(ttft, v.steady->start_s, std::nextafter(v.steady->end_s, kInf), rule);
+  if (v.ttft_trend.rising) {
+    v.notes.push_back(
+        format("TTFT rose %.3g ms/s (median %.3g ms, Mann-Kendall p = %.2g): not a "
+               "verdict",
+               v.ttft_trend.test.slope_per_s, v.ttft_trend.median, v.ttft_trend.test.p_upward));
+  }
+}
+
+std::string with_thousands(std::int64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+// The commonest kind of failure, by its first request: "total timeout after 60 s".
+std::string main_failure(const std::vector<const store::RequestRow*>& rows) {
+  std::map<std::string, std::pair<std::int64_t, const store::RequestRow*>> kinds;
+  for (const store::RequestRow* r : rows) {
+    if (r->ok) continue;
+    auto& [count, first] = kinds[r->error_kind];
+    ++count;
+    if (first == nullptr || r->sent_s < first->sent_s) first = r;
+  }
+  const store::RequestRow* commonest = nullptr;
+  std::int64_t most = 0;
+  for (const auto& [kind, entry] : kinds) {
+    if (entry.first > most) {
+      most = entry.first;
+      commonest = entry.second;
+    }
+  }
+  if (commonest == nullptr) return "";
+  std::string text = commonest->error;
+  // The driver's own reason comes before curl's ("total timeout after 60 s: Operation timed
+  // out ..."); a server's answer keeps its message ("HTTP 400: ...").
+  if (text.rfind("HTTP ", 0) != 0) {
+    if (const std::size_t colon = text.find(": "); colon != std::string::npos) text.resize(colon);
+  }
+  if (text.empty())
+    text = commonest->error_kind.empty() ? "no reason stored" : commonest->error_kind;
+  if (commonest->http_status != 0 && text.rfind("HTTP ", 0) != 0) {
+    text += " (HTTP " + std::to_string(commonest->http_status) + ")";
+  }
+  return std::string(utf8_prefix(text, 120));
+}
 }  // namespace
 
 const char* verdict_name(CellVerdict verdict) {
@@ -243,11 +390,26 @@ std::optional<double> little_in_flight(const LittleInputs& in) {
   return in.request_throughput * seconds;
 }
 
+bool too_many_failed(std::int64_t failed, std::int64_t requests) {
+  return requests > 0 && static_cast<double>(failed) >
+                             ValidityRules::kMaxFailedFraction * static_cast<double>(requests);
+}
+
+std::string failures_text(const CellValidity& v) {
+  if (!too_many_failed(v.failed, v.requests)) return "";
+  return with_thousands(v.failed) + " of " + with_thousands(v.requests) + " failed" +
+         (v.main_failure.empty() ? "" : ": " + v.main_failure);
+}
+
 CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
+                        const std::vector<store::MetricSample>& samples,
                         const std::optional<store::CellLoadRow>& load, const LittleInputs& little,
                         const ValidityRules& rules) {
   CellValidity v;
   const std::vector<const store::RequestRow*> rows = measured_rows(requests);
+  v.requests = static_cast<std::int64_t>(rows.size());
+  for (const store::RequestRow* r : rows) v.failed += r->ok ? 0 : 1;
+  if (v.failed > 0) v.main_failure = main_failure(rows);
   if (load) {
     v.load_known = true;
     v.open_loop = load->open_loop;
@@ -300,7 +462,16 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
   }
   if (v.open_loop) {
     judge_open_loop(rows, in_flight, first_sent, last_end, rules, v);
+    if (v.steady) {
+      judge_service(rows, in_flight, rules, v);
+      judge_queue(samples, rules, v);
+    } else {
+      v.not_evaluated.push_back(
+          "over capacity (in flight, completions, servers' waiting queue): no steady window "
+          "(every request sent at once)");
+    }
   }
+  if (v.steady) note_ttft(rows, rules, v);
   if (load->stopped_over_capacity && !v.over_capacity) {
     v.over_capacity = true;
     v.reasons.push_back("over capacity: stopped early (load.stop_when_over_capacity): " +
@@ -318,17 +489,19 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
 
 std::string verdict_line(const CellValidity& v) {
   if (!v.load_known) return "not judged (no load record)";
+  std::string line;
   if (v.verdict == CellVerdict::kValid) {
-    std::string line = "valid";
+    line = "valid";
     if (v.in_flight_fraction)
       line += format(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
-    return line;
   }
-  std::string line;
   for (const std::string& reason : v.reasons) {
     if (!line.empty()) line += "; ";
     line += reason;
   }
+  const std::string failures = failures_text(v);
+  if (!failures.empty()) line += "; " + failures;
+  for (const std::string& note : v.notes) line += "; " + note;
   return line;
 }
 

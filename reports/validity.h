@@ -19,7 +19,7 @@ enum class CellVerdict {
   kValid,               // measured the load asked for, and steady
   kClientBound,         // the driver fell behind its own schedule: it measured itself
   kShortOfConcurrency,  // requests were due and not sent while slots stood empty
-  kOverCapacity,        // arrivals outran completions: latency grows with the cell's length
+  kOverCapacity,        // arrivals outran service: a queue grew through the cell
 };
 
 // "valid", "client-bound", "short of its concurrency", "over capacity".
@@ -58,10 +58,29 @@ struct CellValidity {
   std::optional<double> in_flight_while_backlogged;
   std::optional<SteadyFigures> steady;  // nullopt when no steady window was found
 
-  // Over capacity: TTFT against send time over the steady window, and the backlog during the
-  // arrivals (open loop only).
-  RiseJudgement ttft_trend;
+  // Over capacity (open loop only; docs/metrics.md, "Verdicts"), over the steady window:
+  // (a) the backlog of due-but-unsent requests during the arrivals;
   RiseJudgement backlog_trend;
+  // (b) the requests in flight (sent, not finished), at each send;
+  GrowthJudgement in_flight_trend;
+  // (c) arrivals (scheduled, else sent, in the window) against completions (ok requests that
+  // ended in it): a failed or timed-out request is no completion;
+  std::int64_t window_arrivals = 0;
+  std::int64_t window_completions = 0;
+  bool completions_short = false;
+  // (d) the servers' summed waiting queue at each scrape in the window, when scraped.
+  std::int64_t queue_scrapes = 0;  // scrapes of a waiting-queue series in the window
+  GrowthJudgement queue_trend;
+  // TTFT against send time: a figure, never a verdict (a workload whose prompts grow through
+  // the cell rises as a queue does). The capacity search still reads it (deprecated there).
+  RiseJudgement ttft_trend;
+
+  // Measured requests and those that failed (timed out, refused, cut); the main reason is
+  // the commonest kind's first failure ("total timeout after 60 s"). More than
+  // ValidityRules::kMaxFailedFraction failed: said in the verdict line, and never a winner.
+  std::int64_t requests = 0;
+  std::int64_t failed = 0;
+  std::string main_failure;
 
   // The driver's own figures (store::CellLoadRow), when it measured itself.
   bool driver_measured = false;
@@ -76,7 +95,14 @@ struct CellValidity {
   CellVerdict verdict = CellVerdict::kValid;
   std::vector<std::string> reasons;        // each rule that fired, with its figures
   std::vector<std::string> not_evaluated;  // each rule that could not be, and why
+  std::vector<std::string> notes;          // figures shown beside the verdict that decide nothing
 };
+
+// More than ValidityRules::kMaxFailedFraction of `requests` failed.
+bool too_many_failed(std::int64_t failed, std::int64_t requests);
+
+// "927 of 1,140 failed: total timeout after 60 s"; "" when too_many_failed is false.
+std::string failures_text(const CellValidity& validity);
 
 // Figures that Little's law needs, from the cell's metrics.
 struct LittleInputs {
@@ -89,8 +115,15 @@ struct LittleInputs {
 // Little's law: requests in flight = rate x time each spends in flight; nullopt without a rate.
 std::optional<double> little_in_flight(const LittleInputs& in);
 
-// Judges one cell from its stored rows (warm-up rows are ignored) and its load row.
+// The waiting-queue series of the servers' /metrics that rule (d) sums: vLLM's, Dynamo's
+// frontend's and SGLang's.
+inline constexpr const char* kWaitingQueueSeries[] = {
+    "vllm:num_requests_waiting", "dynamo_frontend_queued_requests", "sglang:num_queue_reqs"};
+
+// Judges one cell from its stored rows (warm-up rows are ignored), its load row and the
+// servers' /metrics samples stored with it (rule (d); empty: not evaluated, said so).
 CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
+                        const std::vector<store::MetricSample>& samples,
                         const std::optional<store::CellLoadRow>& load, const LittleInputs& little,
                         const ValidityRules& rules = {});
 
@@ -101,7 +134,8 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
 CellValidity judge_shard(const store::CellShardRow& shard, const ValidityRules& rules = {});
 
 // Every figure a verdict stands on, worded for a person, from the verdict's own state:
-// "over capacity: TTFT rises 180 ms per second through the cell ...". One line.
+// "over capacity: in flight grew from 40 to 310 over 60 s while 8.0 req/s arrived and 5.2 req/s
+// finished (...)", then the failures when too many failed, then the notes. One line.
 std::string verdict_line(const CellValidity& validity);
 
 }  // namespace kvsweep::reports

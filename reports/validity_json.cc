@@ -20,6 +20,18 @@ nlohmann::ordered_json trend_json(const RiseJudgement& j) {
           {"median", j.median}};
 }
 
+nlohmann::ordered_json growth_json(const GrowthJudgement& j) {
+  if (!j.evaluated) return nullptr;
+  return {{"points", j.points},
+          {"rising", j.rising},
+          {"p_upward", j.test.p_upward},
+          {"from", j.from},
+          {"to", j.to},
+          {"growth", j.growth},
+          {"min_growth", j.min_growth},
+          {"median", j.median}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json validity_json(const CellValidity& v) {
@@ -55,6 +67,16 @@ nlohmann::ordered_json validity_json(const CellValidity& v) {
   }
   j["ttft_trend"] = trend_json(v.ttft_trend);
   j["backlog_trend"] = trend_json(v.backlog_trend);
+  j["in_flight_trend"] = growth_json(v.in_flight_trend);
+  j["window_arrivals"] = v.window_arrivals;
+  j["window_completions"] = v.window_completions;
+  j["completions_short"] = v.completions_short;
+  j["queue_scrapes"] = v.queue_scrapes;
+  j["queue_trend"] = growth_json(v.queue_trend);
+  j["requests"] = v.requests;
+  j["failed"] = v.failed;
+  j["main_failure"] = v.main_failure;
+  j["notes"] = v.notes;
   j["driver"] = {{"measured", v.driver_measured},
                  {"cpu_utilisation", number(v.driver_cpu_utilisation)},
                  {"send_delay_p99_ms", number(v.send_delay_p99_ms)},

@@ -9,11 +9,26 @@
 namespace kvsweep::reports {
 namespace {
 
-// A client-bound cell measured its driver, a short one less load than asked: neither may win
+// A client-bound cell measured its driver, a short one less load than asked, and one where
+// more than 1% of requests failed describes the requests that survived: none may win
 // (reports/validity.h). An over-capacity cell may; the text marks its latency.
+bool failed_out(const StrategyRow& row) {
+  return too_many_failed(row.metrics.failed, row.metrics.ok + row.metrics.failed);
+}
+
 bool judged_out(const StrategyRow& row) {
   const CellVerdict v = row.metrics.validity.verdict;
-  return v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency;
+  return v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency || failed_out(row);
+}
+
+// Why judged_out: the verdict, or the failures.
+std::string judged_out_why(const StrategyRow& row) {
+  const CellVerdict v = row.metrics.validity.verdict;
+  if (v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency) {
+    return verdict_name(v);
+  }
+  const std::int64_t all = row.metrics.ok + row.metrics.failed;
+  return std::to_string(row.metrics.failed) + " of " + std::to_string(all) + " failed";
 }
 
 bool qualifies(const StrategyRow& row) {
@@ -128,8 +143,7 @@ std::string trouble_text(const ConcurrencyLevel& level) {
   for (const StrategyRow& row : level.rows) {
     if (!row.measured) continue;
     if (judged_out(row)) {
-      excluded += (excluded.empty() ? "" : ", ") + row.label + " (" +
-                  verdict_name(row.metrics.validity.verdict) + ")";
+      excluded += (excluded.empty() ? "" : ", ") + row.label + " (" + judged_out_why(row) + ")";
     } else if (row.metrics.validity.verdict == CellVerdict::kOverCapacity) {
       over += (over.empty() ? "" : ", ") + row.label;
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace kvsweep {
 namespace {
@@ -66,6 +67,66 @@ TEST(TrendBins, OnePerTwentyPointsBetweenTenAndSixty) {
   EXPECT_EQ(trend_bins(5), 10);
   EXPECT_EQ(trend_bins(600), 30);
   EXPECT_EQ(trend_bins(100000), 60);
+}
+
+}  // namespace
+}  // namespace kvsweep
+
+namespace kvsweep {
+namespace {
+
+TEST(CountsAt, StartedAndNotEndedWithTheEndFirstAtATie) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto counts = counts_at({0, 1, 2}, {2, 3, inf}, {0, 1, 2, 2.5, 5, -1});
+  const std::vector<double> expected = {1, 2, 2, 2, 1, 0};
+  ASSERT_EQ(counts.size(), expected.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(counts[i].value, expected[i]) << i;
+  EXPECT_EQ(counts[3].t, 2.5);
+}
+
+// The over-capacity count rule: 40 points rising one a second over [0, 40): 10 bins of 4 s
+// whose medians run 1.5 to 37.5, Sen's slope 1/s, so 40 of growth against max(10, 25% of the
+// median 19.5).
+TEST(JudgeGrowth, ACountRisingByMoreThanTenIsRising) {
+  std::vector<TrendPoint> points;
+  for (int t = 0; t < 40; ++t) points.push_back({double(t), double(t)});
+  const GrowthJudgement j = judge_growth(points, 0, 40, GrowthRule{});
+  EXPECT_TRUE(j.evaluated);
+  EXPECT_TRUE(j.rising);
+  EXPECT_EQ(j.points, 40u);
+  EXPECT_DOUBLE_EQ(j.from, 1.5);
+  EXPECT_DOUBLE_EQ(j.to, 37.5);
+  EXPECT_DOUBLE_EQ(j.median, 19.5);
+  EXPECT_DOUBLE_EQ(j.test.slope_per_s, 1);
+  EXPECT_DOUBLE_EQ(j.growth, 40);
+  EXPECT_DOUBLE_EQ(j.min_growth, 10);
+  EXPECT_LT(j.test.p_upward, 1e-4);
+}
+
+TEST(JudgeGrowth, ASignificantRiseOfAFewIsNot) {
+  // The same shape an eighth as tall: 5 of growth, under the 10 asked; Mann-Kendall alone
+  // would call it rising.
+  std::vector<TrendPoint> points;
+  for (int t = 0; t < 40; ++t) points.push_back({double(t), t / 8.0});
+  const GrowthJudgement j = judge_growth(points, 0, 40, GrowthRule{});
+  EXPECT_TRUE(j.evaluated);
+  EXPECT_LT(j.test.p_upward, 1e-4);
+  EXPECT_DOUBLE_EQ(j.growth, 5);
+  EXPECT_FALSE(j.rising);
+  // A larger median raises the bar: 25% of 1000 is 250.
+  for (auto& p : points) p.value = 1000 + p.t * 5;  // 200 of growth
+  const GrowthJudgement big = judge_growth(points, 0, 40, GrowthRule{});
+  EXPECT_DOUBLE_EQ(big.min_growth, 0.25 * 1097.5);
+  EXPECT_FALSE(big.rising);
+}
+
+TEST(JudgeGrowth, TooFewPointsAreNotEvaluated) {
+  std::vector<TrendPoint> points;
+  for (int t = 0; t < 29; ++t) points.push_back({double(t), double(t * 10)});
+  EXPECT_FALSE(judge_growth(points, 0, 40, GrowthRule{}).evaluated);
+  GrowthRule ten;
+  ten.min_points = 10;
+  EXPECT_TRUE(judge_growth(points, 0, 40, ten).rising);
 }
 
 }  // namespace

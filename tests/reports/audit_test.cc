@@ -63,6 +63,24 @@ TEST(Audit, SeedZerosBlocksTakeTheLoadFromTheCommandLineAboveThem) {
   }
 }
 
+// An outside result has means only: every over-capacity rule (backlog, in flight,
+// completions, the servers' queue) is listed as not evaluated, with why, never as valid.
+TEST(Audit, OverCapacityIsNotEvaluatedAndSaysWhy) {
+  const std::string path = kSeeds + "/000_6c6301bcc3e48923.txt";
+  const auto results = read_outside_results(read(path), path);
+  ASSERT_FALSE(results.empty());
+  const AuditedRun a = audit_result(results[0]);
+  bool said = false;
+  for (const std::string& why : a.not_evaluated) {
+    said |= why.rfind(
+                "over capacity (backlog, in flight, completions, servers' waiting queue): "
+                "the file holds no per-request times",
+                0) == 0;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_FALSE(a.short_of_concurrency);
+}
+
 TEST(Audit, ABlockWithoutARateIsNotJudgedUntilOneIsGiven) {
   const std::string block =
       "============ Serving Benchmark Result ============\n"

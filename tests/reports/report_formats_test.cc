@@ -62,6 +62,17 @@ TEST(Headlines, TooFewRequestsAreSaidSo) {
   EXPECT_NE(lines[0].find("too few successful requests"), std::string::npos);
 }
 
+// More than 1% failed on either side: no comparison, and why.
+TEST(Headlines, ACellWhereMoreThanOnePercentFailedIsNotCompared) {
+  CellMetrics failing = metrics(10, 990, 213);
+  failing.failed = 927;
+  const auto lines = headlines(model({metrics(100, 1000), failing}));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "prefix-hash: not compared with random at 96 concurrent: prefix-hash had 927 of 1140 "
+            "requests fail");
+}
+
 TEST(ChangePhrase, PicksFactorOrPercent) {
   EXPECT_EQ(change_phrase(1.0 / 164), "164x lower");
   EXPECT_EQ(change_phrase(0.8), "20% lower");

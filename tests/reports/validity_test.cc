@@ -3,10 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "reports/cell_metrics.h"
+#include "reports/cell_summary.h"
 #include "reports/in_flight.h"
+#include "reports/report_model.h"
+#include "reports/stored_summaries.h"
+#include "store/store.h"
+#include "tests/support/temp_dir.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -82,18 +88,207 @@ TEST(Validity, AnOpenLoopWellInsideCapacityIsValid) {
   EXPECT_EQ(v.backlog_s, 0);
 }
 
-TEST(Validity, TtftRisingThroughTheCellIsOverCapacity) {
-  // Arrivals at 20/s outrun a server that queues: each TTFT 15 ms longer than the last.
+// Rows sent every 1/16 s (exact in binary, so the window's edges are exact), each busy
+// busy(i) seconds, TTFT 20 ms.
+template <typename Busy>
+std::vector<store::RequestRow> every_sixteenth(int n, Busy busy) {
   std::vector<store::RequestRow> rows;
-  for (int i = 0; i < 400; ++i) {
-    const double t = i * 0.05;
-    rows.push_back(row(i, t, t, 50 + 15.0 * i, 0.05 + 0.015 * i + 0.2));
+  for (int i = 0; i < n; ++i) {
+    const double t = i / 16.0;
+    rows.push_back(row(i, t, t, 20, busy(i)));
   }
-  const CellValidity v = judge(rows, open_loop(20, 0));
+  return rows;
+}
+
+// Rule (b): 16 req/s arrive, request i is busy 0.125 + i/64 s, so the server falls behind:
+// in flight at send k is k - floor((4k - 8) / 5). The steady window starts at 8.625 s (in
+// flight first reaches 0.9 x its time-weighted median of 33) and ends at the last send
+// (19.9375 s): 182 sends in 10 bins, whose medians run from 31 to 64; Sen's slope 3.2/s x
+// 11.31 s = 36.25 >= max(10, 25% of the median 48). (Figures from the rule as docs/metrics.md
+// states it, computed apart from this code.)
+TEST(Validity, InFlightGrowingThroughTheWindowIsOverCapacity) {
+  const CellValidity v =
+      judge(every_sixteenth(320, [](int i) { return 0.125 + i / 64.0; }), open_loop(16, 0));
   EXPECT_EQ(v.verdict, CellVerdict::kOverCapacity) << verdict_line(v);
+  ASSERT_TRUE(v.steady);
+  EXPECT_DOUBLE_EQ(v.steady->start_s, 8.625);
+  EXPECT_TRUE(v.in_flight_trend.rising);
+  EXPECT_EQ(v.in_flight_trend.points, 182u);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.from, 31);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.to, 64);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.median, 48);
+  EXPECT_NEAR(v.in_flight_trend.growth, 36.25, 1e-9);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.min_growth, 12);  // 25% of 48
+  EXPECT_LT(v.in_flight_trend.test.p_upward, 0.01);
+  EXPECT_NE(verdict_line(v).find("over capacity: in flight grew from 31 to 64 over 11.3 s while "
+                                 "16.1 req/s arrived and"),
+            std::string::npos)
+      << verdict_line(v);
+}
+
+// Rule (b)'s size: request i busy 0.125 + 0.0015 i s drifts in flight from 6 to 10 (bins'
+// medians) through the window: a significant rise, but Sen's slope 0.365/s x 11.75 s = 4.29
+// requests, under the 10 asked. A multi-turn workload's lengthening prompts do this.
+TEST(Validity, AnInFlightDriftOfAFewRequestsIsNotOverCapacity) {
+  const CellValidity v =
+      judge(every_sixteenth(320, [](int i) { return 0.125 + i * 0.0015; }), open_loop(16, 0));
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  EXPECT_TRUE(v.in_flight_trend.evaluated);
+  EXPECT_FALSE(v.in_flight_trend.rising);
+  EXPECT_LT(v.in_flight_trend.test.p_upward, 0.01);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.from, 6);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.to, 10);
+  EXPECT_NEAR(v.in_flight_trend.growth, 30.0 / 7, 1e-9);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.min_growth, 10);
+}
+
+// The TTFT trend decides nothing: TTFT rises 0.5 ms per request (20 to 180 ms) while every
+// request is busy 0.125 s and 2 are in flight. It is shown as a figure.
+TEST(Validity, ATtftRiseAloneIsAFigureNotAVerdict) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < 320; ++i) {
+    const double t = i / 16.0;
+    rows.push_back(row(i, t, t, 20 + 0.5 * i, 0.2));
+  }
+  const CellValidity v = judge(rows, open_loop(16, 0));
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
   EXPECT_TRUE(v.ttft_trend.rising);
-  EXPECT_NEAR(v.ttft_trend.test.slope_per_s, 300, 1);  // 15 ms per 0.05 s
-  EXPECT_NE(verdict_line(v).find("TTFT rises"), std::string::npos);
+  EXPECT_NEAR(v.ttft_trend.test.slope_per_s, 8, 0.01);  // 0.5 ms per 1/16 s
+  EXPECT_FALSE(v.over_capacity);
+  EXPECT_NE(verdict_line(v).find("TTFT rose 8 ms/s"), std::string::npos) << verdict_line(v);
+  EXPECT_NE(verdict_line(v).find(": not a verdict"), std::string::npos) << verdict_line(v);
+}
+
+// Rule (c) and the failures: 16 req/s, each busy 0.125 s (2 in flight), every 4th answered
+// HTTP 503. The steady window is [1/16, 319/16] s: 319 arrivals; the requests that ended in it
+// are rows 0-317, of which 80 failed, so 238 completed: 81 short, more than 5% (16) and than
+// 3 sqrt(319) (53.6). 80 of the 320 measured requests failed.
+store::RequestRow failed_row(const store::RequestRow& ok) {
+  store::RequestRow r = ok;
+  r.ok = false;
+  r.error_kind = "http";
+  r.error = "HTTP 503: the server is overloaded";
+  r.http_status = 503;
+  r.first_token_s = -1;
+  r.last_token_s = -1;
+  r.output_tokens = 0;
+  return r;
+}
+
+TEST(Validity, CompletionsShortOfArrivalsAreOverCapacityAndTheFailuresAreNamed) {
+  std::vector<store::RequestRow> rows = every_sixteenth(320, [](int) { return 0.125; });
+  for (std::size_t i = 0; i < rows.size(); i += 4) rows[i] = failed_row(rows[i]);
+  const CellValidity v = judge(rows, open_loop(16, 0));
+  EXPECT_EQ(v.verdict, CellVerdict::kOverCapacity) << verdict_line(v);
+  EXPECT_EQ(v.window_arrivals, 319);
+  EXPECT_EQ(v.window_completions, 238);
+  EXPECT_TRUE(v.completions_short);
+  EXPECT_FALSE(v.in_flight_trend.rising);
+  EXPECT_EQ(v.failed, 80);
+  EXPECT_EQ(v.requests, 320);
+  const std::string line = verdict_line(v);
+  EXPECT_NE(line.find("over capacity: 238 of 319 arrivals completed over 19.9 s (25% short)"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("80 of 320 failed: HTTP 503: the server is overloaded"), std::string::npos)
+      << line;
+}
+
+// Below the bounds: 1 in 40 fails (8 of 320), so 319 - 310 = 9 short: under 5% (16). Valid,
+// and its verdict line still says 8 of 320 failed (more than 1%).
+TEST(Validity, AFewFailuresAreNamedWhateverTheVerdict) {
+  std::vector<store::RequestRow> rows = every_sixteenth(320, [](int) { return 0.125; });
+  for (std::size_t i = 0; i < rows.size(); i += 40) rows[i] = failed_row(rows[i]);
+  const CellValidity v = judge(rows, open_loop(16, 0));
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  EXPECT_EQ(v.window_arrivals, 319);
+  EXPECT_EQ(v.window_completions, 310);
+  EXPECT_FALSE(v.completions_short);
+  EXPECT_EQ(verdict_line(v).rfind("valid", 0), 0u);
+  EXPECT_NE(verdict_line(v).find("8 of 320 failed: HTTP 503"), std::string::npos)
+      << verdict_line(v);
+  EXPECT_TRUE(too_many_failed(4, 320));   // 1.25%
+  EXPECT_FALSE(too_many_failed(3, 320));  // 0.94%
+  EXPECT_FALSE(too_many_failed(0, 0));
+}
+
+// Rule (d): a healthy client side (2 in flight, 16 req/s for 60 s) while two replicas'
+// waiting queues each hold t/4 requests at a scrape at t (every 2 s): the sum is t/2. The
+// steady window [1/16, 959/16] s holds the 29 scrapes at 2 to 58 s, in 10 bins of 5.99 s whose
+// medians run from 2 (scrapes at 2, 4, 6 s) to 28 (54, 56, 58 s).
+std::vector<store::MetricSample> queue_samples(double every_s, double until_s,
+                                               double (*waiting)(double)) {
+  std::vector<store::MetricSample> samples;
+  for (double t = 0; t <= until_s; t += every_s) {
+    for (const char* source : {"http://a/metrics", "http://b/metrics"}) {
+      store::MetricSample m;
+      m.phase = "during";
+      m.source = source;
+      m.name = "vllm:num_requests_waiting";
+      m.value = waiting(t);
+      m.t_s = t;
+      samples.push_back(m);
+      m.name = "vllm:num_requests_running";  // not a queue: never summed
+      m.value = 1000 - t;
+      samples.push_back(m);
+    }
+  }
+  return samples;
+}
+
+TEST(Validity, TheServersWaitingQueueGrowingIsOverCapacity) {
+  const std::vector<store::RequestRow> rows = every_sixteenth(960, [](int) { return 0.125; });
+  const auto growing = queue_samples(2, 60, [](double t) { return t / 4; });
+  const CellValidity v = compute_cell_metrics(rows, growing, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(v.verdict, CellVerdict::kOverCapacity) << verdict_line(v);
+  EXPECT_FALSE(v.in_flight_trend.rising);
+  EXPECT_FALSE(v.completions_short);
+  EXPECT_EQ(v.queue_scrapes, 29);
+  EXPECT_TRUE(v.queue_trend.rising);
+  EXPECT_DOUBLE_EQ(v.queue_trend.from, 2);
+  EXPECT_DOUBLE_EQ(v.queue_trend.to, 28);
+  EXPECT_DOUBLE_EQ(v.queue_trend.median, 15);
+  EXPECT_NE(verdict_line(v).find("over capacity: the servers' waiting queue grew from 2 to 28 "
+                                 "over 59.9 s while 16 req/s arrived"),
+            std::string::npos)
+      << verdict_line(v);
+
+  // A queue that holds its level (0, 3, 0, 3 ...) is no evidence.
+  const auto level =
+      queue_samples(2, 60, [](double t) { return std::fmod(t, 4) == 0 ? 0.0 : 1.5; });
+  const CellValidity steady = compute_cell_metrics(rows, level, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(steady.verdict, CellVerdict::kValid) << verdict_line(steady);
+  EXPECT_TRUE(steady.queue_trend.evaluated);
+  EXPECT_FALSE(steady.queue_trend.rising);
+
+  // Nine scrapes in the window (every 6.5 s): not evaluated, and the verdict says so.
+  const auto sparse = queue_samples(6.5, 60, [](double t) { return t / 4; });
+  const CellValidity few = compute_cell_metrics(rows, sparse, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(few.verdict, CellVerdict::kValid) << verdict_line(few);
+  EXPECT_EQ(few.queue_scrapes, 9);
+  EXPECT_FALSE(few.queue_trend.evaluated);
+  EXPECT_NE(verdict_line(few).find("servers' waiting queue not judged: 9 scrapes, fewer than 10"),
+            std::string::npos)
+      << verdict_line(few);
+
+  // Not scraped at all: said so.
+  const CellValidity none = compute_cell_metrics(rows, {}, {}, open_loop(16, 0)).validity;
+  EXPECT_NE(verdict_line(none).find("servers' waiting queue not judged: not scraped"),
+            std::string::npos)
+      << verdict_line(none);
+}
+
+// A closed loop is never over capacity, whatever its queues do.
+TEST(Validity, AClosedLoopIsNeverOverCapacity) {
+  std::vector<store::RequestRow> rows = every_sixteenth(960, [](int) { return 0.125; });
+  for (auto& r : rows) r.scheduled_s = -1;
+  store::CellLoadRow load;
+  load.users = 2;
+  load.driver_measured = true;
+  const auto growing = queue_samples(2, 60, [](double t) { return t / 4; });
+  const CellValidity v = compute_cell_metrics(rows, growing, {}, load).validity;
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  EXPECT_FALSE(v.queue_trend.evaluated);
 }
 
 TEST(Validity, ACapHeldBacklogThatGrowsWhileArrivalsComeIsOverCapacity) {
@@ -250,6 +445,66 @@ TEST(Validity, ACellWithoutALoadRecordIsNotJudged) {
   const CellValidity v = compute_cell_metrics(rows, {}).validity;
   EXPECT_FALSE(v.load_known);
   EXPECT_EQ(verdict_line(v), "not judged (no load record)");
+}
+
+// kSummaryFormat 2: a stored cell summarized by the earlier rules (here over capacity, as the
+// TTFT rule said) is judged again once while it has its rows; a pruned experiment keeps the
+// old verdict and its report says it was judged by the earlier rules.
+std::int64_t store_cell_judged_by_the_earlier_rules(store::Store& store, const std::string& name) {
+  store::ExperimentRow e;
+  e.name = name;
+  e.started_at = "2026-12-01T20:00:00Z";
+  e.status = "done";
+  e.setup_json = "{}";
+  const std::int64_t experiment = store.add_experiment(e);
+  store::CellRow c;
+  c.experiment_id = experiment;
+  c.key = "k";
+  c.arm = "least-load";
+  c.concurrency = 400;
+  c.factors_json = "{}";
+  c.status = "running";
+  c.id = store.add_cell(c);
+  const auto rows = every_sixteenth(320, [](int) { return 0.125; });
+  c.status = "done";
+  store.record_cell(c, rows, {}, {});
+  store::CellLoadRow load = open_loop(16, 400);
+  load.cell_id = c.id;
+  store.set_cell_load(load);
+  store::CellSummaryRow old = summary_row(c.id, summarize_cell(rows, {}, load, {}));
+  old.format = 1;
+  const std::string valid = R"("verdict":"valid")";
+  const auto at = old.figures.find(valid);
+  EXPECT_NE(at, std::string::npos);
+  old.figures.replace(at, valid.size(), R"("verdict":"over capacity")");
+  store.set_cell_summary(old);
+  return experiment;
+}
+
+TEST(Validity, CellsJudgedByTheEarlierRulesAreJudgedAgainUnlessPruned) {
+  testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("s.db"));
+  const std::int64_t kept = store_cell_judged_by_the_earlier_rules(store, "kept");
+  const std::int64_t pruned = store_cell_judged_by_the_earlier_rules(store, "pruned");
+  store.prune_raw_rows({pruned, "2026-12-01T21:00:00Z", "keep the last 1 runs"});
+  const auto verdict = [&](std::int64_t experiment) {
+    return build_report_model(store, experiment).levels.at(0).rows.at(0).metrics.validity.verdict;
+  };
+  const auto setup_says = [&](std::int64_t experiment, const std::string& text) {
+    for (const auto& line : build_report_model(store, experiment).setup) {
+      if (line.value.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_EQ(verdict(kept), CellVerdict::kOverCapacity);  // before anything wrote the store
+  EXPECT_TRUE(setup_says(kept, "1 of 1 cells judged by the earlier rules"));
+  EXPECT_EQ(summarize_stored_cells(store, {}), 1);  // only the cell that has its rows
+  EXPECT_EQ(verdict(kept), CellVerdict::kValid);
+  EXPECT_FALSE(setup_says(kept, "earlier rules"));
+  EXPECT_EQ(summarize_stored_cells(store, {}), 0);  // once
+  EXPECT_EQ(verdict(pruned), CellVerdict::kOverCapacity);
+  EXPECT_TRUE(setup_says(pruned, "1 of 1 cells judged by the earlier rules"));
+  EXPECT_TRUE(setup_says(pruned, "raw rows were pruned, so they cannot be judged again"));
 }
 
 TEST(Validity, LittlesLawFromTheSeedsFigures) {

@@ -105,8 +105,8 @@ TEST(Verdicts, NoSingleWinnerNamesTheStrategyTheFastestDoesNotBeat) {
 }
 
 TEST(Verdicts, FailuresAndUnmeasuredCellsAreNamed) {
-  CellMetrics failing = metrics(10, 20, 3000);
-  failing.failed = 7;
+  CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 1000);
+  failing.failed = 7;  // 0.7%: it may still win, named
   const auto v = level_verdicts(
       model({cell("random", 8), cell("prefix-hash", 8), cell("least-load", 8, "failed")},
             {metrics(40, 80, 1000), failing, CellMetrics{}}))[0];
@@ -114,6 +114,20 @@ TEST(Verdicts, FailuresAndUnmeasuredCellsAreNamed) {
   const std::string tail = "; failed requests: prefix-hash 7; not measured: least-load (failed)";
   ASSERT_GE(v.text.size(), tail.size());
   EXPECT_EQ(v.text.substr(v.text.size() - tail.size()), tail) << v.text;
+}
+
+// More than 1% of its requests failed: its figures describe the survivors, so it never wins,
+// however fast they were.
+TEST(Verdicts, ACellWhereMoreThanOnePercentFailedIsNeverAWinner) {
+  CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 213);
+  failing.failed = 927;
+  const auto v =
+      level_verdicts(model({cell("random", 8), cell("least-load", 8), cell("prefix-hash", 8)},
+                           {metrics(40, 80, 1000), metrics(30, 70, 1100), failing}))[0];
+  EXPECT_EQ(v.outcome, VerdictOutcome::kWins);
+  EXPECT_EQ(v.winner, "least-load");
+  EXPECT_NE(v.text.find("not compared: prefix-hash (927 of 1140 failed)"), std::string::npos)
+      << v.text;
 }
 
 TEST(Verdicts, TooFewRequestsLeaveNothingToCompare) {
