@@ -416,8 +416,8 @@ void add_result_options(CLI::App* cmd, LoadArgs* a) {
                 "write no result JSON (the default; without --save-result, --result-filename "
                 "or -o none is written, as with vLLM's client)");
   cmd->add_flag("--stop-when-over-capacity", a->stop_when_over_capacity,
-                "open loop: end the run early once its TTFT rises through it (over capacity; "
-                "docs/metrics.md), as done");
+                "open loop: end the run early once its backlog or its requests in flight grow "
+                "through it (over capacity; docs/metrics.md), as done");
 }
 
 // Multi-turn order and transport (driver/load_options.h), and vLLM's client options (vllm

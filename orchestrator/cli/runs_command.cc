@@ -102,7 +102,8 @@ int runs_command(const RunsArgs& args) {
       const auto judged = [&] {
         return summary ? reports::summary_from_row(*summary, reports::SummaryDetail::kFigures)
                              .metrics.validity
-                       : reports::compute_cell_metrics(store.requests(c.id), {}, {}, load, rules)
+                       : reports::compute_cell_metrics(store.requests(c.id),
+                                                       store.metric_samples(c.id), {}, load, rules)
                              .validity;
       };
       verdict = load ? reports::verdict_name(judged().verdict) : "not judged";

@@ -63,8 +63,14 @@ std::string cell_summary(const reports::CellMetrics& m) {
 
 std::vector<std::string> verdict_lines(const reports::CellMetrics& m) {
   std::vector<std::string> lines;
-  if (m.validity.verdict == reports::CellVerdict::kValid) return lines;
-  for (const std::string& reason : m.validity.reasons) lines.push_back(reason);
+  if (m.validity.verdict != reports::CellVerdict::kValid) {
+    for (const std::string& reason : m.validity.reasons) lines.push_back(reason);
+  }
+  // Whatever the verdict: too many failures, and the figures that decide nothing.
+  if (const std::string failures = reports::failures_text(m.validity); !failures.empty()) {
+    lines.push_back(failures);
+  }
+  for (const std::string& note : m.validity.notes) lines.push_back(note);
   return lines;
 }
 
