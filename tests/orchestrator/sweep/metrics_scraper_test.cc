@@ -104,3 +104,31 @@ TEST(MetricsScraper, LabelsAreKeptAsJson) {
 
 }  // namespace
 }  // namespace kvsweep::orchestrator
+
+namespace kvsweep::orchestrator {
+namespace {
+
+// The waiting queues the over-capacity rule (d) sums (reports/validity.h kWaitingQueueSeries)
+// are kept from each engine: SGLang's beside vLLM's and Dynamo's frontend's; SGLang's other
+// series are not.
+TEST(MetricsScraper, KeepsEveryEnginesWaitingQueue) {
+  LoopbackServer server([](httplib::Server& s, const std::atomic<bool>&) {
+    s.Get("/metrics", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(
+          "sglang:num_queue_reqs{model_name=\"m\"} 7\n"
+          "sglang:num_running_reqs{model_name=\"m\"} 3\n"
+          "dynamo_frontend_queued_requests{model=\"m\"} 4\n"
+          "vllm:num_requests_waiting{model_name=\"m\"} 2\n",
+          "text/plain");
+    });
+  });
+  const ScrapeResult result =
+      scrape_metrics({server.base_url() + "/metrics"}, "during", 3, *silent_log());
+  const std::map<std::string, double> expected = {{"sglang:num_queue_reqs", 7},
+                                                  {"dynamo_frontend_queued_requests", 4},
+                                                  {"vllm:num_requests_waiting", 2}};
+  EXPECT_EQ(by_name(result), expected);
+}
+
+}  // namespace
+}  // namespace kvsweep::orchestrator
