@@ -7,85 +7,221 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "common/duration.h"
 #include "common/join.h"
 #include "common/site_check.h"
 #include "common/spellcheck.h"
+#include "common/utf8_prefix.h"
 
 namespace kvsweep {
 namespace {
-
-// Deeper than any file kvsweep reads; the duplicate-key walk stops there rather than recurse
-// without bound on a hostile file.
-constexpr int kMaxWalkDepth = 64;
 
 std::string position(const YAML::Mark& mark) {
   return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
 }
 
-// Reports every key written twice in one mapping, at any depth. yaml-cpp keeps both entries
-// and a lookup finds the first, so the second would be silently ignored.
-void report_duplicate_keys(const YAML::Node& node, const std::string& path, int depth,
-                           YamlErrors& errors) {
-  if (depth > kMaxWalkDepth) return;
-  if (node.IsMap()) {
-    std::map<std::string, YAML::Mark> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-      const std::string child = path.empty() ? key : path + "." + key;
-      if (it->first.IsScalar()) {
-        const auto [first, inserted] = seen.emplace(key, it->first.Mark());
-        if (!inserted) {
-          errors.add(it->first.Mark(), child,
-                     "key written twice in one mapping (first at " + position(first->second) +
-                         "); only one of them would be used: remove the other");
-        }
-      }
-      report_duplicate_keys(it->second, child, depth + 1, errors);
+// One pass over a text's parser events, before any tree is built or walked. Events never
+// expand an alias (an alias is one event), so this pass costs what the text's length does,
+// whatever its aliases would grow to. Per document it
+//   - counts the nodes a walk of the document would visit, each alias counted as the size of
+//     the node its anchor names, and keeps where that count first passes kMaxYamlNodes (or
+//     where an alias sits inside the node it names, which no walk ends);
+//   - finds, in the first document, every key written twice in one mapping (yaml-cpp keeps
+//     both entries and a lookup finds the first, so the second would be silently ignored);
+//   - notes a document that starts where the previous one did (see scan_documents).
+class DocumentScan : public YAML::EventHandler {
+ public:
+  struct Duplicate {
+    YAML::Mark mark;
+    std::string field;
+    YAML::Mark first;
+  };
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    ++documents_;
+    start_ = mark;
+    stack_.clear();
+    anchors_.clear();
+    open_anchors_.clear();
+    anchor_text_.clear();
+    visited_ = 0;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    leaf(mark, anchor, 1, nullptr);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    leaf(mark, anchor, 1, &value);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (open_anchors_.count(anchor) != 0) {
+      refuse(mark,
+             "invalid YAML: this alias is inside the node its anchor names: that node would "
+             "hold itself without end");
+      leaf(mark, YAML::NullAnchor, 1, nullptr);
+      return;
     }
-  } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) {
-      report_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", depth + 1, errors);
+    const auto size = anchors_.find(anchor);
+    const auto text = anchor_text_.find(anchor);
+    leaf(mark, YAML::NullAnchor, size == anchors_.end() ? 1 : size->second,
+         text == anchor_text_.end() ? nullptr : &text->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor, false);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor, true);
+  }
+  void OnMapEnd() override { close(); }
+
+  const YAML::Mark& document_start() const { return start_; }
+  // Where the first document too large once expanded (or holding itself) is, and why.
+  const std::optional<std::pair<YAML::Mark, std::string>>& refused() const { return refused_; }
+  const std::vector<Duplicate>& duplicates() const { return duplicates_; }
+
+ private:
+  struct Frame {
+    bool is_map = false;
+    bool at_key = true;  // a mapping's next node is a key
+    std::uint64_t size = 1;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    std::string key;        // the key whose value is being read, in a mapping
+    std::size_t index = 0;  // the item being read, in a sequence
+    std::map<std::string, YAML::Mark> keys;
+  };
+
+  static std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+    return std::min<std::uint64_t>(a + b, kMaxYamlNodes + 1);  // both are <= kMaxYamlNodes + 1
+  }
+
+  void refuse(const YAML::Mark& mark, std::string why) {
+    if (!refused_) refused_.emplace(mark, std::move(why));
+  }
+
+  // The dotted path of the node being read: "load.max_tokens", "b[0].x".
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : stack_) {
+      if (frame.is_map) {
+        out += (out.empty() ? "" : ".") + frame.key;
+      } else {
+        out += "[" + std::to_string(frame.index) + "]";
+      }
+    }
+    return out;
+  }
+
+  // Before any node: a key of a mapping in the first document, when it is a scalar
+  // (`key_text`), is checked against the keys written before it there.
+  void arrive(const YAML::Mark& mark, const std::string* key_text) {
+    if (stack_.empty() || !stack_.back().is_map || !stack_.back().at_key) return;
+    Frame& map = stack_.back();
+    map.key = key_text != nullptr ? *key_text : "";
+    if (key_text == nullptr || documents_ != 1) return;
+    const auto [first, inserted] = map.keys.emplace(*key_text, mark);
+    if (!inserted) {
+      // path() now ends in this key: the mapping's path plus the key.
+      duplicates_.push_back({mark, path(), first->second});
     }
   }
-}
 
-// Listens to the parser and keeps nothing: only where each document starts matters.
-class IgnoreEvents : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
+  // After a node of `size` nodes: its parent counts it and moves to its next child.
+  void done(std::uint64_t size) {
+    if (stack_.empty()) return;
+    Frame& parent = stack_.back();
+    parent.size = add(parent.size, size);
+    if (parent.is_map) {
+      parent.at_key = !parent.at_key;
+    } else {
+      ++parent.index;
+    }
+  }
+
+  void count(const YAML::Mark& mark, std::uint64_t size) {
+    visited_ = add(visited_, size);
+    if (visited_ > kMaxYamlNodes) {
+      refuse(mark, "invalid YAML: with its aliases expanded the document passes " +
+                       std::to_string(kMaxYamlNodes) +
+                       " nodes here, far more than any kvsweep input holds: write the values out "
+                       "or use fewer aliases");
+    }
+  }
+
+  // A scalar (`text`), null or alias (`text` when it names a scalar) of `size` nodes.
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, std::uint64_t size,
+            const std::string* text) {
+    arrive(mark, text);
+    count(mark, size);
+    if (anchor != YAML::NullAnchor) {
+      anchors_[anchor] = size;
+      if (text != nullptr) anchor_text_[anchor] = *text;
+    }
+    done(size);
+  }
+
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool is_map) {
+    arrive(mark, nullptr);
+    count(mark, 1);
+    if (anchor != YAML::NullAnchor) open_anchors_.insert(anchor);
+    Frame frame;
+    frame.is_map = is_map;
+    frame.anchor = anchor;
+    stack_.push_back(std::move(frame));
+  }
+
+  void close() {
+    if (stack_.empty()) return;
+    const std::uint64_t size = stack_.back().size;
+    const YAML::anchor_t anchor = stack_.back().anchor;
+    stack_.pop_back();
+    if (anchor != YAML::NullAnchor) {
+      open_anchors_.erase(anchor);
+      anchors_[anchor] = size;
+    }
+    done(size);
+  }
+
+  int documents_ = 0;
+  YAML::Mark start_ = YAML::Mark::null_mark();
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::uint64_t> anchors_;  // each closed anchor's expanded size
+  std::set<YAML::anchor_t> open_anchors_;
+  std::map<YAML::anchor_t, std::string> anchor_text_;  // an anchored scalar, for alias keys
+  std::uint64_t visited_ = 0;
+  std::optional<std::pair<YAML::Mark, std::string>> refused_;
+  std::vector<Duplicate> duplicates_;
 };
 
-// yaml-cpp 0.7 leaves a ',' that opens a document (a stray ',' at the top level) unread and
-// starts an empty document before it again and again: YAML::LoadAll never returns and fills
-// memory. One pass over the events first finds a document that starts where the previous one
-// did (nothing read in between) and gives its position; a syntax error is thrown as usual.
-std::optional<YAML::Mark> stuck_document(const std::string& text) {
+// Scans every document of `text` (a syntax error is thrown as usual). yaml-cpp 0.7 leaves a
+// ',' that opens a document (a stray ',' at the top level) unread and starts an empty document
+// before it again and again: YAML::LoadAll never returns and fills memory. A document that
+// starts where the previous one did (nothing read in between) ends the scan; its position is
+// `stuck`.
+struct Scanned {
+  DocumentScan scan;
+  std::optional<YAML::Mark> stuck;
+};
+
+void scan_documents(const std::string& text, Scanned& out) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  struct DocumentStart : IgnoreEvents {
-    YAML::Mark mark = YAML::Mark::null_mark();
-    void OnDocumentStart(const YAML::Mark& at) override { mark = at; }
-  } start;
   int previous_start = -1;
-  while (parser.HandleNextDocument(start)) {
-    if (start.mark.pos == previous_start) return start.mark;
-    previous_start = start.mark.pos;
+  while (parser.HandleNextDocument(out.scan)) {
+    const YAML::Mark start = out.scan.document_start();
+    if (start.pos == previous_start) {
+      out.stuck = start;
+      return;
+    }
+    previous_start = start.pos;
+    if (out.scan.refused()) return;
   }
-  return std::nullopt;
 }
 
 // `node[key]` through a const node: yaml-cpp's non-const operator[] adds a missing key to the
@@ -98,23 +234,54 @@ YAML::Node lookup(const YAML::Node& node, const std::string& key) { return node[
 YamlErrors::YamlErrors(std::string path, const std::string& text, std::vector<YamlError>* out)
     : path_(std::move(path)), out_(out) {
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines_.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written on Windows
+    lines_.push_back(line);
+  }
 }
+
+namespace {
+
+// The most of a message, and of its source line on each side of the caret, an error quotes.
+constexpr std::size_t kMaxMessageBytes = 1000;
+constexpr std::size_t kMaxLineBytes = 120;
+constexpr std::size_t kLineSideBytes = 60;
+
+// `line` as an error shows it, escaped, with a caret under byte `column`: the whole line when
+// short, else up to kLineSideBytes on each side of the column, "..." where it is cut.
+std::string line_with_caret(const std::string& line, std::size_t column) {
+  constexpr std::size_t kWhole = std::string::npos;
+  column = std::min(column, line.size());
+  std::string shown = escaped_excerpt(line, kWhole);
+  std::size_t caret = escaped_excerpt(line.substr(0, column), kWhole).size();
+  if (shown.size() > kMaxLineBytes) {
+    std::size_t start = column > kLineSideBytes ? column - kLineSideBytes : 0;
+    while (start > 0 && (static_cast<unsigned char>(line[start]) & 0xc0) == 0x80) --start;
+    const std::string before =
+        (start > 0 ? "..." : "") + escaped_excerpt(line.substr(start, column - start), kWhole);
+    shown = before + escaped_excerpt(line.substr(column), kLineSideBytes);
+    caret = before.size();
+  }
+  return shown + '\n' + std::string(caret, ' ') + '^';
+}
+
+}  // namespace
 
 void YamlErrors::add(const YAML::Mark& mark, const std::string& field, const std::string& message) {
   YamlError e;
   e.line = mark.line >= 0 ? mark.line + 1 : 0;
   e.column = mark.column >= 0 ? mark.column + 1 : 0;
-  e.field = field;
-  e.message = message;
+  e.field = escaped_excerpt(field, kLineSideBytes * 2);
+  // Whatever a reader quoted of the file in its message, escaped and bounded.
+  e.message = escaped_excerpt(message, kMaxMessageBytes);
   std::ostringstream text;
   text << path_;
   if (e.line > 0) text << ':' << e.line << ':' << e.column;
   text << ": ";
-  if (!field.empty()) text << field << ": ";
-  text << message;
+  if (!e.field.empty()) text << e.field << ": ";
+  text << e.message;
   if (e.line > 0 && e.line <= static_cast<int>(lines_.size())) {
-    text << '\n' << lines_[e.line - 1] << '\n' << std::string(e.column - 1, ' ') << '^';
+    text << '\n' << line_with_caret(lines_[e.line - 1], static_cast<std::size_t>(e.column - 1));
   }
   e.text = text.str();
   out_->push_back(std::move(e));
@@ -139,14 +306,21 @@ std::optional<YAML::Node> load_yaml_document(const std::string& text, YamlErrors
     return std::nullopt;
   }
   std::vector<YAML::Node> documents;
+  Scanned scanned;
   try {
-    if (const auto stuck = stuck_document(text)) {
+    scan_documents(text, scanned);
+    if (const auto& stuck = scanned.stuck) {
       const char at = static_cast<std::size_t>(stuck->pos) < text.size() ? text[stuck->pos] : ' ';
       errors.add(*stuck, "",
                  at == ','
                      ? "invalid YAML: a ',' outside [ ] or { }: items are separated by commas "
                        "only inside a flow list or mapping"
                      : std::string("invalid YAML: unexpected '") + at + "'");
+      return std::nullopt;
+    }
+    // Refused before any tree exists: no walk of it (ours, a reader's, yaml-cpp's) can start.
+    if (const auto& refused = scanned.scan.refused()) {
+      errors.add(refused->first, "", refused->second);
       return std::nullopt;
     }
     documents = YAML::LoadAll(text);
@@ -163,14 +337,26 @@ std::optional<YAML::Node> load_yaml_document(const std::string& text, YamlErrors
                "first or remove it");
     break;
   }
-  report_duplicate_keys(documents.front(), "", 0, errors);
+  for (const DocumentScan::Duplicate& d : scanned.scan.duplicates()) {
+    errors.add(d.mark, d.field,
+               "key written twice in one mapping (first at " + position(d.first) +
+                   "); only one of them would be used: remove the other");
+  }
   return documents.front();
 }
 
 std::string describe_node(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return '"' + node.Scalar() + '"';
+    case YAML::NodeType::Scalar: {
+      // A value is quoted short and escaped: a file named by mistake (a private key read as
+      // one long scalar) is never printed whole.
+      const std::string& value = node.Scalar();
+      const std::string shown = escaped_excerpt(value, kMaxQuotedBytes);
+      if (shown.size() > kMaxQuotedBytes) {
+        return '"' + shown + "\" (" + std::to_string(value.size()) + " bytes)";
+      }
+      return '"' + shown + '"';
+    }
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Map:
@@ -237,15 +423,17 @@ void YamlMapReader::read_double(const std::string& key, double* out, double min_
   const YAML::Node value = get(key);
   if (!value.IsDefined()) return;
   double parsed = 0;
-  const bool number =
-      value.IsScalar() && YAML::convert<double>::decode(value, parsed) && std::isfinite(parsed);
+  // A subnormal number (1e-310) is refused as NaN and infinities are: arithmetic on it ends in
+  // them (a search from 1e-310 req/s probed "-nan").
+  const bool number = value.IsScalar() && YAML::convert<double>::decode(value, parsed) &&
+                      std::isfinite(parsed) && std::fpclassify(parsed) != FP_SUBNORMAL;
   if (!number || parsed < min_value || (!allow_equal && parsed == min_value) ||
       parsed > max_value) {
     std::string expected = what;
     if (std::isfinite(max_value)) {
-      std::ostringstream max_text;
-      max_text << max_value;
-      expected += ", at most " + max_text.str();
+      char max_text[32];
+      std::snprintf(max_text, sizeof max_text, "%.15g", max_value);  // 1000000, not 1e+06
+      expected += std::string(", at most ") + max_text;
     }
     errors_.add(value.Mark(), path_of(key),
                 "expected " + expected + ", got " + describe_node(value));

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
@@ -27,6 +28,8 @@ struct YamlError {
 //   path:line:column: field: message
 //   <the source line>
 //        ^
+// quoting at most a short excerpt of the file: control characters escaped, the message cut at
+// 1,000 bytes, a source line longer than 120 bytes shown 60 bytes each side of the caret.
 class YamlErrors {
  public:
   YamlErrors(std::string path, const std::string& text, std::vector<YamlError>* out);
@@ -47,14 +50,26 @@ class YamlErrors {
   std::vector<YamlError>* out_;
 };
 
+// The most nodes a document may hold once its aliases are expanded: what a walk of it (the
+// duplicate-key check, a reader, yaml-cpp's own conversions) visits. Every kvsweep input
+// (scenario, EPP configuration, profile, admin body) holds a few hundred, and a file without
+// aliases reaches it only with 100,000 values written out; a few hundred bytes of nested
+// aliases (an "alias bomb") expand to billions and are refused before any walk.
+inline constexpr std::uint64_t kMaxYamlNodes = 100'000;
+
 // Parses `text` as one YAML document. A syntax error is reported and gives nullopt. A second
 // document, and every key written twice in one mapping (at the second place, naming the
 // first), are reported but the first document is still returned, so the caller's own checks
-// report the rest in the same pass. An empty text is a Null node.
+// report the rest in the same pass. A document past kMaxYamlNodes once expanded, or with an
+// alias inside the node it names, is refused at that alias (nullopt), before any tree is
+// built. An empty text is a Null node.
 std::optional<YAML::Node> load_yaml_document(const std::string& text, YamlErrors& errors);
 
-// How a node reads in a message: "\"fast\"", "a list", "a mapping", "nothing".
+// How a node reads in a message: "\"fast\"", "a list", "a mapping", "nothing". A scalar is
+// quoted escaped (escaped_excerpt) and, past kMaxQuotedBytes, cut: "\"-----BEGIN ...\" (1679
+// bytes)".
 std::string describe_node(const YAML::Node& node);
+inline constexpr std::size_t kMaxQuotedBytes = 48;
 
 // A list's items, or a single node taken as a list of one.
 std::vector<YAML::Node> scalars_of(const YAML::Node& node);

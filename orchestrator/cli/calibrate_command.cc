@@ -173,7 +173,8 @@ Subcommand register_calibrate(CLI::App& app, const GlobalOptions& global) {
                   "per_context_token_us); repeatable");
   cmd->add_option("--max-replays", args->max_replays,
                   "at most this many replays of the run in virtual time")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100'000));
   return {cmd, [args, &global] { return run_calibrate(*args, global); }};
 }
 

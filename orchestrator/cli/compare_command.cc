@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "driver/load_options.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
+#include "orchestrator/scenario/scenario_reads.h"
 #include "reports/compare.h"
 
 namespace kvsweep::orchestrator {
@@ -75,14 +77,18 @@ Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
                 "concurrency, over capacity: docs/metrics.md)");
   cmd->add_option("-f,--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--resamples", args->resamples, "bootstrap resamples")->capture_default_str();
+  cmd->add_option("--resamples", args->resamples, "bootstrap resamples")
+      ->capture_default_str()
+      ->check(CLI::Range(100, kMaxResamples));
   cmd->add_option("--seed", args->seed, "bootstrap seed")->capture_default_str();
   cmd->add_option("--min-samples", args->min_samples,
                   "fewer requests than this on a side: insufficient data")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, static_cast<std::size_t>(driver::kMaxRequests)));
   cmd->add_option("--min-change", args->min_change_pct,
                   "changes under this many percent are 'no change'")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
   return {cmd, [args, &global] { return compare_command(global.db_path, *args); }};
 }
 

@@ -43,7 +43,7 @@ Subcommand register_history(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--window", args->window, "previous runs in the rolling baseline")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 10'000));
   cmd->add_option("-f,--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
   return {cmd, [args, &global] { return history_command(global.db_path, *args); }};

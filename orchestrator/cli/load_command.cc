@@ -10,6 +10,7 @@
 
 #include "common/wall_clock.h"
 #include "driver/datasets/dataset_error.h"
+#include "driver/datasets/dataset_limits.h"
 #include "driver/datasets/load_workload.h"
 #include "driver/descriptor_budget.h"
 #include "driver/load_run.h"
@@ -19,6 +20,7 @@
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
+#include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/record_rows.h"
@@ -31,6 +33,21 @@
 
 namespace kvsweep::orchestrator {
 namespace {
+
+// --request-rate: 0 (the default: a closed loop), inf (every request at once), or a rate the
+// scenario key load.request_rate accepts.
+CLI::Validator rate_or_inf() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double rate = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0') return "";  // the conversion says it
+        if (rate == 0 || (std::isinf(rate) && rate > 0)) return "";
+        if (std::isfinite(rate) && rate >= kMinRate && rate <= kMaxRate) return "";
+        return "expected a rate in requests/s from 0.001 to 1000000, or inf, got " + text;
+      },
+      "RATE");
+}
 
 std::string date_stamp() {
   const std::string iso = utc_now_iso8601();  // 2026-11-22T04:30:00Z
@@ -317,24 +334,32 @@ void add_request_options(CLI::App* cmd, LoadArgs* a) {
                   "dataset sets them)")
       ->capture_default_str();
   cmd->add_flag("--ignore-eos", a->ignore_eos, "ask the server to ignore EOS");
-  cmd->add_option("--temperature", a->temperature, "sampling temperature (default 0)");
+  cmd->add_option("--temperature", a->temperature, "sampling temperature (default 0)")
+      ->check(CLI::Range(0.0, kMaxTemperature));
   cmd->add_option("--extra-body", a->extra_body, "JSON object merged into every request body");
 }
 
 // How the load is shaped: closed or open loop, how long, the warm-up, the timeouts.
 void add_shape_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--concurrency", a->concurrency,
-                  "closed loop: virtual users, each with one request in flight (default 1)");
+                  "closed loop: virtual users, each with one request in flight (default 1)")
+      ->check(CLI::Range(0, driver::kMaxConcurrency));
   cmd->add_option("--request-rate", a->request_rate,
-                  "open loop: requests per second, Poisson arrivals (inf: all at once)");
+                  "open loop: requests per second, Poisson arrivals (inf: all at once)")
+      ->check(rate_or_inf());
   cmd->add_option("--burstiness", a->burstiness, "gamma shape of arrival gaps (1 = Poisson)")
-      ->capture_default_str();
-  cmd->add_option("--max-concurrency", a->max_concurrency, "open loop: in-flight cap");
-  cmd->add_option("--num-prompts", a->num_prompts, "measured requests to send");
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, kMaxBurstiness));
+  cmd->add_option("--max-concurrency", a->max_concurrency, "open loop: in-flight cap")
+      ->check(CLI::Range(0, driver::kMaxConcurrency));
+  cmd->add_option("--num-prompts", a->num_prompts, "measured requests to send")
+      ->check(CLI::Range(std::int64_t{0}, driver::kMaxRequests));
   cmd->add_option("--duration", a->duration, "measured phase length, e.g. 5m");
-  cmd->add_option("--warmup-requests", a->warmup_requests, "first N requests are warm-up");
+  cmd->add_option("--warmup-requests", a->warmup_requests, "first N requests are warm-up")
+      ->check(CLI::Range(std::int64_t{0}, driver::kMaxRequests));
   cmd->add_option("--warmup-conversations", a->warmup_conversations,
-                  "requests of the first N conversations are warm-up");
+                  "requests of the first N conversations are warm-up")
+      ->check(CLI::Range(0, driver::kMaxConversations));
   cmd->add_option("--warmup", a->warmup, "requests sent in the first DURATION are warm-up");
   cmd->add_option("--seed", a->seed, "seed of datasets and arrival schedules")
       ->capture_default_str();
@@ -432,7 +457,8 @@ void add_driver_and_vllm_options(CLI::App* cmd, LoadArgs* a) {
   cmd->add_option("--think-time", a->think_time,
                   "pause before a conversation's next turn (sequential turns, closed loop)");
   cmd->add_option("--threads", a->threads,
-                  "event-loop threads carrying the requests (default: one per core)");
+                  "event-loop threads carrying the requests (default: one per core)")
+      ->check(CLI::Range(0, kMaxThreads));
   cmd->add_flag("--new-connection-per-request", a->new_connection_per_request,
                 "open a new connection for every request and close it after, so TTFT includes "
                 "connection setup as in vLLM's client (default: keep-alive)");

@@ -17,6 +17,7 @@
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "sim/engine/profile.h"
+#include "sim/fleet.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -209,7 +210,8 @@ Subcommand register_replay(CLI::App& app, const GlobalOptions& global) {
                   "route with this strategy (random, round-robin, least-load, prefix-hash, "
                   "kv-aware, session, or a system's own name); default: each cell's own");
   cmd->add_option("--replicas", args->replicas,
-                  "this many replicas (default: the scenario's target.sim.replicas)");
+                  "this many replicas (default: the scenario's target.sim.replicas)")
+      ->check(CLI::Range(0, sim::kMaxReplicas));
   cmd->add_option("--profile", args->profile,
                   "the replicas' timing profile, a name or a file (a calibrated one: kvsweep "
                   "calibrate -o; default: the scenario's target.sim.profile)");

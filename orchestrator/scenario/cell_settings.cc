@@ -180,7 +180,7 @@ std::optional<CellSettings> SettingsResolver::resolve(const std::vector<LevelCho
         reader.read_int("concurrency", &cell.concurrency, 1, driver::kMaxConcurrency);
       } else if (s.path == "seed") {
         YamlMapReader reader(one_key("seed", s.value), "", local);
-        reader.read_int<std::uint64_t>("seed", &cell.seed, 0);
+        reader.read_int<std::uint64_t>("seed", &cell.seed, 0, kMaxSeed);
       } else if (s.path == "target.base_url") {
         YamlMapReader reader(one_key("base_url", s.value), "target", local);
         read_base_url(reader, "base_url", &cell.treatment.base_url, local);

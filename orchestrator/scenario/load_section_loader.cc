@@ -143,7 +143,7 @@ void read_dataset(YamlMapReader& dataset, driver::DatasetOptions& d,
   using driver::kMaxConversations;
   using driver::kMaxMessageWords;
   using driver::kMaxPromptTokens;
-  dataset.read_int("min_messages", &d.min_messages, 0);
+  dataset.read_int("min_messages", &d.min_messages, 0, driver::kMaxTurns * 2);
   dataset.read_int("max_conversations", &d.max_conversations, 0, kMaxConversations);
   dataset.read_int("conversations", &d.conversations, 1, kMaxConversations);
   read_bounded_length(dataset, "turns", &d.turns, 1, driver::kMaxTurns);
@@ -191,7 +191,7 @@ void read_cache_policy(YamlMapReader& load, LoadSpec& l, YamlErrors& sink) {
   if (cache == "cold") l.cache = CachePolicy::kCold;
   if (cache == "warm") l.cache = CachePolicy::kWarm;
   if (cache == "as-is") l.cache = CachePolicy::kAsIs;
-  load.read_int("warm_passes", &l.warm_passes, 1);
+  load.read_int("warm_passes", &l.warm_passes, 1, kMaxWarmPasses);
   const YAML::Node passes = load.node()["warm_passes"];
   if (passes.IsDefined() && l.cache != CachePolicy::kWarm) {
     sink.add(
@@ -221,10 +221,10 @@ void read_length(YamlMapReader& reader, const std::string& key, driver::LengthDi
   }
   YamlMapReader fields(value, path, reader.errors(), reader.marks());
   driver::LengthDistribution d;
-  fields.read_double("mean", &d.mean, 0, true, "a number >= 0");
-  fields.read_double("stddev", &d.stddev, 0, true, "a number >= 0");
-  fields.read_int("min", &d.min, 0);
-  fields.read_int("max", &d.max, 0);
+  fields.read_double("mean", &d.mean, 0, true, "a number >= 0", max_value);
+  fields.read_double("stddev", &d.stddev, 0, true, "a number >= 0", max_value);
+  fields.read_int("min", &d.min, 0, max_value);
+  fields.read_int("max", &d.max, 0, max_value);
   fields.finish();
   if (d.max > 0 && d.max < d.min) {
     reader.errors().add(value.Mark(), path, "max is below min");
@@ -245,15 +245,17 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
   load.read_bool("ignore_eos", &l.ignore_eos);
   if (load.node()["temperature"].IsDefined()) {
     double t = 0;
-    load.read_double("temperature", &t, 0, true, "a number >= 0");
+    load.read_double("temperature", &t, 0, true, "a number >= 0", kMaxTemperature);
     l.temperature = t;
   } else {
     load.get("temperature");
   }
-  load.read_double("request_rate", &l.request_rate, 0, false, "a rate in requests/s > 0");
-  load.read_double("burstiness", &l.burstiness, 0, false, "a number > 0 (1 = Poisson)");
+  load.read_double("request_rate", &l.request_rate, kMinRate, true, "a rate in requests/s >= 0.001",
+                   kMaxRate);
+  load.read_double("burstiness", &l.burstiness, 0, false, "a number > 0 (1 = Poisson)",
+                   kMaxBurstiness);
   read_turn_order(load, l);
-  load.read_int("threads", &l.threads, 0);
+  load.read_int("threads", &l.threads, 0, kMaxThreads);
   load.read_bool("new_connection_per_request", &l.new_connection_per_request);
   load.read_int<std::int64_t>("num_requests", &l.num_requests, 1, driver::kMaxRequests);
   load.read_duration("duration", &l.duration_s);
@@ -293,15 +295,16 @@ void read_load(YamlMapReader& load, ScenarioSpec& spec, YamlErrors& sink) {
     YamlMapReader validity(node, "load.validity", sink, load.marks());
     ValidityRules& v = l.validity;
     validity.read_double("max_send_shortfall", &v.max_send_shortfall, 0, true,
-                         "a fraction >= 0 (0.03: 3%)");
+                         "a fraction >= 0 (0.03: 3%)", 1);
     validity.read_double("max_send_delay_p99_ms", &v.max_send_delay_p99_ms, 0, false,
-                         "a number of ms > 0");
+                         "a number of ms > 0", kMaxMs);
     validity.read_double("min_in_flight_fraction", &v.min_in_flight_fraction, 0, true,
-                         "a fraction >= 0 (0.9: 90%)");
-    validity.read_double("backlog_grace_ms", &v.backlog_grace_ms, 0, true, "a number of ms >= 0");
-    validity.read_double("trend_alpha", &v.trend_alpha, 0, false, "a significance > 0 (0.01)");
+                         "a fraction >= 0 (0.9: 90%)", 1);
+    validity.read_double("backlog_grace_ms", &v.backlog_grace_ms, 0, true, "a number of ms >= 0",
+                         kMaxMs);
+    validity.read_double("trend_alpha", &v.trend_alpha, 0, false, "a significance > 0 (0.01)", 0.5);
     validity.read_double("min_ttft_rise_per_10s", &v.min_ttft_rise_per_10s, 0, true,
-                         "a fraction >= 0 (0.05: 5% of the median per 10 s)");
+                         "a fraction >= 0 (0.05: 5% of the median per 10 s)", 100);
     validity.finish();
   }
   if (YAML::Node node = load.mapping("warmup"); node.IsDefined()) {

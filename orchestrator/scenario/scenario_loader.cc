@@ -50,7 +50,7 @@ void read_sections(const YAML::Node& root, ScenarioSpec& spec, const TargetKinds
   top.read_string("name", &spec.name);
   top.read_string("description", &spec.description);
   top.read_string("model", &spec.model);
-  top.read_int<std::uint64_t>("seed", &spec.seed, 0);
+  top.read_int<std::uint64_t>("seed", &spec.seed, 0, kMaxSeed);
   if (YAML::Node node = top.mapping("target"); node.IsDefined()) {
     YamlMapReader target(node, "target", sink, &spec.marks);
     read_target(target, spec, kinds, sink);

@@ -39,6 +39,30 @@ void read_factors(YamlMapReader& factors, ScenarioSpec& spec, const TargetKinds&
 void read_target(YamlMapReader& target, ScenarioSpec& spec, const TargetKinds& kinds,
                  YamlErrors& sink);
 
+// Bounds of a scenario's numbers (docs/reliability.md, "Hostile input files"): each far beyond any
+// sensible value and far short of where one overflows, exhausts memory or loses its precision (the
+// issue's slo.resamples 2147483647 ran out of memory, search.max_probes 2147483647 asked the
+// space reserve for 678 GB, cost 1e308 printed "$inf"). Refused at load, with file and line.
+inline constexpr double kMinRate = 0.001;      // requests/s: one in 17 minutes
+inline constexpr double kMaxRate = 1'000'000;  // requests/s
+inline constexpr double kMaxMs = 604'800'000;  // a week in ms: SLO thresholds, delays, graces
+inline constexpr int kMaxResamples = 100'000;  // bootstrap resamples (1,000 is plenty)
+inline constexpr int kMaxProbes = 1'000;       // search.max_probes, per arm
+inline constexpr int kMaxTries = 100;          // search.max_tries
+// A request rate is probed on a grid of three significant digits, up to 1% apart: a step
+// (growth, or 1 + precision) under 1% can round back to the load it left and probe it again.
+inline constexpr double kMinStepFraction = 0.01;
+inline constexpr double kMaxGrowth = 100;
+inline constexpr double kMaxUsdPerGpuHour = 10'000;
+inline constexpr double kMaxGpus = 1'000'000;
+inline constexpr double kMaxBurstiness = 100;  // the arrival gaps' gamma shape
+inline constexpr double kMaxTemperature = 100;
+inline constexpr int kMaxThreads = 1'024;   // load.threads
+inline constexpr int kMaxWarmPasses = 100;  // load.warm_passes
+inline constexpr int kMaxRetries = 100;     // target.timeouts.retries
+inline constexpr int kMaxHealthFailures = 1'000;
+inline constexpr std::uint64_t kMaxSeed = 9'223'372'036'854'775'807;  // what SQLite stores
+
 // The capacity search's sections (search_section_loader.cc, common/search_spec.h).
 // `slo:` into spec.slo: each pNN_<metric>_ms key and `good` one requirement, in the order
 // written; attainment, confidence, resamples. Marks under slo.marks().

@@ -96,7 +96,7 @@ std::optional<SloRequirement> read_good(YamlMapReader& slo, YamlErrors& sink) {
       continue;
     }
     double ms = 0;
-    good.read_double(key, &ms, 0, false, "a threshold in ms > 0");
+    good.read_double(key, &ms, 0, false, "a threshold in ms > 0", kMaxMs);
     if (ms > 0) {
       *threshold(r, metric) = ms;
     } else {
@@ -200,6 +200,27 @@ bool rate_is_free(const YAML::Node& root, const ScenarioSpec& spec, YamlErrors& 
   return free;
 }
 
+// A search of load.request_rate probes three significant digits (capacity_search.cc), 1%
+// apart at most: a step below 1% (growth, or 1 + precision, the step once a guess is given and
+// when growth rounds back) can round back to the load it left, which the search would then
+// probe again and again ("capacity 10 req/s" after thirty probes of 10 req/s).
+void check_probe_steps(YamlMapReader& search, const SearchSpec& s, YamlErrors& sink) {
+  if (s.factor != "load.request_rate") return;
+  const auto refuse = [&](const std::string& key, const std::string& expected) {
+    sink.add(search.node()[key].Mark(), search.path_of(key),
+             "expected " + expected + ", got " + describe_node(search.node()[key]) +
+                 ": rates are probed to three significant digits, so a smaller step can round "
+                 "back to the rate it left and probe it again");
+  };
+  if (search.node()["precision"].IsDefined() && s.precision < kMinStepFraction) {
+    refuse("precision", "a precision of at least 0.01 (1%)");
+  }
+  if (search.node()["growth"].IsDefined() && s.growth > 1 &&
+      s.growth < 1 + kMinStepFraction * (1 - 1e-9)) {
+    refuse("growth", "a growth of at least 1.01");
+  }
+}
+
 }  // namespace
 
 void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink) {
@@ -237,7 +258,7 @@ void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink) {
       continue;
     }
     double ms = 0;
-    slo.read_double(key, &ms, 0, false, "a threshold in ms > 0");
+    slo.read_double(key, &ms, 0, false, "a threshold in ms > 0", kMaxMs);
     if (ms <= 0) continue;
     SloRequirement r;
     *threshold(r, parsed.metric) = ms;
@@ -249,7 +270,7 @@ void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink) {
   read_attainment(slo, &attainment, slo.node()["good"].IsDefined(), sink);
   if (good_at) s.requirements[*good_at].fraction = attainment;
   slo.read_double("confidence", &s.confidence, 0.5, true, "a confidence >= 0.5", 0.999);
-  slo.read_int("resamples", &s.resamples, 100);
+  slo.read_int("resamples", &s.resamples, 100, kMaxResamples);
   slo.finish();
   if (!written) {
     sink.add(slo.node().Mark(), "slo",
@@ -274,8 +295,9 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
       }
     }
   } else {
-    search.read_double("low", &s.low, 0, false, "a load > 0");
-    search.read_double("high", &s.high, 0, false, "a load > 0");
+    // From a rate where three significant digits still mean something (1e-310 probed "-nan").
+    search.read_double("low", &s.low, kMinRate, true, "a rate in requests/s >= 0.001", kMaxRate);
+    search.read_double("high", &s.high, kMinRate, true, "a rate in requests/s >= 0.001", kMaxRate);
   }
   if (s.low > 0 && s.high > 0 && s.high <= s.low) {
     sink.add(search.node()["high"].Mark(), search.path_of("high"),
@@ -291,7 +313,9 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   } else {
     s.precision = precision;
   }
-  search.read_double("growth", &s.growth, 1, false, "a factor > 1 (2: each probe twice the last)");
+  search.read_double("growth", &s.growth, 1, false, "a factor > 1 (2: each probe twice the last)",
+                     kMaxGrowth);
+  check_probe_steps(search, s, sink);
   std::string guide;
   search.read_choice("guide", &guide, {"predict", "none"});
   if (guide == "predict") s.guide = SearchGuide::kPredict;
@@ -307,8 +331,8 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   } else {
     s.knee_efficiency = knee;
   }
-  search.read_int("max_tries", &s.max_tries, 1);
-  search.read_int("max_probes", &s.max_probes, 2);
+  search.read_int("max_tries", &s.max_tries, 1, kMaxTries);
+  search.read_int("max_probes", &s.max_probes, 2, kMaxProbes);
   search.finish();
 }
 
@@ -319,8 +343,9 @@ void read_cost(YamlMapReader& target, CostSpec& cost, YamlErrors& sink) {
   fields.require("usd_per_gpu_hour");
   fields.require("gpus");
   fields.read_double("usd_per_gpu_hour", &cost.usd_per_gpu_hour, 0, false,
-                     "a price in US dollars > 0");
-  fields.read_double("gpus", &cost.gpus, 0, false, "a number of GPUs > 0 (the whole fleet's)");
+                     "a price in US dollars > 0", kMaxUsdPerGpuHour);
+  fields.read_double("gpus", &cost.gpus, 0, false, "a number of GPUs > 0 (the whole fleet's)",
+                     kMaxGpus);
   fields.finish();
 }
 

@@ -181,7 +181,7 @@ void read_readiness(YamlMapReader& reader, ReadinessSpec& r, YamlErrors& sink,
   // settle, live_settle: 0 turns the wait off, which a duration > 0 cannot say.
   fields.read_duration("settle", &r.settle_s, /*allow_zero=*/true);
   fields.read_duration("live_settle", &r.live_settle_s, /*allow_zero=*/true);
-  fields.read_int("retries", &r.retries, 0);
+  fields.read_int("retries", &r.retries, 0, kMaxRetries);
   fields.finish();
 }
 
@@ -191,7 +191,7 @@ void read_metrics(YamlMapReader& reader, MetricsSpec& m, YamlErrors& sink,
   if (!node.IsDefined()) return;
   YamlMapReader fields(node, "target.metrics", sink, &marks);
   read_urls(fields, "urls", &m.urls, sink);
-  fields.read_int("port", &m.port, 1);
+  fields.read_int("port", &m.port, 1, 65535);
   fields.read_string("path", &m.path);
   if (node["interval"].IsDefined() && node["interval"].IsScalar() &&
       node["interval"].Scalar() == "0") {
@@ -216,7 +216,7 @@ void read_health(YamlMapReader& reader, HealthSpec& h, YamlErrors& sink,
   } else {
     fields.read_duration("interval", &h.interval_s);
   }
-  fields.read_int("failures", &h.failures, 1);
+  fields.read_int("failures", &h.failures, 1, kMaxHealthFailures);
   fields.finish();
 }
 

@@ -21,6 +21,9 @@
 namespace kvsweep::sim {
 namespace {
 
+// The most bytes an /admin/* body may hold: what a scenario or EPP file may (1 MiB).
+constexpr std::size_t kMaxAdminBodyBytes = 1 << 20;
+
 // What the router reads from a completion request: the routing key and, when the decision
 // needs tokens, the prompt text it hashes into blocks (the replica renders and tokenizes the
 // same way).
@@ -121,6 +124,16 @@ RouteTable Router::make_routes() {
     return [this, handler](const HttpRequest& request, std::shared_ptr<Exchange> exchange) {
       if (!admin_token_.empty() && !bearer_token_matches(request, admin_token_)) {
         return reply_unauthorized(*exchange);
+      }
+      // An admin body is at most what a scenario or EPP file may be (an EPP configuration in
+      // one is read as that file would be), refused before a handler reads it.
+      if (request.body.size() > kMaxAdminBodyBytes) {
+        return reply_error(
+            *exchange, ApiError{413, "BadRequestError",
+                                "the body is " + std::to_string(request.body.size()) +
+                                    " bytes, more than the " + std::to_string(kMaxAdminBodyBytes) +
+                                    " an admin body may be",
+                                ""});
       }
       if (io_.get_executor().running_in_this_thread()) return (this->*handler)(request, *exchange);
       boost::asio::post(

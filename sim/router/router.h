@@ -77,6 +77,8 @@ struct RoutedReplica {
 //   GET|POST /admin/faults    {"replica": i, fault fields...}: fault injection (faults.h)
 //   GET|POST /admin/engine    {"enable_prefix_caching": bool}: every replica's engine flags
 //   GET /admin/health[?since=SEQ]  each replica's health and the events (taken out, put back)
+// An admin body over 1 MiB is refused (413) before any handler reads it; /admin/strategy reads
+// an epp_config before it takes the router's lock, so a slow one never holds up routing.
 // Health (HealthOptions): a replica is probed every interval and taken out of routing after
 // `failure_threshold` consecutive failed probes or refused connects; it is put back when it
 // answers again. With every replica out, requests go to all of them as if none were. A request

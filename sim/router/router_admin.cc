@@ -1,5 +1,6 @@
 // The router's admin endpoints: strategy and its parameters, fault injection, engine flags,
 // replica health (restart: router.cc).
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,8 +23,10 @@ void bad_request(Exchange& exchange, std::string message, std::string param) {
 }
 
 // Strategy parameters under the names the real systems use: KubeAI's loadBalancing.prefixHash
-// fields (meanLoadFactor in percent) and Dynamo's router flags.
-std::optional<std::string> apply_params(const json& body, RouterOptions* options) {
+// fields (meanLoadFactor in percent) and Dynamo's router flags. `epp` is body's epp_config,
+// read by the caller before it took the router's lock (nullptr when the body has none).
+std::optional<std::string> apply_params(const json& body, std::shared_ptr<const EppConfig> epp,
+                                        RouterOptions* options) {
   RouterOptions next = *options;
   for (const auto& [key, value] : body.items()) {
     if (key == "strategy") continue;
@@ -48,10 +51,7 @@ std::optional<std::string> apply_params(const json& body, RouterOptions* options
     } else if (key == "epp_config") {
       // A whole EndpointPickerConfig, YAML or JSON text, as the EPP reads its --config-text.
       if (!value.is_string()) return key + ": expected an EndpointPickerConfig as text";
-      std::string error;
-      next.epp = parse_epp_config("epp_config", value.get<std::string>(), &error);
-      if (!next.epp) return error;
-      if (std::string why = epp_unmodelled_error(*next.epp); !why.empty()) return why;
+      next.epp = epp;
     } else if (key == "session_header") {
       if (!value.is_string() || value.get<std::string>().empty())
         return key + ": expected a header name";
@@ -112,10 +112,21 @@ void Router::admin_strategy(const HttpRequest& request, Exchange& exchange) {
         return bad_request(exchange, unknown_strategy_message(name), "strategy");
       }
     }
+    // The EPP configuration is read here, before the lock: however long a hostile one takes
+    // to refuse, routing (which takes the lock for every request) goes on meanwhile.
+    std::shared_ptr<const EppConfig> epp;
+    if (const auto it = body.find("epp_config"); it != body.end() && it->is_string()) {
+      std::string error;
+      epp = parse_epp_config("epp_config", it->get<std::string>(), &error);
+      if (!epp) return bad_request(exchange, error, "epp_config");
+      if (std::string why = epp_unmodelled_error(*epp); !why.empty()) {
+        return bad_request(exchange, why, "epp_config");
+      }
+    }
     {
       std::lock_guard lock(mutex_);
       RouterOptions next = options_;
-      if (auto error = apply_params(body, &next)) return bad_request(exchange, *error, "");
+      if (auto error = apply_params(body, epp, &next)) return bad_request(exchange, *error, "");
       if (name == "epp" && !next.epp) {
         return bad_request(exchange,
                            "strategy epp needs epp_config: an EndpointPickerConfig as text",

@@ -195,6 +195,112 @@ TEST(YamlReader, DuplicateKeysAreReportedAtAnyDepthWithBothPlaces) {
             }));
 }
 
+// Nine lines whose aliases expand to a billion nodes ("billion laughs"). Each line's list holds
+// ten of the line before.
+std::string alias_bomb() {
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char name = 'b'; name <= 'i'; ++name) {
+    const std::string previous(1, static_cast<char>(name - 1));
+    text += std::string(1, name) + ": &" + name + " [";
+    for (int i = 0; i < 10; ++i) text += (i == 0 ? "*" : ", *") + previous;
+    text += "]\n";
+  }
+  return text;
+}
+
+// The duplicate-key walk followed aliases with a depth cap but no cap on nodes: a few hundred
+// bytes hung every reader (plan, sim serve --epp-config, /admin/strategy). The count is made
+// on the parser's events, before any tree exists, and the alias that passes the cap is named:
+// line 5's eighth *d (13 nodes before line 2, 1,237 before line 4, 12,351 before its first
+// *d, each *d 11,111 more).
+TEST(YamlReader, AnAliasBombIsRefusedAtTheFirstAliasPastTheCap) {
+  const std::string text = alias_bomb();
+  ASSERT_LT(text.size(), 500u);
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  EXPECT_FALSE(load_yaml_document(text, errors).has_value());
+  EXPECT_EQ(r.texts(),
+            (std::vector<std::string>{
+                "f.yaml:5:36: invalid YAML: with its aliases expanded the document passes 100000 "
+                "nodes here, far more than any kvsweep input holds: write the values out or use "
+                "fewer aliases\n"
+                "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+                "                                   ^"}));
+}
+
+// A bomb whose expansion wraps 64 bits is still refused (the count saturates), as is an alias
+// inside the node it names, which yaml-cpp accepts and no walk would end.
+TEST(YamlReader, AliasesThatNeverEndOrWrapTheCountAreRefused) {
+  {
+    std::string text = "a0: &a0 [x, x, x, x]\n";
+    for (int level = 1; level < 40; ++level) {
+      const std::string name = "a" + std::to_string(level);
+      const std::string previous = "*a" + std::to_string(level - 1);
+      text += name + ": &" + name + " [" + previous + ", " + previous + ", " + previous + ", " +
+              previous + "]\n";
+    }
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    EXPECT_FALSE(load_yaml_document(text, errors).has_value());
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].message.find("passes 100000 nodes"), std::string::npos);
+  }
+  {
+    const std::string text = "name: x\nloop: &l {again: *l}\n";
+    Read r;
+    YamlErrors errors("f.yaml", text, &r.errors);
+    EXPECT_FALSE(load_yaml_document(text, errors).has_value());
+    EXPECT_EQ(r.texts(), (std::vector<std::string>{
+                             "f.yaml:2:18: invalid YAML: this alias is inside the node its anchor "
+                             "names: that node would hold itself without end\n"
+                             "loop: &l {again: *l}\n"
+                             "                 ^"}));
+  }
+}
+
+// Aliases a person writes (one mapping reused) read as before; a key written twice inside the
+// aliased mapping is reported once, where it is written, not once per alias.
+TEST(YamlReader, AliasesWithinTheCapReadAsWrittenAndDuplicatesAreReportedOnce) {
+  const std::string text =
+      "base: &b {x: 1, x: 2}\n"
+      "one: *b\n"
+      "two: *b\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  const auto root = load_yaml_document(text, errors);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_EQ((*root)["two"]["x"].Scalar(), "1");
+  EXPECT_EQ(r.texts(), (std::vector<std::string>{
+                           "f.yaml:1:17: base.x: key written twice in one mapping (first at line "
+                           "1, column 11); only one of them would be used: remove the other\n"
+                           "base: &b {x: 1, x: 2}\n"
+                           "                ^"}));
+}
+
+// An error quotes a short, escaped excerpt of the file: a long value is cut (its size said), a
+// terminal escape sequence is shown as text, and a long line is shown around the caret only.
+TEST(YamlReader, ErrorsQuoteAShortEscapedExcerptOfTheFile) {
+  const std::string text = "count: \"\\e[31m" + std::string(200, 'k') + "\"\n";
+  Read r;
+  YamlErrors errors("f.yaml", text, &r.errors);
+  YamlMapReader reader(*load_yaml_document(text, errors), "", errors);
+  int count = 0;
+  reader.read_int("count", &count, 1);
+  EXPECT_EQ(
+      r.texts(),
+      (std::vector<std::string>{"f.yaml:1:8: count: expected an integer >= 1, got \"\\x1B[31m" +
+                                std::string(40, 'k') + "...\" (205 bytes)\ncount: \"\\e[31m" +
+                                std::string(53, 'k') + "...\n       ^"}));
+  // Far along a long line, the caret stays under its place.
+  const std::string wide = "a: [" + std::string(300, 'x') + ", {b: 1, b: 2}]\n";
+  Read w;
+  YamlErrors wide_errors("f.yaml", wide, &w.errors);
+  ASSERT_TRUE(load_yaml_document(wide, wide_errors).has_value());
+  ASSERT_EQ(w.errors.size(), 1u);
+  EXPECT_EQ(w.errors[0].text.substr(w.errors[0].text.find('\n') + 1),
+            "..." + std::string(51, 'x') + ", {b: 1, b: 2}]\n" + std::string(63, ' ') + "^");
+}
+
 TEST(YamlReader, ASecondDocumentIsAnErrorButATrailingSeparatorIsNot) {
   {
     const std::string text = "a: 1\n---\nb: 2\n";

@@ -356,7 +356,8 @@ TEST(ScenarioLoader, RateMustBePositive) {
   const auto errors = error_texts(with_load("  request_rate: 0\n  num_requests: 5\n"));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
-            "s.yaml:4:17: load.request_rate: expected a rate in requests/s > 0, got \"0\"\n"
+            "s.yaml:4:17: load.request_rate: expected a rate in requests/s >= 0.001, at most "
+            "1000000, got \"0\"\n"
             "  request_rate: 0\n"
             "                ^");
 }
@@ -391,7 +392,8 @@ TEST(ScenarioLoader, InfiniteRateIsRefused) {
   const auto errors = error_texts(text);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].substr(0, errors[0].find('\n')),
-            "s.yaml:21:17: load.request_rate: expected a rate in requests/s > 0, got \".inf\"");
+            "s.yaml:21:17: load.request_rate: expected a rate in requests/s >= 0.001, at most "
+            "1000000, got \".inf\"");
 }
 
 // load.max_event_bytes bounds one SSE event in every phase a cell runs (the pre-pass of a warm

@@ -366,15 +366,16 @@ TEST_F(SearchSection, SearchValuesAreChecked) {
                              "  max_probes: 1\n")));
   EXPECT_EQ(heads(),
             (std::vector<std::string>{
-                "s.yaml:12:8: search.low: expected a load > 0, got \"0\"",
+                "s.yaml:12:8: search.low: expected a rate in requests/s >= 0.001, at most "
+                "1000000, got \"0\"",
                 "s.yaml:14:14: search.precision: expected a fraction > 0 and below 1 (0.1: "
                 "10%), got \"1\"",
                 "s.yaml:15:11: search.growth: expected a factor > 1 (2: each probe twice the "
-                "last), got \"1\"",
+                "last), at most 100, got \"1\"",
                 "s.yaml:16:10: search.guide: expected one of predict, none, got \"predicted\"; "
                 "did you mean 'predict'?",
-                "s.yaml:17:14: search.max_tries: expected an integer >= 1, got \"0\"",
-                "s.yaml:18:15: search.max_probes: expected an integer >= 2, got \"1\""}));
+                "s.yaml:17:14: search.max_tries: expected an integer from 1 to 100, got \"0\"",
+                "s.yaml:18:15: search.max_probes: expected an integer from 2 to 1000, got \"1\""}));
   EXPECT_FALSE(
       load(scenario(std::string(kSlo) + "search: {factor: load.request_rate, high: 8, low: 8}\n")));
   EXPECT_EQ(heads(), (std::vector<std::string>{"s.yaml:10:43: search.high: expected a load above "
@@ -385,6 +386,77 @@ TEST_F(SearchSection, SearchValuesAreChecked) {
                                       "s.yaml:9:9: search.high: required key is missing"}));
 }
 
+// Issue 40 item 6: numbers with no upper bound passed the loader and failed later, or never
+// ended. slo.resamples 2147483647 ran out of memory; search.max_probes 2147483647 asked the
+// space reserve for 678 GB; search.low 1e-310 probed "-nan"; a cost of 1e308 printed "$inf per
+// million tokens". Each is refused at load, at its line, with its bound.
+TEST_F(SearchSection, EveryNumberHasAnUpperBound) {
+  EXPECT_FALSE(
+      load(scenario("slo:\n  p95_ttft_ms: 1e308\n  resamples: 2147483647\n"
+                    "search:\n  factor: load.request_rate\n  low: 1e-310\n"
+                    "  high: 1e300\n  max_probes: 2147483647\n  max_tries: 1000\n"
+                    "  growth: 1e6\n")));
+  EXPECT_EQ(heads(),
+            (std::vector<std::string>{
+                "s.yaml:9:16: slo.p95_ttft_ms: expected a threshold in ms > 0, at most "
+                "604800000, got \"1e308\"",
+                "s.yaml:10:14: slo.resamples: expected an integer from 100 to 100000, got "
+                "\"2147483647\"",
+                "s.yaml:13:8: search.low: expected a rate in requests/s >= 0.001, at most "
+                "1000000, got \"1e-310\"",
+                "s.yaml:14:9: search.high: expected a rate in requests/s >= 0.001, at most "
+                "1000000, got \"1e300\"",
+                "s.yaml:17:11: search.growth: expected a factor > 1 (2: each probe twice the "
+                "last), at most 100, got \"1e6\"",
+                "s.yaml:16:14: search.max_tries: expected an integer from 1 to 100, got "
+                "\"1000\"",
+                "s.yaml:15:15: search.max_probes: expected an integer from 2 to 1000, got "
+                "\"2147483647\""}));
+  EXPECT_FALSE(
+      load("name: c\ntarget:\n  kind: sim\n  cost: {usd_per_gpu_hour: 1e308, gpus: 1e308}\n"
+           "factors: {concurrency: [4]}\nload: {num_requests: 5}\n"));
+  EXPECT_EQ(heads(), (std::vector<std::string>{
+                         "s.yaml:4:28: target.cost.usd_per_gpu_hour: expected a price in US "
+                         "dollars > 0, at most 10000, got \"1e308\"",
+                         "s.yaml:4:41: target.cost.gpus: expected a number of GPUs > 0 (the "
+                         "whole fleet's), at most 1000000, got \"1e308\""}));
+  // A subnormal number is refused wherever a number is read, as NaN and infinities are.
+  EXPECT_FALSE(
+      load(scenario("search: {factor: concurrency, low: 1, high: 8, "
+                    "knee_efficiency: 4e-320}\n",
+                    "")));
+  EXPECT_EQ(heads().at(0),
+            "s.yaml:7:65: search.knee_efficiency: expected a fraction > 0 and below 1 (0.9: a "
+            "probe keeps 90% of the lightest load's throughput per unit of load), got "
+            "\"4e-320\"");
+}
+
+// precision 0.001 with growth 1.001 probed 10 req/s thirty times and reported "capacity 10
+// req/s": rates are probed to three significant digits, so each step rounded back to the rate
+// it left. A step under 1% is refused at load; 1% itself is accepted.
+TEST_F(SearchSection, AStepThatRoundsBackToTheSameRateIsRefused) {
+  EXPECT_FALSE(load(scenario(std::string(kSlo) +
+                             "search:\n  factor: load.request_rate\n  low: 10\n  high: 100\n"
+                             "  precision: 0.001\n  growth: 1.001\n")));
+  EXPECT_EQ(heads(), (std::vector<std::string>{
+                         "s.yaml:14:14: search.precision: expected a precision of at least 0.01 "
+                         "(1%), got \"0.001\": rates are probed to three significant digits, so "
+                         "a smaller step can round back to the rate it left and probe it again",
+                         "s.yaml:15:11: search.growth: expected a growth of at least 1.01, got "
+                         "\"1.001\": rates are probed to three significant digits, so a smaller "
+                         "step can round back to the rate it left and probe it again"}));
+  EXPECT_TRUE(load(scenario(std::string(kSlo) +
+                            "search:\n  factor: load.request_rate\n  low: 10\n  high: 100\n"
+                            "  precision: 0.01\n  growth: 1.01\n")))
+      << first_error();
+  // A search of concurrency steps by whole users: it always moves.
+  EXPECT_TRUE(load(scenario(std::string(kSlo) +
+                                "search: {factor: concurrency, low: 1, high: 8, precision: 0.001, "
+                                "growth: 1.001}\n",
+                            "")))
+      << first_error();
+}
+
 TEST_F(SearchSection, SloValuesAreChecked) {
   // Lines: 8 slo:, 9 on.
   EXPECT_FALSE(
@@ -393,7 +465,8 @@ TEST_F(SearchSection, SloValuesAreChecked) {
                     "  confidence: 0.3\n  resamples: 50\n  p99.9_e2e_ms: 1000\n")));
   EXPECT_EQ(heads(),
             (std::vector<std::string>{
-                "s.yaml:9:16: slo.p95_ttft_ms: expected a threshold in ms > 0, got \"0\"",
+                "s.yaml:9:16: slo.p95_ttft_ms: expected a threshold in ms > 0, at most "
+                "604800000, got \"0\"",
                 "s.yaml:10:3: slo.p0_ttft_ms: the percentile 0 is not a number in (0, 100] (p95, "
                 "p99.9)",
                 "s.yaml:11:3: slo.p101_tpot_ms: the percentile 101 is not a number in (0, 100] "
@@ -409,7 +482,8 @@ TEST_F(SearchSection, SloValuesAreChecked) {
                 "write pNN_itl_ms (p95_itl_ms: 50)",
                 "s.yaml:17:15: slo.confidence: expected a confidence >= 0.5, at most 0.999, got "
                 "\"0.3\"",
-                "s.yaml:18:14: slo.resamples: expected an integer >= 100, got \"50\""}));
+                "s.yaml:18:14: slo.resamples: expected an integer from 100 to 100000, got "
+                "\"50\""}));
 }
 
 TEST_F(SearchSection, AttainmentIsAFractionOrAPercentageAndOnlyWithGood) {
@@ -455,7 +529,7 @@ TEST_F(SearchSection, ACostNeedsBothPositive) {
             (std::vector<std::string>{
                 "s.yaml:4:9: target.cost.gpus: required key is missing",
                 "s.yaml:4:28: target.cost.usd_per_gpu_hour: expected a price in US dollars > 0, "
-                "got \"0\""}));
+                "at most 10000, got \"0\""}));
   EXPECT_FALSE(load(
       "name: c\ntarget: {kind: kubeai, resource: m, replicas: 8, base_url: \"http://k/openai\", "
       "cost: {usd_per_gpu_hour: 0.8, gpus: -1}}\nfactors: {concurrency: [4]}\n"
@@ -463,7 +537,7 @@ TEST_F(SearchSection, ACostNeedsBothPositive) {
   ASSERT_EQ(heads().size(), 1u);
   EXPECT_NE(heads()[0].find("s.yaml:2:"), std::string::npos) << heads()[0];
   EXPECT_NE(heads()[0].find("target.cost.gpus: expected a number of GPUs > 0 (the whole "
-                            "fleet's), got \"-1\""),
+                            "fleet's), at most 1000000, got \"-1\""),
             std::string::npos)
       << heads()[0];
 }

@@ -120,7 +120,8 @@ TEST(ScenarioTarget, ReadinessSettleAndRetries) {
   const auto negative = error_heads(replaced(with, "retries: 2", "retries: -1"));
   ASSERT_EQ(negative.size(), 1u);
   EXPECT_EQ(negative[0],
-            "s.yaml:9:37: target.readiness.retries: expected an integer >= 0, got \"-1\"");
+            "s.yaml:9:37: target.readiness.retries: expected an integer from 0 to 100, got "
+            "\"-1\"");
   const auto misspelt = error_heads(replaced(with, "retries: 2", "retry: 2"));
   ASSERT_EQ(misspelt.size(), 1u);
   EXPECT_EQ(misspelt[0].rfind("s.yaml:9:28: target.readiness.retry: unknown key", 0), 0u)
@@ -387,7 +388,9 @@ TEST(ScenarioTarget, ReplicasCannotApplyTheServersOwnSettings) {
       << heads[0];
   const auto health = error_heads(replaced(kReplicas, "failures: 2", "failures: 0"));
   ASSERT_EQ(health.size(), 1u);
-  EXPECT_EQ(health[0].rfind("s.yaml:6:39: target.health.failures: expected an integer >= 1", 0), 0u)
+  EXPECT_EQ(
+      health[0].rfind("s.yaml:6:39: target.health.failures: expected an integer from 1 to 1000", 0),
+      0u)
       << health[0];
 }
 

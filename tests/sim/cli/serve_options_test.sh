@@ -167,6 +167,73 @@ PY
   body_of "$url/admin/strategy" | grep -qF 'queue-scorer' ||
     fail "the proxy does not hold the config: $(body_of "$url/admin/strategy")"
   ;;
+alias_bomb)
+  # A few hundred bytes whose aliases expand to a billion nodes, with a key written twice in
+  # the aliased mapping (which made the old duplicate-key walk fill memory): --epp-config
+  # refuses it at once, naming the alias that passes the cap.
+  bomb() {
+    echo 'apiVersion: inference.networking.x-k8s.io/v1alpha1'
+    echo 'kind: EndpointPickerConfig'
+    echo 'plugins:'
+    echo '- type: queue-scorer'
+    echo 'x0: &x0 {k: [a, a, a, a, a, a, a, a, a, a], k: 1}'
+    for i in 1 2 3 4 5 6 7 8; do
+      p="*x$((i - 1))"
+      echo "x$i: &x$i [$p, $p, $p, $p, $p, $p, $p, $p, $p, $p]"
+    done
+  }
+  bomb >bomb.yaml
+  [ "$(wc -c <bomb.yaml)" -lt 700 ] || fail "the bomb is $(wc -c <bomb.yaml) bytes"
+  k sim serve --port 0 --epp-config bomb.yaml
+  expect_error 2 "kvsweep: error: --epp-config bomb.yaml: bomb.yaml:9:"
+  grep -qF "with its aliases expanded the document passes 100000 nodes here" <<<"$err" ||
+    fail "the cap is not named: $err"
+  # The same bomb POSTed to a running fleet's /admin/strategy, again and again, while /health
+  # and a chat completion are asked every 50 ms: each bomb is refused (400, naming the alias)
+  # and the fleet keeps answering; a body over 1 MiB is refused (413) unread.
+  start "$kvsweep" sim serve --port 0 --replicas 2
+  /usr/bin/python3 - "$url" "$work/bomb.yaml" <<'PY' || fail "the fleet stopped answering"
+import json, sys, threading, time, urllib.error, urllib.request
+url, bomb = sys.argv[1], open(sys.argv[2]).read()
+
+def post(path, body):
+    request = urllib.request.Request(url + path, data=body,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+refusals = []
+def bombard():
+    body = json.dumps({"strategy": "epp", "epp_config": bomb}).encode()
+    for _ in range(20):
+        refusals.append(post("/admin/strategy", body))
+thread = threading.Thread(target=bombard)
+thread.start()
+answered = 0
+chat = json.dumps({"model": "sim-model", "max_tokens": 2,
+                   "messages": [{"role": "user", "content": "hi"}]}).encode()
+while thread.is_alive() or answered < 10:
+    with urllib.request.urlopen(url + "/health", timeout=5) as reply:
+        assert reply.status == 200, reply.status
+    status, _ = post("/v1/chat/completions", chat)
+    assert status == 200, status
+    answered += 1
+    time.sleep(0.05)
+thread.join()
+assert len(refusals) == 20, refusals
+for status, answer in refusals:
+    assert status == 400, (status, answer)
+    assert "epp_config:9:" in answer and "passes 100000 nodes" in answer, answer
+status, answer = post("/admin/strategy", b'{"strategy": "' + b"x" * (1 << 20) + b'"}')
+assert status == 413 and "an admin body may be" in answer, (status, answer)
+status, answer = post("/admin/strategy", b'{"strategy": "round-robin"}')
+assert status == 200, (status, answer)
+print("answered", answered, "while", len(refusals), "bombs were refused")
+PY
+  ;;
 *) fail "unknown case $case" ;;
 esac
 echo PASS
