@@ -54,26 +54,14 @@ constexpr int kOpenLoopCap = 100000;
 constexpr double kBelowCapacityS = 150;
 constexpr double kAboveCapacityS = 240;
 
-class TempDir {
- public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/verdict-bench-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A scratch directory for the cells' stores and generated datasets; main removes it.
+std::string make_scratch_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/verdict-bench-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
 
 // What one scenario asks: a closed loop of `users` for `requests`, or an open loop at `rate`
 // for `duration_s`.
@@ -296,7 +284,7 @@ int main(int argc, char** argv) {
   }
   const double below_s = quick ? 60 : kBelowCapacityS;
   const double above_s = quick ? 90 : kAboveCapacityS;
-  TempDir dir;
+  const std::string scratch = make_scratch_dir();
   const auto start = std::chrono::steady_clock::now();
   std::printf(
       "verdict_bench: %d x %s replicas behind %s, predicted; %d seeds; cells of %.0f s "
@@ -315,9 +303,9 @@ int main(int argc, char** argv) {
           ask.users = users;
           ask.requests = std::max<std::int64_t>(600, 60LL * users);
           ask.seed = 1;
-          return scenario(shape, ask, dir.path());
+          return scenario(shape, ask, scratch);
         },
-        dir.path());
+        scratch);
     std::string steps;
     for (const auto& step : capacity.steps) {
       steps += (steps.empty() ? "" : ", ") + std::to_string(step.users) + ": " +
@@ -336,7 +324,7 @@ int main(int argc, char** argv) {
         ask.duration_s = fraction < 1 ? below_s : above_s;
         ask.seed = static_cast<std::uint64_t>(seed);
         const auto cells =
-            run_scenario_text(scenario(shape, ask, dir.path()), shape.name + " cell", dir.path());
+            run_scenario_text(scenario(shape, ask, scratch), shape.name + " cell", scratch);
         for (const auto& cell : cells) {
           const auto& v = cell.metrics.validity;
           ++row.counts[v.verdict];
@@ -384,5 +372,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nall shapes: goal %s; wall %.0f s\n", all_met ? "met" : "NOT met",
               seconds_since(start));
+  std::error_code ignored;
+  fs::remove_all(scratch, ignored);
   return 0;
 }
