@@ -22,26 +22,41 @@ struct MetricDef {
   JointMetric joint;
   bool higher_is_better;
   std::vector<WeightedSample> RunSamples::*samples;
+  bool milliseconds;  // a latency: CompareOptions::min_change_ms applies
 };
 
 const std::vector<MetricDef>& metric_defs() {
   static const std::vector<MetricDef> kDefs = {
-      {"ttft_mean_ms", {kTtftColumn, {Statistic::kMean, 0}}, false, &RunSamples::ttft_ms},
-      {"ttft_p50_ms", {kTtftColumn, {Statistic::kPercentile, 50}}, false, &RunSamples::ttft_ms},
-      {"ttft_p95_ms", {kTtftColumn, {Statistic::kPercentile, 95}}, false, &RunSamples::ttft_ms},
-      {"tpot_mean_ms", {kTpotColumn, {Statistic::kMean, 0}}, false, &RunSamples::tpot_ms},
+      {"ttft_mean_ms", {kTtftColumn, {Statistic::kMean, 0}}, false, &RunSamples::ttft_ms, true},
+      {"ttft_p50_ms",
+       {kTtftColumn, {Statistic::kPercentile, 50}},
+       false,
+       &RunSamples::ttft_ms,
+       true},
+      {"ttft_p95_ms",
+       {kTtftColumn, {Statistic::kPercentile, 95}},
+       false,
+       &RunSamples::ttft_ms,
+       true},
+      {"tpot_mean_ms", {kTpotColumn, {Statistic::kMean, 0}}, false, &RunSamples::tpot_ms, true},
       // Output tokens per second of request time: the per-request form of throughput that a
       // bootstrap can resample; at equal concurrency in a closed loop it moves as throughput.
       {"throughput_per_stream",
        {kOutputTokensColumn, {Statistic::kRatioOfSums, 0}, kE2eSecondsColumn},
        true,
-       &RunSamples::tokens_per_e2e_s},
+       &RunSamples::tokens_per_e2e_s,
+       false},
   };
   return kDefs;
 }
 
-Verdict judge(const ChangeInterval& c, bool higher_is_better, double min_change) {
-  if (std::fabs(c.change) < min_change) return Verdict::kNoChange;
+// Under a practical floor: smaller than min_change of A, or for a latency than min_change_ms.
+bool below_floor(const MetricChange& m, const MetricDef& def, const CompareOptions& options) {
+  if (std::fabs(m.change->change) < options.min_change) return true;
+  return def.milliseconds && std::fabs(m.b - m.a) < options.min_change_ms;
+}
+
+Verdict judge(const ChangeInterval& c, bool higher_is_better) {
   const bool up = c.low > 0;     // the whole interval above 0
   const bool down = c.high < 0;  // the whole interval below 0
   if (!up && !down) return Verdict::kNoChange;
@@ -60,9 +75,7 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
   for (const auto& row : rows) {
     for (const auto& m : row.metrics) {
       if (m.verdict != Verdict::kInsufficientData) return "";
-      if (m.n_a >= options.min_samples && m.n_b >= options.min_samples) {
-        enough_samples_somewhere = true;
-      }
+      if (m.n_a >= m.needed && m.n_b >= m.needed) enough_samples_somewhere = true;
     }
   }
   const std::string levels = std::to_string(rows.size()) + " common level(s)";
@@ -104,6 +117,19 @@ std::string pruned_note(const store::Store& store, std::int64_t experiment_id) {
 }
 
 }  // namespace
+
+std::size_t samples_needed(const StatisticSpec& spec, const CompareOptions& options) {
+  if (spec.kind != Statistic::kPercentile || options.min_tail_samples == 0) {
+    return options.min_samples;
+  }
+  // The share of a sample beyond the percentile, in percent: above it, or below it under 50.
+  const double beyond = std::min(spec.p, 100 - spec.p);
+  if (!(beyond > 0)) return SIZE_MAX;
+  // A hair under the exact quotient first: 10 x 100 / (100 - 99.9) is 10000.0000000006.
+  const double exact = static_cast<double>(options.min_tail_samples) * 100 / beyond;
+  const auto tail = static_cast<std::size_t>(std::ceil(exact * (1 - 1e-12)));
+  return std::max(options.min_samples, tail);
+}
 
 const char* verdict_name(Verdict v) {
   switch (v) {
@@ -149,8 +175,8 @@ std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
   std::vector<std::size_t> joint_index(metric_defs().size(), SIZE_MAX);
   for (std::size_t i = 0; i < metric_defs().size(); ++i) {
     const MetricDef& def = metric_defs()[i];
-    if ((a.*def.samples).size() >= options.min_samples &&
-        (b.*def.samples).size() >= options.min_samples) {
+    const std::size_t needed = samples_needed(def.joint.spec, options);
+    if ((a.*def.samples).size() >= needed && (b.*def.samples).size() >= needed) {
       joint_index[i] = joint.size();
       joint.push_back(def.joint);
     }
@@ -168,11 +194,13 @@ std::vector<MetricChange> compare_runs(const RunSamples& a, const RunSamples& b,
     m.higher_is_better = def.higher_is_better;
     m.n_a = sa.size();
     m.n_b = sb.size();
+    m.needed = samples_needed(def.joint.spec, options);
     m.a = compute_statistic(sa, def.joint.spec);
     m.b = compute_statistic(sb, def.joint.spec);
     if (joint_index[i] != SIZE_MAX && intervals[joint_index[i]].valid) {
       m.change = intervals[joint_index[i]];
-      m.verdict = judge(*m.change, def.higher_is_better, options.min_change);
+      m.below_floor = below_floor(m, def, options);
+      m.verdict = m.below_floor ? Verdict::kNoChange : judge(*m.change, def.higher_is_better);
     }
     out.push_back(std::move(m));
   }
@@ -335,15 +363,19 @@ std::string compare_table(const CompareResult& result, const CompareOptions& opt
       ++counts[static_cast<int>(m.verdict)];
       std::string change = kNotAvailable;
       std::string ci = "(n=" + std::to_string(m.n_a) + "/" + std::to_string(m.n_b) + ", need " +
-                       std::to_string(options.min_samples) + ")";
+                       (m.needed == SIZE_MAX ? std::string("more") : std::to_string(m.needed)) +
+                       ")";
       if (m.change) {
         change = pct(m.change->change);
         ci = "[" + pct(m.change->low) + ", " + pct(m.change->high) + "]";
       }
+      // A change under a floor says so: its interval alone may look like a verdict.
+      const std::string verdict =
+          std::string(verdict_name(m.verdict)) + (m.below_floor ? " (under the floor)" : "");
       std::snprintf(line, sizeof line, "%-16s %6d  %-22s %12s %12s %9s  %-21s %s\n",
                     row.strategy.c_str(), row.concurrency, m.metric.c_str(),
                     format_fixed(m.a, 2).c_str(), format_fixed(m.b, 2).c_str(), change.c_str(),
-                    ci.c_str(), verdict_name(m.verdict));
+                    ci.c_str(), verdict.c_str());
       out += line;
     }
   }
@@ -388,10 +420,12 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
       j["b"] = m.b;
       j["n_a"] = m.n_a;
       j["n_b"] = m.n_b;
+      j["needed"] = m.needed == SIZE_MAX ? Json(nullptr) : Json(m.needed);
       j["change"] = m.change ? Json(m.change->change) : Json(nullptr);
       j["ci_low"] = m.change ? Json(m.change->low) : Json(nullptr);
       j["ci_high"] = m.change ? Json(m.change->high) : Json(nullptr);
       j["verdict"] = verdict_name(m.verdict);
+      j["below_floor"] = m.below_floor;
       metrics.push_back(j);
     }
     rows.push_back({{"strategy", row.strategy},
@@ -408,7 +442,9 @@ nlohmann::ordered_json compare_json(const CompareResult& result, const CompareOp
   doc["resamples"] = options.bootstrap.resamples;
   doc["seed"] = options.bootstrap.seed;
   doc["min_samples"] = options.min_samples;
+  doc["min_tail_samples"] = options.min_tail_samples;
   doc["min_change"] = options.min_change;
+  doc["min_change_ms"] = options.min_change_ms;
   doc["rows"] = rows;
   doc["unmatched"] = result.unmatched;
   doc["compared"] = result.nothing_compared.empty();

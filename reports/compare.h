@@ -20,13 +20,25 @@ const char* verdict_name(
 
 struct CompareOptions {
   BootstrapOptions bootstrap;
-  // Below this many samples on either side a metric is "insufficient data": a p95 of fewer
-  // requests is mostly its maximum.
+  // Below this many samples on either side a metric is "insufficient data".
   std::size_t min_samples = 20;
-  // A change must be at least this large (and its interval exclude 0) to be a verdict;
-  // smaller ones are "no change", as run-to-run noise on shared machines is ~5%.
+  // A percentile is called only where each side has at least this many requests beyond it
+  // (above it; below it for a percentile under 50): 200 requests for a p95, 1000 for a p99.
+  // With fewer, a resample's percentile is one of the few largest requests, and the interval
+  // says how those few moved, not the tail (samples_needed).
+  std::size_t min_tail_samples = 10;
+  // The practical floor: a change smaller than this fraction of A (every metric), or for a
+  // latency smaller than min_change_ms, is "no change" whatever its interval: run-to-run noise
+  // on a shared machine is about 5%, and a millisecond of scheduling jitter is no regression
+  // anyone acts on.
   double min_change = 0.05;
+  double min_change_ms = 1.0;
 };
+
+// The samples a statistic needs on each side to be called: min_samples, and for a percentile
+// p at least min_tail_samples beyond it, ceil(min_tail_samples x 100 / min(p, 100 - p));
+// SIZE_MAX for p 0 or 100 (nothing lies beyond the minimum or the maximum).
+std::size_t samples_needed(const StatisticSpec& spec, const CompareOptions& options);
 
 // One side's per-request samples (ok, measured requests only).
 struct RunSamples {
@@ -53,10 +65,14 @@ struct MetricChange {
   bool higher_is_better = false;
   std::size_t n_a = 0;
   std::size_t n_b = 0;
-  double a = 0;  // the statistic on each side
+  std::size_t needed = 0;  // samples_needed: fewer on a side is insufficient data
+  double a = 0;            // the statistic on each side
   double b = 0;
   std::optional<ChangeInterval> change;  // nullopt with insufficient data
   Verdict verdict = Verdict::kInsufficientData;
+  // The change is under a practical floor (CompareOptions::min_change, min_change_ms): "no
+  // change" whatever its interval.
+  bool below_floor = false;
 };
 
 // Every metric for one pair of sides, in a fixed order.

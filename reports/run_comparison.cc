@@ -18,7 +18,9 @@ std::string compare_options_key(const CompareOptions& options) {
          " confidence=" + format_fixed(options.bootstrap.confidence, 4) +
          " seed=" + std::to_string(options.bootstrap.seed) +
          " min_samples=" + std::to_string(options.min_samples) +
-         " min_change=" + format_fixed(options.min_change, 4);
+         " min_tail_samples=" + std::to_string(options.min_tail_samples) +
+         " min_change=" + format_fixed(options.min_change, 4) +
+         " min_change_ms=" + format_fixed(options.min_change_ms, 3);
 }
 
 std::vector<LevelRegressions> regressions_of(const CompareResult& result) {
@@ -116,12 +118,17 @@ std::int64_t compare_stored_runs(store::Store& store,
   std::map<std::string, std::optional<std::int64_t>> last_run;  // by scenario name
   std::map<std::string, std::set<std::int64_t>> compared;
   std::vector<std::pair<std::int64_t, std::int64_t>> to_compare;  // (run, the run before)
+  // A comparison made under other options (an older kvsweep's defaults) is not the verdict
+  // compare gives today: that run is compared again.
+  const std::string options = compare_options_key({});
   for (const auto& e : store.experiments()) {
     if (e.status == "running") continue;
     auto stored = compared.find(e.name);
     if (stored == compared.end()) {
       std::set<std::int64_t> ids;
-      for (const auto& row : store.run_comparisons(e.name)) ids.insert(row.experiment_id);
+      for (const auto& row : store.run_comparisons(e.name)) {
+        if (row.options == options) ids.insert(row.experiment_id);
+      }
       stored = compared.emplace(e.name, std::move(ids)).first;
     }
     if (last_run[e.name] && stored->second.count(e.id) == 0) {

@@ -49,8 +49,9 @@ std::optional<RecordedComparison> record_run_comparison(store::Store& store,
                                                         const CompareOptions& options = {});
 
 // `kvsweep migrate`: compares every ended run that has a run before it and no stored
-// comparison (runs stored before schema 10) and stores each, telling `progress` the count first
-// and then at most every 2 seconds. Returns how many it stored.
+// comparison under today's default options (runs stored before schema 10, or compared by an
+// older kvsweep's rules) and stores each, telling `progress` the count first and then at most
+// every 2 seconds. Returns how many it stored.
 std::int64_t compare_stored_runs(store::Store& store,
                                  const std::function<void(const std::string&)>& progress);
 

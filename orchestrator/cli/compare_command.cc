@@ -19,7 +19,9 @@ struct CompareArgs {
   int resamples = 1000;
   std::uint64_t seed = 1;
   std::size_t min_samples = 20;
+  std::size_t min_tail = 10;
   double min_change_pct = 5;
+  double min_change_ms = 1;
   bool strict = false;  // exit 3 when a compared cell is not valid
 };
 
@@ -29,7 +31,9 @@ int compare_command(const std::string& db_path, const CompareArgs& args) {
   options.bootstrap.resamples = args.resamples;
   options.bootstrap.seed = args.seed;
   options.min_samples = args.min_samples;
+  options.min_tail_samples = args.min_tail;
   options.min_change = args.min_change_pct / 100.0;
+  options.min_change_ms = args.min_change_ms;
   const bool cells = args.a.find(':') != std::string::npos || args.b.find(':') != std::string::npos;
   const reports::CompareResult result =
       cells ? reports::compare_cells(store, resolve_cell(store, args.a),
@@ -85,10 +89,19 @@ Subcommand register_compare(CLI::App& app, const GlobalOptions& global) {
                   "fewer requests than this on a side: insufficient data")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, static_cast<std::size_t>(driver::kMaxRequests)));
+  cmd->add_option("--min-tail", args->min_tail,
+                  "a percentile needs this many requests beyond it on a side (200 for a p95), "
+                  "else insufficient data")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   cmd->add_option("--min-change", args->min_change_pct,
-                  "changes under this many percent are 'no change'")
+                  "changes under this many percent are 'no change' (every metric)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--min-change-ms", args->min_change_ms,
+                  "latency changes under this many milliseconds are 'no change'")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600000.0));
   return {cmd, [args, &global] { return compare_command(global.db_path, *args); }};
 }
 

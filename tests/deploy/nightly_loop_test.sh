@@ -3,7 +3,9 @@
 # the embedded fleet with the real kvsweep: the first passes with nothing to compare, the
 # second (same speed) passes, the third (a slower profile under the same name) fails with the
 # regression, as the Job would. Two real runs of one scenario differ by noise, so the nights
-# compare with --min-change 50 (COMPARE_ARGS): noise passes, a 70B profile does not. Every
+# compare with --min-change 50 (COMPARE_ARGS): noise passes, a 70B profile does not. A night
+# is 24 requests a level: too few for a p95 (200 are needed, 10 beyond it), which compare calls
+# "insufficient data" instead of once failing night 2 on "ttft_p95_ms 3.60 -> 6.84 ms". Every
 # night ends with a prune that keeps the raw rows of the last night only (history still shows
 # every night) and a backup of the store, which opens with every night stored so far.
 # Usage: nightly_loop_test.sh KVSWEEP SOURCE_DIR WORK_DIR
@@ -32,6 +34,8 @@ night "$fixtures/compare_fast.yaml"; status=$?
 cat "$work/out"
 [ $status -eq 0 ] || fail "night 2 (same speed) exited $status, want 0"
 grep -q "ttft_p95_ms" "$work/out" || fail "night 2 printed no history"
+[ "$(grep -cE "^(random|prefix-hash) +1 +ttft_p95_ms .*\(n=24/24, need 200\) +insufficient data$" "$work/out")" -eq 2 ] ||
+  fail "night 2 calls a p95 of 24 requests a side (want insufficient data, n=24/24, need 200)"
 grep -q "backed up to $work/backup/kvsweep.db" "$work/out" || fail "night 2 made no backup"
 backed_up=$("$kvsweep" --db "$work/backup/kvsweep.db" runs | grep -c compare-cli)
 [ "$backed_up" -eq 2 ] || fail "the backup after night 2 holds $backed_up nights, want 2"

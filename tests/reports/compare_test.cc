@@ -39,7 +39,7 @@ const MetricChange& metric(const std::vector<MetricChange>& all, const std::stri
 }
 
 TEST(Compare, SameSamplesAreNoChange) {
-  const auto a = run_samples(requests(60, 100, 1));
+  const auto a = run_samples(requests(200, 100, 1));  // enough for the p95 to be called
   const auto changes = compare_runs(a, a, {});
   for (const auto& m : changes) {
     EXPECT_EQ(m.verdict, Verdict::kNoChange) << m.metric;
@@ -51,8 +51,9 @@ TEST(Compare, SameSamplesAreNoChange) {
 }
 
 TEST(Compare, SlowerTtftIsARegressionAndFasterAnImprovement) {
-  const auto a = run_samples(requests(60, 100, 1));
-  const auto slow = run_samples(requests(60, 150, 2));
+  // 200 requests a side: enough beyond the p95 for it to be called (10 a side).
+  const auto a = run_samples(requests(200, 100, 1));
+  const auto slow = run_samples(requests(200, 150, 2));
   const auto changes = compare_runs(a, slow, {});
   EXPECT_EQ(metric(changes, "ttft_mean_ms").verdict, Verdict::kRegression);
   EXPECT_EQ(metric(changes, "ttft_p95_ms").verdict, Verdict::kRegression);
@@ -70,6 +71,157 @@ TEST(Compare, FewSamplesAreInsufficientData) {
   result.rows.push_back({"random", 8, changes});
   EXPECT_FALSE(result.any_regression());
   EXPECT_NE(compare_table(result, {}).find("(n=19/60, need 20)"), std::string::npos);
+}
+
+// n requests whose TTFT is ttft_ms within +-0.05% (a spread so small that any change of the
+// mean has an interval excluding 0), `tokens` output tokens and `tpot_ms` between them.
+std::vector<store::RequestRow> steady_requests(int n, double ttft_ms, int tokens = 10,
+                                               double tpot_ms = 20) {
+  std::vector<store::RequestRow> rows;
+  for (int i = 0; i < n; ++i) {
+    store::RequestRow r;
+    r.ok = true;
+    r.ttft_ms = ttft_ms * (1 + 0.0001 * ((i % 11) - 5));
+    r.output_tokens = tokens;
+    r.e2e_ms = r.ttft_ms + (tokens - 1) * tpot_ms;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// The requests a percentile needs on each side: at least min_tail_samples (10) beyond it, and
+// never fewer than min_samples (20).
+TEST(Compare, APercentileNeedsTenRequestsBeyondIt) {
+  const CompareOptions options;
+  EXPECT_EQ(samples_needed({Statistic::kMean, 0}, options), 20u);
+  EXPECT_EQ(samples_needed({Statistic::kRatioOfSums, 0}, options), 20u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 50}, options), 20u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 90}, options), 100u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 95}, options), 200u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 99}, options), 1000u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 99.9}, options), 10000u);
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 10}, options), 100u);       // the low tail
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 100}, options), SIZE_MAX);  // the maximum
+  CompareOptions more;
+  more.min_tail_samples = 20;
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 95}, more), 400u);
+  more.min_samples = 500;
+  EXPECT_EQ(samples_needed({Statistic::kPercentile, 95}, more), 500u);
+}
+
+// deploy_nightly_loop once failed on this: two nights of 24 requests on the same build, the
+// p95 (their second largest) 3.60 ms then 6.84 ms, +90% with an interval above 0. A p95 of 24
+// requests is not called: 200 are needed a side.
+TEST(Compare, AP95OfTwentyFourRequestsIsInsufficientData) {
+  auto a_rows = steady_requests(24, 3.0);
+  auto b_rows = steady_requests(24, 3.0);
+  a_rows[0].ttft_ms = a_rows[1].ttft_ms = 3.60;
+  a_rows[2].ttft_ms = 3.70;
+  b_rows[0].ttft_ms = b_rows[1].ttft_ms = 6.84;
+  b_rows[2].ttft_ms = 7.00;
+  const auto changes = compare_runs(run_samples(a_rows), run_samples(b_rows), {});
+  const MetricChange& p95 = metric(changes, "ttft_p95_ms");
+  EXPECT_EQ(p95.verdict, Verdict::kInsufficientData);
+  EXPECT_EQ(p95.needed, 200u);
+  EXPECT_FALSE(p95.change.has_value());
+  EXPECT_DOUBLE_EQ(p95.a, 3.60);  // the statistic is still shown
+  EXPECT_DOUBLE_EQ(p95.b, 6.84);
+  // The mean moved 0.41 ms (+13%): under the 1 ms floor, no change whatever its interval.
+  const MetricChange& mean = metric(changes, "ttft_mean_ms");
+  EXPECT_EQ(mean.needed, 20u);
+  EXPECT_EQ(mean.verdict, Verdict::kNoChange);
+  EXPECT_TRUE(mean.below_floor);
+  for (const auto& m : changes) EXPECT_NE(m.verdict, Verdict::kRegression) << m.metric;
+  CompareResult result;
+  result.rows.push_back({"prefix-hash", 1, changes});
+  EXPECT_FALSE(result.any_regression());
+  const std::string table = compare_table(result, {});
+  EXPECT_NE(table.find("(n=24/24, need 200)   insufficient data"), std::string::npos) << table;
+  // At 199 a side still not; at 200 the same shift is a regression.
+  auto shifted = [](int n, double ttft_ms) {  // TTFTs spread evenly over [t, 1.2 t]
+    auto rows = steady_requests(n, ttft_ms);
+    for (int i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)].ttft_ms *= 1 + 0.2 * i / n;
+    return rows;
+  };
+  EXPECT_EQ(metric(compare_runs(run_samples(shifted(199, 3.0)), run_samples(shifted(199, 6.0)), {}),
+                   "ttft_p95_ms")
+                .verdict,
+            Verdict::kInsufficientData);
+  EXPECT_EQ(metric(compare_runs(run_samples(shifted(200, 3.0)), run_samples(shifted(200, 6.0)), {}),
+                   "ttft_p95_ms")
+                .verdict,
+            Verdict::kRegression);
+  // The JSON says what each metric needed.
+  EXPECT_EQ(compare_json(result, {})["rows"][0]["metrics"][2]["needed"], 200);
+}
+
+// A latency change must be at least 5% and at least 1 ms to be a verdict; each is a setting.
+TEST(Compare, ALatencyChangeUnderFivePercentOrOneMillisecondIsNoChange) {
+  auto verdict = [](double a_ms, double b_ms, const CompareOptions& options) {
+    return metric(compare_runs(run_samples(steady_requests(200, a_ms)),
+                               run_samples(steady_requests(200, b_ms)), options),
+                  "ttft_mean_ms");
+  };
+  const CompareOptions defaults;
+  EXPECT_EQ(defaults.min_change, 0.05);
+  EXPECT_EQ(defaults.min_change_ms, 1.0);
+  // 10.0 -> 10.9 ms: +9%, but 0.9 ms.
+  const MetricChange small = verdict(10.0, 10.9, defaults);
+  EXPECT_EQ(small.verdict, Verdict::kNoChange);
+  EXPECT_TRUE(small.below_floor);
+  ASSERT_TRUE(small.change.has_value());
+  EXPECT_GT(small.change->low, 0.08);  // the interval alone would call it
+  EXPECT_EQ(verdict(10.0, 11.2, defaults).verdict, Verdict::kRegression);  // +12%, 1.2 ms
+  EXPECT_EQ(verdict(10.0, 8.8, defaults).verdict, Verdict::kImprovement);  // -12%, 1.2 ms
+  // 100 -> 104 ms: 4 ms, but +4%.
+  EXPECT_EQ(verdict(100, 104, defaults).verdict, Verdict::kNoChange);
+  EXPECT_TRUE(verdict(100, 104, defaults).below_floor);
+  EXPECT_EQ(verdict(100, 106, defaults).verdict, Verdict::kRegression);
+  EXPECT_FALSE(verdict(100, 106, defaults).below_floor);
+  // Each floor is a setting.
+  CompareOptions no_ms_floor;
+  no_ms_floor.min_change_ms = 0;
+  EXPECT_EQ(verdict(10.0, 10.9, no_ms_floor).verdict, Verdict::kRegression);
+  CompareOptions wider;
+  wider.min_change_ms = 2;
+  EXPECT_EQ(verdict(10.0, 11.2, wider).verdict, Verdict::kNoChange);
+  CompareOptions no_relative_floor;
+  no_relative_floor.min_change = 0;
+  EXPECT_EQ(verdict(100, 104, no_relative_floor).verdict, Verdict::kRegression);
+  // TPOT is a latency too: 20 -> 20.8 ms is +4%, 0.8 ms.
+  EXPECT_EQ(metric(compare_runs(run_samples(steady_requests(200, 100, 10, 20)),
+                                run_samples(steady_requests(200, 100, 10, 20.8)), no_ms_floor),
+                   "tpot_mean_ms")
+                .verdict,
+            Verdict::kNoChange);  // under 5%
+  EXPECT_EQ(
+      metric(compare_runs(run_samples(steady_requests(200, 100, 10, 20)),
+                          run_samples(steady_requests(200, 100, 10, 20.8)), no_relative_floor),
+             "tpot_mean_ms")
+          .verdict,
+      Verdict::kNoChange);  // under 1 ms
+}
+
+// A throughput has the relative floor only (its unit is not milliseconds).
+TEST(Compare, AThroughputChangeUnderFivePercentIsNoChange) {
+  // 10 tokens over e2e = 100 + 9 x tpot ms: tpot 20 -> 280 ms; 18.6 -> 267.4 ms (+4.7%
+  // throughput); 18 -> 262 ms (+6.9%).
+  auto throughput = [](double tpot_b, const CompareOptions& options) {
+    return metric(compare_runs(run_samples(steady_requests(200, 100, 10, 20)),
+                               run_samples(steady_requests(200, 100, 10, tpot_b)), options),
+                  "throughput_per_stream");
+  };
+  const MetricChange small = throughput(18.6, {});
+  EXPECT_NEAR(small.change->change, 280 / 267.4 - 1, 1e-3);
+  EXPECT_EQ(small.verdict, Verdict::kNoChange);
+  EXPECT_TRUE(small.below_floor);
+  EXPECT_EQ(throughput(18, {}).verdict, Verdict::kImprovement);
+  CompareOptions huge_ms_floor;
+  huge_ms_floor.min_change_ms = 1000;  // not read for a throughput
+  EXPECT_EQ(throughput(18, huge_ms_floor).verdict, Verdict::kImprovement);
+  CompareOptions no_floor;
+  no_floor.min_change = 0;
+  EXPECT_EQ(throughput(18.6, no_floor).verdict, Verdict::kImprovement);
 }
 
 // An experiment of one done cell at (strategy, concurrency) with n requests.

@@ -134,8 +134,38 @@ TEST(RunComparison, OptionsThatDecideAVerdictAreInItsKey) {
   other = {};
   other.bootstrap.seed = 2;
   EXPECT_NE(compare_options_key(other), compare_options_key({}));
+  other = {};
+  other.min_tail_samples = 5;
+  EXPECT_NE(compare_options_key(other), compare_options_key({}));
+  other = {};
+  other.min_change_ms = 2;
+  EXPECT_NE(compare_options_key(other), compare_options_key({}));
   EXPECT_EQ(compare_options_key({}),
-            "resamples=1000 confidence=0.9500 seed=1 min_samples=20 min_change=0.0500");
+            "resamples=1000 confidence=0.9500 seed=1 min_samples=20 min_tail_samples=10 "
+            "min_change=0.0500 min_change_ms=1.000");
+}
+
+// A comparison stored under other options (an older kvsweep's rules) is not the verdict compare
+// gives now: `kvsweep migrate` compares that run again, and a row under today's options stays.
+TEST(RunComparison, AComparisonStoredUnderOtherOptionsIsComparedAgain) {
+  kvsweep::testing::TempDir dir;
+  store::Store store = store::Store::open(dir.file("kvsweep.db"));
+  const auto first = finished_run(store, 100);
+  const auto second = finished_run(store, 100);
+  const auto third = finished_run(store, 200);
+  const std::string old_rules =
+      "resamples=1000 confidence=0.9500 seed=1 min_samples=20 min_change=0.0500";
+  store.set_run_comparison({second, first, "2026-11-22T05:00:00Z", compare_options_key({}), "[]"});
+  store.set_run_comparison({third, second, "2026-11-22T05:00:00Z", old_rules, "[]"});
+  EXPECT_EQ(compare_stored_runs(store, nullptr), 1);
+  const auto stored = store.run_comparisons("small-sim");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].experiment_id, second);
+  EXPECT_EQ(stored[0].computed_at, "2026-11-22T05:00:00Z");  // today's options: kept
+  EXPECT_EQ(stored[1].experiment_id, third);
+  EXPECT_EQ(stored[1].options, compare_options_key({}));
+  EXPECT_NE(stored[1].regressions, "[]");  // 100 -> 200 ms is a regression under either
+  EXPECT_EQ(compare_stored_runs(store, nullptr), 0);
 }
 
 TEST(RunComparison, RegressionsReadBackAndAMalformedRowIsNamed) {
