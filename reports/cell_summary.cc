@@ -215,6 +215,20 @@ CellSummary summary_from_row(const store::CellSummaryRow& row, SummaryDetail det
   return summary;
 }
 
+CellSummary stored_summary(const store::ExperimentRow& experiment, const store::CellRow& cell,
+                           const store::CellSummaryRow& row, SummaryDetail detail) {
+  try {
+    return summary_from_row(row, detail);
+  } catch (const std::exception& e) {
+    const std::string id = std::to_string(experiment.id);
+    throw CorruptSummary(
+        "experiment " + id + " " + experiment.name + ", cell " + std::to_string(cell.ordinal + 1) +
+        " (" + cell.arm + ", concurrency " + std::to_string(cell.concurrency) + ", repeat " +
+        std::to_string(cell.repeat + 1) + "): its stored summary cannot be read: " + e.what() +
+        "; `kvsweep report " + id + " --exact` computes its figures from the raw rows");
+  }
+}
+
 CellDistributions distributions_of(const SortedSamples& samples) {
   CellDistributions d;
   for (const double v : samples.ttft_ms) d.ttft_ms.add(v);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,19 @@ enum class SummaryDetail { kWhole, kFigures };
 store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summary);
 CellSummary summary_from_row(const store::CellSummaryRow& row,
                              SummaryDetail detail = SummaryDetail::kWhole);
+
+// A stored summary unreadable (its bytes changed, or written wrong): says where it is.
+class CorruptSummary : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// summary_from_row of `cell`'s stored summary, for readers that name what they read: on a
+// malformed summary throws CorruptSummary "experiment 3 nightly, cell 2 (prefix-hash,
+// concurrency 4, repeat 1): its stored summary cannot be read: <what was wrong>; `kvsweep
+// report 3 --exact` computes its figures from the raw rows".
+CellSummary stored_summary(const store::ExperimentRow& experiment, const store::CellRow& cell,
+                           const store::CellSummaryRow& row,
+                           SummaryDetail detail = SummaryDetail::kWhole);
 
 }  // namespace kvsweep::reports

@@ -88,6 +88,14 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
          " samples on a side (lower --min-samples or measure more requests)";
 }
 
+// The experiment a cell belongs to, for messages that name it.
+store::ExperimentRow experiment_of(const store::Store& store, const store::CellRow& cell) {
+  if (auto e = store.experiment(cell.experiment_id)) return *e;
+  store::ExperimentRow unknown;
+  unknown.id = cell.experiment_id;
+  return unknown;
+}
+
 // A cell's requests as compare bootstraps them: its raw rows while they exist, the seeded
 // sample its summary keeps once its experiment was pruned.
 std::vector<store::RequestRow> compared_requests(const store::Store& store,
@@ -95,7 +103,7 @@ std::vector<store::RequestRow> compared_requests(const store::Store& store,
   if (!store.prune_mark(cell.experiment_id)) return store.request_latencies(cell.id);
   const auto summary = store.cell_summary(cell.id);
   if (!summary) return {};
-  return sampled_rows(summary_from_row(*summary).sample);
+  return sampled_rows(stored_summary(experiment_of(store, cell), cell, *summary).sample);
 }
 
 std::vector<store::RequestRow> pooled_requests(const store::Store& store,
@@ -225,7 +233,8 @@ std::string worst_verdict(const store::Store& store, const std::vector<store::Ce
   for (const auto& cell : cells) {
     CellMetrics m;
     if (const auto summary = store.cell_summary(cell.id)) {
-      m = summary_from_row(*summary, SummaryDetail::kFigures).metrics;
+      m = stored_summary(experiment_of(store, cell), cell, *summary, SummaryDetail::kFigures)
+              .metrics;
     } else {
       const auto e = store.experiment(cell.experiment_id);
       m = compute_cell_metrics(store.requests(cell.id), {}, {}, store.cell_load(cell.id),

@@ -240,9 +240,10 @@ ReportModel build_report_model(const store::Store& store, std::int64_t experimen
     const auto summary = summaries.find(cell.id);
     if (cell.status == "done" && summary != summaries.end()) {
       if (summary->second.format < kSummaryFormat) ++earlier_rules;
-      CellSummary figures = summary_from_row(
-          summary->second, source == FigureSource::kSummaryFigures ? SummaryDetail::kFigures
-                                                                   : SummaryDetail::kWhole);
+      CellSummary figures =
+          stored_summary(*experiment, cell, summary->second,
+                         source == FigureSource::kSummaryFigures ? SummaryDetail::kFigures
+                                                                 : SummaryDetail::kWhole);
       // A sharded cell's shards are rows of their own, not summary figures.
       if (auto load = store.cell_load(cell.id); load && !load->shards.empty()) {
         figures.metrics.shards = std::move(load->shards);

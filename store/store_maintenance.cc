@@ -1,4 +1,4 @@
-// Looking after a store as a whole: `kvsweep migrate` and `kvsweep backup`.
+// Looking after a store as a whole: `kvsweep migrate`, `kvsweep backup`, prune's age rule.
 #include "store/store_maintenance.h"
 
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "store/backup_destination.h"
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
 #include "store/store.h"
@@ -46,13 +47,16 @@ MigrationResult migrate_store(const std::string& path, bool vacuum,
   return result;
 }
 
-BackupResult backup_store(const std::string& source, const std::string& dest) {
+BackupResult backup_store(const std::string& source, const std::string& dest, bool force) {
   BackupResult result;
   result.schema_version = existing_store_version(source);
-  const std::string partial = dest + ".partial-" + std::to_string(::getpid());
+  const BackupTarget target = check_backup_destination(source, dest, force);
+  // Beside the file it replaces, so the rename stays within one file system.
+  const std::string partial = target.path + ".partial-" + std::to_string(::getpid());
   std::error_code ignored;
   std::filesystem::remove(partial, ignored);  // a leftover of this same pid: never a user file
   try {
+    create_private_file(partial, target.mode);
     {
       const SqliteDb from = SqliteDb::open_read_only(source);
       const SqliteDb to = SqliteDb::open(partial);
@@ -68,13 +72,31 @@ BackupResult backup_store(const std::string& source, const std::string& dest) {
       count.step();
       result.experiments = count.column_int64(0);
     }
-    std::filesystem::rename(partial, dest);
+    // DEST again, as it is now: a copy never lands on what became the store meanwhile.
+    if (check_backup_destination(source, dest, force).path != target.path) {
+      throw std::invalid_argument("backup: " + dest + ": changed while the copy was made");
+    }
+    std::filesystem::rename(partial, target.path);
   } catch (...) {
     std::filesystem::remove(partial, ignored);
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(partial + suffix, ignored);
+    }
     throw;
   }
-  result.bytes = static_cast<std::int64_t>(std::filesystem::file_size(dest));
+  result.bytes = static_cast<std::int64_t>(std::filesystem::file_size(target.path));
   return result;
+}
+
+std::vector<std::int64_t> experiments_started_before(const std::string& path, double unix_s) {
+  constexpr double kUnixEpochJulianDay = 2440587.5;
+  const SqliteDb db = SqliteDb::open_read_only(path);
+  SqliteStatement s =
+      db.prepare("SELECT id FROM experiments WHERE julianday(started_at) < ? ORDER BY id");
+  s.bind_double(1, kUnixEpochJulianDay + unix_s / 86400.0);
+  std::vector<std::int64_t> ids;
+  while (s.step()) ids.push_back(s.column_int64(0));
+  return ids;
 }
 
 }  // namespace kvsweep::store

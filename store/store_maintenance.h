@@ -1,8 +1,10 @@
-// Looking after a store as a whole: migrating it on request and copying it while it is in use.
+// Looking after a store as a whole: migrating it on request, copying it while it is in use, and
+// choosing what retention removes.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "store/migration_progress.h"
 
@@ -31,11 +33,20 @@ struct BackupResult {
 
 // `kvsweep backup DEST`: a consistent copy of the store at `source` made with SQLite's online
 // backup (SqliteDb::backup_into), safe beside a running sweep and a running `serve`: it takes
-// no write lock. The copy is written next to `dest` under a temporary name, checked with
-// PRAGMA quick_check and renamed over `dest`, so `dest` is always either the previous file or
-// a whole copy. The source must be a kvsweep store of this kvsweep's schema or older (copied
-// as it is, not migrated). Throws std::invalid_argument for a missing or foreign source and
+// no write lock. DEST is checked first (check_backup_destination: never the store itself or
+// its -wal or -shm, only a regular file or a new path, a file that is not a kvsweep store
+// only with `force`). The copy is written beside the file it replaces under a temporary name,
+// with the source's permission bits, checked with PRAGMA quick_check and renamed over it, so
+// DEST is always either the previous file or a whole copy. The source must be a kvsweep store
+// of this kvsweep's schema or older (copied as it is, not migrated). Throws
+// std::invalid_argument for a missing or foreign source or a refused DEST, and
 // std::runtime_error when the copy cannot be written or fails its check.
-BackupResult backup_store(const std::string& source, const std::string& dest);
+BackupResult backup_store(const std::string& source, const std::string& dest, bool force = false);
+
+// `kvsweep prune --older-than`: ids of the experiments of the store at `path` whose started_at
+// is an instant before `unix_s`, compared as numbers in SQL (julianday), never as text: as
+// text, a cutoff in year 931 ("931-...") sorted after every run of 2026. A started_at SQLite
+// cannot read as a time is before nothing. Oldest first; reads only, on a connection of its own.
+std::vector<std::int64_t> experiments_started_before(const std::string& path, double unix_s);
 
 }  // namespace kvsweep::store

@@ -1,5 +1,6 @@
 // `kvsweep prune`: removes the raw request rows and metric samples of old experiments, keeping
 // their summaries, so history, compare and serve still show them and the store stops growing.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -8,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "common/duration.h"
 #include "common/wall_clock.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/prune_policy.h"
@@ -16,6 +16,7 @@
 #include "orchestrator/cli/subcommand.h"
 #include "reports/stored_summaries.h"
 #include "store/store.h"
+#include "store/store_maintenance.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -49,17 +50,35 @@ PrunePolicy policy_of(const store::Store& store, const PruneArgs& args) {
     policy.keep_last = *args.keep_last;
   }
   if (!args.older_than.empty()) {
-    const auto seconds = parse_duration_s(args.older_than);
-    if (!seconds || *seconds <= 0) {
-      throw std::invalid_argument("prune: --older-than: '" + args.older_than +
-                                  "' is not a duration such as 90d, 12h or 30m");
-    }
-    policy.keep_since = utc_iso8601(unix_now_s() - *seconds);
+    policy.keep_since_unix_s = unix_now_s() - parse_older_than_s(args.older_than);
   }
-  if (policy.experiments.empty() && !policy.keep_last && !policy.keep_since) {
+  if (policy.experiments.empty() && !policy.keep_last && !policy.keep_since_unix_s) {
     policy.keep_last = kDefaultKeepLast;
   }
   return policy;
+}
+
+// Each experiment named with --experiment that is not pruned, and why: a run still marked
+// running (maybe a dead one), or one pruned before.
+void tell_why_named_kept(const store::Store& store, const std::string& db_path,
+                         const PrunePolicy& policy,
+                         const std::vector<store::ExperimentRow>& chosen) {
+  const double now_s = unix_now_s();
+  for (const std::int64_t id : policy.experiments) {
+    const bool pruned_now = std::any_of(chosen.begin(), chosen.end(),
+                                        [id](const store::ExperimentRow& e) { return e.id == id; });
+    const auto experiment = store.experiment(id);
+    if (pruned_now || !experiment) continue;
+    const auto mark = store.prune_mark(id);
+    std::optional<double> last_heartbeat_s;
+    for (const store::CellClaim& claim : store.claims(id)) {
+      last_heartbeat_s = std::max(last_heartbeat_s.value_or(claim.heartbeat_s), claim.heartbeat_s);
+    }
+    const std::string why = why_not_pruned(
+        *experiment, mark ? std::optional<std::string>(mark->pruned_at) : std::nullopt,
+        last_heartbeat_s, now_s, db_path);
+    if (!why.empty()) std::printf("%s\n", why.c_str());
+  }
 }
 
 int prune_command(const GlobalOptions& global, const PruneArgs& args) {
@@ -77,7 +96,15 @@ int prune_command(const GlobalOptions& global, const PruneArgs& args) {
   for (const auto& e : all) {
     if (store.prune_mark(e.id)) already.insert(e.id);
   }
-  const auto chosen = experiments_to_prune(all, policy, already);
+  std::set<std::int64_t> started_before;
+  if (policy.keep_since_unix_s) {
+    for (const std::int64_t id :
+         store::experiments_started_before(global.db_path, *policy.keep_since_unix_s)) {
+      started_before.insert(id);
+    }
+  }
+  const auto chosen = experiments_to_prune(all, policy, already, started_before);
+  tell_why_named_kept(store, global.db_path, policy, chosen);
   const std::int64_t before = file_bytes(global.db_path);
   std::int64_t requests = 0;
   for (const store::ExperimentRow& e : chosen) {
@@ -124,8 +151,8 @@ Subcommand register_prune(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--keep-last", args->keep_last,
                   "keep the raw rows of the newest N finished runs of each scenario");
   cmd->add_option("--older-than", args->older_than,
-                  "prune only runs started longer ago than this (90d, 12h); with --keep-last, "
-                  "both must hold");
+                  "prune only runs started longer ago than this: a number and a unit, s, m, h "
+                  "or d (90d, 12h), at most 100 years; with --keep-last, both must hold");
   cmd->add_option("--experiment", args->experiments,
                   "prune these experiments (id or name; repeatable) and nothing else");
   cmd->add_flag("--dry-run", args->dry_run, "list what would be pruned; change nothing");

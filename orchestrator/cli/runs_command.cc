@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
@@ -92,6 +94,7 @@ int runs_command(const RunsArgs& args) {
   std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %-24s %s\n", "cell", "strategy", "concurrency",
               "repeat", "status", "requests", "warm-up", "verdict", "error");
   const ValidityRules rules = reports::validity_rules_of(experiment);
+  std::vector<std::string> unreadable;
   for (const auto& c : cells) {
     const store::RequestCounts counts = store.request_counts(c.id);
     // A finished cell's verdict (reports/validity.h); "-" for cells that measured nothing.
@@ -100,18 +103,28 @@ int runs_command(const RunsArgs& args) {
     if (c.status == "done" && (counts.measured > 0 || summary)) {
       const auto load = store.cell_load(c.id);
       const auto judged = [&] {
-        return summary ? reports::summary_from_row(*summary, reports::SummaryDetail::kFigures)
+        return summary ? reports::stored_summary(experiment, c, *summary,
+                                                 reports::SummaryDetail::kFigures)
                              .metrics.validity
                        : reports::compute_cell_metrics(store.requests(c.id),
                                                        store.metric_samples(c.id), {}, load, rules)
                              .validity;
       };
-      verdict = load ? reports::verdict_name(judged().verdict) : "not judged";
+      try {
+        verdict = load ? reports::verdict_name(judged().verdict) : "not judged";
+      } catch (const reports::CorruptSummary& e) {
+        // One unreadable summary costs that cell's verdict, not the listing of the others.
+        verdict = "summary unreadable";
+        unreadable.push_back(e.what());
+      }
     }
     std::printf("%-5d %-14s %-11d %-6d %-12s %-9lld %-8lld %-24s %s\n", c.ordinal + 1,
                 c.arm.c_str(), c.concurrency, c.repeat + 1, c.status.c_str(),
                 static_cast<long long>(counts.measured), static_cast<long long>(counts.warmup),
                 verdict.c_str(), c.error.c_str());
+  }
+  for (const std::string& why : unreadable) {
+    std::fprintf(stderr, "kvsweep: warning: %s\n", why.c_str());
   }
   if (args.commands) print_cell_commands(store, cells, args.cell);
   return kExitOk;

@@ -252,7 +252,7 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
   reports::ReplicaBreakdown breakdown;
   const auto summary = c.status == "done" ? store.cell_summary(c.id) : std::nullopt;
   if (summary) {
-    reports::CellSummary figures = reports::summary_from_row(*summary);
+    reports::CellSummary figures = reports::stored_summary(e, c, *summary);
     m = std::move(figures.metrics);
     breakdown = std::move(figures.replicas);
   } else {

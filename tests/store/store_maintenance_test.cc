@@ -2,13 +2,17 @@
 #include "store/store_maintenance.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "store/schema.h"
@@ -130,6 +134,165 @@ TEST(StoreBackup, RefusesWhatIsNoStore) {
   }
   EXPECT_THROW(backup_store(dir.file("other.db"), dir.file("b.db")), std::runtime_error);
   EXPECT_FALSE(std::filesystem::exists(dir.file("b.db")));
+}
+
+// A store with `n` experiments named "e0", "e1", ..., closed.
+void make_store(const std::string& path, int n) {
+  Store store = Store::open(path);
+  for (int i = 0; i < n; ++i) {
+    ExperimentRow experiment;
+    experiment.name = "e" + std::to_string(i);
+    store.add_experiment(experiment);
+  }
+}
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument)";
+}
+
+bool leftover_partial(const TempDir& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    if (entry.path().string().find(".partial-") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Issue 40: `kvsweep backup s.db` with --db s.db renamed a copy over the store a sweep was
+// writing into; every later transaction of the sweep went to the replaced file.
+TEST(StoreBackup, RefusesTheStoreItselfByAnyName) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  make_store(path, 2);
+  std::filesystem::create_directory(dir.file("sub"));
+  std::filesystem::create_symlink(path, dir.file("link.db"));
+  std::filesystem::create_hard_link(path, dir.file("hard.db"));
+  const Store writer = Store::open(path);  // holds the -wal and -shm open, as a sweep does
+  ASSERT_TRUE(std::filesystem::exists(path + "-wal"));
+  ASSERT_TRUE(std::filesystem::exists(path + "-shm"));
+  for (const std::string& dest : {path, dir.file("sub/../s.db"), dir.path().string() + "//./s.db",
+                                  dir.file("link.db"), dir.file("hard.db")}) {
+    EXPECT_EQ(message_of([&] { backup_store(path, dest); }),
+              "backup: " + dest + ": is the store being backed up (" + path +
+                  "); replacing it would lose what a running sweep writes. Give a new file "
+                  "name; nothing was written");
+  }
+  for (const std::string suffix : {"wal", "shm", "journal"}) {
+    EXPECT_EQ(message_of([&] { backup_store(path, path + "-" + suffix); }),
+              "backup: " + path + "-" + suffix + ": is the " + suffix +
+                  " file of the store being backed up (" + path + "); nothing was written");
+  }
+  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));  // refused by name, not created
+  EXPECT_EQ(writer.experiments().size(), 2u);
+  EXPECT_FALSE(leftover_partial(dir));
+}
+
+TEST(StoreBackup, RefusesWhatIsNotARegularFileOrANewPath) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  make_store(path, 1);
+  std::filesystem::create_directory(dir.file("folder"));
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  std::filesystem::create_symlink(dir.file("nothing"), dir.file("dangling"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/dev/null", "is a character device; backup writes a regular file or a new path"},
+      {dir.file("folder"), "is a directory; backup writes a regular file or a new path"},
+      {dir.file("fifo"), "is a FIFO; backup writes a regular file or a new path"},
+      {dir.file("dangling"), "is a symbolic link to nothing"},
+      {dir.file("no/such/b.db"), "no such directory " + dir.file("no/such")},
+  };
+  for (const auto& [dest, why] : cases) {
+    EXPECT_EQ(message_of([&] { backup_store(path, dest); }),
+              "backup: " + dest + ": " + why + "; nothing was written");
+  }
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_TRUE(std::filesystem::is_fifo(dir.file("fifo")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("nothing")));
+  EXPECT_FALSE(leftover_partial(dir));
+}
+
+TEST(StoreBackup, AFileThatIsNoKvsweepStoreIsReplacedOnlyWithForce) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  make_store(path, 1);
+  const std::string notes = dir.file("notes.txt");
+  { std::ofstream(notes) << "my notes\n"; }
+  {
+    SqliteDb other = SqliteDb::open(dir.file("other.db"));
+    other.exec("CREATE TABLE t (x); PRAGMA application_id = 42;");
+  }
+  for (const std::string& dest : {notes, dir.file("other.db")}) {
+    const auto before = std::filesystem::file_size(dest);
+    EXPECT_EQ(message_of([&] { backup_store(path, dest); }),
+              "backup: " + dest +
+                  ": exists and is not a kvsweep store; backup replaces it only with --force; "
+                  "nothing was written");
+    EXPECT_EQ(std::filesystem::file_size(dest), before);
+  }
+  EXPECT_EQ(backup_store(path, notes, /*force=*/true).experiments, 1);
+  EXPECT_EQ(Store::open_read_only(notes).experiments().size(), 1u);
+  // A kvsweep store (an earlier backup) is replaced without --force.
+  make_store(path, 1);
+  EXPECT_EQ(backup_store(path, notes).experiments, 2);
+  EXPECT_FALSE(leftover_partial(dir));
+}
+
+TEST(StoreBackup, TheCopyHasTheSourcesModeAndALinkKeepsPointingAtIt) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  make_store(path, 1);
+  namespace fs = std::filesystem;
+  const auto mode = [](const std::string& p) {
+    return fs::status(p).permissions() & fs::perms::mask;
+  };
+  for (const fs::perms source_mode :
+       {fs::perms::owner_read | fs::perms::owner_write,
+        fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read}) {
+    fs::permissions(path, source_mode);
+    const std::string fresh = dir.file("fresh-" + std::to_string(static_cast<int>(source_mode)));
+    backup_store(path, fresh);
+    EXPECT_EQ(mode(fresh), source_mode);
+  }
+  // A world-readable old backup replaced by a copy of a 0600 store is 0600.
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+  const std::string old = dir.file("old.db");
+  backup_store(path, old);
+  fs::permissions(old, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  fs::create_directory(dir.file("links"));
+  fs::create_symlink(old, dir.file("links/latest.db"));
+  backup_store(path, dir.file("links/latest.db"));
+  EXPECT_TRUE(fs::is_symlink(dir.file("links/latest.db")));
+  EXPECT_EQ(mode(old), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(Store::open_read_only(dir.file("links/latest.db")).experiments().size(), 1u);
+  EXPECT_FALSE(leftover_partial(dir));
+}
+
+// julianday, not text: "2026-11-05 03:00:00" (a space, no Z) is an instant too, a far cutoff is
+// before every run, and a started_at that is no time is before nothing.
+TEST(StoreRetention, StartedBeforeComparesInstantsNotText) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  {
+    Store store = Store::open(path);
+    for (const std::string started : {"2026-11-01T03:00:00Z", "2026-11-05 03:00:00", "soon", ""}) {
+      ExperimentRow experiment;
+      experiment.name = "nightly";
+      experiment.started_at = started;
+      store.add_experiment(experiment);
+    }
+  }
+  const double nov3 = 1793674800;  // 2026-11-03T03:00:00Z
+  EXPECT_EQ(experiments_started_before(path, nov3), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(experiments_started_before(path, nov3 + 3 * 86400), (std::vector<std::int64_t>{1, 2}));
+  // Year 931, the cutoff --older-than 400000d gave: as text "931-..." sorted after "2026-...";
+  // as an instant it is before every run.
+  EXPECT_EQ(experiments_started_before(path, -32.9e9), (std::vector<std::int64_t>{}));
+  const double nov1_0130 = 1793496600;  // 2026-11-01T01:30:00Z, before the first run
+  EXPECT_EQ(experiments_started_before(path, nov1_0130), (std::vector<std::int64_t>{}));
 }
 
 TEST(StoreMigrate, AnOlderStoreIsMigratedAndACurrentOneLeftAlone) {
