@@ -1,17 +1,21 @@
 // One shard: ready, wait for the start, run, write the records, wait for the release.
 #include "driver/shard_run.h"
 
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "common/input_file.h"
 #include "common/json_text.h"
 #include "common/wall_clock.h"
 #include "driver/descriptor_budget.h"
@@ -43,12 +47,32 @@ std::optional<std::string> wait_for(const ShardRunOptions& o, const char* name, 
 
 }  // namespace
 
-std::optional<std::string> read_file_if_present(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::optional<std::string> read_file_if_present(const std::string& path, std::uint64_t max_bytes) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw InputFileError(path, std::strerror(errno));
+  }
+  // Protocol files are renamed into place, never linked: a link (to /dev/zero, say) is not one.
+  if (S_ISLNK(info.st_mode)) throw InputFileError(path, "a symbolic link, not a protocol file");
+  return read_input_file(path, max_bytes);
+}
+
+void end_when_coordinator_goes(int fd, int index) {
+  std::thread([fd, index] {
+    while (true) {
+      pollfd watched{fd, POLLIN, 0};
+      const int ready = ::poll(&watched, 1, -1);
+      if (ready < 0 && errno == EINTR) continue;
+      // Readable or hung up: the coordinator never writes, so either is its end (an error on
+      // the descriptor too: a shard cannot tell its coordinator lives without it).
+      char byte = 0;
+      if (ready > 0 && (watched.revents & POLLIN) != 0 && ::read(fd, &byte, 1) > 0) continue;
+      std::fprintf(stderr, "kvsweep shard %d: the coordinator is gone; ending now\n", index);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  }).detach();
 }
 
 ShardOutcome run_shard(const ShardPlan& plan, const ShardRunOptions& o) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -37,8 +38,21 @@ enum class ShardOutcome {
   kNoStart,    // no start instant came in time: nothing was sent
 };
 
+// The most a protocol file (ready, start, a plan with its workload) may hold.
+inline constexpr std::uint64_t kShardFileMaxBytes = std::uint64_t{1} << 30;  // 1 GiB
+
 // The whole file at `path`, nullopt while it is absent (a protocol file not yet written).
-std::optional<std::string> read_file_if_present(const std::string& path);
+// Only a regular file of at most max_bytes, read without following a link or waiting on a
+// FIFO: anything else throws InputFileError (std::runtime_error) "<path>: <why>".
+std::optional<std::string> read_file_if_present(const std::string& path,
+                                                std::uint64_t max_bytes = kShardFileMaxBytes);
+
+// A local shard's lifeline (orchestrator/targets/shards/local_shard_launcher.h): `fd` is the
+// read end of a pipe whose write end only the coordinator holds. When the coordinator ends,
+// however it ends (kill -9 included), the pipe reads end-of-file and this process ends at once
+// with exit status 1, sending nothing more: no one is left to read its records or release it.
+// Watches on a thread of its own; call once, before the plan is read.
+void end_when_coordinator_goes(int fd, int index);
 
 // Validates the shard's run (std::invalid_argument naming the field), announces it is ready,
 // waits for the start instant, sleeps to it, runs the load, writes the records and waits for

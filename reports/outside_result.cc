@@ -1,6 +1,7 @@
 // Results of other tools, read for `kvsweep audit`.
 #include "reports/outside_result.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -10,8 +11,21 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/site_check.h"
+#include "common/utf8_prefix.h"
+
 namespace kvsweep::reports {
 namespace {
+
+// A label is a heading or the JSON's label: longer than this is cut (every block repeats it).
+constexpr std::size_t kMaxLabelBytes = 200;
+// A result JSON is flat; vLLM's per-request arrays are one level down.
+constexpr int kMaxJsonDepth = 32;
+// The keys of a vLLM result JSON the audit reads.
+constexpr std::string_view kResultKeys[] = {
+    "label",        "model_id",     "completed",    "duration",        "request_throughput",
+    "mean_ttft_ms", "mean_tpot_ms", "request_rate", "max_concurrency", "total_output_tokens",
+    "num_prompts"};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -20,8 +34,15 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+// Every message names a path and quotes the file: no byte of either reaches a terminal as a
+// control sequence.
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw std::invalid_argument(where + ": " + what);
+  throw std::invalid_argument(strip_control_characters(where + ": " + what));
+}
+
+// A quoted excerpt of a bad value: short, cut before a character.
+std::string excerpt(const std::string& text) {
+  return text.size() <= 60 ? text : std::string(utf8_prefix(text, 57)) + "...";
 }
 
 double parse_number(const std::string& text, const std::string& where, const std::string& field) {
@@ -33,7 +54,30 @@ double parse_number(const std::string& text, const std::string& where, const std
     if (used == t.size() && std::isfinite(value)) return value;
   } catch (const std::exception&) {
   }
-  fail(where, field + ": expected a number, got \"" + t + "\"");
+  fail(where, field + ": expected a number, got \"" + excerpt(t) + "\"");
+}
+
+std::string format_value(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// What a figure of a result may be: rates, times and throughputs are finite and at least 0;
+// only the rate asked for may be inf (vLLM's "no limit"), and it must be above 0.
+enum class Figure { kAtLeastZero, kRate };
+
+// `value` (of `field`, at `where`) checked as `kind`; returns it.
+double checked(double value, Figure kind, const std::string& where, const std::string& field) {
+  if (kind == Figure::kRate) {
+    if (!(value > 0))
+      fail(where, field + ": expected a rate > 0 or inf, got " + format_value(value));
+    return value;
+  }
+  if (!std::isfinite(value) || value < 0) {
+    fail(where, field + ": expected a finite number >= 0, got " + format_value(value));
+  }
+  return value;
 }
 
 std::string format_count(double most) {
@@ -42,14 +86,73 @@ std::string format_count(double most) {
   return text;
 }
 
+// A label from the file: one line of printable text, at most kMaxLabelBytes.
+std::string clean_label(const std::string& text) {
+  const std::string clean = trim(strip_control_characters(text));
+  return std::string(utf8_prefix(clean, kMaxLabelBytes));
+}
+
+// The result JSON's parse: the audit reads top-level scalars only, so every nested array or
+// object is dropped as it is read (a vLLM file's per-request arrays cost nothing), and
+// nesting deeper than kMaxJsonDepth is refused at once; what was dropped is remembered by key,
+// to say so if the audit needed it.
+nlohmann::json parse_result_json(const std::string& text, const std::string& path,
+                                 std::map<std::string, std::string>& dropped) {
+  std::string key;
+  bool wanted = false;
+  const nlohmann::json::parser_callback_t keep_top_level_scalars =
+      [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        if (depth > kMaxJsonDepth) {
+          fail(path, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        }
+        if (event == Event::key && depth == 1) {
+          key = parsed.get<std::string>();
+          // Only the keys the audit reads are kept: a million others cost nothing.
+          wanted = std::find(std::begin(kResultKeys), std::end(kResultKeys), key) !=
+                   std::end(kResultKeys);
+          return wanted;
+        }
+        if ((event == Event::object_start || event == Event::array_start) && depth >= 1) {
+          // depth counts the container being opened: 1 is a top-level key's value.
+          if (depth == 1 && wanted) {
+            dropped[key] = event == Event::object_start ? "an object" : "an array";
+          }
+          return false;
+        }
+        return true;
+      };
+  try {
+    return nlohmann::json::parse(text, keep_top_level_scalars);
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("starts like JSON but is not JSON: ") + e.what());
+  }
+}
+
 std::optional<OutsideResult> from_json(const std::string& text, const std::string& path) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  std::map<std::string, std::string> dropped;
+  const nlohmann::json j = parse_result_json(text, path, dropped);
+  if (!j.is_object()) return std::nullopt;
   OutsideResult r;
   r.where = path;
-  r.label = j.value("label", "");
-  if (r.label.empty() || j["label"].is_null()) r.label = j.value("model_id", path);
+  // A text, or null (vLLM writes "label": null without --label) as if absent.
+  const auto text_of = [&](const char* key) -> std::string {
+    if (dropped.count(key)) {
+      fail(path, std::string(key) + ": expected a string or null, got " + dropped[key]);
+    }
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return "";
+    if (!it->is_string()) {
+      fail(path, std::string(key) + ": expected a string or null, got " + it->type_name());
+    }
+    return clean_label(it->get<std::string>());
+  };
+  r.label = text_of("label");
+  if (r.label.empty()) r.label = text_of("model_id");
+  if (r.label.empty()) r.label = clean_label(path);
   const auto number = [&](const char* key, bool required) -> std::optional<double> {
+    if (dropped.count(key))
+      fail(path, std::string(key) + ": expected a number, got " + dropped[key]);
     if (!j.contains(key) || j[key].is_null()) {
       if (required) fail(path, std::string(key) + ": missing from the result JSON");
       return std::nullopt;
@@ -57,6 +160,12 @@ std::optional<OutsideResult> from_json(const std::string& text, const std::strin
     if (j[key].is_string()) return parse_number(j[key].get<std::string>(), path, key);
     if (!j[key].is_number()) fail(path, std::string(key) + ": expected a number");
     return j[key].get<double>();
+  };
+  // A figure: a number checked as `kind` (JSON's 1e400 reads as infinity).
+  const auto figure = [&](const char* key, bool required, Figure kind) -> std::optional<double> {
+    const auto v = number(key, required);
+    if (v) checked(*v, kind, path, key);
+    return v;
   };
   // A count: a number from 0 to `most` (casting inf or 1e300 to an integer is undefined).
   const auto count = [&](const char* key, bool required, double most) -> std::optional<double> {
@@ -69,14 +178,14 @@ std::optional<OutsideResult> from_json(const std::string& text, const std::strin
   constexpr double kMostRequests = 1e15;
   constexpr double kMostConcurrency = std::numeric_limits<int>::max();
   r.completed = std::llround(*count("completed", true, kMostRequests));
-  r.duration_s = *number("duration", true);
-  r.request_throughput = *number("request_throughput", true);
+  r.duration_s = *figure("duration", true, Figure::kAtLeastZero);
+  r.request_throughput = *figure("request_throughput", true, Figure::kAtLeastZero);
   if (auto v = count("total_output_tokens", false, kMostRequests * 1e3)) {
     r.total_output_tokens = std::llround(*v);
   }
-  r.mean_ttft_ms = number("mean_ttft_ms", false);
-  r.mean_tpot_ms = number("mean_tpot_ms", false);
-  r.request_rate = number("request_rate", false);
+  r.mean_ttft_ms = figure("mean_ttft_ms", false, Figure::kAtLeastZero);
+  r.mean_tpot_ms = figure("mean_tpot_ms", false, Figure::kAtLeastZero);
+  r.request_rate = figure("request_rate", false, Figure::kRate);
   if (auto v = count("max_concurrency", false, kMostConcurrency)) {
     r.max_concurrency = static_cast<int>(*v);
   }
@@ -123,7 +232,8 @@ std::optional<double> flag_number(const std::string& line, const std::string& fl
 }
 
 void note_context(const std::string& line, Context& c) {
-  if (const auto v = flag_number(line, "--request-rate")) c.request_rate = *v;
+  // A rate of 0 or below is no rate (vLLM refuses it too).
+  if (const auto v = flag_number(line, "--request-rate"); v && *v > 0) c.request_rate = *v;
   // A count outside what an int holds (inf, 1e300, negative) is no count: casting it would be
   // undefined behaviour (found by fuzz_outside_result).
   if (const auto v = flag_number(line, "--max-concurrency");
@@ -139,7 +249,7 @@ void note_context(const std::string& line, Context& c) {
   if (c.in_fence || line.empty() || line[0] != '#') return;
   const auto level = line.find_first_not_of('#');
   if (level == std::string::npos || level > 6 || line[level] != ' ') return;
-  c.headings[static_cast<int>(level)] = trim(line.substr(level));
+  c.headings[static_cast<int>(level)] = clean_label(line.substr(level));
   c.headings.erase(c.headings.upper_bound(static_cast<int>(level)), c.headings.end());
 }
 
@@ -149,12 +259,46 @@ std::string label_of(const Context& c) {
     if (level < 2) continue;  // the document's title says nothing of one run
     label += (label.empty() ? "" : " / ") + text;
   }
-  return label;
+  return std::string(utf8_prefix(label, kMaxLabelBytes));
 }
 
 }  // namespace
 
+std::string strip_control_characters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\t') {
+      out += ' ';
+    } else if (c < 0x20 || c == 0x7f) {
+      continue;  // C0 controls (ESC starts a terminal's sequences) and DEL
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      ++i;  // C1 controls, U+0080 to U+009F (U+009B is a terminal's CSI)
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::vector<OutsideResult> read_outside_results(const std::string& text, const std::string& path) {
+  // Not UTF-8 is no result file a tool wrote: said with its line, before any label is made
+  // of it (a label is printed, and written as JSON).
+  if (const auto bad = first_invalid_utf8(text)) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n');
+    const auto line_start = text.rfind('\n', *bad == 0 ? 0 : *bad - 1);
+    const std::size_t column =
+        *bad - (line_start == std::string::npos || *bad == 0 ? 0 : line_start + 1) + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[*bad]));
+    fail(path + ":" + std::to_string(line), "not UTF-8 text (byte " + std::string(byte) +
+                                                " at column " + std::to_string(column) +
+                                                "); save the file as UTF-8");
+  }
   const std::string head = trim(text.substr(0, text.find_first_not_of(" \t\r\n") + 1));
   if (head == "{") {
     if (auto r = from_json(text, path)) return {*r};
@@ -218,6 +362,23 @@ std::vector<OutsideResult> read_outside_results(const std::string& text, const s
       r.max_concurrency = static_cast<int>(*v);
     }
     if (auto v = value("Request rate configured (RPS)", false)) r.request_rate = *v;
+    // Every figure finite and >= 0, named with its line; the rate asked for > 0 or inf.
+    const auto line_of = [&](const std::string& key) {
+      const auto it = rows.find(key);
+      return it == rows.end() ? r.where : path + ":" + std::to_string(it->second.second);
+    };
+    checked(r.duration_s, Figure::kAtLeastZero, line_of("Benchmark duration (s)"),
+            "Benchmark duration (s)");
+    checked(r.request_throughput, Figure::kAtLeastZero, line_of("Request throughput (req/s)"),
+            "Request throughput (req/s)");
+    if (r.mean_ttft_ms)
+      checked(*r.mean_ttft_ms, Figure::kAtLeastZero, line_of("Mean TTFT (ms)"), "Mean TTFT (ms)");
+    if (r.mean_tpot_ms)
+      checked(*r.mean_tpot_ms, Figure::kAtLeastZero, line_of("Mean TPOT (ms)"), "Mean TPOT (ms)");
+    if (rows.count("Request rate configured (RPS)")) {
+      checked(*r.request_rate, Figure::kRate, line_of("Request rate configured (RPS)"),
+              "Request rate configured (RPS)");
+    }
     results.push_back(r);
   }
   if (results.empty()) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvsweep::reports {
@@ -28,7 +29,16 @@ struct OutsideResult {
 
 // Reads every result in `text` (a JSON object, or text holding console blocks). Throws
 // std::invalid_argument naming `path`, the line and the field when a block or the JSON lacks
-// a figure the audit needs or holds one that is not a number.
+// a figure the audit needs, holds one that is not a number, or one out of range: rates,
+// durations, throughputs and mean times must be finite and >= 0 (the rate asked for > 0 or
+// inf), counts whole numbers from 0. Text that is not UTF-8, or JSON nested deeper than 32
+// levels, is refused; nested JSON values are dropped as they are read (the audit reads
+// top-level figures only), so memory stays near the text's size. Labels are one line of at
+// most 200 bytes, without control characters; a JSON label of null counts as absent.
 std::vector<OutsideResult> read_outside_results(const std::string& text, const std::string& path);
+
+// `text` without C0 control characters, DEL or C1 controls (a tab becomes a space): what
+// reaches a terminal from a file or a path starts no escape sequence.
+std::string strip_control_characters(std::string_view text);
 
 }  // namespace kvsweep::reports

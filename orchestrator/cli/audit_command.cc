@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_file.h"
+#include "common/utf8_prefix.h"
 #include "orchestrator/cli/subcommand.h"
 #include "reports/audit.h"
 #include "reports/units.h"
@@ -40,7 +41,7 @@ nlohmann::ordered_json to_json(const reports::AuditedRun& a) {
   const reports::OutsideResult& r = a.result;
   nlohmann::ordered_json j;
   j["label"] = r.label;
-  j["where"] = r.where;
+  j["where"] = reports::strip_control_characters(r.where);
   j["verdict"] = a.verdict;
   j["reasons"] = a.reasons;
   j["not_evaluated"] = a.not_evaluated;
@@ -59,7 +60,14 @@ nlohmann::ordered_json to_json(const reports::AuditedRun& a) {
 }
 
 int audit_command(const AuditArgs& args) {
-  const std::string text = read_input_file(args.file, kMaxAuditFileBytes);
+  // Unreadable input is bad input (exit 2): exit 1 is the verdict's, a run short of its
+  // concurrency.
+  std::string text;
+  try {
+    text = read_input_file(args.file, kMaxAuditFileBytes);
+  } catch (const InputFileError& e) {
+    throw std::invalid_argument(reports::strip_control_characters(e.what()));
+  }
   std::vector<reports::OutsideResult> results = reports::read_outside_results(text, args.file);
   for (auto& r : results) {
     if (!args.request_rate.empty()) {
@@ -76,7 +84,10 @@ int audit_command(const AuditArgs& args) {
   if (args.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& a : audited) out.push_back(to_json(a));
-    std::printf("%s\n", out.dump(2).c_str());
+    // Labels are UTF-8 (read_outside_results refuses other text); a path named on the command
+    // line may not be, and is written with U+FFFD rather than thrown on.
+    std::printf("%s\n",
+                out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
   } else {
     std::printf("%-52s %8s %6s %8s %9s %6s %9s  %s\n", "run", "rate", "cap", "req/s", "in flight",
                 "of cap", "expected", "verdict");
@@ -87,8 +98,8 @@ int audit_command(const AuditArgs& args) {
                                    ? "inf"
                                    : reports::format_rate(*r.request_rate);
       const std::string cap = r.max_concurrency ? std::to_string(*r.max_concurrency) : "-";
-      std::string label = r.label.empty() ? r.where : r.label;
-      if (label.size() > 52) label = label.substr(0, 49) + "...";
+      std::string label = reports::strip_control_characters(r.label.empty() ? r.where : r.label);
+      if (label.size() > 52) label = std::string(utf8_prefix(label, 49)) + "...";
       std::printf(
           "%-52s %8s %6s %8.1f %9s %6s %9s  %s\n", label.c_str(), rate.c_str(), cap.c_str(),
           r.request_throughput, or_dash(a.little_in_flight, "%.0f").c_str(),
@@ -97,7 +108,8 @@ int audit_command(const AuditArgs& args) {
               .c_str(),
           or_dash(a.expected_in_flight, "%.0f").c_str(), a.verdict.c_str());
       for (const auto& reason : a.reasons)
-        std::printf("    %s (%s)\n", reason.c_str(), r.where.c_str());
+        std::printf("    %s (%s)\n", reason.c_str(),
+                    reports::strip_control_characters(r.where).c_str());
     }
     if (!audited.empty()) {
       std::printf("\nNot evaluated from such a file:\n");

@@ -372,6 +372,9 @@ std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string
     settings.memory = job.memory;
     settings.node_selector = job.node_selector;
     settings.env_secret = job.env_secret;
+    // Deletes the Job should this process be killed (the Job's pods would send on).
+    settings.watch_program =
+        options_.shard_program.empty() ? self_program() : options_.shard_program;
     if (auto launcher = target_.shard_launcher(settings)) return launcher;
     if (job.runner == "job") {
       throw ShardError("load.shard_job.runner: job needs a Kubernetes target; " +

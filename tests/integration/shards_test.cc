@@ -1,8 +1,11 @@
 // `kvsweep load --shards N`: the real binary starts N local shard processes through the shard
 // protocol against the embedded fleet on loopback; the shards together send one process's
 // requests, by run index, and a killed shard fails the run naming it.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,10 +19,13 @@
 #include <tuple>
 
 #include "common/stats.h"
+#include "driver/http_fetch.h"
 #include "orchestrator/targets/child_process.h"
 #include "sim/fleet.h"
 #include "store/store.h"
 #include "tests/support/temp_dir.h"
+
+extern char** environ;
 
 namespace kvsweep {
 namespace {
@@ -181,6 +187,110 @@ TEST_F(Shards, AKilledShardFailsTheRunNamingIt) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("shard 1 of 2 failed during the run: process "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("killed by signal 9"), std::string::npos) << r.err;
+}
+
+// Requests the fleet's router has routed so far (its kvsweep_router_decisions_total).
+std::int64_t routed(const std::string& router_url) {
+  const driver::HttpResponse r = driver::http_get(router_url + "/metrics", 5);
+  std::int64_t total = 0;
+  std::istringstream lines(r.body);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("kvsweep_router_decisions_total{", 0) != 0) continue;
+    total += std::stoll(line.substr(line.rfind(' ') + 1));
+  }
+  return total;
+}
+
+// Whether `pid` is a live process (a zombie has ended: it only waits to be reaped).
+bool running(int pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// `kill -9` of a coordinator: its shards end within a couple of seconds and send nothing
+// more (before, both kept sending, 1,084 requests in 3 s, then waited up to 600 s), and the
+// directory it left is removed by the next coordinator.
+TEST_F(Shards, KillingTheCoordinatorEndsItsShardsAndTheNextRemovesItsDirectory) {
+  const std::vector<std::string> args = {
+      KVSWEEP_BINARY,   "load", "--url",           fleet_->router_url(),
+      "--model",        "tiny", "--shards",        "2",
+      "--request-rate", "100",  "--duration",      "60s",
+      "--max-tokens",   "3",    "--conversations", "8",
+      "--no-save"};
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // The environment made before fork(): the child of a threaded process calls only
+  // async-signal-safe functions.
+  std::vector<std::string> env_text = {"TMPDIR=" + dir_.path().string()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string(*e).rfind("TMPDIR=", 0) != 0) env_text.emplace_back(*e);
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  const std::string log = dir_.file("coordinator.log");
+  const pid_t coordinator = ::fork();
+  if (coordinator == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execve(argv[0], argv.data(), env.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(coordinator, 0);
+  // Both shards ready (their pids in their ready files) and requests arriving.
+  fs::path shard_dir;
+  std::vector<int> shard_pids;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && shard_pids.size() < 2) {
+    for (const auto& entry : fs::directory_iterator(dir_.path())) {
+      if (entry.path().filename().string().rfind("kvsweep-shards-", 0) != 0) continue;
+      const fs::path ready0 = entry.path() / "shard-0" / "ready";
+      const fs::path ready1 = entry.path() / "shard-1" / "ready";
+      if (!fs::exists(ready0) || !fs::exists(ready1)) continue;
+      shard_dir = entry.path();
+      for (const fs::path& ready : {ready0, ready1}) {
+        shard_pids.push_back(nlohmann::json::parse(read_file(ready.string()))["pid"].get<int>());
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(shard_pids.size(), 2u) << read_file(log);
+  while (std::chrono::steady_clock::now() < deadline && routed(fleet_->router_url()) < 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(routed(fleet_->router_url()), 50) << "the shards never sent";
+  ASSERT_TRUE(running(shard_pids[0]) && running(shard_pids[1]));
+
+  ::kill(coordinator, SIGKILL);
+  int status = 0;
+  ::waitpid(coordinator, &status, 0);
+  const auto killed = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - killed < std::chrono::seconds(2) &&
+         (running(shard_pids[0]) || running(shard_pids[1]))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(running(shard_pids[0])) << "shard 0 outlived its coordinator";
+  EXPECT_FALSE(running(shard_pids[1])) << "shard 1 outlived its coordinator";
+  const std::int64_t after = routed(fleet_->router_url());
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(routed(fleet_->router_url()), after) << "requests kept arriving";
+  EXPECT_NE(read_file((shard_dir / "shard-0" / "shard.log").string())
+                .find("kvsweep shard 0: the coordinator is gone; ending now"),
+            std::string::npos);
+
+  // The killed coordinator's directory is still there; the next coordinator removes it.
+  ASSERT_TRUE(fs::exists(shard_dir));
+  const auto next =
+      orchestrator::run_process({KVSWEEP_BINARY, "load", "--url", fleet_->router_url(), "--model",
+                                 "tiny", "--shards", "2", "--request-rate", "50", "--num-prompts",
+                                 "4", "--max-tokens", "3", "--conversations", "8", "--no-save"},
+                                60, {{"TMPDIR", dir_.path()}});
+  EXPECT_TRUE(next.ok()) << next.err;
+  EXPECT_FALSE(fs::exists(shard_dir)) << shard_dir;
 }
 
 TEST_F(Shards, ASweepWithLoadShardsStoresEachShardAndReportsThem) {

@@ -197,6 +197,123 @@ TEST(Audit, BadInputNamesTheFileLineAndField) {
   EXPECT_THROW(read_outside_results(R"({"duration": 1})", "r.json"), std::invalid_argument);
 }
 
+std::string error_of(const std::string& text, const std::string& path) {
+  try {
+    read_outside_results(text, path);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A rate, a time or a throughput that is negative or not finite is refused naming the field:
+// a negative rate read "valid", "inf" throughput too, a negative TTFT gave "-9987 in flight".
+TEST(Audit, ANegativeOrInfiniteFigureIsRefusedNamingTheField) {
+  const std::string json_head =
+      R"({"completed": 1000, "duration": 100, "total_output_tokens": 1000,)";
+  EXPECT_EQ(error_of(json_head + R"("request_throughput": 10, "request_rate": -5})", "r.json"),
+            "r.json: request_rate: expected a rate > 0 or inf, got -5");
+  EXPECT_EQ(error_of(json_head + R"("request_throughput": "inf"})", "r.json"),
+            "r.json: request_throughput: expected a finite number >= 0, got inf");
+  EXPECT_EQ(error_of(json_head + R"("request_throughput": 1e400})", "r.json")
+                .rfind("r.json: starts like JSON but is not JSON: ", 0),
+            0u);
+  EXPECT_EQ(error_of(json_head + R"("request_throughput": 10, "mean_ttft_ms": -100000})", "r.json"),
+            "r.json: mean_ttft_ms: expected a finite number >= 0, got -100000");
+  EXPECT_EQ(error_of(R"({"completed": 1, "duration": -1, "request_throughput": 1})", "r.json"),
+            "r.json: duration: expected a finite number >= 0, got -1");
+  const std::string block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     1000\n"
+      "Benchmark duration (s):                  100.00\n"
+      "Request throughput (req/s):              10.00\n"
+      "Mean TTFT (ms):                          -9999\n"
+      "==================================================\n";
+  EXPECT_EQ(error_of("# x\n" + block, "paste.txt"),
+            "paste.txt:6: Mean TTFT (ms): expected a finite number >= 0, got -9999");
+  const std::string rate_block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     1000\n"
+      "Benchmark duration (s):                  100.00\n"
+      "Request throughput (req/s):              10.00\n"
+      "Mean TTFT (ms):                          100\n"
+      "==================================================\n";
+  EXPECT_EQ(error_of(rate_block.substr(0, rate_block.rfind("\n=") + 1) +
+                         "Request rate configured (RPS): -3\n=====\n",
+                     "paste.txt"),
+            "paste.txt:6: Request rate configured (RPS): expected a rate > 0 or inf, got -3");
+  // A command line's rate of 0 or below is no rate (as a count out of range is no count).
+  const auto results =
+      read_outside_results("vllm bench serve --request-rate 0\n" + rate_block, "p.txt");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].request_rate);
+}
+
+// A label of null is vLLM's own when --label was not given: the model names the run. Any
+// other non-text label, or a needed figure given as an array, is named.
+TEST(Audit, ANullLabelIsAbsentAndAnotherKindIsNamed) {
+  const std::string figures = R"("completed": 10, "duration": 1, "request_throughput": 10)";
+  const auto results =
+      read_outside_results("{" + figures + R"(, "label": null, "model_id": "llama"})", "r.json");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].label, "llama");
+  EXPECT_EQ(read_outside_results("{" + figures + R"(, "label": null})", "r.json")[0].label,
+            "r.json");
+  EXPECT_EQ(error_of("{" + figures + R"(, "label": 7})", "r.json"),
+            "r.json: label: expected a string or null, got number");
+  EXPECT_EQ(error_of("{" + figures + R"(, "label": {"a": 1}})", "r.json"),
+            "r.json: label: expected a string or null, got an object");
+  EXPECT_EQ(error_of(R"({"completed": [10], "duration": 1, "request_throughput": 10})", "r.json"),
+            "r.json: completed: expected a number, got an array");
+}
+
+// Text that is not UTF-8 is refused with its line (a heading became a label, and --json threw
+// the JSON library's own exception on it); control characters never reach a label or an
+// error message.
+TEST(Audit, NonUtf8TextIsRefusedAndControlCharactersAreStripped) {
+  const std::string block =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     10\n"
+      "Benchmark duration (s):                  1\n"
+      "Request throughput (req/s):              10\n"
+      "==================================================\n";
+  EXPECT_EQ(error_of("# notes\n## caf\xe9 run\n" + block, "p.md"),
+            "p.md:2: not UTF-8 text (byte 0xE9 at column 7); save the file as UTF-8");
+  const auto results = read_outside_results(
+      "## \x1b[31mred\x1b[0m \xc2\x9b"
+      "2J arm\t1\n" +
+          block,
+      "p.md");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].label, "[31mred[0m 2J arm 1");
+  EXPECT_EQ(error_of("x\n============ Serving Benchmark Result ============\n"
+                     "Successful requests:    \x1b]0;owned\x07\n",
+                     "p.md"),
+            "p.md:3: Successful requests: expected a number, got \"]0;owned\"");
+  // A label is one line of at most 200 bytes, however long its heading.
+  const auto long_heading =
+      read_outside_results("## " + std::string(100000, 'h') + "\n" + block, "p.md");
+  EXPECT_EQ(long_heading[0].label.size(), 200u);
+}
+
+// Memory stays near the input's size: nesting past 32 levels is refused at once, nested
+// values and keys the audit does not read are dropped as they are parsed.
+TEST(Audit, DeepOrHugeJsonIsRefusedOrDroppedAsItIsRead) {
+  const std::string deep = "{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_EQ(error_of(deep, "deep.json"), "deep.json: nested deeper than 32 levels");
+  std::string wide = R"({"completed": 10, "duration": 1, "request_throughput": 10, "itls": [)";
+  for (int i = 0; i < 100000; ++i) wide += "[1.5, 2.5],";
+  wide += R"([1]], "other": {"x": [1, 2]})";
+  for (int i = 0; i < 1000; ++i) wide += ", \"k" + std::to_string(i) + "\": 1";
+  wide += "}";
+  const auto results = read_outside_results(wide, "wide.json");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].completed, 10);
+  EXPECT_EQ(error_of("{\"completed\": 1,", "cut.json")
+                .rfind("cut.json: starts like JSON but is not JSON: ", 0),
+            0u);
+}
+
 TEST(Audit, TheFluidModelKeepsTheCapFullWhileABacklogLasts) {
   // 1000 requests all due at once, 10 in flight, 10 done a second: the cap is full for 99 s of
   // the 100, then drains.

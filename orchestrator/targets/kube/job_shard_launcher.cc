@@ -1,6 +1,8 @@
 // Load shards as an Indexed Job, reached through kubectl exec.
 #include "orchestrator/targets/kube/job_shard_launcher.h"
 
+#include <sys/wait.h>
+
 #include <chrono>
 
 #include "common/json_text.h"
@@ -82,6 +84,37 @@ void JobShardLauncher::start(const std::string& plan_json, int count) {
       },
       *kubectl_.log());
   created_ = true;
+  if (!spec_.watch_program.empty()) {
+    // Should this process be killed, the watcher deletes the Job (ShardJobSettings).
+    lifeline_ = std::make_unique<Lifeline>();
+    std::vector<std::string> argv = {spec_.watch_program,
+                                     "shard",
+                                     "watch",
+                                     "--coordinator-fd",
+                                     std::to_string(kCoordinatorFd),
+                                     "--"};
+    for (const std::string& word : kubectl_.argv(delete_args())) argv.push_back(word);
+    watcher_ = lifeline_->spawn(argv, "/dev/null");
+  }
+}
+
+std::vector<std::string> JobShardLauncher::delete_args() const {
+  // Foreground: the pods go with the Job, so no shard is left sending.
+  return {"delete",      "job", spec_.name, "--ignore-not-found", "--cascade=foreground",
+          "--wait=false"};
+}
+
+void JobShardLauncher::sever() {
+  deleted_ = true;
+  if (lifeline_) lifeline_->cut();
+  reap_watcher();
+}
+
+void JobShardLauncher::reap_watcher() {
+  if (watcher_ <= 0) return;
+  int status = 0;
+  ::waitpid(watcher_, &status, 0);  // it ends once it has read the lifeline (and run delete)
+  watcher_ = -1;
 }
 
 void JobShardLauncher::refresh_pods() {
@@ -129,14 +162,25 @@ void JobShardLauncher::upload_plan(int shard) {
   plan_put_[shard] = true;
 }
 
-std::optional<std::string> JobShardLauncher::read_file(int shard, const std::string& name) {
+std::optional<std::string> JobShardLauncher::read_file(int shard, const std::string& name,
+                                                       std::uint64_t max_bytes) {
   if (!pods_.count(shard)) refresh_pods();
   if (!pods_.count(shard)) return std::nullopt;  // not running yet
   if (!plan_put_[shard]) upload_plan(shard);
-  const ProcessResult r = exec(shard, {"get", name});
-  if (r.ok()) return r.out;
+  const ProcessResult r = exec(shard, {"get", name, "--max-bytes", std::to_string(max_bytes)});
+  if (r.ok() && r.out.size() <= max_bytes) return r.out;
+  if (r.ok() || r.exit_code == kShardFileRefusedExit) {
+    throw TargetError(file_location(shard, name) + ": " +
+                      (r.ok() ? "more than " + std::to_string(max_bytes) + " bytes" : r.err));
+  }
   if (r.exit_code != kShardFileAbsentExit) refresh_pods();  // the pod may have failed meanwhile
   return std::nullopt;
+}
+
+std::string JobShardLauncher::file_location(int shard, const std::string& name) const {
+  const auto pod = pods_.find(shard);
+  return "pod " + (pod != pods_.end() ? pod->second : spec_.name + "-" + std::to_string(shard)) +
+         ":" + kWorkDir + "/" + name;
 }
 
 void JobShardLauncher::write_file(int shard, const std::string& name, const std::string& text) {
@@ -174,9 +218,9 @@ std::optional<double> JobShardLauncher::clock_offset_ms(int shard) {
 void JobShardLauncher::stop() {
   if (!created_ || deleted_) return;
   deleted_ = true;
-  // Foreground: the pods go with the Job, so no shard is left sending.
-  kubectl_.run("shards", {"delete", "job", spec_.name, "--ignore-not-found", "--cascade=foreground",
-                          "--wait=false"});
+  kubectl_.run("shards", delete_args());
+  if (lifeline_) lifeline_->finish();  // the Job is deleted: its watcher has nothing to do
+  reap_watcher();
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -7,11 +7,13 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "orchestrator/targets/kube/kubectl.h"
+#include "orchestrator/targets/shards/lifeline.h"
 #include "orchestrator/targets/shards/shard_launcher.h"
 
 namespace kvsweep::orchestrator::kube {
@@ -27,7 +29,9 @@ class JobShardLauncher : public ShardLauncher {
   JobShardLauncher& operator=(const JobShardLauncher&) = delete;
 
   void start(const std::string& plan_json, int count) override;
-  std::optional<std::string> read_file(int shard, const std::string& name) override;
+  std::optional<std::string> read_file(int shard, const std::string& name,
+                                       std::uint64_t max_bytes) override;
+  std::string file_location(int shard, const std::string& name) const override;
   void write_file(int shard, const std::string& name, const std::string& text) override;
   std::optional<std::string> failure(int shard) override;
   void stop() override;
@@ -37,12 +41,18 @@ class JobShardLauncher : public ShardLauncher {
   // The Job as created (shard_job_manifest).
   nlohmann::json manifest(int count) const { return shard_job_manifest(spec_, count); }
 
+  // Lets go of the Job as a coordinator killed now would (tests): its watcher's lifeline is
+  // cut, and nothing is deleted here.
+  void sever();
+
  private:
   // Reads the Job's pods; fills pods_ (index -> name) and problems_ (index -> why it failed).
   void refresh_pods();
   // Runs `kvsweep shard ARGS --dir .` in shard `shard`'s pod.
   ProcessResult exec(int shard, const std::vector<std::string>& args);
   void upload_plan(int shard);
+  std::vector<std::string> delete_args() const;
+  void reap_watcher();
 
   Kubectl& kubectl_;
   ShardJobSettings spec_;
@@ -54,6 +64,8 @@ class JobShardLauncher : public ShardLauncher {
   std::map<int, std::string> problems_;  // a pod that failed, by index
   std::map<int, bool> plan_put_;
   std::chrono::steady_clock::time_point last_refresh_{};
+  std::unique_ptr<Lifeline> lifeline_;  // the watcher's (ShardJobSettings::watch_program)
+  pid_t watcher_ = -1;
 };
 
 }  // namespace kvsweep::orchestrator::kube

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +18,6 @@
 #include "common/atomic_file.h"
 #include "driver/shard_run.h"
 #include "orchestrator/targets/child_process.h"
-
-extern char** environ;
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -61,45 +58,36 @@ std::vector<std::string> LocalShardLauncher::argv(int shard) const {
           "--index",
           std::to_string(shard),
           "--dir",
-          shard_dir(shard)};
+          shard_dir(shard),
+          "--coordinator-fd",
+          std::to_string(kCoordinatorFd)};
 }
 
 void LocalShardLauncher::start(const std::string& plan_json, int count) {
   fs::create_directories(work_dir_);
   write_file_atomically((fs::path(work_dir_) / "plan.json").string(), plan_json);
+  // The shards' lifeline (lifeline.h): however this process ends, they end too.
+  lifeline_ = std::make_unique<Lifeline>();
   for (int k = 0; k < count; ++k) {
     fs::create_directories(shard_dir(k));
-    const std::vector<std::string> args = argv(k);
-    std::vector<char*> c_args;
-    for (const std::string& a : args) c_args.push_back(const_cast<char*>(a.c_str()));
-    c_args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string log = (fs::path(shard_dir(k)) / kLogFile).string();
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Its own process group: a Ctrl-C at the terminal reaches the coordinator, which ends the
-    // shards itself (cancel, then SIGTERM), instead of every shard dying mid-write.
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, program_.c_str(), &actions, &attr, c_args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
+    try {
+      pid = lifeline_->spawn(argv(k), (fs::path(shard_dir(k)) / kLogFile).string());
+    } catch (const std::runtime_error& e) {
       stop();
-      throw std::runtime_error("shard " + std::to_string(k) + ": cannot run " + program_ + ": " +
-                               std::strerror(rc));
+      throw std::runtime_error("shard " + std::to_string(k) + ": " + e.what());
     }
     children_.push_back({pid, false, 0});
   }
 }
 
-std::optional<std::string> LocalShardLauncher::read_file(int shard, const std::string& name) {
-  return driver::read_file_if_present((fs::path(shard_dir(shard)) / name).string());
+std::optional<std::string> LocalShardLauncher::read_file(int shard, const std::string& name,
+                                                         std::uint64_t max_bytes) {
+  return driver::read_file_if_present(file_location(shard, name), max_bytes);
+}
+
+std::string LocalShardLauncher::file_location(int shard, const std::string& name) const {
+  return (fs::path(shard_dir(shard)) / name).string();
 }
 
 void LocalShardLauncher::write_file(int shard, const std::string& name, const std::string& text) {
@@ -147,6 +135,8 @@ void LocalShardLauncher::stop() {
       child.status = status;
     }
   }
+  // Every shard is reaped: the lifeline has no one left to hold.
+  if (lifeline_) lifeline_->cut();
 }
 
 }  // namespace kvsweep::orchestrator

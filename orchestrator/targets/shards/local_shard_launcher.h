@@ -1,12 +1,15 @@
 // Shards as local processes: `kvsweep shard` N times on this machine, each in its own
-// directory, through the same protocol a Kubernetes Job's pods speak (docs/driver.md, "Shards").
+// directory, through the same protocol a Kubernetes Job's pods speak (docs/driver.md, "Shards"),
+// each ending by itself when this process ends (a pipe only this process holds open).
 #pragma once
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "orchestrator/targets/shards/lifeline.h"
 #include "orchestrator/targets/shards/shard_launcher.h"
 
 namespace kvsweep::orchestrator {
@@ -21,7 +24,9 @@ class LocalShardLauncher : public ShardLauncher {
   LocalShardLauncher& operator=(const LocalShardLauncher&) = delete;
 
   void start(const std::string& plan_json, int count) override;
-  std::optional<std::string> read_file(int shard, const std::string& name) override;
+  std::optional<std::string> read_file(int shard, const std::string& name,
+                                       std::uint64_t max_bytes) override;
+  std::string file_location(int shard, const std::string& name) const override;
   void write_file(int shard, const std::string& name, const std::string& text) override;
   std::optional<std::string> failure(int shard) override;
   void stop() override;
@@ -41,6 +46,7 @@ class LocalShardLauncher : public ShardLauncher {
   std::string program_;
   std::string work_dir_;
   std::vector<Child> children_;
+  std::unique_ptr<Lifeline> lifeline_;  // held until every shard is reaped
 };
 
 // The running binary (/proc/self/exe), for a kvsweep that starts shards of itself.

@@ -34,6 +34,9 @@ class StopOnExit {
   ShardLauncher& launcher_;
 };
 
+// A ready file is one short line.
+constexpr std::uint64_t kReadyFileMaxBytes = 4096;
+
 std::string shard_name(int k, int count) {
   return "shard " + std::to_string(k) + " of " + std::to_string(count);
 }
@@ -113,8 +116,9 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
         throw ShardError(failures_text(launcher, count, k, *why, "before the start") +
                          "; nothing was sent");
       }
-      if (guarded(k, "before the start",
-                  [&] { return launcher.read_file(k, driver::kShardReadyFile); })) {
+      if (guarded(k, "before the start", [&] {
+            return launcher.read_file(k, driver::kShardReadyFile, kReadyFileMaxBytes);
+          })) {
         ready[static_cast<std::size_t>(k)] = true;
         ++ready_count;
         say(std::to_string(ready_count) + " of " + std::to_string(count) + " shards ready");
@@ -157,7 +161,10 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
   }
   say("shards start together in " + format_duration_s(how.start_lead_s));
 
-  // Every shard's records, counted and checksummed.
+  // Every shard's records, counted and checksummed, and each checked against its part of the
+  // plan: a file is read only up to what that part can fill.
+  std::vector<driver::ShardRecordBounds> bounds;
+  for (int k = 0; k < count; ++k) bounds.push_back(driver::shard_record_bounds(plan, k));
   std::vector<driver::ShardResult> results(static_cast<std::size_t>(count));
   std::vector<bool> collected(static_cast<std::size_t>(count), false);
   int collected_count = 0;
@@ -175,8 +182,10 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
     }
     for (int k = 0; k < count; ++k) {
       if (collected[static_cast<std::size_t>(k)]) continue;
-      const auto text = guarded(k, "during the run",
-                                [&] { return launcher.read_file(k, driver::kShardRecordsFile); });
+      const driver::ShardRecordBounds& bound = bounds[static_cast<std::size_t>(k)];
+      const auto text = guarded(k, "during the run", [&] {
+        return launcher.read_file(k, driver::kShardRecordsFile, bound.max_bytes);
+      });
       if (!text) {
         if (const auto why = launcher.failure(k); why && !interrupted) {
           throw ShardError(failures_text(launcher, count, k, *why, "during the run") +
@@ -185,8 +194,10 @@ std::vector<driver::ShardResult> run_shards(const driver::ShardPlan& plan, Shard
         continue;
       }
       try {
-        results[static_cast<std::size_t>(k)] =
-            driver::parse_shard_records(*text, shard_name(k, count) + " records");
+        results[static_cast<std::size_t>(k)] = driver::parse_shard_records(
+            *text,
+            shard_name(k, count) + ": " + launcher.file_location(k, driver::kShardRecordsFile),
+            bound);
       } catch (const std::runtime_error& e) {
         throw ShardError(std::string(e.what()) + "; the cell's records are incomplete");
       }

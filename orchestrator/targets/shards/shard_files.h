@@ -10,6 +10,9 @@ namespace kvsweep::orchestrator {
 // `kvsweep shard get NAME`'s exit status when the file is not there (yet): an answer, not an
 // error, which the Job launcher tells apart from a failed exec.
 inline constexpr int kShardFileAbsentExit = 3;
+// Its exit status when the file is there but refused (not a regular file, larger than
+// --max-bytes): the coordinator fails the shard with the reason it printed.
+inline constexpr int kShardFileRefusedExit = 4;
 
 // Throws std::invalid_argument unless `name` is a plain file name: letters, digits, '.', '_',
 // '-', not starting with '.'. A protocol file never leaves the shard's directory.

@@ -3,6 +3,7 @@
 // (shard_coordinator.h) speaks the protocol; a launcher only starts, reaches and ends shards.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,6 +20,10 @@ struct ShardJobSettings {
   std::map<std::string, std::string> node_selector;
   std::string env_secret;        // a Secret whose keys become the shards' env (the API key)
   double ready_timeout_s = 300;  // a pod's own wait for its plan and for the start
+  // The kvsweep binary run beside the coordinator as the Job's watcher (`kvsweep shard watch`):
+  // should the coordinator be killed, it deletes the Job, as the coordinator does when it ends
+  // well. "" for none.
+  std::string watch_program;
 };
 
 class ShardLauncher {
@@ -28,8 +33,13 @@ class ShardLauncher {
   // Starts `count` shards of the plan (driver/shard_plan.h's JSON text). Throws
   // std::runtime_error when they cannot be started at all.
   virtual void start(const std::string& plan_json, int count) = 0;
-  // A file of shard `shard`'s directory, nullopt while it is absent.
-  virtual std::optional<std::string> read_file(int shard, const std::string& name) = 0;
+  // A file of shard `shard`'s directory, nullopt while it is absent. Only a regular file of
+  // at most max_bytes: anything else (a link to /dev/zero, a FIFO, a larger file) throws
+  // std::runtime_error naming it, without reading past the bound or waiting on it.
+  virtual std::optional<std::string> read_file(int shard, const std::string& name,
+                                               std::uint64_t max_bytes) = 0;
+  // Where that file is, for messages: a path, or a pod and a path.
+  virtual std::string file_location(int shard, const std::string& name) const = 0;
   virtual void write_file(int shard, const std::string& name, const std::string& text) = 0;
   // Why shard `shard` can no longer do its part ("exited with code 1: <its last words>",
   // "pod x: container shard: OOMKilled"), nullopt while it runs or once it ended well.

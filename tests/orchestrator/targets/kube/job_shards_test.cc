@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "driver/shard_plan.h"
 #include "orchestrator/sweep/sharded_load.h"
 #include "orchestrator/targets/kube/job_shard_launcher.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
@@ -108,6 +109,31 @@ TEST_F(JobShards, AnIndexedJobOfTwoPodsSendsTheWholeRunAndIsDeletedAfter) {
     execed = execed || (log.argv.size() > 6 && log.argv[5] == "exec");
   }
   EXPECT_TRUE(execed);
+}
+
+// A coordinator killed while its Job runs (kill -9: no destructor, no delete) leaves no Job
+// sending: its watcher, which holds the coordinator's lifeline, deletes the Job once the
+// lifeline closes. A coordinator that ends well deletes the Job itself and its watcher does
+// nothing (AnIndexedJobOfTwoPodsSendsTheWholeRunAndIsDeletedAfter: one DELETE).
+TEST_F(JobShards, AKilledCoordinatorsJobIsDeletedByItsWatcher) {
+  ShardJobSettings settings = job("shards-d");
+  settings.watch_program = KVSWEEP_BINARY;
+  JobShardLauncher launcher(kubectl_, settings);
+  driver::ShardPlan plan;
+  plan.options = options(2);
+  plan.options.num_requests = 0;
+  plan.options.duration_s = 60;
+  plan.workload = workload();
+  launcher.start(driver::shard_plan_json(plan), 2);
+  ASSERT_TRUE(server_.get("jobs", "default", "shards-d").has_value());
+  launcher.sever();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (server_.get("jobs", "default", "shards-d").has_value() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(server_.get("jobs", "default", "shards-d").has_value())
+      << "the killed coordinator's Job was left running";
 }
 
 TEST_F(JobShards, AnOomKilledShardFailsTheCellNamingItsPodAndReason) {
