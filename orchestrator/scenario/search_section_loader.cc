@@ -200,6 +200,9 @@ bool rate_is_free(const YAML::Node& root, const ScenarioSpec& spec, YamlErrors& 
   return free;
 }
 
+// search.min_probe at most a day: a probe is one cell, and a search runs tens of them.
+constexpr double kMaxMinProbeS = 24 * 3600;
+
 }  // namespace
 
 void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink) {
@@ -309,6 +312,9 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   }
   search.read_int("max_tries", &s.max_tries, 1);
   search.read_int("max_probes", &s.max_probes, 2);
+  double min_probe = 0;
+  search.read_duration("min_probe", &min_probe, false, kMaxMinProbeS);
+  if (min_probe > 0) s.min_probe_s = min_probe;
   search.finish();
 }
 
