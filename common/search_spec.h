@@ -55,19 +55,6 @@ struct SearchSpec {
   double knee_efficiency = 0.9;
   int max_tries = 3;    // of one load whose verdict is undecided, before it counts as failing
   int max_probes = 30;  // per arm, every try counted
-  // The least arrival time a probe needs before it is judged (`search.min_probe`): a probe
-  // above capacity that ends sooner ends before its queue builds, and reads as burst tolerance,
-  // not capacity. A rate search's probe sends rate x this many requests (load.num_requests and
-  // load.duration are raised to it, never lowered); a probe that still ran shorter (a count
-  // set by a factor, the dataset's end, the request bound) is "too short to judge" and ends
-  // its arm's search. Unset: kPredictMinProbeS in virtual time, kMinProbeS on a real target.
-  std::optional<double> min_probe_s;
-  static constexpr double kPredictMinProbeS = 120;
-  static constexpr double kMinProbeS = 60;
-  // The minimum for a probe in virtual time (`predict`) or on a real target.
-  double min_probe_for(bool predicted) const {
-    return min_probe_s.value_or(predicted ? kPredictMinProbeS : kMinProbeS);
-  }
   bool enabled() const { return !factor.empty(); }
   bool operator==(const SearchSpec&) const = default;
 };

@@ -104,14 +104,6 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
             (shards_run_as_job(spec) ? "pods of an Indexed Job" : "local processes") +
             "; each holds ceil(cap / " + std::to_string(l.shards) + ") of a cap)";
   }
-  if (spec.search.enabled()) {
-    const SearchSpec& s = spec.search;
-    text += "; each probe at least " +
-            (s.min_probe_s ? format_seconds(*s.min_probe_s)
-                           : format_seconds(SearchSpec::kMinProbeS) + " (" +
-                                 format_seconds(SearchSpec::kPredictMinProbeS) + " predicted)") +
-            " of arrivals (search.min_probe)";
-  }
   const SimSpec& sim = spec.target.sim;
   if (rehearsal && sim.conversations > 0) {
     text += "; the dataset's first " + std::to_string(sim.conversations) + " conversations";

@@ -220,8 +220,6 @@ void check_probe_steps(YamlMapReader& search, const SearchSpec& s, YamlErrors& s
     refuse("growth", "a growth of at least 1.01");
   }
 }
-// search.min_probe at most a day: a probe is one cell, and a search runs tens of them.
-constexpr double kMaxMinProbeS = 24 * 3600;
 
 }  // namespace
 
@@ -335,9 +333,6 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   }
   search.read_int("max_tries", &s.max_tries, 1, kMaxTries);
   search.read_int("max_probes", &s.max_probes, 2, kMaxProbes);
-  double min_probe = 0;
-  search.read_duration("min_probe", &min_probe, false, kMaxMinProbeS);
-  if (min_probe > 0) s.min_probe_s = min_probe;
   search.finish();
 }
 

@@ -31,8 +31,6 @@ const char* probe_outcome_name(ProbeOutcome outcome) {
       return "undecided";
     case ProbeOutcome::kNotCounted:
       return "not counted";
-    case ProbeOutcome::kTooShort:
-      return "too short";
   }
   return "undecided";
 }
@@ -62,20 +60,12 @@ void CapacitySearch::finish(const std::string& why) {
   result_.why = why;
 }
 
-void CapacitySearch::record(double load, ProbeOutcome outcome, const std::string& why) {
+void CapacitySearch::record(double load, ProbeOutcome outcome) {
   if (!next_ || load != *next_) {
     throw std::logic_error("capacity search: a verdict for " + show(load) + " where " +
                            (next_ ? show(*next_) : std::string("nothing")) + " was asked for");
   }
   probes_.push_back({load, attempt_, outcome});
-  if (outcome == ProbeOutcome::kTooShort) {
-    // A probe that ended before it could reach its steady state says nothing about capacity,
-    // and a longer one is the user's to ask for: the capacity is the highest load known to pass.
-    finish(why.empty() ? "the probe at " + show(load) +
-                             " was too short to judge (search.min_probe); raise its length"
-                       : why);
-    return;
-  }
   if (static_cast<int>(probes_.size()) >= spec_.max_probes && outcome != ProbeOutcome::kPass &&
       outcome != ProbeOutcome::kFail) {
     finish("stopped after " + std::to_string(probes_.size()) + " probes (search.max_probes)");
@@ -108,8 +98,6 @@ void CapacitySearch::record(double load, ProbeOutcome outcome, const std::string
     case ProbeOutcome::kFail:
       count(load, outcome);
       return;
-    case ProbeOutcome::kTooShort:
-      return;  // ended above
   }
 }
 

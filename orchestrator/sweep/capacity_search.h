@@ -18,10 +18,9 @@ enum class ProbeOutcome {
   kFail,        // it did not, or the cell was over capacity
   kUndecided,   // the interval straddles a target: tried again, up to max_tries
   kNotCounted,  // client-bound or short of its concurrency: the driver failed, not the server
-  kTooShort,    // its arrivals lasted less than search.min_probe: no verdict; the search ends
 };
 
-// "pass", "fail", "undecided", "not counted", "too short".
+// "pass", "fail", "undecided", "not counted".
 const char* probe_outcome_name(ProbeOutcome outcome);
 
 struct SearchProbe {
@@ -50,8 +49,7 @@ class CapacitySearch {
   int next_attempt() const { return attempt_; }
 
   // The verdict of the probe next_load() asked for. Throws std::logic_error for another load.
-  // `why`: for kTooShort, how the search ended (the probe, its length and the minimum).
-  void record(double load, ProbeOutcome outcome, const std::string& why = {});
+  void record(double load, ProbeOutcome outcome);
 
   const CapacityResult& result() const { return result_; }
   const std::vector<SearchProbe>& probes() const { return probes_; }

@@ -1,14 +1,11 @@
 // The searching sweep's parts: arms, probe cells, their verdicts, what is stored and said.
 #include "orchestrator/sweep/search_loop.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "driver/load_options.h"
 #include "reports/cell_metrics.h"
 #include "reports/slo_attainment.h"
 #include "reports/units.h"
@@ -97,30 +94,10 @@ std::string arm_search_key(const ScenarioSpec& spec, const CellPlan& arm) {
   return searches_concurrency(spec) ? arm.arm : arm.arm + "@" + std::to_string(arm.concurrency);
 }
 
-bool predicted_target(const ScenarioSpec& spec, const std::string& target_override) {
-  return target_override == "predict" || (target_override.empty() && spec.target.kind == "predict");
-}
-
-double probe_minimum_s(const ScenarioSpec& spec, const std::string& target_override) {
-  return spec.search.min_probe_for(predicted_target(spec, target_override));
-}
-
-void size_probe(LoadSpec& load, bool rate_search, double rate, double min_s) {
-  if (!(min_s > 0)) return;
-  if (load.duration_s > 0) load.duration_s = std::max(load.duration_s, min_s);
-  if (rate_search && load.num_requests > 0 && rate > 0) {
-    const double wanted = std::ceil(rate * min_s);
-    const double bounded = std::min(wanted, static_cast<double>(driver::kMaxRequests));
-    load.num_requests = std::max(load.num_requests, static_cast<std::int64_t>(bounded));
-  }
-}
-
 CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt,
                     const std::string& target_override) {
   ScenarioSpec one = spec;
   one.repeats = attempt + 1;
-  // Long enough to reach its steady state (a rehearsal's target.sim cuts still apply after).
-  size_probe(one.load, !searches_concurrency(spec), load, probe_minimum_s(spec, target_override));
   const std::string level = probe_level(spec, load);
   for (FactorSpec& f : one.factors) {
     if (f.name == spec.search.factor) {
@@ -163,33 +140,10 @@ double throughput_per_load(const store::Store& store, const store::CellRow& cell
   return reports::compute_cell_metrics(store.requests(cell.id), {}).request_throughput / load;
 }
 
-std::int64_t measured_count(const std::vector<store::RequestRow>& requests) {
-  std::int64_t n = 0;
-  for (const store::RequestRow& r : requests) n += r.warmup ? 0 : 1;
-  return n;
-}
-
-double arrival_span_s(const std::vector<store::RequestRow>& requests, bool open_loop, double rate) {
-  // Open loop: the schedule's own length, requests over their rate (the sizing's measure; a
-  // Poisson schedule's last arrival falls a little either side of it).
-  if (open_loop && rate > 0) return static_cast<double>(measured_count(requests)) / rate;
-  double first = 0;
-  double last = 0;
-  bool any = false;
-  for (const store::RequestRow& r : requests) {
-    if (r.warmup) continue;
-    const double end = std::max({r.ended_s, r.last_token_s, r.sent_s});
-    first = any ? std::min(first, r.sent_s) : r.sent_s;
-    last = any ? std::max(last, end) : end;
-    any = true;
-  }
-  return any ? last - first : 0;
-}
-
 std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
                                           const std::vector<store::CellRow>& tries,
                                           const ScenarioSpec& spec, std::string& line, double load,
-                                          std::optional<double> knee_per_load, double min_probe_s) {
+                                          std::optional<double> knee_per_load) {
   if (tries.empty()) throw std::logic_error("probe_outcome: no try to judge");
   const store::CellRow& last = tries.back();
   if (last.status != "done") {
@@ -205,19 +159,6 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
            reports::verdict_line(v);
     return ProbeOutcome::kNotCounted;
   }
-  // Over capacity fails, whatever the SLO says: arrivals outran service, so the probe's figures
-  // measure how long it ran, not what the fleet sustains.
-  if (v.over_capacity) {
-    line = "fails as over capacity: " + reports::verdict_line(v);
-    return ProbeOutcome::kFail;
-  }
-  const double span_s = arrival_span_s(requests, !searches_concurrency(spec), load);
-  if (span_s < min_probe_s) {
-    line = std::to_string(measured_count(requests)) + " requests, " +
-           reports::format_fixed(span_s, 1) + " s of arrivals, under the " +
-           reports::format_number(min_probe_s) + " s a probe needs to reach its steady state";
-    return ProbeOutcome::kTooShort;
-  }
   if (spec.slo.empty()) {
     // The knee: throughput per unit of load against the lightest load's.
     const double efficiency = knee_per_load && *knee_per_load > 0 && load > 0
@@ -226,6 +167,10 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
     line = "throughput per unit of load " + reports::format_fixed(efficiency * 100, 1) +
            "% of the lightest load's (the knee is below " +
            reports::format_fixed(spec.search.knee_efficiency * 100, 0) + "%)";
+    if (v.over_capacity) {
+      line += "; fails as over capacity: " + reports::verdict_line(v);
+      return ProbeOutcome::kFail;
+    }
     return efficiency >= spec.search.knee_efficiency ? ProbeOutcome::kPass : ProbeOutcome::kFail;
   }
   // Every try's requests judged together.
@@ -239,6 +184,27 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
   line = reports::slo_line(slo) +
          (tries.size() > 1 ? " (" + std::to_string(tries.size()) + " tries together)" : "");
   if (slo.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
+  if (v.over_capacity) {
+    line += "; over capacity: " + reports::verdict_line(v);
+    // Requests waiting for a slot of the cap, more and more: arrivals outran completions.
+    if (v.backlog_trend.rising) return ProbeOutcome::kFail;
+    // TTFT rising through the cell. A queue that grows without bound and a workload whose
+    // prompts grow through the cell (a multi-turn dataset's later turns) both read so; what
+    // the SLO needs to know is whether it would still hold had the cell run as long again:
+    // every request's TTFT and E2E one cell-length up the trend.
+    const double rise_ms =
+        v.ttft_trend.test.slope_per_s * (v.steady ? v.steady->end_s - v.steady->start_s : 0.0);
+    std::vector<store::RequestRow> later = pooled;
+    for (store::RequestRow& r : later) {
+      r.ttft_ms += rise_ms;
+      r.e2e_ms += rise_ms;
+    }
+    const reports::SloAttainment projected = reports::judge_slo(later, spec.slo);
+    line += "; a cell-length later (TTFT +" + reports::format_fixed(rise_ms, 1) + " ms) " +
+            reports::slo_line(projected);
+    if (projected.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
+    if (projected.verdict == reports::SloVerdict::kUndecided) return ProbeOutcome::kUndecided;
+  }
   return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
 }
 
@@ -252,7 +218,6 @@ std::string search_setup_summary(const ScenarioSpec& spec) {
   out["growth"] = s.growth;
   out["guide"] = s.guide == SearchGuide::kNone ? "none" : "predict";
   out["max_tries"] = s.max_tries;
-  if (s.min_probe_s) out["min_probe_s"] = *s.min_probe_s;
   if (spec.slo.empty()) out["knee_efficiency"] = s.knee_efficiency;
   nlohmann::ordered_json slo = nlohmann::ordered_json::array();
   for (const SloRequirement& q : spec.slo.requirements) {

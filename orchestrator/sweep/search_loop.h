@@ -34,53 +34,33 @@ std::vector<CellPlan> search_arms(const ScenarioSpec& spec, const std::vector<Ce
 // The key a guide and the reports match `arm` by.
 std::string arm_search_key(const ScenarioSpec& spec, const CellPlan& arm);
 
-// Whether the sweep runs in virtual time (`kvsweep predict`, a search's guide, a predict target).
-bool predicted_target(const ScenarioSpec& spec, const std::string& target_override);
-
-// The least arrival time a probe of this sweep needs (search.min_probe, else 120 s in virtual
-// time and 60 s on a real target).
-double probe_minimum_s(const ScenarioSpec& spec, const std::string& target_override);
-
-// Raises `load`'s bounds so that a probe at `rate` (of a rate search; else the duration only)
-// lasts at least `min_s`: load.duration when written, and load.num_requests when written to
-// rate x min_s (at most driver::kMaxRequests). A bound already longer is kept.
-void size_probe(LoadSpec& load, bool rate_search, double rate, double min_s);
-
 // `arm`'s cell with the searched factor at `load` instead, its `attempt`-th try (the cell's
-// repeat, so each try has its own key), sized by size_probe. Ordinal and deploy group are the
-// arm's. A retry (attempt > 0) sends the same dataset on another arrival schedule (its seed
-// moves by the attempt), so it adds an independent sample: in virtual time the same schedule
-// gives the same figures.
+// repeat, so each try has its own key). Ordinal and deploy group are the arm's. A retry (attempt
+// > 0) sends the same dataset on another arrival schedule (its seed moves by the attempt), so
+// it adds an independent sample: in virtual time the same schedule gives the same figures.
 CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt,
                     const std::string& target_override);
-
-// The requests of a probe not in its warm-up.
-std::int64_t measured_count(const std::vector<store::RequestRow>& requests);
-
-// How long a probe's arrivals lasted: in open loop at `rate`, its measured requests over the
-// rate (the schedule's length); in a closed loop, first send to last end.
-double arrival_span_s(const std::vector<store::RequestRow>& requests, bool open_loop, double rate);
 
 // The text a probe's load has as a factor level: "24", "12.5".
 std::string probe_level(const ScenarioSpec& spec, double load);
 
 // What the tries of a probe at `load` say to the search (`tries`: its stored cells, in order,
 // the last just run): nullopt when the last did not run to the end (its error is then the
-// search's end). `line` gets what decided it, in this order:
+// search's end). `line` gets what decided it.
 // - The last try client-bound or short of its concurrency: not counted (the driver missed).
-// - The last try over capacity (reports/validity.h): fails, whatever its SLO says.
-// - Its arrivals shorter than `min_probe_s` (arrival_span_s): too short to judge.
 // - With an SLO, the requests of every try are judged together: a retry of an undecided load
-//   narrows its interval. Pass, fail or undecided by the attainment's interval.
+//   narrows its interval. Pass, fail or undecided by the attainment's interval. The last try
+//   judged over capacity: fails when its backlog grew (arrivals outran completions); when its
+//   TTFT rose, the SLO is judged again with every request's TTFT and E2E one cell-length up
+//   the trend (would it hold had the cell run as long again?), which decides.
 // - Without an SLO (a knee search), `knee_per_load` is the reference probe's request
 //   throughput per unit of load; the last try passes while its own is at least
-//   search.knee_efficiency of it.
+//   search.knee_efficiency of it and it is not over capacity.
 std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
                                           const std::vector<store::CellRow>& tries,
                                           const ScenarioSpec& spec, std::string& line,
                                           double load = 0,
-                                          std::optional<double> knee_per_load = std::nullopt,
-                                          double min_probe_s = 0);
+                                          std::optional<double> knee_per_load = std::nullopt);
 
 // A probe's request throughput per unit of load (req/s per req/s offered, or per user in
 // flight): what a knee search compares with its reference probe's.

@@ -8,7 +8,6 @@
 
 #include "common/wall_clock.h"
 #include "orchestrator/sweep/cell_runner.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -39,12 +38,6 @@ class ArmSearch {
     if (const auto guide = options.search_guide.find(a_.key); guide != options.search_guide.end()) {
       a_.guide = guide->second;
     }
-    // A rehearsal (`--target sim` of a cluster scenario) keeps target.sim's cuts, which make
-    // its probes shorter than a probe needs: it rehearses the search, it does not measure.
-    const SimSpec& sim = spec.target.sim;
-    rehearsal_cut_ = options.target_override == "sim" && spec.target.kind != "sim" &&
-                     (sim.num_requests > 0 || sim.duration_s > 0);
-    min_probe_s_ = probe_minimum_s(spec, options.target_override);
   }
 
   // Runs the arm's search to its end (or an interruption: returns false), storing its row.
@@ -53,12 +46,6 @@ class ArmSearch {
                  (a_.guide ? " from the predicted " + load_text(spec_, *a_.guide)
                            : " from " + load_text(spec_, spec_.search.low)) +
                  (spec_.slo.empty() ? " for its knee (no SLO)" : ""));
-    if (rehearsal_cut_) {
-      output_.line("  note: a rehearsal: probes are cut by target.sim, shorter than the " +
-                   reports::format_number(min_probe_s_) +
-                   " s a probe on the target runs (search.min_probe); its capacities rehearse "
-                   "the search, they do not measure it");
-    }
     CapacitySearch search(spec_.search, searches_concurrency(spec_), a_.guide);
     std::optional<double> knee_per_load;
     if (spec_.slo.empty()) {
@@ -80,8 +67,8 @@ class ArmSearch {
       if (search.next_attempt() == 0) tries_.clear();
       tries_.push_back(*cell);
       std::string line;
-      const std::optional<ProbeOutcome> outcome = probe_outcome(
-          store_, tries_, spec_, line, *load, knee_per_load, rehearsal_cut_ ? 0.0 : min_probe_s_);
+      const std::optional<ProbeOutcome> outcome =
+          probe_outcome(store_, tries_, spec_, line, *load, knee_per_load);
       if (!outcome) {
         return end_with_failure(search, position,
                                 "a probe at " + load_text(spec_, *load) + " failed: " + line);
@@ -89,10 +76,7 @@ class ArmSearch {
       // Under the cell runner's own line for the probe: what the search makes of it.
       output_.line("    search: " + std::string(probe_outcome_name(*outcome)) + "; " + line);
       if (*outcome == ProbeOutcome::kPass) passing_[*load] = cell->id;
-      search.record(*load, *outcome,
-                    "the probe at " + load_text(spec_, *load) + " was too short to judge: " + line +
-                        " (search.min_probe); raise load.num_requests or load.duration, or set "
-                        "search.min_probe");
+      search.record(*load, *outcome);
       probe_cells_.push_back(cell->id);
       a_.probes = search.probes();
       store_arm(store_, experiment_id_, position, spec_, a_, probe_cells_);
@@ -187,8 +171,6 @@ class ArmSearch {
   std::vector<std::int64_t> probe_cells_;           // the cell of each recorded probe
   std::map<std::string, store::CellRow> ran_here_;  // probes this arm already has, by key
   std::vector<store::CellRow> tries_;               // the current load's tries, in order
-  bool rehearsal_cut_ = false;  // target.sim's cuts shorten the probes: no minimum judged
-  double min_probe_s_ = 0;      // the arrivals a probe needs before it is judged
 };
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "reports/slo_attainment.h"
-#include "sim/engine/profile.h"
 #include "store/store.h"
 #include "tests/support/temp_dir.h"
 
@@ -201,66 +200,6 @@ TEST(CapacitySearchEndToEnd, CompareSaysACapacityThatFellIsARegression) {
   EXPECT_EQ(compare.exit_code, 1) << compare.out << compare.err;
   EXPECT_NE(compare.out.find("capacity least-load@1024: A "), std::string::npos) << compare.out;
   EXPECT_NE(compare.out.find(": regression, B failed at "), std::string::npos) << compare.out;
-}
-
-// Seed 002's search on `replicas` replicas of `profile`: its workload shape (the stand-in's
-// multi-turn conversations, turns independent, in open loop), its SLO, and its two arms that
-// route by load alone (the Service's random pick and least-load), unguided in virtual time
-// with the default probe length.
-std::string seed_002_shape(const std::string& profile, int replicas) {
-  return "name: capacity-scaling\n"
-         "target: {kind: sim, replicas: " +
-         std::to_string(replicas) + ", profile: " + profile +
-         "}\n"
-         "model: scaling-model\n"
-         "seed: 12345\n"
-         "factors:\n"
-         "  concurrency: [8000]\n"
-         "  strategy: [random, least-load]\n"
-         "load:\n"
-         "  dataset: {kind: synthetic-multiturn, conversations: 800, turns: {min: 8, max: 12},\n"
-         "            system_prompt_words: 0, user_words: 43, assistant_words: 50,\n"
-         "            output_tokens: 76}\n"
-         "  turns: independent\n"
-         "  num_requests: 400\n"
-         "  timeout: 5m\n"
-         "slo: {p95_ttft_ms: 1000, p95_tpot_ms: 100}\n"
-         "search: {factor: load.request_rate, low: 1, high: 20000, precision: 0.1, guide: none}\n";
-}
-
-// Capacity is physical: on every shipped profile, twice the replicas carry 1.6-2.4x the load
-// of an arm that routes by load alone. Probes shorter than their steady state measured burst
-// tolerance instead (seed 002 predicted 104 req/s for least-load on 8 L4s and 587 on 16).
-TEST(CapacitySearchEndToEnd, TwiceTheReplicasOfALoadOnlyArmCarryAboutTwiceOnEveryProfile) {
-  testing::TempDir dir;
-  std::string figures;
-  int index = 0;
-  for (const std::string& profile : sim::profile_names()) {
-    ++index;
-    std::vector<store::ArmSearchRow> fleets[2];
-    for (int f = 0; f < 2; ++f) {
-      const int replicas = 2 << f;  // 2 and 4
-      const std::string name = "p" + std::to_string(index) + "-" + std::to_string(replicas);
-      std::string console;
-      fleets[f] = predict_search(dir, name, seed_002_shape(profile, replicas),
-                                 dir.file(name + ".db"), &console);
-      ASSERT_EQ(fleets[f].size(), 2u) << profile << "\n" << console;
-    }
-    for (std::size_t arm = 0; arm < 2; ++arm) {
-      const store::ArmSearchRow& small = fleets[0][arm];
-      const store::ArmSearchRow& large = fleets[1][arm];
-      ASSERT_TRUE(small.capacity && large.capacity)
-          << profile << " " << small.arm_key << ": " << small.why << " / " << large.why;
-      const double ratio = *large.capacity / *small.capacity;
-      const std::string line = profile + " " + small.arm + ": " + std::to_string(*small.capacity) +
-                               " -> " + std::to_string(*large.capacity) + " req/s (" +
-                               std::to_string(ratio) + "x)\n";
-      figures += line;
-      EXPECT_GE(ratio, 1.6) << line << small.why << "\n" << large.why;
-      EXPECT_LE(ratio, 2.4) << line << small.why << "\n" << large.why;
-    }
-  }
-  std::printf("%s", figures.c_str());
 }
 
 }  // namespace

@@ -83,7 +83,6 @@ search:
   guide: none
   max_tries: 4
   max_probes: 20
-  min_probe: 90s
 )";
 
 TEST_F(SearchSection, ReadsEveryKeyBackFieldByField) {
@@ -119,9 +118,6 @@ TEST_F(SearchSection, ReadsEveryKeyBackFieldByField) {
   EXPECT_EQ(s.guide, SearchGuide::kNone);
   EXPECT_EQ(s.max_tries, 4);
   EXPECT_EQ(s.max_probes, 20);
-  EXPECT_EQ(s.min_probe_s, 90);
-  EXPECT_DOUBLE_EQ(s.min_probe_for(true), 90);  // written: the same in virtual time
-  EXPECT_DOUBLE_EQ(s.min_probe_for(false), 90);
 
   EXPECT_DOUBLE_EQ(spec->target.cost.usd_per_gpu_hour, 0.8);
   EXPECT_DOUBLE_EQ(spec->target.cost.gpus, 8);
@@ -256,9 +252,6 @@ TEST_F(SearchSection, DefaultsGuideAndAttainment) {
     EXPECT_DOUBLE_EQ(spec->search.growth, 2);
     EXPECT_EQ(spec->search.max_tries, 3);
     EXPECT_EQ(spec->search.max_probes, 30);
-    EXPECT_FALSE(spec->search.min_probe_s);  // unset: 120 s predicted, 60 s on a target
-    EXPECT_DOUBLE_EQ(spec->search.min_probe_for(true), SearchSpec::kPredictMinProbeS);
-    EXPECT_DOUBLE_EQ(spec->search.min_probe_for(false), SearchSpec::kMinProbeS);
     EXPECT_TRUE(spec->target.cost.empty());
   }
 }
@@ -370,7 +363,7 @@ TEST_F(SearchSection, SearchValuesAreChecked) {
   EXPECT_FALSE(load(scenario(std::string(kSlo) +
                              "search:\n  factor: load.request_rate\n  low: 0\n  high: 8\n"
                              "  precision: 1\n  growth: 1\n  guide: predicted\n  max_tries: 0\n"
-                             "  max_probes: 1\n  min_probe: 0s\n")));
+                             "  max_probes: 1\n")));
   EXPECT_EQ(heads(),
             (std::vector<std::string>{
                 "s.yaml:12:8: search.low: expected a rate in requests/s >= 0.001, at most "
@@ -382,14 +375,7 @@ TEST_F(SearchSection, SearchValuesAreChecked) {
                 "s.yaml:16:10: search.guide: expected one of predict, none, got \"predicted\"; "
                 "did you mean 'predict'?",
                 "s.yaml:17:14: search.max_tries: expected an integer from 1 to 100, got \"0\"",
-                "s.yaml:18:15: search.max_probes: expected an integer from 2 to 1000, got \"1\"",
-                "s.yaml:19:14: search.min_probe: expected a duration > 0 such as 90s, 5m, 250ms "
-                "or 30, got \"0s\""}));
-  EXPECT_FALSE(
-      load(scenario(std::string(kSlo) +
-                    "search: {factor: load.request_rate, low: 1, high: 8, min_probe: 25h}\n")));
-  EXPECT_EQ(heads(), (std::vector<std::string>{"s.yaml:10:65: search.min_probe: expected a "
-                                               "duration of at most 24h, got \"25h\""}));
+                "s.yaml:18:15: search.max_probes: expected an integer from 2 to 1000, got \"1\""}));
   EXPECT_FALSE(
       load(scenario(std::string(kSlo) + "search: {factor: load.request_rate, high: 8, low: 8}\n")));
   EXPECT_EQ(heads(), (std::vector<std::string>{"s.yaml:10:43: search.high: expected a load above "

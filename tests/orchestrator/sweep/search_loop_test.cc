@@ -6,15 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "driver/load_options.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
@@ -33,19 +29,7 @@ factors:
   strategy: [random, least-load]
 load: {num_requests: 40, max_tokens: 2}
 slo: {p95_ttft_ms: 200}
-search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none, min_probe: 100ms}
-)";
-
-// An open-loop rate search: probes of at least 20 s of arrivals (the load's 100 requests are
-// raised to rate x 20 s from 5 req/s up).
-constexpr const char* kRateSearch = R"(name: fake-rate-search
-target: {kind: sim}
-factors:
-  strategy: [least-load]
-  concurrency: [10000]
-load: {num_requests: 100, max_tokens: 2}
-slo: {p95_ttft_ms: 200}
-search: {factor: load.request_rate, low: 10, high: 80, precision: 0.05, guide: none, min_probe: 20s}
+search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
 )";
 
 ScenarioSpec parse(const std::string& text) {
@@ -86,12 +70,6 @@ struct FakeSearch {
     options.search_guide = std::move(guide);
     options.load = [this](const driver::LoadOptions& o, const driver::Workload&,
                           const std::function<void(const driver::Progress&)>&) {
-      if (open_loop) {
-        ++loads;
-        driver::LoadResult result = open_loop(o);
-        result.epoch_wall_s = 1'700'000'000.0 + loads;
-        return result;
-      }
       const int users = o.concurrency > 0 ? o.concurrency : o.max_concurrency;
       const double per_user_ms = applied_strategy(calls) == "ll" ? 4 : 10;
       ++loads;
@@ -129,42 +107,7 @@ struct FakeSearch {
   std::atomic<bool> stop{false};
   int loads = 0;
   bool scale_sends = false;
-  // When set, answers every load (an open loop's probes) in place of the closed-loop fake.
-  std::function<driver::LoadResult(const driver::LoadOptions&)> open_loop;
 };
-
-// An open loop at o.request_rate whose fleet serves `capacity` req/s: at or below it every
-// request takes 50 ms (TTFT 10 ms); above it request i finishes at i / capacity, so the number
-// in flight grows through the probe, while TTFT rises only from 10 to 60 ms: well inside a
-// 200 ms SLO, even a cell-length further up its trend. `sent`: at most this many requests.
-driver::LoadResult queueing_fleet(const driver::LoadOptions& o, double capacity,
-                                  std::int64_t sent = -1) {
-  driver::LoadResult result;
-  const std::int64_t n = sent >= 0 ? std::min(sent, o.num_requests) : o.num_requests;
-  const double rate = o.request_rate;
-  const double span = static_cast<double>(n) / rate;
-  for (std::int64_t i = 0; i < n; ++i) {
-    driver::RequestRecord r;
-    r.index = i;
-    r.ok = true;
-    r.http_status = 200;
-    r.scheduled_s = static_cast<double>(i) / rate;
-    r.sent_s = r.scheduled_s;
-    const bool over = rate > capacity;
-    r.ttft_ms = over ? 10 + 50 * r.sent_s / span : 10;
-    r.first_token_s = r.sent_s + r.ttft_ms / 1000;
-    r.last_token_s = over ? std::max(static_cast<double>(i) / capacity, r.first_token_s) + 0.04
-                          : r.sent_s + 0.05;
-    r.ended_s = r.last_token_s;
-    r.e2e_ms = (r.last_token_s - r.sent_s) * 1000;
-    r.tpot_ms = r.e2e_ms - r.ttft_ms;
-    r.prompt_tokens = 10;
-    r.output_tokens = 2;
-    r.cached_tokens = 0;
-    result.records.push_back(r);
-  }
-  return result;
-}
 
 TEST(SearchLoop, FindsEachArmsCapacityAndStoresEveryProbeAsACell) {
   FakeSearch search(kConcurrencySearch);
@@ -257,7 +200,7 @@ target: {kind: sim}
 factors:
   strategy: [random]
 load: {num_requests: 40, max_tokens: 2}
-search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none, min_probe: 100ms}
+search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
 )");
   search.scale_sends = true;
   const SweepOutcome outcome = search.run();
@@ -280,97 +223,6 @@ search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none, m
   const auto rows = search.store.arm_searches(outcome.experiment_id);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].capacity, r.capacity);
-}
-
-// Above 40 req/s the fake fleet's queue grows while TTFT stays far inside the SLO: such a probe
-// is over capacity and fails though its SLO passed (no projection up the TTFT trend passes it),
-// so the capacity is 40 req/s, not the upper bound. Each probe sent rate x 20 s of requests.
-TEST(SearchLoop, AnOverCapacityProbeFailsThoughItsSloPasses) {
-  FakeSearch search(kRateSearch);
-  std::map<double, std::int64_t> sent;  // rate -> requests asked for
-  search.open_loop = [&](const driver::LoadOptions& o) {
-    sent[o.request_rate] = o.num_requests;
-    return queueing_fleet(o, 40);
-  };
-  const SweepOutcome outcome = search.run();
-  ASSERT_EQ(outcome.status, "done") << search.output.all;
-  ASSERT_EQ(outcome.capacities.size(), 1u);
-  const CapacityResult& r = outcome.capacities[0].result;
-  ASSERT_TRUE(r.capacity && r.first_failing) << r.why << "\n" << search.output.all;
-  EXPECT_LE(*r.capacity, 40) << search.output.all;
-  EXPECT_GT(*r.first_failing, 40);
-  EXPECT_LE(*r.first_failing, 40 * 1.05 * 1.01) << search.output.all;
-  EXPECT_NE(search.output.all.find("search: fail; fails as over capacity: "), std::string::npos)
-      << search.output.all;
-  EXPECT_EQ(search.output.all.find("a cell-length later"), std::string::npos);
-  ASSERT_FALSE(sent.empty());
-  for (const auto& [rate, requests] : sent) {
-    EXPECT_EQ(requests,
-              std::max<std::int64_t>(100, static_cast<std::int64_t>(std::ceil(rate * 20))))
-        << rate;
-  }
-}
-
-// A probe whose arrivals end before search.min_probe (here the default 60 s on a real target:
-// the fleet answers only 100 requests, as a dataset that ran out would) is not judged: the
-// arm's search ends, saying which probe, how long it ran and the minimum.
-TEST(SearchLoop, AProbeShorterThanTheMinimumIsTooShortToJudge) {
-  std::string text = kRateSearch;
-  text.replace(text.find(", min_probe: 20s"), std::string(", min_probe: 20s").size(), "");
-  FakeSearch search(text);
-  search.open_loop = [](const driver::LoadOptions& o) { return queueing_fleet(o, 40, 100); };
-  const SweepOutcome outcome = search.run();
-  ASSERT_EQ(outcome.status, "done") << search.output.all;
-  ASSERT_EQ(outcome.capacities.size(), 1u);
-  const ArmCapacity& a = outcome.capacities[0];
-  ASSERT_EQ(a.probes.size(), 1u);
-  EXPECT_EQ(a.probes[0].outcome, ProbeOutcome::kTooShort);
-  EXPECT_FALSE(a.result.capacity);
-  EXPECT_EQ(a.result.why,
-            "the probe at 10 req/s was too short to judge: 100 requests, 10.0 s of arrivals, "
-            "under the 60 s a probe needs to reach its steady state (search.min_probe); raise "
-            "load.num_requests or load.duration, or set search.min_probe");
-  const auto rows = search.store.arm_searches(outcome.experiment_id);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].why, a.result.why);
-  EXPECT_NE(rows[0].probes.find("\"too short\""), std::string::npos) << rows[0].probes;
-}
-
-TEST(SearchLoop, AProbeIsSizedFromItsRateAndNeverShortened) {
-  struct Case {
-    std::int64_t requests;
-    double duration_s;
-    double rate;
-    std::int64_t want_requests;
-    double want_duration_s;
-  };
-  const std::vector<Case> cases = {
-      {2000, 300, 104, 12480, 300},              // seed 002's 2,000 requests: 19 s at 104 req/s
-      {2000, 300, 10, 2000, 300},                // 200 s at 10 req/s: long enough already
-      {0, 30, 50, 0, 120},                       // bounded by duration alone: the duration raised
-      {500, 0, 20000, driver::kMaxRequests, 0},  // rate x 120 s past the request bound
-  };
-  for (const Case& c : cases) {
-    LoadSpec load;
-    load.num_requests = c.requests;
-    load.duration_s = c.duration_s;
-    size_probe(load, true, c.rate, 120);
-    EXPECT_EQ(load.num_requests, c.want_requests) << c.rate;
-    EXPECT_DOUBLE_EQ(load.duration_s, c.want_duration_s) << c.rate;
-  }
-  // A concurrency search has no rate to size a count by: only the duration moves.
-  LoadSpec closed;
-  closed.num_requests = 40;
-  closed.duration_s = 10;
-  size_probe(closed, false, 64, 60);
-  EXPECT_EQ(closed.num_requests, 40);
-  EXPECT_DOUBLE_EQ(closed.duration_s, 60);
-  // The minimum by where the probes run: predicted (a guide, `kvsweep predict`) or real.
-  ScenarioSpec spec = parse(kConcurrencySearch);
-  spec.search.min_probe_s.reset();
-  EXPECT_DOUBLE_EQ(probe_minimum_s(spec, "predict"), 120);
-  EXPECT_DOUBLE_EQ(probe_minimum_s(spec, ""), 60);
-  EXPECT_DOUBLE_EQ(probe_minimum_s(spec, "sim"), 60);
 }
 
 }  // namespace
