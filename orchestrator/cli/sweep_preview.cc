@@ -105,11 +105,7 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
             "; each holds ceil(cap / " + std::to_string(l.shards) + ") of a cap)";
   }
   const SimSpec& sim = spec.target.sim;
-  if (rehearsal && sim.conversations > 0) {
-    text += "; the dataset's first " + std::to_string(sim.conversations) + " conversations";
-  }
-  if (rehearsal &&
-      (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0 || sim.conversations > 0)) {
+  if (rehearsal && (sim.duration_s > 0 || sim.num_requests > 0 || sim.max_tokens > 0)) {
     text += "  [cut by target.sim for the rehearsal]";
   }
   return text;

@@ -1,13 +1,10 @@
-// How many times a cell sends one prompt: a dataset smaller than the cell repeats itself, and a
-// cache an earlier cell left holds what it sent.
+// How many times a cell sends one prompt: a dataset smaller than the cell repeats itself.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "driver/datasets/dataset_options.h"
 #include "driver/workload.h"
 #include "orchestrator/scenario/plan.h"
 
@@ -36,32 +33,5 @@ std::optional<PromptRepeats> prompt_repeats(const CellPlan& cell, const driver::
 
 // "sends each prompt up to 2 times: 2000 requests over a dataset of 1000 prompts".
 std::string repeats_text(const PromptRepeats& repeats);
-
-// One workload of a sweep (CellPlan::workload) as the repeat count sees it.
-struct WorkloadPrompts {
-  const driver::Workload* measured = nullptr;
-  bool warmup_replays_measured = false;
-  driver::DatasetOptions dataset;            // what it was made from (the stand-in's, when sent)
-  std::string dataset_key = "load.dataset";  // where the scenario writes `dataset`
-};
-
-// Where a rehearsal (--target sim) cut the cells: a fix then names target.sim's keys.
-struct RehearsalCuts {
-  std::int64_t num_requests = 0;  // target.sim.num_requests; 0 = not cut
-  int conversations = 0;          // target.sim.conversations; 0 = not cut
-};
-
-// What the cells of one experiment send again, said once before the first cell, one line per
-// cause with the change that removes it:
-// - a cell of more requests than its workload has prompts (prompt_repeats), with the dataset
-//   key to raise and to what (or the request count to lower to);
-// - a cell whose cache is as-is or warm after cells that sent prompts of the same workload on
-//   the same deployment (each cell starts at the workload's first prompt; a cold cell, or a
-//   new deployment, starts from empty caches), with load.cache: cold as the fix.
-// `labels[i]` names cells[i] ("cell 2/9 (PrefixHash, c=400)"). Empty when nothing repeats.
-std::vector<std::string> sweep_repeat_warnings(const std::vector<CellPlan>& cells,
-                                               const std::vector<std::string>& labels,
-                                               const std::vector<WorkloadPrompts>& workloads,
-                                               const RehearsalCuts& cuts);
 
 }  // namespace kvsweep::orchestrator

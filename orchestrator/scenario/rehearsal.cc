@@ -4,18 +4,6 @@
 #include <algorithm>
 
 namespace kvsweep::orchestrator {
-namespace {
-
-// A multi-turn dataset kept to its first `most` conversations; single-turn kinds have none.
-void cut_conversations(driver::DatasetOptions& d, int most) {
-  if (d.kind == "synthetic-multiturn") {
-    d.conversations = std::min(d.conversations, most);
-  } else if (d.kind == "sharegpt" || d.kind == "chat-threads") {
-    d.max_conversations = d.max_conversations > 0 ? std::min(d.max_conversations, most) : most;
-  }
-}
-
-}  // namespace
 
 void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim) {
   if (sim.duration_s > 0) {
@@ -26,19 +14,10 @@ void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim) {
     load.num_requests =
         load.num_requests > 0 ? std::min(load.num_requests, sim.num_requests) : sim.num_requests;
   }
-  if (sim.conversations > 0) {
-    cut_conversations(load.dataset, sim.conversations);
-    if (load.stand_in) cut_conversations(*load.stand_in, sim.conversations);
-  }
   if (sim.max_tokens > 0) {
     load.max_tokens = std::min(load.max_tokens, sim.max_tokens);
     load.max_tokens_cap = sim.max_tokens;  // turns whose dataset sets their own length too
   }
-}
-
-RehearsalCuts rehearsal_cuts(const ScenarioSpec& spec, const std::string& target_override) {
-  if (target_override != "sim" || spec.target.kind == "sim") return {};
-  return {spec.target.sim.num_requests, spec.target.sim.conversations};
 }
 
 ScenarioSpec rehearsal_of(ScenarioSpec spec) {

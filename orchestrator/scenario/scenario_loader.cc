@@ -98,17 +98,6 @@ void check_across_sections(const YAML::Node& root, const ScenarioSpec& spec, con
     sink.add(load.IsDefined() ? load.Mark() : root.Mark(), "load",
              "give num_requests, duration or both: a cell needs an end");
   }
-  // target.sim.conversations cuts a multi-turn dataset (or its stand-in): say where it cannot.
-  const auto multi_turn = [](const std::string& k) {
-    return k == "synthetic-multiturn" || k == "sharegpt" || k == "chat-threads";
-  };
-  if (spec.target.sim.conversations > 0 && !multi_turn(spec.load.dataset.kind) &&
-      !(spec.load.stand_in && multi_turn(spec.load.stand_in->kind))) {
-    sink.add(root["target"]["sim"]["conversations"].Mark(), "target.sim.conversations",
-             "load.dataset kind " + spec.load.dataset.kind +
-                 " has no conversations to cut (single-turn prompts): cut its requests with "
-                 "target.sim.num_requests");
-  }
   if (kind == nullptr || !kind->factors_from_levels) return;
   for (const auto& f : spec.factors) {
     for (const auto& level : f.levels) {

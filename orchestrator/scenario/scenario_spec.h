@@ -144,10 +144,6 @@ struct SimSpec {
   double duration_s = 0;
   std::int64_t num_requests = 0;
   int max_tokens = 0;
-  // At most this many conversations of a multi-turn dataset (and its stand-in): a rehearsal of
-  // a few hundred requests over a dataset of thousands of conversations sends only first turns
-  // in open loop, so no prefix cache could find an earlier turn. 0 = the dataset's own.
-  int conversations = 0;
 };
 
 // The router's health checks of its replicas (kinds sim and replicas): probes of /health and

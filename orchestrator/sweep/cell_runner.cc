@@ -11,11 +11,9 @@
 #include "common/wall_clock.h"
 #include "driver/datasets/load_workload.h"
 #include "orchestrator/scenario/prompt_repeats.h"
-#include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
 #include "orchestrator/sweep/progress_snapshots.h"
-#include "orchestrator/sweep/search_loop.h"
 #include "orchestrator/sweep/sharded_load.h"
 #include "orchestrator/targets/shards/local_shard_launcher.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
@@ -115,8 +113,6 @@ std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vecto
     if (cell.workload < static_cast<int>(all.size())) continue;
     const driver::DatasetOptions& dataset = dataset_in_use(spec, cell.load.dataset, simulated);
     Workloads w;
-    w.dataset = dataset;
-    w.stand_in = &dataset != &cell.load.dataset;
     try {
       w.measured = driver::load_workload(with_seed(dataset, cell.seed));
       const bool generated = dataset.kind == "synthetic-multiturn" ||
@@ -136,35 +132,6 @@ std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vecto
     all.push_back(std::move(w));
   }
   return all;
-}
-
-std::vector<std::string> repeat_warnings(const ScenarioSpec& spec,
-                                         const std::vector<CellPlan>& plan,
-                                         const std::vector<Workloads>& workloads,
-                                         const std::string& target_override) {
-  std::vector<WorkloadPrompts> prompts;
-  for (const auto& w : workloads) {
-    prompts.push_back({&w.measured, w.warmup_replays_measured, w.dataset,
-                       w.stand_in ? "load.dataset.stand_in" : "load.dataset"});
-  }
-  std::vector<CellPlan> cells;
-  std::vector<std::string> labels;
-  if (spec.search.enabled()) {
-    for (const CellPlan& arm : search_arms(spec, plan)) {
-      for (const double load : {spec.search.low, spec.search.high}) {
-        cells.push_back(probe_cell(spec, arm, load, 0, target_override));
-        cells.back().workload = arm.workload;
-        labels.push_back("the probe of " + arm.arm + " at " + load_text(spec, load));
-      }
-    }
-  } else {
-    cells = plan;
-    for (const CellPlan& c : plan) {
-      labels.push_back(
-          cell_label(c.ordinal, plan.size(), c.arm, c.repeat, spec.repeats, c.concurrency));
-    }
-  }
-  return sweep_repeat_warnings(cells, labels, prompts, rehearsal_cuts(spec, target_override));
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
@@ -222,6 +189,11 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   m.commands = std::exchange(pending_, {});
   const CachePolicy cache = plan.load.cache;
   const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
+  if (const auto repeats =
+          prompt_repeats(plan, workload.measured, workload.warmup_replays_measured)) {
+    // The prefix cache finds what an earlier request of the cell left, whatever the strategy.
+    output_.line("  warning: " + label + " " + repeats_text(*repeats));
+  }
   try {
     ensure_applied(plan, m.commands);
     if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());

@@ -4,7 +4,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "driver/workload.h"
 #include "orchestrator/scenario/cell_load_options.h"
@@ -23,8 +22,6 @@ struct Workloads {
   driver::Workload measured;
   driver::Workload warmup;
   bool warmup_replays_measured = false;  // a file dataset: the warm-up sends its first prompts
-  driver::DatasetOptions dataset;        // what `measured` was made from (a stand-in's, if sent)
-  bool stand_in = false;                 // the scenario's stand_in, for its absent file
 };
 
 // Every workload of `plan`, by CellPlan::workload index, each from the first cell that uses
@@ -37,14 +34,6 @@ struct Workloads {
 // workload's description says so); on a real target an absent file is an error.
 std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
                                       bool simulated);
-
-// What the experiment's cells send again (sweep_repeat_warnings), said once before its first
-// cell: over the plan's cells, or for a search over each arm's lightest and heaviest probe
-// (each probe starts at the workload's first prompt, as every cell does).
-std::vector<std::string> repeat_warnings(const ScenarioSpec& spec,
-                                         const std::vector<CellPlan>& plan,
-                                         const std::vector<Workloads>& workloads,
-                                         const std::string& target_override);
 
 // Thread contract: the runner's thread only. Everything passed in outlives it.
 class CellRunner {

@@ -371,10 +371,6 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
     }
     store.claim_cells(to_run, me, unix_now_s());
   });
-  // Once per experiment, before its first cell: what its cells send again, and the fix.
-  for (const auto& line : repeat_warnings(spec, plan, workloads, options.target_override)) {
-    output.line("warning: " + line);
-  }
   try {
     const Heartbeat heartbeat(store.path(), me.run_id,
                               heartbeat_interval_s(options.claim_timeout_s), options.log);

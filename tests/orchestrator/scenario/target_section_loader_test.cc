@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "orchestrator/scenario/plan.h"
-#include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
 
@@ -92,47 +91,6 @@ TEST(ScenarioTarget, KubeaiReadsItsKeysAndTheRehearsal) {
   EXPECT_EQ(spec.target.sim.max_tokens, 16);
   // On kubeai the strategy is a live merge patch: run-time.
   EXPECT_EQ(spec.factor("strategy")->phase, FactorPhase::kRun);
-}
-
-// Issue 39 item 5: target.sim.conversations lets a rehearsal of a few hundred requests reach
-// later turns of a dataset of thousands of conversations; it cuts the dataset and its stand-in.
-TEST(ScenarioTarget, SimConversationsCutsTheRehearsalsDataset) {
-  const std::string with =
-      replaced(kKubeai, "max_tokens: 16}", "max_tokens: 16, conversations: 12}");
-  const ScenarioSpec spec = parse_ok(replaced(
-      with, "  num_requests: 100\n",
-      "  num_requests: 100\n  dataset: {kind: synthetic-multiturn, conversations: 800}\n"));
-  EXPECT_EQ(spec.target.sim.conversations, 12);
-  EXPECT_EQ(spec.load.dataset.conversations, 800);  // the cluster's run keeps its own
-  const ScenarioSpec rehearsal = rehearsal_of(spec);
-  EXPECT_EQ(rehearsal.load.dataset.conversations, 12);
-  for (const auto& cell : expand_plan(spec, "sim")) EXPECT_EQ(cell.load.dataset.conversations, 12);
-  for (const auto& cell : expand_plan(spec)) EXPECT_EQ(cell.load.dataset.conversations, 800);
-  // A file dataset keeps its first conversations, and its stand-in as many.
-  const ScenarioSpec file = parse_ok(
-      replaced(with, "  num_requests: 100\n",
-               "  num_requests: 100\n  dataset:\n    kind: sharegpt\n    path: absent.json\n"
-               "    stand_in: {kind: synthetic-multiturn, conversations: 800}\n"));
-  const ScenarioSpec cut = rehearsal_of(file);
-  EXPECT_EQ(cut.load.dataset.max_conversations, 12);
-  ASSERT_TRUE(cut.load.stand_in);
-  EXPECT_EQ(cut.load.stand_in->conversations, 12);
-
-  // Located errors: not a count, a misspelt key, a dataset of single-turn prompts.
-  EXPECT_EQ(error_heads(replaced(with, "conversations: 12", "conversations: 0")),
-            (std::vector<std::string>{"s.yaml:9:101: target.sim.conversations: expected an "
-                                      "integer from 1 to 1000000, got \"0\""}));
-  const auto misspelt = error_heads(replaced(with, "conversations: 12", "conversation: 12"));
-  ASSERT_EQ(misspelt.size(), 1u);
-  EXPECT_EQ(misspelt[0].rfind("s.yaml:9:86: target.sim.conversation: unknown key", 0), 0u)
-      << misspelt[0];
-  EXPECT_NE(misspelt[0].find("did you mean 'conversations'?"), std::string::npos) << misspelt[0];
-  const auto single = error_heads(
-      replaced(with, "  num_requests: 100\n", "  num_requests: 100\n  dataset: {kind: random}\n"));
-  ASSERT_EQ(single.size(), 1u);
-  EXPECT_EQ(single[0],
-            "s.yaml:9:101: target.sim.conversations: load.dataset kind random has no conversations "
-            "to cut (single-turn prompts): cut its requests with target.sim.num_requests");
 }
 
 TEST(ScenarioTarget, ReadinessSettleAndRetries) {
