@@ -345,8 +345,11 @@ std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string
     settings.node_selector = job.node_selector;
     settings.env_secret = job.env_secret;
     // Deletes the Job should this process be killed (the Job's pods would send on).
-    settings.watch_program =
+    // Only a kvsweep binary speaks `shard watch`: a program that embeds the runner under
+    // another name (a test binary) would run itself instead, and no watcher is started.
+    const std::string watcher =
         options_.shard_program.empty() ? self_program() : options_.shard_program;
+    if (std::filesystem::path(watcher).filename() == "kvsweep") settings.watch_program = watcher;
     if (auto launcher = target_.shard_launcher(settings)) return launcher;
     if (job.runner == "job") {
       throw ShardError("load.shard_job.runner: job needs a Kubernetes target; " +

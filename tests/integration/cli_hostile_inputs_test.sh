@@ -114,13 +114,13 @@ cli_bounds)
   k load --url http://127.0.0.1:9 --model m --request-rate 1e-310
   expect_error 2 "--request-rate: expected a rate in requests/s from 0.001 to 1000000, or inf, got 1e-310"
   k load --url http://127.0.0.1:9 --model m --threads 100000
-  expect_error 2 "not in range [0 - 1024]"
+  expect_error 2 "not in range 0 to 1024"
   k load --url http://127.0.0.1:9 --model m --burstiness 1e308
-  expect_error 2 "not in range [0 - 100]"
+  expect_error 2 "not in range 0 to 100"
   k --db none.db compare 1 2 --resamples 2147483647
-  expect_error 2 "not in range [100 - 100000]"
+  expect_error 2 "not in range 100 to 100000"
   k --db none.db history x --window 2147483647
-  expect_error 2 "not in range [1 - 10000]"
+  expect_error 2 "not in range 1 to 10000"
   [ -e none.db ] && fail "a refused command created the store"
   true
   ;;

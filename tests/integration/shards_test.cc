@@ -214,11 +214,11 @@ bool running(int pid) {
 // directory it left is removed by the next coordinator.
 TEST_F(Shards, KillingTheCoordinatorEndsItsShardsAndTheNextRemovesItsDirectory) {
   const std::vector<std::string> args = {
-      KVSWEEP_BINARY,   "load", "--url",           fleet_->router_url(),
-      "--model",        "tiny", "--shards",        "2",
-      "--request-rate", "100",  "--duration",      "60s",
-      "--max-tokens",   "3",    "--conversations", "8",
-      "--no-save"};
+      KVSWEEP_BINARY,      "load", "--url",           fleet_->router_url(),
+      "--model",           "tiny", "--shards",        "2",
+      "--request-rate",    "100",  "--duration",      "60s",
+      "--max-tokens",      "3",    "--conversations", "8",
+      "--max-concurrency", "64",   "--no-save"};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -72,7 +72,13 @@ TEST(ReportSweep, CompareSaysNoChangeWithItselfAndRegressionOnASlowerProfile) {
   ASSERT_EQ(same.rows.size(), 4u);
   EXPECT_FALSE(same.any_regression());
   for (const auto& row : same.rows) {
-    for (const auto& m : row.metrics) EXPECT_EQ(m.verdict, reports::Verdict::kNoChange) << m.metric;
+    // A tail percentile of a tiny sweep's few requests is "insufficient data" (compare calls
+    // one only with 10 requests beyond it on each side); nothing is ever a change.
+    for (const auto& m : row.metrics) {
+      EXPECT_TRUE(m.verdict == reports::Verdict::kNoChange ||
+                  m.verdict == reports::Verdict::kInsufficientData)
+          << m.metric;
+    }
   }
 
   const auto slower = reports::compare_experiments(store, fast, slow, {});
