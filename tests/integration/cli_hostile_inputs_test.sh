@@ -116,7 +116,7 @@ cli_bounds)
   k load --url http://127.0.0.1:9 --model m --threads 100000
   expect_error 2 "not in range 0 to 1024"
   k load --url http://127.0.0.1:9 --model m --burstiness 1e308
-  expect_error 2 "not in range 0 to 100"
+  expect_error 2 "not in range 0.000000 to 100.000000"
   k --db none.db compare 1 2 --resamples 2147483647
   expect_error 2 "not in range 100 to 100000"
   k --db none.db history x --window 2147483647
