@@ -7,10 +7,24 @@
 
 #include "common/join.h"
 #include "common/spellcheck.h"
+#include "common/yaml_reader.h"
 #include "sim/router/epp_config.h"
 
 namespace kvsweep::orchestrator {
 namespace {
+
+// An EPP configuration's text, parsed by the one YAML reader (its alias cap and duplicate
+// keys). The text was read and checked when the scenario loaded, so a refusal here means it
+// changed underneath: thrown, naming the first error.
+YAML::Node parse_epp_text(const std::string& text) {
+  std::vector<YamlError> errors;
+  YamlErrors sink("EPP configuration", text, &errors);
+  std::optional<YAML::Node> root = load_yaml_document(text, sink);
+  if (!root || !errors.empty()) {
+    throw std::runtime_error(errors.empty() ? "EPP configuration: not YAML" : errors.front().text);
+  }
+  return *root;
+}
 
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
@@ -136,7 +150,7 @@ std::optional<EppSettingPath> split_epp_setting_path(const ScenarioSpec& spec,
     return std::nullopt;
   }
   EppSettingPath split{config->name, inside.substr(0, last), inside.substr(last + 1)};
-  const YAML::Node root = YAML::Load(config->config->text);
+  const YAML::Node root = parse_epp_text(config->config->text);
   const YAML::Node plugin = find_plugin(root, split.plugin);
   if (!plugin) {
     std::vector<std::string> names;
@@ -168,7 +182,7 @@ std::optional<EppSettingPath> split_epp_setting_path(const ScenarioSpec& spec,
 
 std::string apply_epp_settings(
     const std::string& text, const std::vector<std::pair<EppSettingPath, std::string>>& settings) {
-  YAML::Node root = YAML::Load(text);
+  YAML::Node root = parse_epp_text(text);
   for (const auto& [path, value] : settings) {
     if (path.key == "weight") {
       set_weight(root, path.plugin, value);
