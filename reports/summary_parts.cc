@@ -11,17 +11,32 @@ using summary_json::number;
 using summary_json::optional_number;
 using summary_json::Reader;
 
+// The Mann-Kendall test both judgements carry, under "test".
+Json test_to_summary(const TrendTest& t) {
+  return {{"points", t.points},
+          {"s", number(t.s)},
+          {"z", number(t.z)},
+          {"p_upward", number(t.p_upward)},
+          {"slope_per_s", number(t.slope_per_s)}};
+}
+
+void test_from_summary(const Reader& parent, TrendTest& out) {
+  const Json* test = parent.object("test");
+  if (test == nullptr) return;
+  const Reader t = parent.inner("test", *test);
+  t.read_int("points", out.points);
+  t.read("s", out.s);
+  t.read("z", out.z);
+  t.read("p_upward", out.p_upward);
+  t.read("slope_per_s", out.slope_per_s);
+}
+
 Json trend_to_summary(const RiseJudgement& j) {
   return {{"evaluated", j.evaluated},
           {"rising", j.rising},
           {"points", j.points},
           {"median", number(j.median)},
-          {"test",
-           {{"points", j.test.points},
-            {"s", number(j.test.s)},
-            {"z", number(j.test.z)},
-            {"p_upward", number(j.test.p_upward)},
-            {"slope_per_s", number(j.test.slope_per_s)}}}};
+          {"test", test_to_summary(j.test)}};
 }
 
 void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& out) {
@@ -32,14 +47,7 @@ void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& ou
   r.read("rising", out.rising);
   r.read_int("points", out.points);
   r.read("median", out.median);
-  if (const Json* test = r.object("test")) {
-    const Reader t = r.inner("test", *test);
-    t.read_int("points", out.test.points);
-    t.read("s", out.test.s);
-    t.read("z", out.test.z);
-    t.read("p_upward", out.test.p_upward);
-    t.read("slope_per_s", out.test.slope_per_s);
-  }
+  test_from_summary(r, out.test);
 }
 
 Json growth_to_summary(const GrowthJudgement& j) {
@@ -53,12 +61,7 @@ Json growth_to_summary(const GrowthJudgement& j) {
           {"to", number(j.to)},
           {"growth", number(j.growth)},
           {"min_growth", number(j.min_growth)},
-          {"test",
-           {{"points", j.test.points},
-            {"s", number(j.test.s)},
-            {"z", number(j.test.z)},
-            {"p_upward", number(j.test.p_upward)},
-            {"slope_per_s", number(j.test.slope_per_s)}}}};
+          {"test", test_to_summary(j.test)}};
 }
 
 void growth_from_summary(const Reader& parent, const char* key, GrowthJudgement& out) {
@@ -75,14 +78,7 @@ void growth_from_summary(const Reader& parent, const char* key, GrowthJudgement&
   r.read("to", out.to);
   r.read("growth", out.growth);
   r.read("min_growth", out.min_growth);
-  if (const Json* test = r.object("test")) {
-    const Reader t = r.inner("test", *test);
-    t.read_int("points", out.test.points);
-    t.read("s", out.test.s);
-    t.read("z", out.test.z);
-    t.read("p_upward", out.test.p_upward);
-    t.read("slope_per_s", out.test.slope_per_s);
-  }
+  test_from_summary(r, out.test);
 }
 
 CellVerdict verdict_of(const Reader& r, const std::string& name) {
