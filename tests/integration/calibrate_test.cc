@@ -102,9 +102,12 @@ class Calibrate : public ::testing::Test {
     return calibrate(run_, profile(start));
   }
 
-  std::string db() const { return dir_.file("k.db"); }
+  std::string db() const { return dir_.file(db_name_); }
+  // Later real-time attempts store into a fresh file, so each attempt's store holds its run alone.
+  void use_fresh_store(int attempt) { db_name_ = "k" + std::to_string(attempt) + ".db"; }
 
   testing::TempDir dir_;
+  std::string db_name_ = "k.db";
   StoredRun run_;
   int runs_ = 0;
 };
@@ -309,82 +312,126 @@ class Quiet : public SweepOutput {
   void end_progress() override {}
 };
 
+// Timing figures of the real-time fleet against their replay: each a ratio to hold within its
+// bound. A real-time run on a shared machine is only ever slowed by its neighbours (a late
+// wake-up adds to a TTFT, never takes from it), so the test gives these up to three runs, as
+// the agreement test does (tests/predict/agreement_test.cc), while a model that disagrees does
+// so in every run. CI once measured prefix-hash's mean TTFT at 32 in flight 31% above its
+// replay in its one run, with the KV hit rates within their bounds.
+constexpr int kRealTimeAttempts = 3;
+
+struct TimingCheck {
+  std::string what;
+  double ratio = 0;
+  double bound = 0;
+};
+
 // The real-time fleet ran random and prefix-hash on the same traffic. The random cells replayed
 // under prefix-hash in virtual time agree with the prefix-hash cells the fleet really ran, and
 // the prefix-hash cells replayed under their own strategy reproduce themselves: the KV hit rate
 // within 3 points, mean TTFT and output tok/s within 20%. The agreement test holds 10% as the
-// best of three real-time runs (tests/predict/agreement_test.cc); one run is all this test
-// makes, and two real-time runs of this fixture on one quiet machine put prefix-hash's mean
-// TTFT at 32 in flight at 25.0 and 28.7 ms, 15% apart, with the prediction at 25.3.
+// best of three real-time runs; two real-time runs of this fixture on one quiet machine put
+// prefix-hash's mean TTFT at 32 in flight at 25.0 and 28.7 ms, 15% apart, with the prediction
+// at 25.3.
 // Random routing's own replay is held looser: its draws fall on other replicas once real-time
 // arrivals reorder them, so only its hit rate (5 points) and throughput (25%) are held.
 TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << kRealTimeUnderAsan;
-  const std::int64_t id = store_run("run", "", "", "replay.yaml");
-  store::Store store = store::Store::open(db());
-  const StoredRun run = load_stored_run(store, id);
-  ASSERT_EQ(run.cells.size(), 4u);
-  Quiet quiet;
-  ReplayOptions under_prefix_hash;
-  under_prefix_hash.strategy = "PrefixHash";  // KubeAI's spelling: canonical prefix-hash
-  const ReplayResult replay = replay_stored_run(store, run, under_prefix_hash, quiet);
-  EXPECT_TRUE(replay.traffic_differs.empty());
-  EXPECT_NE(replay.fleet.find("prefix-hash on 4 replicas"), std::string::npos) << replay.fleet;
-  const auto replayed = by_label(replay);
-  for (const std::string c : {"8", "32"}) {
-    const ReplayedCell& random = replayed.at("random@" + c);
-    const ReplayedCell& real = replayed.at("prefix-hash@" + c);
-    ASSERT_TRUE(random.replayed) << c;
-    ASSERT_TRUE(real.replayed) << c;
-    const CalibrationFigures& predicted = *random.replayed;
-    const CalibrationFigures& measured = real.measured;
-    EXPECT_NEAR(*predicted.kv_hit, *measured.kv_hit, 0.03) << c;
-    EXPECT_GT(*predicted.kv_hit, *random.measured.kv_hit + 0.1) << c;  // routing's gain shows
-    EXPECT_NEAR(figure(predicted, Figure::kTtftMean) / figure(measured, Figure::kTtftMean), 1, 0.20)
-        << c;
-    EXPECT_NEAR(figure(predicted, Figure::kOutputTokS) / figure(measured, Figure::kOutputTokS), 1,
-                0.20)
-        << c;
-    // Its own replay: prefix-hash's routing is deterministic, so the same bounds.
-    const CalibrationFigures& own = *real.replayed;
-    EXPECT_NEAR(*own.kv_hit, *measured.kv_hit, 0.03) << c;
-    EXPECT_NEAR(figure(own, Figure::kTtftMean) / figure(measured, Figure::kTtftMean), 1, 0.20) << c;
-  }
-  ReplayOptions own;
-  const ReplayResult itself = replay_stored_run(store, run, own, quiet);
-  // Where the blocks could have hit: random routing leaves a fifth of them on other replicas,
-  // prefix-hash almost none; the replay's block hit share is its KV hit rate.
-  for (const auto& c : itself.cells) {
-    ASSERT_TRUE(c.opportunity) << c.label;
-    const predict::RoutingOpportunity& o = *c.opportunity;
-    ASSERT_GT(o.prompt_blocks, 0);
-    const double blocks = static_cast<double>(o.prompt_blocks);
-    const double routing_lost = static_cast<double>(o.best_cached - o.chosen_cached) / blocks;
-    if (c.arm == "random") {
-      EXPECT_GT(routing_lost, 0.10) << c.label;
-    } else {
-      EXPECT_LT(routing_lost, 0.03) << c.label;
+  std::map<std::string, TimingCheck> outside;  // timing figures not yet within, at their closest
+  for (int attempt = 1; attempt <= kRealTimeAttempts; ++attempt) {
+    if (attempt > 1) use_fresh_store(attempt);
+    const std::int64_t id = store_run("run", "", "", "replay.yaml");
+    store::Store store = store::Store::open(db());
+    const StoredRun run = load_stored_run(store, id);
+    ASSERT_EQ(run.cells.size(), 4u);
+    std::vector<TimingCheck> timing;
+    Quiet quiet;
+    ReplayOptions under_prefix_hash;
+    under_prefix_hash.strategy = "PrefixHash";  // KubeAI's spelling: canonical prefix-hash
+    const ReplayResult replay = replay_stored_run(store, run, under_prefix_hash, quiet);
+    EXPECT_TRUE(replay.traffic_differs.empty());
+    EXPECT_NE(replay.fleet.find("prefix-hash on 4 replicas"), std::string::npos) << replay.fleet;
+    const auto replayed = by_label(replay);
+    for (const std::string c : {"8", "32"}) {
+      const ReplayedCell& random = replayed.at("random@" + c);
+      const ReplayedCell& real = replayed.at("prefix-hash@" + c);
+      ASSERT_TRUE(random.replayed) << c;
+      ASSERT_TRUE(real.replayed) << c;
+      const CalibrationFigures& predicted = *random.replayed;
+      const CalibrationFigures& measured = real.measured;
+      EXPECT_NEAR(*predicted.kv_hit, *measured.kv_hit, 0.03) << c;
+      EXPECT_GT(*predicted.kv_hit, *random.measured.kv_hit + 0.1) << c;  // routing's gain shows
+      const auto ratio = [](const CalibrationFigures& a, const CalibrationFigures& b, Figure f) {
+        return figure(a, f) / figure(b, f);
+      };
+      timing.push_back({"random@" + c + " under prefix-hash: mean TTFT / prefix-hash's",
+                        ratio(predicted, measured, Figure::kTtftMean), 0.20});
+      timing.push_back({"random@" + c + " under prefix-hash: output tok/s / prefix-hash's",
+                        ratio(predicted, measured, Figure::kOutputTokS), 0.20});
+      // Its own replay: prefix-hash's routing is deterministic, so the same bounds.
+      const CalibrationFigures& own = *real.replayed;
+      EXPECT_NEAR(*own.kv_hit, *measured.kv_hit, 0.03) << c;
+      timing.push_back({"prefix-hash@" + c + " replayed: mean TTFT / measured",
+                        ratio(own, measured, Figure::kTtftMean), 0.20});
     }
-    EXPECT_NEAR(static_cast<double>(o.chosen_cached) / blocks, *c.replayed->kv_hit, 0.05)
-        << c.label;
-    EXPECT_LE(o.chosen_cached, o.best_cached);
-    EXPECT_LE(o.best_cached, o.computed_before);
-    EXPECT_LE(o.computed_before, o.prompt_blocks);
+    ReplayOptions own;
+    const ReplayResult itself = replay_stored_run(store, run, own, quiet);
+    // Where the blocks could have hit: random routing leaves a fifth of them on other replicas,
+    // prefix-hash almost none; the replay's block hit share is its KV hit rate.
+    for (const auto& c : itself.cells) {
+      ASSERT_TRUE(c.opportunity) << c.label;
+      const predict::RoutingOpportunity& o = *c.opportunity;
+      ASSERT_GT(o.prompt_blocks, 0);
+      const double blocks = static_cast<double>(o.prompt_blocks);
+      const double routing_lost = static_cast<double>(o.best_cached - o.chosen_cached) / blocks;
+      if (c.arm == "random") {
+        EXPECT_GT(routing_lost, 0.10) << c.label;
+      } else {
+        EXPECT_LT(routing_lost, 0.03) << c.label;
+      }
+      EXPECT_NEAR(static_cast<double>(o.chosen_cached) / blocks, *c.replayed->kv_hit, 0.05)
+          << c.label;
+      EXPECT_LE(o.chosen_cached, o.best_cached);
+      EXPECT_LE(o.best_cached, o.computed_before);
+      EXPECT_LE(o.computed_before, o.prompt_blocks);
+    }
+    for (const auto& c : itself.cells) {
+      ASSERT_TRUE(c.replayed) << c.label;
+      EXPECT_NEAR(*c.replayed->kv_hit, *c.measured.kv_hit, 0.05) << c.label;
+      timing.push_back(
+          {c.label + " replayed: output tok/s / measured",
+           figure(*c.replayed, Figure::kOutputTokS) / figure(c.measured, Figure::kOutputTokS),
+           0.25});
+    }
+    // Both replays are experiments of their own, predicted, never the run's.
+    const auto experiments = store.experiments();
+    ASSERT_EQ(experiments.size(), 3u);
+    EXPECT_EQ(experiments[1].name, "replay-grid-replay");
+    EXPECT_NE(experiments[1].setup_json.find("\"kind\":\"predict\""), std::string::npos);
+    EXPECT_EQ(experiments[1].scenario_text.rfind("# kvsweep replay of experiment", 0), 0u);
+    EXPECT_NE(experiments[1].scenario_hash, experiments[0].scenario_hash);
+
+    for (const TimingCheck& check : timing) {
+      const double error = std::abs(check.ratio - 1);
+      if (attempt > 1 && !outside.count(check.what)) continue;  // already within
+      if (error <= check.bound) {
+        outside.erase(check.what);
+      } else if (!outside.count(check.what) || error < std::abs(outside[check.what].ratio - 1)) {
+        outside[check.what] = check;
+      }
+    }
+    if (outside.empty()) return;
+    std::printf("-- real-time attempt %d: %zu timing figures outside their bounds\n", attempt,
+                outside.size());
   }
-  for (const auto& c : itself.cells) {
-    ASSERT_TRUE(c.replayed) << c.label;
-    EXPECT_NEAR(*c.replayed->kv_hit, *c.measured.kv_hit, 0.05) << c.label;
-    EXPECT_NEAR(figure(*c.replayed, Figure::kOutputTokS) / figure(c.measured, Figure::kOutputTokS),
-                1, 0.25)
-        << c.label;
+  std::string lines;
+  for (const auto& [what, check] : outside) {
+    lines += what + " = " + std::to_string(check.ratio) + " (bound 1 +/- " +
+             std::to_string(check.bound) + ")\n";
   }
-  // Both replays are experiments of their own, predicted, never the run's.
-  const auto experiments = store.experiments();
-  ASSERT_EQ(experiments.size(), 3u);
-  EXPECT_EQ(experiments[1].name, "replay-grid-replay");
-  EXPECT_NE(experiments[1].setup_json.find("\"kind\":\"predict\""), std::string::npos);
-  EXPECT_EQ(experiments[1].scenario_text.rfind("# kvsweep replay of experiment", 0), 0u);
-  EXPECT_NE(experiments[1].scenario_hash, experiments[0].scenario_hash);
+  FAIL() << "outside their bounds in each of " << kRealTimeAttempts
+         << " real-time runs (closest shown):\n"
+         << lines;
 }
 
 // The CLI's view: the headline per arm, the replay stored, fewer replicas; and an open loop
