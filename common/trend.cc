@@ -108,10 +108,18 @@ GrowthJudgement judge_growth(const std::vector<TrendPoint>& points, double t0, d
   judgement.median = percentile(values, 50);
   const std::vector<TrendPoint> bins = bin_medians(points, t0, t1, trend_bins(values.size()));
   judgement.test = mann_kendall(bins);
-  judgement.from = bins.front().value;
-  judgement.to = bins.back().value;
   judgement.growth = judgement.test.slope_per_s * (t1 - t0);
-  judgement.min_growth = std::max(rule.min_growth, rule.min_growth_fraction * judgement.median);
+  // The line's ends, not the end bins' medians: a sentence "grew from A to B" then says the
+  // growth the rule judged (end bins alone once read "grew from 236 to 216, +70").
+  std::vector<double> residuals;
+  for (const TrendPoint& b : bins) residuals.push_back(b.value - judgement.test.slope_per_s * b.t);
+  std::sort(residuals.begin(), residuals.end());
+  // A count is never below 0, though a line through one may start there.
+  const double line_t0 = percentile(residuals, 50) + judgement.test.slope_per_s * t0;
+  judgement.from = std::max(0.0, line_t0);
+  judgement.to = std::max(0.0, line_t0 + judgement.growth);
+  judgement.min_growth = std::max({rule.min_growth, rule.min_growth_fraction * judgement.median,
+                                   rule.min_growth_per_point * static_cast<double>(values.size())});
   judgement.rising =
       judgement.test.p_upward < rule.alpha && judgement.growth >= judgement.min_growth;
   return judgement;

@@ -63,14 +63,16 @@ RiseJudgement judge_rise(const std::vector<TrendPoint>& points, double t0, doubl
 // The over-capacity rule on a count of requests (in flight, or the servers' waiting queue;
 // docs/metrics.md, "Verdicts"): the points in [t0, t1), binned (trend_bins), rise by
 // Mann-Kendall at `alpha` one-sided, and by at least max(min_growth, min_growth_fraction x
-// their median) through the window, the growth being Sen's slope times the window's length.
-// A queue that grows without bound passes both; a count that wanders around its level, or
-// drifts by a few requests as a workload's prompts lengthen, does not.
+// their median, min_growth_per_point x their count) through the window, the growth being Sen's
+// slope times the window's length. A queue that grows without bound passes both; a count that
+// wanders around its level, or drifts as a workload's prompts lengthen, does not.
 struct GrowthRule {
   double alpha = 0.01;
   double min_growth = 10;             // requests
   double min_growth_fraction = 0.25;  // of the points' median
   std::size_t min_points = 30;        // fewer: not evaluated
+  // Requests per point in the window: with one point per send, a fraction of the arrivals.
+  double min_growth_per_point = 0;
 };
 
 struct GrowthJudgement {
@@ -80,8 +82,8 @@ struct GrowthJudgement {
   double t0 = 0;
   double t1 = 0;
   double median = 0;      // of the points' values
-  double from = 0;        // the first bin's median
-  double to = 0;          // the last bin's median
+  double from = 0;        // Sen's line at t0 (through the bins' median residual), at least 0
+  double to = 0;          // and at t1 (the line's value there: growth above it)
   double growth = 0;      // Sen's slope x (t1 - t0)
   double min_growth = 0;  // what the rule asked: max(min_growth, fraction x median)
   TrendTest test;         // over the bins

@@ -39,6 +39,14 @@ struct ValidityRules {
   // 000's stand-in at 10 req/s on 8 L4s: about 35 in flight), which must not count.
   static constexpr double kMinInFlightGrowth = 10;
   static constexpr double kMinInFlightGrowthFraction = 0.25;
+  // ... and by at least this fraction of the window's arrivals (one point per send). A queue
+  // grows by arrivals - completions, (1 - 1/load) of the arrivals at `load` times capacity:
+  // 17% at 120%, 5% at 105%. A multi-turn workload whose prompts lengthen through the cell
+  // lengthens each request's time in flight instead: seed 002's stand-in (prompts from 83 to
+  // 736 tokens over a 120 s probe) grew in flight by 0.7-1.3% of arrivals at every load below
+  // capacity on 8 and 16 L4s, and by 25-45% of its median, which alone read as a queue and
+  // held capacity at 1.4x on twice the replicas.
+  static constexpr double kMinInFlightGrowthOfArrivals = 0.02;
   // Over capacity: completions in the steady window fell short of its arrivals by more than
   // this fraction AND by more than kShortfallSigmas x sqrt(arrivals): a Poisson count's
   // standard deviation is its square root, so a short window's noise (and the few requests in

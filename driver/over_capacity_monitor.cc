@@ -55,7 +55,8 @@ std::optional<std::string> OverCapacityMonitor::check(double now_s, double measu
   const GrowthJudgement in_flight =
       judge_growth(counts_at(sent_s_, ended_s_, sent_s_), t0, t1,
                    GrowthRule{rules_.trend_alpha, ValidityRules::kMinInFlightGrowth,
-                              ValidityRules::kMinInFlightGrowthFraction, kMinTrendPoints});
+                              ValidityRules::kMinInFlightGrowthFraction, kMinTrendPoints,
+                              ValidityRules::kMinInFlightGrowthOfArrivals});
   if (!in_flight.rising) return std::nullopt;
   std::snprintf(text, sizeof text,
                 "in flight grew from %.0f to %.0f over %.3g s (Mann-Kendall p = %.2g, +%.3g >= "

@@ -24,7 +24,9 @@ namespace kvsweep::reports {
 // 2: over capacity judged from queues (in flight, completions, the servers' waiting queue),
 // the TTFT trend a figure only; failures named (docs/metrics.md, "Verdicts"). A summary of
 // format 1 holds a verdict judged by the earlier rules (over capacity from the TTFT trend).
-constexpr int kSummaryFormat = 2;
+// 3: the in-flight rule also asks a growth of 2% of the window's arrivals (a workload whose
+// prompts lengthen no longer reads as a queue).
+constexpr int kSummaryFormat = 3;
 
 // Every figure of `metrics` except `samples`, as compact JSON text. Doubles keep every bit
 // (shortest round-trip text); NaN and infinities are written as the strings "nan", "inf",

@@ -169,9 +169,10 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
   }
 }
 
-GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points) {
+// `per_point`: the growth asked per point (of the arrivals for in flight; 0 for scrapes).
+GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points, double per_point) {
   return {rules.trend_alpha, ValidityRules::kMinInFlightGrowth,
-          ValidityRules::kMinInFlightGrowthFraction, min_points};
+          ValidityRules::kMinInFlightGrowthFraction, min_points, per_point};
 }
 
 // "while 8.0 req/s arrived and 5.2 req/s finished", over the steady window.
@@ -202,7 +203,9 @@ void judge_service(const std::vector<const store::RequestRow*>& rows,
   }
   const double length = t1 - t0;
   // (b) in flight rising.
-  v.in_flight_trend = judge_growth(counts, t0, t1_inclusive, growth_rule(rules, kMinTrendPoints));
+  v.in_flight_trend = judge_growth(
+      counts, t0, t1_inclusive,
+      growth_rule(rules, kMinTrendPoints, ValidityRules::kMinInFlightGrowthOfArrivals));
   if (!v.in_flight_trend.evaluated) {
     v.not_evaluated.push_back(
         "over capacity (in flight): " + std::to_string(v.in_flight_trend.points) +
@@ -259,9 +262,9 @@ void judge_queue(const std::vector<store::MetricSample>& samples, const Validity
     points.push_back({t, waiting});
     if (t >= t0 && t < t1) ++v.queue_scrapes;
   }
-  v.queue_trend =
-      judge_growth(points, t0, t1,
-                   growth_rule(rules, static_cast<std::size_t>(ValidityRules::kMinQueueScrapes)));
+  v.queue_trend = judge_growth(
+      points, t0, t1,
+      growth_rule(rules, static_cast<std::size_t>(ValidityRules::kMinQueueScrapes), 0));
   if (!v.queue_trend.evaluated) {
     v.not_evaluated.push_back(
         "over capacity (servers' waiting queue): " + std::to_string(v.queue_scrapes) +

@@ -85,8 +85,9 @@ TEST(CountsAt, StartedAndNotEndedWithTheEndFirstAtATie) {
 }
 
 // The over-capacity count rule: 40 points rising one a second over [0, 40): 10 bins of 4 s
-// whose medians run 1.5 to 37.5, Sen's slope 1/s, so 40 of growth against max(10, 25% of the
-// median 19.5).
+// whose medians run 1.5 to 37.5 (at the bins' middles, 2 to 38), Sen's slope 1/s, so 40 of
+// growth against max(10, 25% of the median 19.5). The line through the bins runs from -0.5 at
+// 0 (said as 0: a count) to 39.5 at 40.
 TEST(JudgeGrowth, ACountRisingByMoreThanTenIsRising) {
   std::vector<TrendPoint> points;
   for (int t = 0; t < 40; ++t) points.push_back({double(t), double(t)});
@@ -94,8 +95,8 @@ TEST(JudgeGrowth, ACountRisingByMoreThanTenIsRising) {
   EXPECT_TRUE(j.evaluated);
   EXPECT_TRUE(j.rising);
   EXPECT_EQ(j.points, 40u);
-  EXPECT_DOUBLE_EQ(j.from, 1.5);
-  EXPECT_DOUBLE_EQ(j.to, 37.5);
+  EXPECT_DOUBLE_EQ(j.from, 0);
+  EXPECT_DOUBLE_EQ(j.to, 39.5);
   EXPECT_DOUBLE_EQ(j.median, 19.5);
   EXPECT_DOUBLE_EQ(j.test.slope_per_s, 1);
   EXPECT_DOUBLE_EQ(j.growth, 40);

@@ -114,13 +114,14 @@ TEST(Validity, InFlightGrowingThroughTheWindowIsOverCapacity) {
   EXPECT_DOUBLE_EQ(v.steady->start_s, 8.625);
   EXPECT_TRUE(v.in_flight_trend.rising);
   EXPECT_EQ(v.in_flight_trend.points, 182u);
-  EXPECT_DOUBLE_EQ(v.in_flight_trend.from, 31);
-  EXPECT_DOUBLE_EQ(v.in_flight_trend.to, 64);
+  // Sen's line at the window's ends (the bins' medians run 31 to 64).
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.from, 29.5625);
+  EXPECT_DOUBLE_EQ(v.in_flight_trend.to, 65.8125);
   EXPECT_DOUBLE_EQ(v.in_flight_trend.median, 48);
   EXPECT_NEAR(v.in_flight_trend.growth, 36.25, 1e-9);
   EXPECT_DOUBLE_EQ(v.in_flight_trend.min_growth, 12);  // 25% of 48
   EXPECT_LT(v.in_flight_trend.test.p_upward, 0.01);
-  EXPECT_NE(verdict_line(v).find("over capacity: in flight grew from 31 to 64 over 11.3 s while "
+  EXPECT_NE(verdict_line(v).find("over capacity: in flight grew from 30 to 66 over 11.3 s while "
                                  "16.1 req/s arrived and"),
             std::string::npos)
       << verdict_line(v);
@@ -136,8 +137,8 @@ TEST(Validity, AnInFlightDriftOfAFewRequestsIsNotOverCapacity) {
   EXPECT_TRUE(v.in_flight_trend.evaluated);
   EXPECT_FALSE(v.in_flight_trend.rising);
   EXPECT_LT(v.in_flight_trend.test.p_upward, 0.01);
-  EXPECT_DOUBLE_EQ(v.in_flight_trend.from, 6);
-  EXPECT_DOUBLE_EQ(v.in_flight_trend.to, 10);
+  EXPECT_NEAR(v.in_flight_trend.from, 5.714, 1e-3);  // Sen's line: 4.29 from its start
+  EXPECT_NEAR(v.in_flight_trend.to - v.in_flight_trend.from, v.in_flight_trend.growth, 1e-9);
   EXPECT_NEAR(v.in_flight_trend.growth, 30.0 / 7, 1e-9);
   EXPECT_DOUBLE_EQ(v.in_flight_trend.min_growth, 10);
 }
@@ -245,10 +246,10 @@ TEST(Validity, TheServersWaitingQueueGrowingIsOverCapacity) {
   EXPECT_FALSE(v.completions_short);
   EXPECT_EQ(v.queue_scrapes, 29);
   EXPECT_TRUE(v.queue_trend.rising);
-  EXPECT_DOUBLE_EQ(v.queue_trend.from, 2);
-  EXPECT_DOUBLE_EQ(v.queue_trend.to, 28);
+  EXPECT_NEAR(v.queue_trend.from, 0.75, 1e-9);  // Sen's line at the window's ends
+  EXPECT_NEAR(v.queue_trend.to, 29.3214, 1e-4);
   EXPECT_DOUBLE_EQ(v.queue_trend.median, 15);
-  EXPECT_NE(verdict_line(v).find("over capacity: the servers' waiting queue grew from 2 to 28 "
+  EXPECT_NE(verdict_line(v).find("over capacity: the servers' waiting queue grew from 1 to 29 "
                                  "over 59.9 s while 16 req/s arrived"),
             std::string::npos)
       << verdict_line(v);
