@@ -53,6 +53,13 @@ struct SearchSpec {
   // load is at least this fraction of the lightest load's (`low`, always probed first): past
   // the knee, throughput stops rising with the load and, by Little's law, latency climbs.
   double knee_efficiency = 0.9;
+  // An open-loop probe sends for at least this long (its num_requests raised to rate x
+  // min_probe, a shorter duration raised to it), so that above capacity a queue has time to
+  // grow and the probe fails on what the fleet sustains, not on what it absorbs as a burst: a
+  // probe of 2,000 requests at 500 req/s ends in 4 s. A probe cut shorter (a rehearsal's
+  // target.sim.num_requests, a dataset's end) is said to be too short to judge. 0: as the load
+  // section sizes it.
+  double min_probe_s = 120;
   int max_tries = 3;    // of one load whose verdict is undecided, before it counts as failing
   int max_probes = 30;  // per arm, every try counted
   bool enabled() const { return !factor.empty(); }

@@ -43,6 +43,9 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
                       format_number(s.knee_efficiency * 100) + "% of the lightest load's)"
                 : ", SLO " + slo + " at " + format_number(spec.slo.confidence * 100) +
                       "% confidence") +
+           (s.min_probe_s > 0 && (s.factor == "load.request_rate" || spec.load.request_rate > 0)
+                ? ", each probe at least " + format_seconds(s.min_probe_s) + " of arrivals"
+                : "") +
            "; " + std::to_string(deployments) + " deployment" + (deployments == 1 ? "" : "s") +
            ", target " + target;
   }

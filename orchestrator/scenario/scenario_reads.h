@@ -43,12 +43,13 @@ void read_target(YamlMapReader& target, ScenarioSpec& spec, const TargetKinds& k
 // sensible value and far short of where one overflows, exhausts memory or loses its precision (the
 // issue's slo.resamples 2147483647 ran out of memory, search.max_probes 2147483647 asked the
 // space reserve for 678 GB, cost 1e308 printed "$inf"). Refused at load, with file and line.
-inline constexpr double kMinRate = 0.001;      // requests/s: one in 17 minutes
-inline constexpr double kMaxRate = 1'000'000;  // requests/s
-inline constexpr double kMaxMs = 604'800'000;  // a week in ms: SLO thresholds, delays, graces
-inline constexpr int kMaxResamples = 100'000;  // bootstrap resamples (1,000 is plenty)
-inline constexpr int kMaxProbes = 1'000;       // search.max_probes, per arm
-inline constexpr int kMaxTries = 100;          // search.max_tries
+inline constexpr double kMinRate = 0.001;       // requests/s: one in 17 minutes
+inline constexpr double kMaxRate = 1'000'000;   // requests/s
+inline constexpr double kMaxMs = 604'800'000;   // a week in ms: SLO thresholds, delays, graces
+inline constexpr int kMaxResamples = 100'000;   // bootstrap resamples (1,000 is plenty)
+inline constexpr int kMaxProbes = 1'000;        // search.max_probes, per arm
+inline constexpr int kMaxTries = 100;           // search.max_tries
+inline constexpr double kMaxMinProbeS = 3'600;  // search.min_probe: an hour of arrivals a probe
 // A request rate is probed on a grid of three significant digits, up to 1% apart: a step
 // (growth, or 1 + precision) under 1% can round back to the load it left and probe it again.
 inline constexpr double kMinStepFraction = 0.01;

@@ -333,6 +333,7 @@ void read_search(YamlMapReader& search, ScenarioSpec& spec, YamlErrors& sink) {
   }
   search.read_int("max_tries", &s.max_tries, 1, kMaxTries);
   search.read_int("max_probes", &s.max_probes, 2, kMaxProbes);
+  search.read_duration("min_probe", &s.min_probe_s, true, kMaxMinProbeS);
   search.finish();
 }
 

@@ -106,32 +106,49 @@ const char* CellRunner::phase_name(CellPhase phase) {
   return "measured";
 }
 
+Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOptions& section,
+                              std::uint64_t seed, bool simulated) {
+  const driver::DatasetOptions& dataset = dataset_in_use(spec, section, simulated);
+  Workloads w;
+  w.dataset = section;
+  w.seed = seed;
+  try {
+    w.measured = driver::load_workload(with_seed(dataset, seed));
+    const bool generated = dataset.kind == "synthetic-multiturn" ||
+                           dataset.kind == "shared-prefix" || dataset.kind == "random";
+    w.warmup = generated ? driver::load_workload(with_seed(dataset, seed + kWarmupSeedOffset))
+                         : w.measured;
+    w.warmup_replays_measured = !generated;
+    w.warmup.arrival_s.clear();
+  } catch (const driver::DatasetError& e) {
+    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+  }
+  if (&dataset != &section) {  // the setup, hence every report, says so
+    w.measured.description = "generated stand-in for the absent " + section.kind + " file " +
+                             section.path + ": " + w.measured.description;
+  }
+  return w;
+}
+
 std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
                                       bool simulated) {
   std::vector<Workloads> all;
   for (const auto& cell : plan) {
     if (cell.workload < static_cast<int>(all.size())) continue;
-    const driver::DatasetOptions& dataset = dataset_in_use(spec, cell.load.dataset, simulated);
-    Workloads w;
-    try {
-      w.measured = driver::load_workload(with_seed(dataset, cell.seed));
-      const bool generated = dataset.kind == "synthetic-multiturn" ||
-                             dataset.kind == "shared-prefix" || dataset.kind == "random";
-      w.warmup = generated
-                     ? driver::load_workload(with_seed(dataset, cell.seed + kWarmupSeedOffset))
-                     : w.measured;
-      w.warmup_replays_measured = !generated;
-      w.warmup.arrival_s.clear();
-    } catch (const driver::DatasetError& e) {
-      throw std::invalid_argument(std::string("load.dataset: ") + e.what());
-    }
-    if (&dataset != &cell.load.dataset) {  // the setup, hence every report, says so
-      w.measured.description = "generated stand-in for the absent " + cell.load.dataset.kind +
-                               " file " + cell.load.dataset.path + ": " + w.measured.description;
-    }
-    all.push_back(std::move(w));
+    all.push_back(load_cell_workloads(spec, cell.load.dataset, cell.seed, simulated));
   }
   return all;
+}
+
+const Workloads& CellRunner::workloads_of(const CellPlan& plan) {
+  const Workloads& planned = workloads_.at(static_cast<std::size_t>(plan.workload));
+  if (planned.dataset == plan.load.dataset) return planned;
+  for (const Workloads& w : resized_) {
+    if (w.dataset == plan.load.dataset && w.seed == planned.seed) return w;
+  }
+  const bool simulated = !options_.target_override.empty() || spec_.target.kind == "sim";
+  return resized_.emplace_back(
+      load_cell_workloads(spec_, plan.load.dataset, planned.seed, simulated));
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
@@ -188,7 +205,7 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   CellMeasurement m;
   m.commands = std::exchange(pending_, {});
   const CachePolicy cache = plan.load.cache;
-  const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
+  const Workloads& workload = workloads_of(plan);
   if (const auto repeats =
           prompt_repeats(plan, workload.measured, workload.warmup_replays_measured)) {
     // The prefix cache finds what an earlier request of the cell left, whatever the strategy.
@@ -244,8 +261,7 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
 // periodic scrapes during it.
 void CellRunner::measure(const CellPlan& plan, const std::string& label, const Endpoints& endpoints,
                          CellMeasurement& m) {
-  const driver::Workload& workload =
-      workloads_.at(static_cast<std::size_t>(plan.workload)).measured;
+  const driver::Workload& workload = workloads_of(plan).measured;
   const auto keep_load_record = [&] {
     m.load = cell_load_row(cell_load_options(plan, spec_.model, CellPhase::kMeasured), workload,
                            m.measured.driver);

@@ -2,6 +2,7 @@
 // the measured phase between /metrics scrapes, and storing it all.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,14 @@ struct Workloads {
   driver::Workload measured;
   driver::Workload warmup;
   bool warmup_replays_measured = false;  // a file dataset: the warm-up sends its first prompts
+  // What it was loaded from: the cell's dataset section and seed.
+  driver::DatasetOptions dataset;
+  std::uint64_t seed = 0;
 };
+
+// The workloads of one cell's dataset and seed (see load_workloads).
+Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOptions& dataset,
+                              std::uint64_t seed, bool simulated);
 
 // Every workload of `plan`, by CellPlan::workload index, each from the first cell that uses
 // it. Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;
@@ -71,7 +79,13 @@ class CellRunner {
   store::Store& store_;
   SweepOutput& output_;
   const RunnerOptions& options_;
+  // The plan's workload for `plan`, or, when the cell's dataset section differs from it (a
+  // capacity probe sized past the arm's cell: a random dataset's count follows the probe's),
+  // that dataset with the workload's seed, loaded once.
+  const Workloads& workloads_of(const CellPlan& plan);
+
   const std::vector<Workloads>& workloads_;
+  std::deque<Workloads> resized_;  // loaded by workloads_of; a deque keeps references valid
   const std::string claimed_by_;
   std::optional<Treatment> applied_;  // what the target runs now, when known
   CommandLogs pending_;               // start()'s commands, until a cell is stored

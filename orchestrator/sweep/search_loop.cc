@@ -1,11 +1,14 @@
 // The searching sweep's parts: arms, probe cells, their verdicts, what is stored and said.
 #include "orchestrator/sweep/search_loop.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "driver/load_options.h"
 #include "reports/cell_metrics.h"
 #include "reports/slo_attainment.h"
 #include "reports/units.h"
@@ -94,8 +97,10 @@ std::string arm_search_key(const ScenarioSpec& spec, const CellPlan& arm) {
   return searches_concurrency(spec) ? arm.arm : arm.arm + "@" + std::to_string(arm.concurrency);
 }
 
-CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt,
-                    const std::string& target_override) {
+namespace {
+
+// `spec` narrowed to the arm's levels and the probe's load, its repeats the probe's tries.
+ScenarioSpec probe_spec(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt) {
   ScenarioSpec one = spec;
   one.repeats = attempt + 1;
   const std::string level = probe_level(spec, load);
@@ -123,8 +128,49 @@ CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, 
     }
     f.levels = kept;
   }
+  return one;
+}
+
+// The settings that make an open-loop probe send for search.min_probe: its count raised to
+// rate x min_probe (at most the driver's limit; a probe held there is then said to be too
+// short), a shorter duration raised to min_probe. Empty when the load is long enough already.
+std::vector<Setting> min_probe_settings(const SearchSpec& search, const LoadSpec& load) {
+  std::vector<Setting> settings;
+  if (search.min_probe_s <= 0 || load.request_rate <= 0) return settings;
+  const double wanted = std::ceil(load.request_rate * search.min_probe_s);
+  const auto needed =
+      static_cast<std::int64_t>(std::min(wanted, static_cast<double>(driver::kMaxRequests)));
+  if (load.num_requests > 0 && load.num_requests < needed) {
+    settings.push_back({"load.num_requests", std::to_string(needed), {}});
+  }
+  if (load.duration_s > 0 && load.duration_s < search.min_probe_s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17gs", search.min_probe_s);
+    settings.push_back({"load.duration", text, {}});
+  }
+  return settings;
+}
+
+}  // namespace
+
+CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, int attempt,
+                    const std::string& target_override) {
+  ScenarioSpec one = probe_spec(spec, arm, load, attempt);
   std::vector<CellPlan> cells = expand_plan(one, target_override);
   if (cells.empty()) throw std::logic_error("capacity search: a probe expanded to no cell");
+  // Sized from the probe's own rate (a level of the searched rate, or the load section's for a
+  // concurrency search): the probe's level carries the settings, so the load section is read
+  // with them as any level's are (the dataset sized to the count, then a rehearsal's cuts).
+  // The probe's key stays its level's: a resumed search finds the probes it ran.
+  const std::vector<Setting> longer = min_probe_settings(spec.search, cells.back().load);
+  if (!longer.empty()) {
+    for (FactorSpec& f : one.factors) {
+      if (f.name != spec.search.factor) continue;
+      for (const Setting& s : longer) f.levels.front().settings.push_back(s);
+    }
+    cells = expand_plan(one, target_override);
+    if (cells.empty()) throw std::logic_error("capacity search: a probe expanded to no cell");
+  }
   CellPlan probe = cells.back();  // its repeat is `attempt`
   // A retry's arrivals on another schedule; the workload (dataset) stays the arm's.
   constexpr std::uint64_t kRetrySeedStride = 7919;
@@ -140,11 +186,26 @@ double throughput_per_load(const store::Store& store, const store::CellRow& cell
   return reports::compute_cell_metrics(store.requests(cell.id), {}).request_throughput / load;
 }
 
+std::optional<double> probe_too_short(const SearchSpec& search,
+                                      const std::vector<store::RequestRow>& requests,
+                                      const LoadSpec& load) {
+  if (search.min_probe_s <= 0 || load.request_rate <= 0) return std::nullopt;
+  std::int64_t measured = 0;
+  for (const store::RequestRow& r : requests) measured += r.warmup ? 0 : 1;
+  // By count, not by the first and last send: a schedule's random gaps would otherwise call a
+  // probe sized to the minimum short half the time.
+  const double arrivals_s = static_cast<double>(measured) / load.request_rate;
+  if (arrivals_s >= search.min_probe_s) return std::nullopt;
+  return arrivals_s;
+}
+
 std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
                                           const std::vector<store::CellRow>& tries,
-                                          const ScenarioSpec& spec, std::string& line, double load,
-                                          std::optional<double> knee_per_load) {
+                                          const ScenarioSpec& spec, const LoadSpec& probe_load,
+                                          std::string& line, double load,
+                                          std::optional<double> knee_per_load, bool* too_short) {
   if (tries.empty()) throw std::logic_error("probe_outcome: no try to judge");
+  if (too_short) *too_short = false;
   const store::CellRow& last = tries.back();
   if (last.status != "done") {
     line = last.error.empty() ? "the probe did not finish" : last.error;
@@ -159,6 +220,20 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
            reports::verdict_line(v);
     return ProbeOutcome::kNotCounted;
   }
+  // Over capacity fails the probe whatever else it shows: arrivals outran service, so a longer
+  // cell would only queue more (an SLO that held was held by a queue still growing).
+  const std::string over_capacity =
+      v.over_capacity ? "; fails as over capacity: " + reports::verdict_line(v) : "";
+  // A probe cut short of search.min_probe (a rehearsal's cut, the driver's limit) can pass a
+  // load the fleet only absorbed as a burst: the search says so rather than judge it.
+  std::string short_text;
+  if (const auto arrivals_s = probe_too_short(spec.search, requests, probe_load);
+      arrivals_s && !v.over_capacity) {
+    if (too_short) *too_short = true;
+    short_text = "; too short to judge over capacity (" + reports::format_fixed(*arrivals_s, 1) +
+                 " s of arrivals, search.min_probe " +
+                 reports::format_fixed(spec.search.min_probe_s, 0) + " s)";
+  }
   if (spec.slo.empty()) {
     // The knee: throughput per unit of load against the lightest load's.
     const double efficiency = knee_per_load && *knee_per_load > 0 && load > 0
@@ -166,11 +241,9 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
                                   : 1.0;
     line = "throughput per unit of load " + reports::format_fixed(efficiency * 100, 1) +
            "% of the lightest load's (the knee is below " +
-           reports::format_fixed(spec.search.knee_efficiency * 100, 0) + "%)";
-    if (v.over_capacity) {
-      line += "; fails as over capacity: " + reports::verdict_line(v);
-      return ProbeOutcome::kFail;
-    }
+           reports::format_fixed(spec.search.knee_efficiency * 100, 0) + "%)" + over_capacity +
+           short_text;
+    if (v.over_capacity) return ProbeOutcome::kFail;
     return efficiency >= spec.search.knee_efficiency ? ProbeOutcome::kPass : ProbeOutcome::kFail;
   }
   // Every try's requests judged together.
@@ -182,29 +255,9 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
   }
   const reports::SloAttainment slo = reports::judge_slo(pooled, spec.slo);
   line = reports::slo_line(slo) +
-         (tries.size() > 1 ? " (" + std::to_string(tries.size()) + " tries together)" : "");
-  if (slo.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
-  if (v.over_capacity) {
-    line += "; over capacity: " + reports::verdict_line(v);
-    // Requests waiting for a slot of the cap, more and more: arrivals outran completions.
-    if (v.backlog_trend.rising) return ProbeOutcome::kFail;
-    // TTFT rising through the cell. A queue that grows without bound and a workload whose
-    // prompts grow through the cell (a multi-turn dataset's later turns) both read so; what
-    // the SLO needs to know is whether it would still hold had the cell run as long again:
-    // every request's TTFT and E2E one cell-length up the trend.
-    const double rise_ms =
-        v.ttft_trend.test.slope_per_s * (v.steady ? v.steady->end_s - v.steady->start_s : 0.0);
-    std::vector<store::RequestRow> later = pooled;
-    for (store::RequestRow& r : later) {
-      r.ttft_ms += rise_ms;
-      r.e2e_ms += rise_ms;
-    }
-    const reports::SloAttainment projected = reports::judge_slo(later, spec.slo);
-    line += "; a cell-length later (TTFT +" + reports::format_fixed(rise_ms, 1) + " ms) " +
-            reports::slo_line(projected);
-    if (projected.verdict == reports::SloVerdict::kFail) return ProbeOutcome::kFail;
-    if (projected.verdict == reports::SloVerdict::kUndecided) return ProbeOutcome::kUndecided;
-  }
+         (tries.size() > 1 ? " (" + std::to_string(tries.size()) + " tries together)" : "") +
+         over_capacity + short_text;
+  if (slo.verdict == reports::SloVerdict::kFail || v.over_capacity) return ProbeOutcome::kFail;
   return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
 }
 
@@ -218,6 +271,7 @@ std::string search_setup_summary(const ScenarioSpec& spec) {
   out["growth"] = s.growth;
   out["guide"] = s.guide == SearchGuide::kNone ? "none" : "predict";
   out["max_tries"] = s.max_tries;
+  out["min_probe_s"] = s.min_probe_s;
   if (spec.slo.empty()) out["knee_efficiency"] = s.knee_efficiency;
   nlohmann::ordered_json slo = nlohmann::ordered_json::array();
   for (const SloRequirement& q : spec.slo.requirements) {

@@ -45,22 +45,29 @@ CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, 
 std::string probe_level(const ScenarioSpec& spec, double load);
 
 // What the tries of a probe at `load` say to the search (`tries`: its stored cells, in order,
-// the last just run): nullopt when the last did not run to the end (its error is then the
-// search's end). `line` gets what decided it.
+// the last just run; `probe_load`: the probe cell's load section): nullopt when the last did
+// not run to the end (its error is then the search's end). `line` gets what decided it.
 // - The last try client-bound or short of its concurrency: not counted (the driver missed).
+// - The last try over capacity (arrivals outran service): fails, whatever its SLO or knee.
 // - With an SLO, the requests of every try are judged together: a retry of an undecided load
-//   narrows its interval. Pass, fail or undecided by the attainment's interval. The last try
-//   judged over capacity: fails when its backlog grew (arrivals outran completions); when its
-//   TTFT rose, the SLO is judged again with every request's TTFT and E2E one cell-length up
-//   the trend (would it hold had the cell run as long again?), which decides.
+//   narrows its interval. Pass, fail or undecided by the attainment's interval.
 // - Without an SLO (a knee search), `knee_per_load` is the reference probe's request
 //   throughput per unit of load; the last try passes while its own is at least
-//   search.knee_efficiency of it and it is not over capacity.
+//   search.knee_efficiency of it.
+// An open-loop probe whose measured requests span less than search.min_probe of arrivals, and
+// that is not over capacity, is judged so but marked too short (`too_short`, and the line).
 std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
                                           const std::vector<store::CellRow>& tries,
-                                          const ScenarioSpec& spec, std::string& line,
-                                          double load = 0,
-                                          std::optional<double> knee_per_load = std::nullopt);
+                                          const ScenarioSpec& spec, const LoadSpec& probe_load,
+                                          std::string& line, double load = 0,
+                                          std::optional<double> knee_per_load = std::nullopt,
+                                          bool* too_short = nullptr);
+
+// The seconds of arrivals an open-loop probe's measured requests span at its rate, when fewer
+// than search.min_probe; nullopt when long enough, closed loop, or min_probe 0.
+std::optional<double> probe_too_short(const SearchSpec& search,
+                                      const std::vector<store::RequestRow>& requests,
+                                      const LoadSpec& load);
 
 // A probe's request throughput per unit of load (req/s per req/s offered, or per user in
 // flight): what a knee search compares with its reference probe's.

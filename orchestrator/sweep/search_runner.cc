@@ -8,6 +8,7 @@
 
 #include "common/wall_clock.h"
 #include "orchestrator/sweep/cell_runner.h"
+#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -67,8 +68,10 @@ class ArmSearch {
       if (search.next_attempt() == 0) tries_.clear();
       tries_.push_back(*cell);
       std::string line;
+      bool too_short = false;
       const std::optional<ProbeOutcome> outcome =
-          probe_outcome(store_, tries_, spec_, line, *load, knee_per_load);
+          probe_outcome(store_, tries_, spec_, probe_load_, line, *load, knee_per_load, &too_short);
+      if (too_short) ++too_short_;
       if (!outcome) {
         return end_with_failure(search, position,
                                 "a probe at " + load_text(spec_, *load) + " failed: " + line);
@@ -96,6 +99,7 @@ class ArmSearch {
   std::optional<store::CellRow> run_probe(double load, int attempt) {
     if (options_.stop && options_.stop->load()) return std::nullopt;
     CellPlan probe = probe_cell(spec_, arm_, load, attempt, options_.target_override);
+    probe_load_ = probe.load;
     label_ = "probe: " + name_ + " at " + load_text(spec_, load) +
              (attempt > 0 ? ", try " + std::to_string(attempt + 1) : "");
     if (const auto ran = ran_here_.find(probe.key); ran != ran_here_.end()) return ran->second;
@@ -146,6 +150,14 @@ class ArmSearch {
 
   // The capacity probe's cell, the stored row, the closing line.
   void finish(int position) {
+    if (too_short_ > 0) {
+      // Said where the result is, so the reports carry it too.
+      a_.result.why += "; " + std::to_string(too_short_) + " of its probes too short to judge " +
+                       "over capacity (under search.min_probe " +
+                       reports::format_fixed(spec_.search.min_probe_s, 0) +
+                       " s of arrivals): a capacity from them may be a burst the fleet absorbed, " +
+                       "not a load it sustains";
+    }
     if (a_.result.capacity && passing_.count(*a_.result.capacity) > 0) {
       a_.capacity_cell = passing_[*a_.result.capacity];
     }
@@ -171,6 +183,8 @@ class ArmSearch {
   std::vector<std::int64_t> probe_cells_;           // the cell of each recorded probe
   std::map<std::string, store::CellRow> ran_here_;  // probes this arm already has, by key
   std::vector<store::CellRow> tries_;               // the current load's tries, in order
+  LoadSpec probe_load_;                             // the last probe cell's load section
+  int too_short_ = 0;                               // probes shorter than search.min_probe
 };
 
 }  // namespace

@@ -83,6 +83,7 @@ search:
   guide: none
   max_tries: 4
   max_probes: 20
+  min_probe: 3m
 )";
 
 TEST_F(SearchSection, ReadsEveryKeyBackFieldByField) {
@@ -118,6 +119,7 @@ TEST_F(SearchSection, ReadsEveryKeyBackFieldByField) {
   EXPECT_EQ(s.guide, SearchGuide::kNone);
   EXPECT_EQ(s.max_tries, 4);
   EXPECT_EQ(s.max_probes, 20);
+  EXPECT_DOUBLE_EQ(s.min_probe_s, 180);
 
   EXPECT_DOUBLE_EQ(spec->target.cost.usd_per_gpu_hour, 0.8);
   EXPECT_DOUBLE_EQ(spec->target.cost.gpus, 8);
@@ -252,6 +254,7 @@ TEST_F(SearchSection, DefaultsGuideAndAttainment) {
     EXPECT_DOUBLE_EQ(spec->search.growth, 2);
     EXPECT_EQ(spec->search.max_tries, 3);
     EXPECT_EQ(spec->search.max_probes, 30);
+    EXPECT_DOUBLE_EQ(spec->search.min_probe_s, 120);
     EXPECT_TRUE(spec->target.cost.empty());
   }
 }
@@ -395,7 +398,7 @@ TEST_F(SearchSection, EveryNumberHasAnUpperBound) {
       load(scenario("slo:\n  p95_ttft_ms: 1e308\n  resamples: 2147483647\n"
                     "search:\n  factor: load.request_rate\n  low: 1e-310\n"
                     "  high: 1e300\n  max_probes: 2147483647\n  max_tries: 1000\n"
-                    "  growth: 1e6\n")));
+                    "  growth: 1e6\n  min_probe: 2h\n")));
   EXPECT_EQ(heads(),
             (std::vector<std::string>{
                 "s.yaml:9:16: slo.p95_ttft_ms: expected a threshold in ms > 0, at most "
@@ -411,7 +414,8 @@ TEST_F(SearchSection, EveryNumberHasAnUpperBound) {
                 "s.yaml:16:14: search.max_tries: expected an integer from 1 to 100, got "
                 "\"1000\"",
                 "s.yaml:15:15: search.max_probes: expected an integer from 2 to 1000, got "
-                "\"2147483647\""}));
+                "\"2147483647\"",
+                "s.yaml:18:14: search.min_probe: expected a duration of at most 1h, got \"2h\""}));
   EXPECT_FALSE(
       load("name: c\ntarget:\n  kind: sim\n  cost: {usd_per_gpu_hour: 1e308, gpus: 1e308}\n"
            "factors: {concurrency: [4]}\nload: {num_requests: 5}\n"));

@@ -225,5 +225,66 @@ search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
   EXPECT_EQ(rows[0].capacity, r.capacity);
 }
 
+// An open-loop probe sends for search.min_probe at its rate: 2,000 requests at 50 req/s would
+// end in 40 s, so the probe sends 6,000; at 1 req/s the 2,000 already span longer. A duration
+// shorter than min_probe is raised to it; min_probe 0 leaves the load section alone; a
+// rehearsal's cut (target.sim.num_requests) still cuts, and such a probe is said too short.
+constexpr const char* kRateSearch = R"(name: rate-search
+target: {kind: sim}
+factors:
+  strategy: [least-load]
+  concurrency: [512]
+load: {num_requests: 2000, duration: 30s, max_tokens: 2}
+slo: {p95_ttft_ms: 200}
+search: {factor: load.request_rate, low: 1, high: 400, guide: none}
+)";
+
+CellPlan first_probe(const std::string& text, double load, const std::string& target = "") {
+  const ScenarioSpec spec = parse(text);
+  const std::vector<CellPlan> arms = search_arms(spec, expand_plan(spec, target));
+  EXPECT_EQ(arms.size(), 1u);
+  return probe_cell(spec, arms.at(0), load, 0, target);
+}
+
+TEST(SearchLoop, AnOpenLoopProbeSendsForAtLeastMinProbeAtItsRate) {
+  const CellPlan fast = first_probe(kRateSearch, 50);
+  EXPECT_EQ(fast.load.request_rate, 50);
+  EXPECT_EQ(fast.load.num_requests, 6000);
+  EXPECT_EQ(fast.load.duration_s, 120);
+  const CellPlan slow = first_probe(kRateSearch, 1);
+  EXPECT_EQ(slow.load.num_requests, 2000);
+  EXPECT_EQ(slow.load.duration_s, 120);
+  // The probe's key is its level's, whatever the sizing: a resumed search finds its probes.
+  const ScenarioSpec spec = parse(kRateSearch);
+  EXPECT_EQ(fast.key, first_probe(kRateSearch, 50).key);
+  EXPECT_NE(fast.key, slow.key);
+  std::string off = kRateSearch;
+  off.replace(off.find("guide: none}"), 12, "guide: none, min_probe: 0}");
+  const CellPlan as_written = first_probe(off, 50);
+  EXPECT_EQ(as_written.load.num_requests, 2000);
+  EXPECT_EQ(as_written.load.duration_s, 30);
+  EXPECT_EQ(spec.search.min_probe_s, 120);
+}
+
+TEST(SearchLoop, AProbeCutShortOfMinProbeIsSaidToBeTooShort) {
+  std::string text = kRateSearch;
+  text.replace(text.find("target: {kind: sim}"), 19,
+               "target: {kind: kubeai, resource: m, replicas: 2, base_url: \"http://k/openai\", "
+               "sim: {num_requests: 400}}");
+  const CellPlan rehearsed = first_probe(text, 50, "sim");
+  EXPECT_EQ(rehearsed.load.num_requests, 400);  // the rehearsal's cut stands
+  const ScenarioSpec spec = parse(text);
+  std::vector<store::RequestRow> rows(400);
+  const auto short_by = probe_too_short(spec.search, rows, rehearsed.load);
+  ASSERT_TRUE(short_by);
+  EXPECT_DOUBLE_EQ(*short_by, 8.0);  // 400 requests at 50 req/s
+  rows.resize(6000);
+  EXPECT_FALSE(probe_too_short(spec.search, rows, first_probe(kRateSearch, 50).load));
+  for (auto& r : rows) r.warmup = true;  // warm-up requests are no arrivals of the probe
+  EXPECT_TRUE(probe_too_short(spec.search, rows, first_probe(kRateSearch, 50).load));
+  LoadSpec closed;  // no rate: a closed loop is never too short for an over-capacity rule
+  EXPECT_FALSE(probe_too_short(spec.search, rows, closed));
+}
+
 }  // namespace
 }  // namespace kvsweep::orchestrator::test
