@@ -122,6 +122,8 @@ std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vecto
                      : w.measured;
       w.warmup_replays_measured = !generated;
       w.warmup.arrival_s.clear();
+      w.kind = dataset.kind;
+      w.stand_in = &dataset != &cell.load.dataset;
     } catch (const driver::DatasetError& e) {
       throw std::invalid_argument(std::string("load.dataset: ") + e.what());
     }
@@ -132,6 +134,14 @@ std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vecto
     all.push_back(std::move(w));
   }
   return all;
+}
+
+std::vector<WorkloadSize> workload_sizes(const std::vector<Workloads>& workloads) {
+  std::vector<WorkloadSize> sizes;
+  for (const auto& w : workloads) {
+    sizes.push_back(workload_size(w.measured, w.warmup_replays_measured, w.kind, w.stand_in));
+  }
+  return sizes;
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
@@ -189,11 +199,6 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   m.commands = std::exchange(pending_, {});
   const CachePolicy cache = plan.load.cache;
   const Workloads& workload = workloads_.at(static_cast<std::size_t>(plan.workload));
-  if (const auto repeats =
-          prompt_repeats(plan, workload.measured, workload.warmup_replays_measured)) {
-    // The prefix cache finds what an earlier request of the cell left, whatever the strategy.
-    output_.line("  warning: " + label + " " + repeats_text(*repeats));
-  }
   try {
     ensure_applied(plan, m.commands);
     if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());
