@@ -51,24 +51,20 @@ void print_apply(const TreatmentPlanner& target, const ScenarioSpec& spec,
   }
 }
 
-// Per cell, what it sends more than once ("" for a cell that repeats nothing): the datasets
-// are loaded as the run loads them. One that cannot be loaded is the run's error to report.
-std::vector<std::string> repeat_notes(const ScenarioSpec& spec, const std::vector<CellPlan>& cells,
-                                      const std::string& override_kind) {
-  std::vector<std::string> notes(cells.size());
+// The experiment's repeat warning (prompt_repeats.h), as the run says it before its first cell:
+// the datasets are loaded as the run loads them. One that cannot be loaded is the run's error
+// to report.
+std::vector<std::string> repeat_warnings(const ScenarioSpec& spec,
+                                         const std::vector<CellPlan>& cells,
+                                         const std::string& override_kind) {
   std::vector<Workloads> workloads;
   try {
     workloads = load_workloads(spec, cells, !override_kind.empty() || spec.target.kind == "sim");
   } catch (const std::invalid_argument&) {
-    return notes;
+    return {};
   }
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const Workloads& w = workloads.at(static_cast<std::size_t>(cells[i].workload));
-    if (const auto repeats = prompt_repeats(cells[i], w.measured, w.warmup_replays_measured)) {
-      notes[i] = repeats_text(*repeats);
-    }
-  }
-  return notes;
+  const std::vector<WorkloadSize> sizes = workload_sizes(workloads);
+  return repeats_warnings(cells, experiment_repeats(cells, sizes), sizes, spec.search.enabled());
 }
 
 // load.shards: where each cell's measured phase runs, and the Job a Kubernetes target creates.
@@ -110,7 +106,9 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
   for (const auto& line : dataset_lines(spec)) std::printf("%s\n", line.c_str());
   for (const auto& line : factor_lines(spec)) std::printf("%s\n", line.c_str());
   print_shards(spec, override_kind);
-  const std::vector<std::string> repeats = repeat_notes(spec, cells, override_kind);
+  for (const auto& line : repeat_warnings(spec, cells, override_kind)) {
+    std::printf("warning: %s\n", line.c_str());
+  }
   std::optional<Treatment> applied;
   for (const auto& c : cells) {
     if (!applied || !(*applied == c.treatment)) print_apply(*target, spec, applied, c.treatment);
@@ -132,8 +130,6 @@ int plan_command(const std::string& scenario_path, const std::string& override_k
     }
     std::printf("  %3d  %-28s concurrency=%-5d repeat=%d%s  key=%s\n", c.ordinal + 1, c.arm.c_str(),
                 c.concurrency, c.repeat + 1, extra.c_str(), c.key.c_str());
-    const std::string& note = repeats[static_cast<std::size_t>(c.ordinal)];
-    if (!note.empty()) std::printf("       warning: %s\n", note.c_str());
   }
   return kExitOk;
 }

@@ -4,6 +4,18 @@
 #include <algorithm>
 
 namespace kvsweep::orchestrator {
+namespace {
+
+// At most `most` conversations: a generated dataset's count, a ShareGPT file's first ones.
+void cut_conversations(driver::DatasetOptions& d, int most) {
+  if (d.kind == "synthetic-multiturn") {
+    d.conversations = std::min(d.conversations, most);
+  } else if (d.kind == "sharegpt") {
+    d.max_conversations = d.max_conversations > 0 ? std::min(d.max_conversations, most) : most;
+  }
+}
+
+}  // namespace
 
 void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim) {
   if (sim.duration_s > 0) {
@@ -17,6 +29,10 @@ void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim) {
   if (sim.max_tokens > 0) {
     load.max_tokens = std::min(load.max_tokens, sim.max_tokens);
     load.max_tokens_cap = sim.max_tokens;  // turns whose dataset sets their own length too
+  }
+  if (sim.conversations > 0) {
+    cut_conversations(load.dataset, sim.conversations);
+    if (load.stand_in) cut_conversations(*load.stand_in, sim.conversations);
   }
 }
 

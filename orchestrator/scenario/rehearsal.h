@@ -5,8 +5,8 @@
 
 namespace kvsweep::orchestrator {
 
-// Cuts `load` to target.sim's rehearsal limits (duration, num_requests, max_tokens); applying
-// it twice changes nothing.
+// Cuts `load` to target.sim's rehearsal limits (duration, num_requests, max_tokens, and
+// conversations: of the dataset and of its stand-in); applying it twice changes nothing.
 void cut_for_rehearsal(LoadSpec& load, const SimSpec& sim);
 
 // The scenario with its load section cut (cut_for_rehearsal), everything else unchanged. The

@@ -144,6 +144,10 @@ struct SimSpec {
   double duration_s = 0;
   std::int64_t num_requests = 0;
   int max_tokens = 0;
+  // At most this many conversations of the dataset (or its stand-in): a rehearsal of a few
+  // hundred requests over thousands of conversations sends only first turns in open loop
+  // (turn-major order), and so shows nothing of what a prefix cache finds in later turns.
+  int conversations = 0;
 };
 
 // The router's health checks of its replicas (kinds sim and replicas): probes of /health and

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/base_url.h"
+#include "driver/datasets/dataset_limits.h"
 #include "driver/load_options.h"
 #include "orchestrator/scenario/scenario_reads.h"
 #include "sim/fleet.h"
@@ -273,6 +274,7 @@ bool read_stand_in(YamlMapReader& reader, SimSpec& sim_spec, YamlErrors& sink,
   sim.read_duration("duration", &sim_spec.duration_s);
   sim.read_int<std::int64_t>("num_requests", &sim_spec.num_requests, 1, driver::kMaxRequests);
   sim.read_int("max_tokens", &sim_spec.max_tokens, 1, driver::kMaxTokens);
+  sim.read_int("conversations", &sim_spec.conversations, 1, driver::kMaxConversations);
   sim.finish();
   return node["replicas"].IsDefined();
 }

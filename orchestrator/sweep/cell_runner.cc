@@ -120,6 +120,8 @@ Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOpt
                          : w.measured;
     w.warmup_replays_measured = !generated;
     w.warmup.arrival_s.clear();
+    w.kind = dataset.kind;
+    w.stand_in = &dataset != &section;
   } catch (const driver::DatasetError& e) {
     throw std::invalid_argument(std::string("load.dataset: ") + e.what());
   }
@@ -149,6 +151,14 @@ const Workloads& CellRunner::workloads_of(const CellPlan& plan) {
   const bool simulated = !options_.target_override.empty() || spec_.target.kind == "sim";
   return resized_.emplace_back(
       load_cell_workloads(spec_, plan.load.dataset, planned.seed, simulated));
+}
+
+std::vector<WorkloadSize> workload_sizes(const std::vector<Workloads>& workloads) {
+  std::vector<WorkloadSize> sizes;
+  for (const auto& w : workloads) {
+    sizes.push_back(workload_size(w.measured, w.warmup_replays_measured, w.kind, w.stand_in));
+  }
+  return sizes;
 }
 
 CellRunner::CellRunner(const ScenarioSpec& spec, Target& target, store::Store& store,
@@ -206,11 +216,6 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   m.commands = std::exchange(pending_, {});
   const CachePolicy cache = plan.load.cache;
   const Workloads& workload = workloads_of(plan);
-  if (const auto repeats =
-          prompt_repeats(plan, workload.measured, workload.warmup_replays_measured)) {
-    // The prefix cache finds what an earlier request of the cell left, whatever the strategy.
-    output_.line("  warning: " + label + " " + repeats_text(*repeats));
-  }
   try {
     ensure_applied(plan, m.commands);
     if (cache == CachePolicy::kCold) append(m.commands, target_.make_cold());

@@ -5,10 +5,12 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "driver/workload.h"
 #include "orchestrator/scenario/cell_load_options.h"
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/runner_options.h"
@@ -23,6 +25,8 @@ struct Workloads {
   driver::Workload measured;
   driver::Workload warmup;
   bool warmup_replays_measured = false;  // a file dataset: the warm-up sends its first prompts
+  std::string kind;                      // the dataset kind sent
+  bool stand_in = false;                 // the stand-in of an absent file was sent
   // What it was loaded from: the cell's dataset section and seed.
   driver::DatasetOptions dataset;
   std::uint64_t seed = 0;
@@ -31,6 +35,9 @@ struct Workloads {
 // The workloads of one cell's dataset and seed (see load_workloads).
 Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOptions& dataset,
                               std::uint64_t seed, bool simulated);
+
+// What each workload holds, for experiment_repeats (orchestrator/scenario/prompt_repeats.h).
+std::vector<WorkloadSize> workload_sizes(const std::vector<Workloads>& workloads);
 
 // Every workload of `plan`, by CellPlan::workload index, each from the first cell that uses
 // it. Warm-up traffic must not pre-cache measured turns: generated datasets get another seed;

@@ -11,6 +11,7 @@
 #include "common/utf8_prefix.h"
 #include "common/wall_clock.h"
 #include "orchestrator/scenario/plan.h"
+#include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/cell_runner.h"
@@ -337,6 +338,13 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   // A bad dataset fails before anything runs.
   const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
   const std::vector<Workloads> workloads = load_workloads(spec, plan, simulated);
+  // Said once, before anything runs: a prompt sent again is found in the prefix cache whatever
+  // the strategy, so the cells' hit rates are partly their own repeats.
+  const std::vector<WorkloadSize> sizes = workload_sizes(workloads);
+  for (const auto& line :
+       repeats_warnings(plan, experiment_repeats(plan, sizes), sizes, spec.search.enabled())) {
+    output.line("warning: " + line);
+  }
   const std::string hash = scenario_hash(spec.text, options.target_override);
   const store::ClaimOwner me = this_process_owner();
   CellRunner runner(spec, target, store, output, options, workloads, me.run_id);

@@ -50,6 +50,9 @@ class KubeAISweepTest : public ::testing::Test {
     spec_.load.request_rate = 0;
     spec_.load.warmup_requests = 2;
     spec_.load.max_tokens = 4;
+    // A real target needs the file: the scenario names the seeds' (not shipped), this the
+    // 40-conversation sample.
+    spec_.load.dataset.path = KVSWEEP_SOURCE_DIR "/scenarios/data/sharegpt_16_messages_sample.json";
     for (auto& factor : spec_.factors) {
       if (factor.name == "concurrency") {
         factor = value_factor("concurrency", "concurrency", {"1", "2", "4"});

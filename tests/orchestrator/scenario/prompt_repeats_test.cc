@@ -1,5 +1,6 @@
-// Tests for a dataset smaller than its cell: a random dataset is sized by the cell's requests
-// (vLLM's --num-prompts), and a cell that still sends a prompt twice is found before it runs.
+// Tests for a dataset smaller than its cells: a random dataset is sized by the cell's requests
+// (vLLM's --num-prompts), a cell that still sends a prompt twice is found before it runs, and
+// so is one whose cache kept what earlier cells sent (SweepRepeats: said once per experiment).
 #include "orchestrator/scenario/prompt_repeats.h"
 
 #include <gtest/gtest.h>
@@ -87,6 +88,135 @@ TEST(PromptRepeats, AWarmUpThatReplaysTheFileCounts) {
   // A trace sends each row once, at its time.
   workload.arrival_s.assign(5, 0.0);
   EXPECT_FALSE(prompt_repeats(cell, workload, true));
+}
+
+// Cells over one workload, `requests` each, of the given cache policies and deployments.
+std::vector<CellPlan> cells_of(const std::vector<std::pair<CachePolicy, int>>& shape,
+                               std::int64_t requests) {
+  std::vector<CellPlan> cells;
+  for (const auto& [cache, group] : shape) {
+    CellPlan c;
+    c.ordinal = static_cast<int>(cells.size());
+    c.load.num_requests = requests;
+    c.load.cache = cache;
+    c.deploy_group = group;
+    cells.push_back(c);
+  }
+  return cells;
+}
+
+WorkloadSize synthetic(std::int64_t prompts, int conversations) {
+  WorkloadSize w;
+  w.prompts = prompts;
+  w.conversations = conversations;
+  w.kind = "synthetic-multiturn";
+  return w;
+}
+
+// Issue 39 item 4: every cell over one workload starts at its first prompt, so a cell on a
+// cache kept as-is re-sends what the cell before it sent, however large the dataset.
+TEST(SweepRepeats, ACacheKeptAsIsCountsWhatEarlierCellsSent) {
+  const auto cells =
+      cells_of({{CachePolicy::kAsIs, 0}, {CachePolicy::kAsIs, 0}, {CachePolicy::kWarm, 0}},
+               /*requests=*/8);
+  const auto repeats = experiment_repeats(cells, {synthetic(10, 5)});
+  ASSERT_EQ(repeats.size(), 3u);
+  EXPECT_FALSE(repeats[0]);
+  ASSERT_TRUE(repeats[1]);
+  EXPECT_EQ(repeats[1]->sends, 2);
+  EXPECT_EQ(repeats[1]->earlier_cells, 1);
+  ASSERT_TRUE(repeats[2]);
+  EXPECT_EQ(repeats[2]->sends, 3);
+  EXPECT_EQ(repeats_text(*repeats[2]),
+            "sends each prompt up to 3 times: 8 requests over a dataset of 10 prompts, with "
+            "what 2 earlier cells sent on the cache kept warm");
+}
+
+TEST(SweepRepeats, AColdCellAndANewDeploymentStartTheCountAgain) {
+  const auto cells = cells_of({{CachePolicy::kAsIs, 0},
+                               {CachePolicy::kCold, 0},
+                               {CachePolicy::kAsIs, 0},
+                               {CachePolicy::kAsIs, 1}},
+                              8);
+  const auto repeats = experiment_repeats(cells, {synthetic(10, 5)});
+  EXPECT_FALSE(repeats[0]);
+  EXPECT_FALSE(repeats[1]);  // emptied before it ran
+  ASSERT_TRUE(repeats[2]);   // what the cold cell sent is still there
+  EXPECT_EQ(repeats[2]->earlier_cells, 1);
+  EXPECT_FALSE(repeats[3]);  // a new deployment's servers start afresh
+  // Another workload (another seed or dataset level) shares no prompt with the first.
+  auto other = cells_of({{CachePolicy::kAsIs, 0}, {CachePolicy::kAsIs, 0}}, 8);
+  other[1].workload = 1;
+  const auto apart = experiment_repeats(other, {synthetic(10, 5), synthetic(10, 5)});
+  EXPECT_FALSE(apart[0]);
+  EXPECT_FALSE(apart[1]);
+}
+
+// A cell bounded by its duration sends an unknown number of requests, but at least its first
+// prompt, which an earlier cell on the same cache sent.
+TEST(SweepRepeats, ACellOfUnknownLengthRepeatsWhatAnEarlierCellSent) {
+  auto cells = cells_of({{CachePolicy::kAsIs, 0}, {CachePolicy::kAsIs, 0}}, 0);
+  cells[0].load.duration_s = cells[1].load.duration_s = 30;
+  const auto repeats = experiment_repeats(cells, {synthetic(10, 5)});
+  EXPECT_FALSE(repeats[0]);
+  ASSERT_TRUE(repeats[1]);
+  EXPECT_EQ(repeats[1]->sends, 2);
+  EXPECT_EQ(repeats_text(*repeats[1]),
+            "sends each prompt up to 2 times: its requests over a dataset of 10 prompts, with "
+            "what 1 earlier cell sent on the cache kept as-is");
+}
+
+// The quickstart before issue 39: 9 cold cells of 5,000 requests over 96 conversations of 8
+// turns. One line for the experiment, not one per cell, naming the key to raise and how far.
+TEST(SweepRepeats, TheWarningIsSaidOncePerExperimentWithTheFixItNeeds) {
+  std::vector<std::pair<CachePolicy, int>> shape(9, {CachePolicy::kCold, 0});
+  const auto cells = cells_of(shape, 5000);
+  const std::vector<WorkloadSize> sizes = {synthetic(768, 96)};
+  const auto lines = repeats_warnings(cells, experiment_repeats(cells, sizes), sizes);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "9 of 9 cells send a prompt more than once within the cell (cell 1 sends each prompt "
+            "up to 7 times: 5000 requests over a dataset of 768 prompts): raise "
+            "load.dataset.conversations from 96 to at least 625");
+  // Raised so, it says nothing.
+  const std::vector<WorkloadSize> raised = {synthetic(5000, 625)};
+  EXPECT_TRUE(repeats_warnings(cells, experiment_repeats(cells, raised), raised).empty());
+}
+
+TEST(SweepRepeats, CellsOnACacheKeptAsIsAreNamedWithTheirFix) {
+  const auto cells = cells_of({{CachePolicy::kAsIs, 0}, {CachePolicy::kAsIs, 0}}, 160);
+  WorkloadSize stand_in = synthetic(2014, 200);
+  stand_in.stand_in = true;
+  const auto lines = repeats_warnings(cells, experiment_repeats(cells, {stand_in}), {stand_in});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "1 of 2 cells (cell 2) re-send the prompts earlier cells sent, on a cache kept as-is "
+            "(cell 2 sends each prompt up to 2 times: 160 requests over a dataset of 2014 "
+            "prompts, with what 1 earlier cell sent on the cache kept as-is): every cell over "
+            "one dataset starts at its first prompt; set load.cache: cold so each cell starts "
+            "from empty caches");
+  // Too small a stand-in names the stand-in's key.
+  WorkloadSize small = synthetic(100, 10);
+  small.stand_in = true;
+  const auto cold = cells_of({{CachePolicy::kCold, 0}}, 160);
+  EXPECT_EQ(repeats_warnings(cold, experiment_repeats(cold, {small}), {small}),
+            (std::vector<std::string>{
+                "1 of 1 cells send a prompt more than once within the cell (cell 1 sends each "
+                "prompt up to 2 times: 160 requests over a dataset of 100 prompts): raise "
+                "load.dataset.stand_in.conversations from 10 to at least 16"}));
+}
+
+// A capacity search probes each arm many times: on a cache kept as-is every probe after the
+// first re-sends what the arm's earlier probes sent.
+TEST(SweepRepeats, ASearchOnACacheKeptAsIsSaysItsProbesRepeat) {
+  const auto arms = cells_of({{CachePolicy::kAsIs, 0}}, 100);
+  const std::vector<WorkloadSize> sizes = {synthetic(1000, 100)};
+  EXPECT_EQ(repeats_warnings(arms, experiment_repeats(arms, sizes), sizes, /*search=*/true),
+            (std::vector<std::string>{
+                "each probe of an arm re-sends the prompts its earlier probes sent, on a cache "
+                "kept as-is: set load.cache: cold so each probe starts from empty caches"}));
+  const auto cold = cells_of({{CachePolicy::kCold, 0}}, 100);
+  EXPECT_TRUE(repeats_warnings(cold, experiment_repeats(cold, sizes), sizes, true).empty());
 }
 
 }  // namespace

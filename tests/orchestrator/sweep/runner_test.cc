@@ -99,17 +99,39 @@ struct FakeSweep {
 using Calls = std::vector<std::string>;
 
 // Issue 27 item 8: a dataset smaller than its cell repeated itself silently. The console says
-// so as the cell starts, with how many times each prompt goes out.
-TEST(Runner, ACellThatSendsAPromptTwiceSaysSo) {
+// so before the first cell, once for the experiment (issue 39: not once per cell), with how
+// many times each prompt goes out and the fix.
+TEST(Runner, ACellThatSendsAPromptTwiceSaysSoOncePerExperiment) {
   FakeSweep sweep(
-      "name: small-dataset\ntarget: {kind: sim}\nfactors:\n  concurrency: [1]\n"
+      "name: small-dataset\ntarget: {kind: sim}\nfactors:\n  concurrency: [1, 2]\n"
       "load: {num_requests: 4, max_tokens: 2,\n"
       "       dataset: {kind: synthetic-multiturn, conversations: 1, turns: 2}}\n");
   const SweepOutcome outcome = sweep.run();
   EXPECT_EQ(outcome.status, "done") << sweep.output.text();
   const std::string said = sweep.output.text();
-  EXPECT_NE(said.find("  warning: cell 1/1 "), std::string::npos) << said;
-  EXPECT_NE(said.find(" sends each prompt up to 2 times: 4 requests over a dataset of 2 prompts\n"),
+  const std::string warning =
+      "warning: 2 of 2 cells send a prompt more than once within the cell (cell 1 sends each "
+      "prompt up to 2 times: 4 requests over a dataset of 2 prompts): raise "
+      "load.dataset.conversations from 1 to at least 2\n";
+  const std::size_t at = said.find(warning);
+  ASSERT_NE(at, std::string::npos) << said;
+  EXPECT_EQ(said.find("warning", at + 1), std::string::npos) << said;  // said once
+  EXPECT_LT(at, said.find("cell 1/2")) << said;                        // before the cells
+}
+
+// Cells on a cache kept as-is re-send what the cells before them sent: said once, naming them.
+TEST(Runner, CellsOnACacheKeptAsIsSayTheyResendEarlierPrompts) {
+  FakeSweep sweep(
+      "name: as-is\ntarget: {kind: sim}\nfactors:\n  concurrency: [1, 2, 3]\n"
+      "load: {num_requests: 4, max_tokens: 2, cache: as-is,\n"
+      "       dataset: {kind: synthetic-multiturn, conversations: 4, turns: 2}}\n");
+  EXPECT_EQ(sweep.run().status, "done") << sweep.output.text();
+  const std::string said = sweep.output.text();
+  EXPECT_NE(said.find("warning: 2 of 3 cells (cells 2, 3) re-send the prompts earlier cells "
+                      "sent, on a cache kept as-is (cell 3 sends each prompt up to 3 times: 4 "
+                      "requests over a dataset of 8 prompts, with what 2 earlier cells sent on "
+                      "the cache kept as-is): every cell over one dataset starts at its first "
+                      "prompt; set load.cache: cold so each cell starts from empty caches\n"),
             std::string::npos)
       << said;
 }
