@@ -218,6 +218,9 @@ std::string scenario(const Shape& shape, const Ask& ask, const std::string& dir)
     s << "  num_requests: " << ask.requests << "\n";
   } else if (!shape.trace) {
     s << "  request_rate: " << ask.rate << "\n  duration: " << ask.duration_s << "s\n";
+  } else {
+    // The trace's own times span the cell; a cell needs a bound all the same.
+    s << "  duration: " << ask.duration_s << "s\n";
   }
   return s.str();
 }

@@ -282,6 +282,13 @@ TEST(SearchLoop, AProbeCutShortOfMinProbeIsSaidToBeTooShort) {
   EXPECT_FALSE(probe_too_short(spec.search, rows, first_probe(kRateSearch, 50).load));
   for (auto& r : rows) r.warmup = true;  // warm-up requests are no arrivals of the probe
   EXPECT_TRUE(probe_too_short(spec.search, rows, first_probe(kRateSearch, 50).load));
+  // Sized to exactly rate x min_probe: 2712 requests at 22.6 req/s are 120 s, not 119.99999.
+  LoadSpec exact = rehearsed.load;
+  exact.request_rate = 22.6;
+  rows.assign(2712, store::RequestRow{});
+  EXPECT_FALSE(probe_too_short(spec.search, rows, exact));
+  rows.pop_back();
+  EXPECT_TRUE(probe_too_short(spec.search, rows, exact));
   LoadSpec closed;  // no rate: a closed loop is never too short for an over-capacity rule
   EXPECT_FALSE(probe_too_short(spec.search, rows, closed));
 }
