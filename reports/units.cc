@@ -65,4 +65,10 @@ std::string format_si3(double value) {
   return format_fixed(scaled, decimals) + kSuffixes[i];
 }
 
+std::string format_figures(const char* pattern, double a, double b, double c) {
+  char text[300];
+  std::snprintf(text, sizeof text, pattern, a, b, c);
+  return text;
+}
+
 }  // namespace kvsweep::reports

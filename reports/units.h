@@ -27,5 +27,8 @@ std::string format_si(double value);
 // The same scaling with three significant digits, for figures set side by side in a sentence:
 // 1243.74 -> "1.24k", 409363 -> "409k", 2694123 -> "2.69M", 63.55 -> "63.5", 7 -> "7.00".
 std::string format_si3(double value);
+// Up to three figures into a printf pattern of %g/%f conversions, for a verdict's sentence:
+// ("grew from %.0f to %.0f", 40, 310) -> "grew from 40 to 310". At most 299 characters.
+std::string format_figures(const char* pattern, double a, double b = 0, double c = 0);
 
 }  // namespace kvsweep::reports

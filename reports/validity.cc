@@ -9,6 +9,8 @@
 
 #include "common/utf8_prefix.h"
 #include "reports/in_flight.h"
+#include "reports/over_capacity_rules.h"
+#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -19,12 +21,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kRampLevel = 0.9;
 // A backlog shorter than this fraction of the window is too brief to judge the cap by.
 constexpr double kMinBacklogFraction = 0.05;
-
-std::string format(const char* pattern, double a, double b = 0, double c = 0) {
-  char text[300];
-  std::snprintf(text, sizeof text, pattern, a, b, c);
-  return text;
-}
 
 std::vector<const store::RequestRow*> measured_rows(const std::vector<store::RequestRow>& rows) {
   std::vector<const store::RequestRow*> out;
@@ -88,8 +84,8 @@ void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, Ce
     v.send_shortfall = 0.0;
   }
   const std::string cpu = v.driver_cpu_utilisation
-                              ? format("; driver CPU %.0f%% of %.0f usable cores",
-                                       *v.driver_cpu_utilisation * 100, usable)
+                              ? format_figures("; driver CPU %.0f%% of %.0f usable cores",
+                                               *v.driver_cpu_utilisation * 100, usable)
                               : "";
   const bool enough_sends = load.send_delay_count >= ValidityRules::kMinSendsForDelayP99;
   if (!enough_sends) {
@@ -99,14 +95,15 @@ void judge_driver(const store::CellLoadRow& load, const ValidityRules& rules, Ce
   }
   if (enough_sends && load.send_delay_p99_ms > rules.max_send_delay_p99_ms) {
     v.client_bound = true;
-    v.reasons.push_back(format("client-bound: send delay p99 %.3g ms > %.3g ms",
-                               load.send_delay_p99_ms, rules.max_send_delay_p99_ms) +
+    v.reasons.push_back(format_figures("client-bound: send delay p99 %.3g ms > %.3g ms",
+                                       load.send_delay_p99_ms, rules.max_send_delay_p99_ms) +
                         cpu);
   } else if (*v.send_shortfall > rules.max_send_shortfall) {
     v.client_bound = true;
-    v.reasons.push_back(format("client-bound: sends fell %.1f%% short of the schedule (> %.1f%%)",
-                               *v.send_shortfall * 100, rules.max_send_shortfall * 100) +
-                        cpu);
+    v.reasons.push_back(
+        format_figures("client-bound: sends fell %.1f%% short of the schedule (> %.1f%%)",
+                       *v.send_shortfall * 100, rules.max_send_shortfall * 100) +
+        cpu);
   }
 }
 
@@ -139,7 +136,7 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
   if (v.cap > 0 && backlogged.seconds >= kMinBacklogFraction * (window_t1 - window_t0)) {
     if (backlogged.mean < rules.min_in_flight_fraction * v.cap) {
       v.short_of_concurrency = true;
-      v.reasons.push_back(format(
+      v.reasons.push_back(format_figures(
           "short of its concurrency: %.0f in flight (%.0f%% of the cap) while requests waited "
           "to be sent for %.3g s",
           backlogged.mean, backlogged.mean / v.cap * 100, backlogged.seconds));
@@ -162,124 +159,10 @@ void judge_open_loop(const std::vector<const store::RequestRow*>& rows,
     if (v.backlog_trend.rising && growth >= ValidityRules::kMinBacklogGrowth) {
       v.over_capacity = true;
       v.reasons.push_back(
-          format("over capacity: requests waiting to be sent grew by %.0f over %.3g s of "
-                 "arrivals (Mann-Kendall p = %.2g)",
-                 growth, t1 - t0, v.backlog_trend.test.p_upward));
+          format_figures("over capacity: requests waiting to be sent grew by %.0f over %.3g s of "
+                         "arrivals (Mann-Kendall p = %.2g)",
+                         growth, t1 - t0, v.backlog_trend.test.p_upward));
     }
-  }
-}
-
-// `per_point`: the growth asked per point (of the arrivals for in flight; 0 for scrapes).
-GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points, double per_point) {
-  return {rules.trend_alpha, ValidityRules::kMinInFlightGrowth,
-          ValidityRules::kMinInFlightGrowthFraction, min_points, per_point};
-}
-
-// "while 8.0 req/s arrived and 5.2 req/s finished", over the steady window.
-std::string rates_text(const CellValidity& v) {
-  const double length = v.steady->end_s - v.steady->start_s;
-  return format("while %.3g req/s arrived and %.3g req/s finished",
-                static_cast<double>(v.window_arrivals) / length,
-                static_cast<double>(v.window_completions) / length);
-}
-
-// Over capacity (b) and (c), from the rows over the steady window [t0, t1] (open loop).
-void judge_service(const std::vector<const store::RequestRow*>& rows,
-                   const std::vector<StepPoint>& in_flight, const ValidityRules& rules,
-                   CellValidity& v) {
-  const double t0 = v.steady->start_s;
-  const double t1 = v.steady->end_s;
-  const double t1_inclusive = std::nextafter(t1, kInf);  // the window's last send is in it
-  const bool scheduled = std::isfinite(v.request_rate);
-  std::vector<TrendPoint> counts;
-  for (const store::RequestRow* r : rows) {
-    if (r->sent_s >= t0 && r->sent_s <= t1) {
-      counts.push_back({r->sent_s, double(value_at(in_flight, r->sent_s))});
-    }
-    const double arrival = scheduled && r->scheduled_s >= 0 ? r->scheduled_s : r->sent_s;
-    if (arrival >= t0 && arrival <= t1) ++v.window_arrivals;
-    const double end = busy_until_s(*r);
-    if (r->ok && end >= t0 && end <= t1) ++v.window_completions;
-  }
-  const double length = t1 - t0;
-  // (b) in flight rising.
-  v.in_flight_trend = judge_growth(
-      counts, t0, t1_inclusive,
-      growth_rule(rules, kMinTrendPoints, ValidityRules::kMinInFlightGrowthOfArrivals));
-  if (!v.in_flight_trend.evaluated) {
-    v.not_evaluated.push_back(
-        "over capacity (in flight): " + std::to_string(v.in_flight_trend.points) +
-        " sends in the steady window, fewer than the " + std::to_string(kMinTrendPoints) +
-        " a trend needs");
-  } else if (v.in_flight_trend.rising) {
-    v.over_capacity = true;
-    v.reasons.push_back(format("over capacity: in flight grew from %.0f to %.0f over %.3g s ",
-                               v.in_flight_trend.from, v.in_flight_trend.to, length) +
-                        rates_text(v) +
-                        format(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)",
-                               v.in_flight_trend.test.p_upward, v.in_flight_trend.growth,
-                               v.in_flight_trend.min_growth));
-  }
-  // (c) completions short of arrivals.
-  const auto arrivals = static_cast<double>(v.window_arrivals);
-  const double shortfall = arrivals - static_cast<double>(v.window_completions);
-  constexpr std::int64_t kMinArrivals = 10;
-  if (v.window_arrivals < kMinArrivals) {
-    v.not_evaluated.push_back("over capacity (completions): " + std::to_string(v.window_arrivals) +
-                              " arrivals in the steady window, fewer than " +
-                              std::to_string(kMinArrivals));
-  } else if (shortfall > ValidityRules::kMaxCompletionShortfall * arrivals &&
-             shortfall > ValidityRules::kShortfallSigmas * std::sqrt(arrivals)) {
-    v.completions_short = true;
-    v.over_capacity = true;
-    v.reasons.push_back(format("over capacity: %.0f of %.0f arrivals completed over ",
-                               static_cast<double>(v.window_completions), arrivals) +
-                        format("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100) +
-                        rates_text(v));
-  }
-}
-
-// Over capacity (d): the servers' summed waiting queue at each scrape in the steady window.
-void judge_queue(const std::vector<store::MetricSample>& samples, const ValidityRules& rules,
-                 CellValidity& v) {
-  std::map<double, double> queue;  // scrape time -> summed waiting requests
-  for (const store::MetricSample& m : samples) {
-    for (const char* name : kWaitingQueueSeries) {
-      if (m.name == name) queue[m.t_s] += m.value;
-    }
-  }
-  if (queue.empty()) {
-    v.not_evaluated.push_back(
-        "over capacity (servers' waiting queue): not scraped (no vllm:num_requests_waiting, "
-        "dynamo_frontend_queued_requests or sglang:num_queue_reqs in the cell's /metrics)");
-    v.notes.push_back("servers' waiting queue not judged: not scraped");
-    return;
-  }
-  const double t0 = v.steady->start_s;
-  const double t1 = std::nextafter(v.steady->end_s, kInf);
-  std::vector<TrendPoint> points;
-  for (const auto& [t, waiting] : queue) {
-    points.push_back({t, waiting});
-    if (t >= t0 && t < t1) ++v.queue_scrapes;
-  }
-  v.queue_trend = judge_growth(
-      points, t0, t1,
-      growth_rule(rules, static_cast<std::size_t>(ValidityRules::kMinQueueScrapes), 0));
-  if (!v.queue_trend.evaluated) {
-    v.not_evaluated.push_back(
-        "over capacity (servers' waiting queue): " + std::to_string(v.queue_scrapes) +
-        " scrapes in the steady window, fewer than " +
-        std::to_string(ValidityRules::kMinQueueScrapes));
-    v.notes.push_back("servers' waiting queue not judged: " + std::to_string(v.queue_scrapes) +
-                      " scrapes, fewer than " + std::to_string(ValidityRules::kMinQueueScrapes));
-  } else if (v.queue_trend.rising) {
-    v.over_capacity = true;
-    v.reasons.push_back(
-        format("over capacity: the servers' waiting queue grew from %.0f to %.0f over %.3g s ",
-               v.queue_trend.from, v.queue_trend.to, v.steady->end_s - v.steady->start_s) +
-        rates_text(v) +
-        format(" (%.0f scrapes, Mann-Kendall p = %.2g)", static_cast<double>(v.queue_scrapes),
-               v.queue_trend.test.p_upward));
   }
 }
 
@@ -293,10 +176,10 @@ void note_ttft(const std::vector<const store::RequestRow*>& rows, const Validity
   TrendRule rule{rules.trend_alpha, rules.min_ttft_rise_per_10s};
   v.ttft_trend = judge_rise(ttft, v.steady->start_s, std::nextafter(v.steady->end_s, kInf), rule);
   if (v.ttft_trend.rising) {
-    v.notes.push_back(
-        format("TTFT rose %.3g ms/s (median %.3g ms, Mann-Kendall p = %.2g): not a "
-               "verdict",
-               v.ttft_trend.test.slope_per_s, v.ttft_trend.median, v.ttft_trend.test.p_upward));
+    v.notes.push_back(format_figures(
+        "TTFT rose %.3g ms/s (median %.3g ms, Mann-Kendall p = %.2g): not a "
+        "verdict",
+        v.ttft_trend.test.slope_per_s, v.ttft_trend.median, v.ttft_trend.test.p_upward));
   }
 }
 
@@ -496,7 +379,7 @@ std::string verdict_line(const CellValidity& v) {
   if (v.verdict == CellVerdict::kValid) {
     line = "valid";
     if (v.in_flight_fraction)
-      line += format(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
+      line += format_figures(": %.0f%% of the cap in flight", *v.in_flight_fraction * 100);
   }
   for (const std::string& reason : v.reasons) {
     if (!line.empty()) line += "; ";
