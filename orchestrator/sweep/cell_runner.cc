@@ -132,6 +132,10 @@ Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOpt
   return w;
 }
 
+bool runs_simulated(const ScenarioSpec& spec, const RunnerOptions& options) {
+  return !options.target_override.empty() || spec.target.kind == "sim";
+}
+
 std::vector<Workloads> load_workloads(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
                                       bool simulated) {
   std::vector<Workloads> all;
@@ -148,9 +152,8 @@ const Workloads& CellRunner::workloads_of(const CellPlan& plan) {
   for (const Workloads& w : resized_) {
     if (w.dataset == plan.load.dataset && w.seed == planned.seed) return w;
   }
-  const bool simulated = !options_.target_override.empty() || spec_.target.kind == "sim";
   return resized_.emplace_back(
-      load_cell_workloads(spec_, plan.load.dataset, planned.seed, simulated));
+      load_cell_workloads(spec_, plan.load.dataset, planned.seed, runs_simulated(spec_, options_)));
 }
 
 std::vector<WorkloadSize> workload_sizes(const std::vector<Workloads>& workloads) {

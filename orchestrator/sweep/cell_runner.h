@@ -32,6 +32,11 @@ struct Workloads {
   std::uint64_t seed = 0;
 };
 
+// Whether the sweep runs on the simulated fleet (the scenario's own `kind: sim`, or a
+// rehearsal or prediction in a cluster target's place): a file dataset that is absent is then
+// replaced by its stand_in.
+bool runs_simulated(const ScenarioSpec& spec, const RunnerOptions& options);
+
 // The workloads of one cell's dataset and seed (see load_workloads).
 Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOptions& dataset,
                               std::uint64_t seed, bool simulated);

@@ -336,8 +336,8 @@ class SweepLoop {
 SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,
                        store::Store& store, SweepOutput& output, const RunnerOptions& options) {
   // A bad dataset fails before anything runs.
-  const bool simulated = !options.target_override.empty() || spec.target.kind == "sim";
-  const std::vector<Workloads> workloads = load_workloads(spec, plan, simulated);
+  const std::vector<Workloads> workloads =
+      load_workloads(spec, plan, runs_simulated(spec, options));
   // Said once, before anything runs: a prompt sent again is found in the prefix cache whatever
   // the strategy, so the cells' hit rates are partly their own repeats.
   const std::vector<WorkloadSize> sizes = workload_sizes(workloads);
