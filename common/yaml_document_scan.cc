@@ -20,5 +20,4 @@ void scan_documents(const std::string& text, Scanned& out) {
   }
 }
 
-
 }  // namespace kvsweep

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/yaml_reader.h"
+#include "common/yaml_limits.h"
 
 namespace kvsweep {
 

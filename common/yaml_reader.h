@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/source_mark.h"
+#include "common/yaml_limits.h"
 
 namespace kvsweep {
 
@@ -49,13 +50,6 @@ class YamlErrors {
   std::vector<std::string> lines_;
   std::vector<YamlError>* out_;
 };
-
-// The most nodes a document may hold once its aliases are expanded: what a walk of it (the
-// duplicate-key check, a reader, yaml-cpp's own conversions) visits. Every kvsweep input
-// (scenario, EPP configuration, profile, admin body) holds a few hundred, and a file without
-// aliases reaches it only with 100,000 values written out; a few hundred bytes of nested
-// aliases (an "alias bomb") expand to billions and are refused before any walk.
-inline constexpr std::uint64_t kMaxYamlNodes = 100'000;
 
 // Parses `text` as one YAML document. A syntax error is reported and gives nullopt. A second
 // document, and every key written twice in one mapping (at the second place, naming the

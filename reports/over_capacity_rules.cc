@@ -25,8 +25,8 @@ GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points, doubl
 std::string rates_text(const CellValidity& v) {
   const double length = v.steady->end_s - v.steady->start_s;
   return format_figures("while %.3g req/s arrived and %.3g req/s finished",
-                static_cast<double>(v.window_arrivals) / length,
-                static_cast<double>(v.window_completions) / length);
+                        static_cast<double>(v.window_arrivals) / length,
+                        static_cast<double>(v.window_completions) / length);
 }
 
 }  // namespace
@@ -60,12 +60,12 @@ void judge_service(const std::vector<const store::RequestRow*>& rows,
         " a trend needs");
   } else if (v.in_flight_trend.rising) {
     v.over_capacity = true;
-    v.reasons.push_back(format_figures("over capacity: in flight grew from %.0f to %.0f over %.3g s ",
-                               v.in_flight_trend.from, v.in_flight_trend.to, length) +
-                        rates_text(v) +
-                        format_figures(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)",
-                               v.in_flight_trend.test.p_upward, v.in_flight_trend.growth,
-                               v.in_flight_trend.min_growth));
+    v.reasons.push_back(
+        format_figures("over capacity: in flight grew from %.0f to %.0f over %.3g s ",
+                       v.in_flight_trend.from, v.in_flight_trend.to, length) +
+        rates_text(v) +
+        format_figures(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)", v.in_flight_trend.test.p_upward,
+                       v.in_flight_trend.growth, v.in_flight_trend.min_growth));
   }
   // (c) completions short of arrivals.
   const auto arrivals = static_cast<double>(v.window_arrivals);
@@ -79,10 +79,11 @@ void judge_service(const std::vector<const store::RequestRow*>& rows,
              shortfall > ValidityRules::kShortfallSigmas * std::sqrt(arrivals)) {
     v.completions_short = true;
     v.over_capacity = true;
-    v.reasons.push_back(format_figures("over capacity: %.0f of %.0f arrivals completed over ",
-                               static_cast<double>(v.window_completions), arrivals) +
-                        format_figures("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100) +
-                        rates_text(v));
+    v.reasons.push_back(
+        format_figures("over capacity: %.0f of %.0f arrivals completed over ",
+                       static_cast<double>(v.window_completions), arrivals) +
+        format_figures("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100) +
+        rates_text(v));
   }
 }
 
@@ -122,11 +123,12 @@ void judge_queue(const std::vector<store::MetricSample>& samples, const Validity
   } else if (v.queue_trend.rising) {
     v.over_capacity = true;
     v.reasons.push_back(
-        format_figures("over capacity: the servers' waiting queue grew from %.0f to %.0f over %.3g s ",
-               v.queue_trend.from, v.queue_trend.to, v.steady->end_s - v.steady->start_s) +
+        format_figures(
+            "over capacity: the servers' waiting queue grew from %.0f to %.0f over %.3g s ",
+            v.queue_trend.from, v.queue_trend.to, v.steady->end_s - v.steady->start_s) +
         rates_text(v) +
-        format_figures(" (%.0f scrapes, Mann-Kendall p = %.2g)", static_cast<double>(v.queue_scrapes),
-               v.queue_trend.test.p_upward));
+        format_figures(" (%.0f scrapes, Mann-Kendall p = %.2g)",
+                       static_cast<double>(v.queue_scrapes), v.queue_trend.test.p_upward));
   }
 }
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/validity_rules.h"
+#include "reports/cell_validity.h"
 #include "reports/in_flight.h"
-#include "reports/validity.h"
 #include "store/rows.h"
 
 namespace kvsweep::reports {
