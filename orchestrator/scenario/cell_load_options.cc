@@ -4,7 +4,7 @@
 namespace kvsweep::orchestrator {
 
 driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& model,
-                                      CellPhase phase) {
+                                      CellPhase phase, Arrivals arrivals) {
   const LoadSpec& l = cell.load;
   driver::LoadOptions o;
   o.model = model;
@@ -26,7 +26,9 @@ driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& m
     o.num_requests = l.warmup_requests;
     return o;
   }
-  if (l.request_rate > 0) {
+  // A trace's own times: open loop with no rate (driver::is_open_loop), the level as the cap.
+  const bool timed = arrivals == Arrivals::kWorkloadTimed && l.request_rate <= 0;
+  if (l.request_rate > 0 || timed) {
     o.request_rate = l.request_rate;
     o.burstiness = l.burstiness;
     o.max_concurrency = cell.concurrency;

@@ -19,8 +19,12 @@ enum class CellPhase { kPrepass, kWarmup, kMeasured };
 // `concurrency` users sending load.warmup_requests; the pre-pass and the measured phase run open
 // loop at load.request_rate with the concurrency as the in-flight cap (turn order and think
 // time as load says), or a closed loop of `concurrency` users, bounded by num_requests and
-// duration. The caller adds where and how to send: base_url, api_key, stop, the callbacks.
+// duration. A workload with its own arrival times (a Mooncake trace; not its generated
+// stand-in) and no load.request_rate runs open loop on those times, with the concurrency as
+// the in-flight cap, in the pre-pass and the measured phase. The caller adds where and how to
+// send: base_url, api_key, stop, the callbacks.
+enum class Arrivals { kFromLoad, kWorkloadTimed };
 driver::LoadOptions cell_load_options(const CellPlan& cell, const std::string& model,
-                                      CellPhase phase);
+                                      CellPhase phase, Arrivals arrivals);
 
 }  // namespace kvsweep::orchestrator

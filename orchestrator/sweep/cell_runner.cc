@@ -92,6 +92,11 @@ std::string pods_moved(const CommandLogs& logs) {
   return "";
 }
 
+// A workload that carries its own arrival times (a trace) is sent on them.
+Arrivals arrivals_of(const driver::Workload& workload) {
+  return workload.arrival_s.empty() ? Arrivals::kFromLoad : Arrivals::kWorkloadTimed;
+}
+
 }  // namespace
 
 const char* CellRunner::phase_name(CellPhase phase) {
@@ -271,8 +276,9 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
                          CellMeasurement& m) {
   const driver::Workload& workload = workloads_of(plan).measured;
   const auto keep_load_record = [&] {
-    m.load = cell_load_row(cell_load_options(plan, spec_.model, CellPhase::kMeasured), workload,
-                           m.measured.driver);
+    m.load = cell_load_row(
+        cell_load_options(plan, spec_.model, CellPhase::kMeasured, arrivals_of(workload)), workload,
+        m.measured.driver);
     m.load->shards = std::exchange(shards_, {});
   };
   if (options_.measured_samples) {  // the load step sampled the servers itself
@@ -314,7 +320,7 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
                                      CellPhase phase, const std::string& label,
                                      const std::string& base_url,
                                      const std::function<void()>& on_measured_underway) {
-  driver::LoadOptions o = cell_load_options(plan, spec_.model, phase);
+  driver::LoadOptions o = cell_load_options(plan, spec_.model, phase, arrivals_of(workload));
   o.base_url = base_url;
   o.api_key = options_.api_key;
   o.stop = options_.stop;

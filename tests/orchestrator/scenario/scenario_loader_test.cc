@@ -407,14 +407,15 @@ TEST(ScenarioLoader, MaxEventBytesReachesEveryPhaseAndIsRangeChecked) {
   ASSERT_TRUE(spec.has_value()) << (errors.empty() ? "" : errors[0].text);
   const CellPlan cell = expand_plan(*spec).at(0);
   for (const CellPhase phase : {CellPhase::kPrepass, CellPhase::kWarmup, CellPhase::kMeasured}) {
-    EXPECT_EQ(cell_load_options(cell, "m", phase).max_event_bytes, 4096u);
+    EXPECT_EQ(cell_load_options(cell, "m", phase, Arrivals::kFromLoad).max_event_bytes, 4096u);
   }
   const auto defaults =
       parse_scenario(with_load("  num_requests: 4\n"), "s.yaml", &errors, target_kinds());
   ASSERT_TRUE(defaults.has_value());
-  EXPECT_EQ(
-      cell_load_options(expand_plan(*defaults).at(0), "m", CellPhase::kMeasured).max_event_bytes,
-      driver::kDefaultMaxSseEventBytes);
+  EXPECT_EQ(cell_load_options(expand_plan(*defaults).at(0), "m", CellPhase::kMeasured,
+                              Arrivals::kFromLoad)
+                .max_event_bytes,
+            driver::kDefaultMaxSseEventBytes);
   for (const std::string value : {"1023", "1073741825", "-1"}) {
     const auto texts =
         error_texts(with_load("  num_requests: 4\n  max_event_bytes: " + value + "\n"));
