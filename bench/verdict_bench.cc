@@ -4,7 +4,8 @@
 // think time; shared prefix; random; a Mooncake trace, open loop only), on one predicted fleet:
 //   1. the shape's capacity, found without the verdict under test: the completions per second
 //      of a predicted closed loop whose users double until throughput rises less than 2%;
-//   2. open-loop cells at 30%, 60%, 85%, 120% and 200% of it, over 5 seeds, each long enough
+//   2. open-loop cells at 30%, 60%, 85%, 120% and 200% of it with at most the capacity's
+//      users in flight, over 5 seeds, each long enough
 //      for 120 s of steady window, predicted as `kvsweep predict` runs them (the verdict is
 //      the one each cell's stored summary holds, so whatever rule the build judges by);
 //   3. the confusion table per shape: rows the load fraction, columns the count of each
@@ -46,8 +47,12 @@ using kvsweep::reports::CellVerdict;
 constexpr int kReplicas = 4;
 constexpr const char* kProfile = "l4-llama3.1-8b-fp8";
 constexpr const char* kStrategy = "least-load";
-// Open loop: an in-flight cap no cell reaches, so an over-capacity queue builds at the servers.
-constexpr int kOpenLoopCap = 100000;
+// Open loop: at most the capacity's users in flight (Ask::users), as a benchmark caps it
+// (vLLM's --max-concurrency, the seeds' 400). Without a cap the fleet passes a cliff: seed
+// 000's stand-in on 4 L4s finishes 51.2 req/s with 512 users and 20.7 with 1,024 (the KV
+// cache too small for the batch, preempted requests computed again), and an uncapped open
+// loop at 60% of 51.2 req/s drifted past it (in flight 354 -> 1,255, the servers' waiting
+// queue 0 -> 471, 20 req/s finished): over capacity at 60% of a capacity it never had.
 // A cell's arrivals: below capacity the in-flight count is level at once; above it the count
 // grows linearly and the steady window (from when it first reaches 90% of its median) starts
 // about 45% of the way in, so 240 s leaves about 130 s.
@@ -64,7 +69,7 @@ std::string make_scratch_dir() {
 }
 
 // What one scenario asks: a closed loop of `users` for `requests`, or an open loop at `rate`
-// for `duration_s`.
+// for `duration_s` with at most `users` in flight.
 struct Ask {
   bool closed = false;
   int users = 0;
@@ -210,8 +215,7 @@ std::string scenario(const Shape& shape, const Ask& ask, const std::string& dir)
   s << "name: verdict-bench-" << shape.name << "\n"
     << "target: {kind: sim, replicas: " << kReplicas << ", profile: " << kProfile << "}\n"
     << "seed: " << ask.seed << "\n"
-    << "factors:\n  strategy: [" << kStrategy << "]\n  concurrency: ["
-    << (ask.closed ? ask.users : kOpenLoopCap) << "]\n"
+    << "factors:\n  strategy: [" << kStrategy << "]\n  concurrency: [" << ask.users << "]\n"
     << "load:\n"
     << shape.load(ask, dir) << "  timeout: 30m\n  cache: cold\n";
   if (ask.closed) {
@@ -231,6 +235,12 @@ std::vector<std::string> split(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');) {
     if (!item.empty()) out.push_back(item);
   }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (const std::string& r : reasons) out += (out.empty() ? "" : "; ") + r;
   return out;
 }
 
@@ -323,6 +333,7 @@ int main(int argc, char** argv) {
       row.rate = fraction * capacity.requests_per_s;
       for (int seed = 1; seed <= seeds; ++seed) {
         Ask ask;
+        ask.users = capacity.users;
         ask.rate = row.rate;
         ask.duration_s = fraction < 1 ? below_s : above_s;
         ask.seed = static_cast<std::uint64_t>(seed);
@@ -337,7 +348,7 @@ int main(int argc, char** argv) {
           if (!allowed(fraction, v.verdict)) {
             row.misses.push_back("seed " + std::to_string(seed) + ": " +
                                  kvsweep::reports::verdict_name(v.verdict) +
-                                 (v.reasons.empty() ? "" : " (" + v.reasons.front() + ")"));
+                                 (v.reasons.empty() ? "" : " (" + join(v.reasons) + ")"));
           }
         }
       }

@@ -47,6 +47,14 @@ struct ValidityRules {
   // capacity on 8 and 16 L4s, and by 25-45% of its median, which alone read as a queue and
   // held capacity at 1.4x on twice the replicas.
   static constexpr double kMinInFlightGrowthOfArrivals = 0.02;
+  // ... unless the servers were scraped, their waiting queue held (judged over at least
+  // kMinQueueScrapes scrapes and not rising) and their running batch grew by at least this
+  // share of (b)'s growth: the requests are in the engines, being served, and took longer.
+  // A vLLM or SGLang engine past its capacity queues what its batch cannot take (the batch is
+  // capped by max_num_seqs and by its KV cache), so a queue shows in (d); a queue outside the
+  // engines (a gateway's) leaves their batch level while the client's count grows. Half:
+  // the client's count also holds requests in transit and in the router.
+  static constexpr double kMinServedShareOfInFlightGrowth = 0.5;
   // Over capacity: completions in the steady window fell short of its arrivals by more than
   // this fraction AND by more than kShortfallSigmas x sqrt(arrivals): a Poisson count's
   // standard deviation is its square root, so a short window's noise (and the few requests in

@@ -26,7 +26,9 @@ namespace kvsweep::reports {
 // format 1 holds a verdict judged by the earlier rules (over capacity from the TTFT trend).
 // 3: the in-flight rule also asks a growth of 2% of the window's arrivals (a workload whose
 // prompts lengthen no longer reads as a queue).
-constexpr int kSummaryFormat = 3;
+// 4: the in-flight rule does not fire when the servers' scrapes hold its growth in their
+// running batch while their waiting queue held (running_trend, in_flight_in_servers).
+constexpr int kSummaryFormat = 4;
 
 // Every figure of `metrics` except `samples`, as compact JSON text. Doubles keep every bit
 // (shortest round-trip text); NaN and infinities are written as the strings "nan", "inf",

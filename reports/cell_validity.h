@@ -66,6 +66,11 @@ struct CellValidity {
   // (d) the servers' summed waiting queue at each scrape in the window, when scraped.
   std::int64_t queue_scrapes = 0;  // scrapes of a waiting-queue series in the window
   GrowthJudgement queue_trend;
+  // ... and their summed running batch (kRunningSeries): (b)'s growth held there while the
+  // waiting queue held is requests taking longer (a multi-turn cell's prompts lengthening
+  // through it), not a queue: in_flight_in_servers, shown as a figure, and (b) does not fire.
+  GrowthJudgement running_trend;
+  bool in_flight_in_servers = false;
   // TTFT against send time: a figure, never a verdict (a workload whose prompts grow through
   // the cell rises as a queue does). The capacity search still reads it (deprecated there).
   RiseJudgement ttft_trend;
@@ -97,5 +102,10 @@ struct CellValidity {
 // frontend's and SGLang's.
 inline constexpr const char* kWaitingQueueSeries[] = {
     "vllm:num_requests_waiting", "dynamo_frontend_queued_requests", "sglang:num_queue_reqs"};
+
+// The running-batch series beside them: vLLM's and SGLang's. Dynamo's frontend counts its
+// in-flight requests with its queued ones, so it tells nothing apart from the client's count.
+inline constexpr const char* kRunningSeries[] = {"vllm:num_requests_running",
+                                                 "sglang:num_running_reqs"};
 
 }  // namespace kvsweep::reports

@@ -3,6 +3,7 @@
 // rising. The backlog rule (a) stays with the open loop's other send-side rules in validity.cc.
 #include "reports/over_capacity_rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -14,6 +15,7 @@ namespace kvsweep::reports {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::int64_t kMinArrivalsForCompletions = 10;  // (c) needs this many in the window
 
 // `per_point`: the growth asked per point (of the arrivals for in flight; 0 for scrapes).
 GrowthRule growth_rule(const ValidityRules& rules, std::size_t min_points, double per_point) {
@@ -48,8 +50,7 @@ void judge_service(const std::vector<const store::RequestRow*>& rows,
     const double end = busy_until_s(*r);
     if (r->ok && end >= t0 && end <= t1) ++v.window_completions;
   }
-  const double length = t1 - t0;
-  // (b) in flight rising.
+  // (b)'s trend; judge_in_flight_and_completions decides it.
   v.in_flight_trend = judge_growth(
       counts, t0, t1_inclusive,
       growth_rule(rules, kMinTrendPoints, ValidityRules::kMinInFlightGrowthOfArrivals));
@@ -58,43 +59,34 @@ void judge_service(const std::vector<const store::RequestRow*>& rows,
         "over capacity (in flight): " + std::to_string(v.in_flight_trend.points) +
         " sends in the steady window, fewer than the " + std::to_string(kMinTrendPoints) +
         " a trend needs");
-  } else if (v.in_flight_trend.rising) {
-    v.over_capacity = true;
-    v.reasons.push_back(
-        format_figures("over capacity: in flight grew from %.0f to %.0f over %.3g s ",
-                       v.in_flight_trend.from, v.in_flight_trend.to, length) +
-        rates_text(v) +
-        format_figures(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)", v.in_flight_trend.test.p_upward,
-                       v.in_flight_trend.growth, v.in_flight_trend.min_growth));
   }
-  // (c) completions short of arrivals.
-  const auto arrivals = static_cast<double>(v.window_arrivals);
-  const double shortfall = arrivals - static_cast<double>(v.window_completions);
-  constexpr std::int64_t kMinArrivals = 10;
-  if (v.window_arrivals < kMinArrivals) {
+  if (v.window_arrivals < kMinArrivalsForCompletions) {
     v.not_evaluated.push_back("over capacity (completions): " + std::to_string(v.window_arrivals) +
                               " arrivals in the steady window, fewer than " +
-                              std::to_string(kMinArrivals));
-  } else if (shortfall > ValidityRules::kMaxCompletionShortfall * arrivals &&
-             shortfall > ValidityRules::kShortfallSigmas * std::sqrt(arrivals)) {
-    v.completions_short = true;
-    v.over_capacity = true;
-    v.reasons.push_back(
-        format_figures("over capacity: %.0f of %.0f arrivals completed over ",
-                       static_cast<double>(v.window_completions), arrivals) +
-        format_figures("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100) +
-        rates_text(v));
+                              std::to_string(kMinArrivalsForCompletions));
   }
 }
 
 // Over capacity (d): the servers' summed waiting queue at each scrape in the steady window.
 void judge_queue(const std::vector<store::MetricSample>& samples, const ValidityRules& rules,
                  CellValidity& v) {
-  std::map<double, double> queue;  // scrape time -> summed waiting requests
+  std::map<double, double> queue;    // scrape time -> summed waiting requests
+  std::map<double, double> running;  // scrape time -> summed running batch
   for (const store::MetricSample& m : samples) {
     for (const char* name : kWaitingQueueSeries) {
       if (m.name == name) queue[m.t_s] += m.value;
     }
+    for (const char* name : kRunningSeries) {
+      if (m.name == name) running[m.t_s] += m.value;
+    }
+  }
+  const auto min_scrapes = static_cast<std::size_t>(ValidityRules::kMinQueueScrapes);
+  const double t_end = std::nextafter(v.steady->end_s, kInf);
+  if (!running.empty()) {
+    std::vector<TrendPoint> points;
+    for (const auto& [t, batch] : running) points.push_back({t, batch});
+    v.running_trend =
+        judge_growth(points, v.steady->start_s, t_end, growth_rule(rules, min_scrapes, 0));
   }
   if (queue.empty()) {
     v.not_evaluated.push_back(
@@ -104,15 +96,12 @@ void judge_queue(const std::vector<store::MetricSample>& samples, const Validity
     return;
   }
   const double t0 = v.steady->start_s;
-  const double t1 = std::nextafter(v.steady->end_s, kInf);
   std::vector<TrendPoint> points;
   for (const auto& [t, waiting] : queue) {
     points.push_back({t, waiting});
-    if (t >= t0 && t < t1) ++v.queue_scrapes;
+    if (t >= t0 && t < t_end) ++v.queue_scrapes;
   }
-  v.queue_trend = judge_growth(
-      points, t0, t1,
-      growth_rule(rules, static_cast<std::size_t>(ValidityRules::kMinQueueScrapes), 0));
+  v.queue_trend = judge_growth(points, t0, t_end, growth_rule(rules, min_scrapes, 0));
   if (!v.queue_trend.evaluated) {
     v.not_evaluated.push_back(
         "over capacity (servers' waiting queue): " + std::to_string(v.queue_scrapes) +
@@ -129,6 +118,62 @@ void judge_queue(const std::vector<store::MetricSample>& samples, const Validity
         rates_text(v) +
         format_figures(" (%.0f scrapes, Mann-Kendall p = %.2g)",
                        static_cast<double>(v.queue_scrapes), v.queue_trend.test.p_upward));
+  }
+}
+
+void judge_in_flight_and_completions(CellValidity& v) {
+  const double length = v.steady->end_s - v.steady->start_s;
+  const GrowthJudgement& batch = v.running_trend;
+  // The servers were scraped, queued nothing more and their running batch was seen: what the
+  // batch grew by is requests in service, taking longer, not waiting.
+  const bool servers_held_the_queue =
+      v.queue_trend.evaluated && !v.queue_trend.rising && batch.evaluated;
+  const double in_service_growth = servers_held_the_queue ? std::max(0.0, batch.growth) : 0;
+  // (b) in flight rising.
+  const GrowthJudgement& grew = v.in_flight_trend;
+  if (grew.evaluated && grew.rising) {
+    v.in_flight_in_servers =
+        servers_held_the_queue &&
+        in_service_growth >= ValidityRules::kMinServedShareOfInFlightGrowth * grew.growth;
+    if (v.in_flight_in_servers) {
+      v.notes.push_back(
+          format_figures("in flight grew from %.0f to %.0f over %.3g s ", grew.from, grew.to,
+                         length) +
+          format_figures("while the servers' waiting queue held and their running batch grew "
+                         "from %.0f to %.0f: the requests took longer, none waited (not a "
+                         "verdict)",
+                         batch.from, batch.to));
+    } else {
+      v.over_capacity = true;
+      v.reasons.push_back(
+          format_figures("over capacity: in flight grew from %.0f to %.0f over %.3g s ", grew.from,
+                         grew.to, length) +
+          rates_text(v) +
+          format_figures(" (Mann-Kendall p = %.2g, +%.3g >= %.3g)", grew.test.p_upward, grew.growth,
+                         grew.min_growth));
+    }
+  }
+  // (c) completions short of arrivals, less what the servers' batch grew by: requests in
+  // service at the window's end arrived in it and have not finished, queued or not.
+  const auto arrivals = static_cast<double>(v.window_arrivals);
+  if (v.window_arrivals < kMinArrivalsForCompletions) return;
+  const double shortfall = arrivals - static_cast<double>(v.window_completions);
+  const auto short_by = [&](double missing) {
+    return missing > ValidityRules::kMaxCompletionShortfall * arrivals &&
+           missing > ValidityRules::kShortfallSigmas * std::sqrt(arrivals);
+  };
+  const std::string completed =
+      format_figures("%.0f of %.0f arrivals completed over ",
+                     static_cast<double>(v.window_completions), arrivals) +
+      format_figures("%.3g s (%.0f%% short) ", length, shortfall / arrivals * 100);
+  if (short_by(shortfall - in_service_growth)) {
+    v.completions_short = true;
+    v.over_capacity = true;
+    v.reasons.push_back("over capacity: " + completed + rates_text(v));
+  } else if (short_by(shortfall)) {
+    v.notes.push_back(completed + format_figures("while the servers' running batch grew by %.0f "
+                                                 "and their waiting queue held (not a verdict)",
+                                                 in_service_growth));
   }
 }
 

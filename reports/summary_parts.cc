@@ -112,6 +112,8 @@ Json validity_to_summary(const CellValidity& v) {
       {"completions_short", v.completions_short},
       {"queue_scrapes", v.queue_scrapes},
       {"queue_trend", growth_to_summary(v.queue_trend)},
+      {"running_trend", growth_to_summary(v.running_trend)},
+      {"in_flight_in_servers", v.in_flight_in_servers},
       {"requests", v.requests},
       {"failed", v.failed},
       {"main_failure", v.main_failure},
@@ -182,6 +184,8 @@ void validity_from_summary(const Reader& r, CellValidity& v) {
   r.read("completions_short", v.completions_short);
   r.read_int("queue_scrapes", v.queue_scrapes);
   growth_from_summary(r, "queue_trend", v.queue_trend);
+  growth_from_summary(r, "running_trend", v.running_trend);
+  r.read("in_flight_in_servers", v.in_flight_in_servers);
   r.read_int("requests", v.requests);
   r.read_int("failed", v.failed);
   r.read("main_failure", v.main_failure);

@@ -351,6 +351,7 @@ CellValidity judge_cell(const std::vector<store::RequestRow>& requests,
     if (v.steady) {
       judge_service(rows, in_flight, rules, v);
       judge_queue(samples, rules, v);
+      judge_in_flight_and_completions(v);
     } else {
       v.not_evaluated.push_back(
           "over capacity (in flight, completions, servers' waiting queue): no steady window "

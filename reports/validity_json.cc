@@ -73,6 +73,8 @@ nlohmann::ordered_json validity_json(const CellValidity& v) {
   j["completions_short"] = v.completions_short;
   j["queue_scrapes"] = v.queue_scrapes;
   j["queue_trend"] = growth_json(v.queue_trend);
+  j["running_trend"] = growth_json(v.running_trend);
+  j["in_flight_in_servers"] = v.in_flight_in_servers;
   j["requests"] = v.requests;
   j["failed"] = v.failed;
   j["main_failure"] = v.main_failure;

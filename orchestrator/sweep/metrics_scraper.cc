@@ -22,14 +22,16 @@ bool keep(const std::string& name) {
   // llm-d's endpoint picker: its scheduling and prefix-index series (inference_extension_*),
   // the pool it sees (inference_pool_*) and its requests (inference_objective_*), named
   // llm_d_epp_* by later llm-d releases (docs/metrics.md, "The endpoint picker's figures"),
-  // and SGLang's waiting queue (the over-capacity rule (d), docs/metrics.md "Verdicts").
+  // and SGLang's waiting queue and running batch (the over-capacity rules (b) and (d),
+  // docs/metrics.md "Verdicts").
   constexpr std::string_view kKept[] = {"vllm:",
                                         "dynamo_",
                                         "inference_extension_",
                                         "inference_pool_",
                                         "inference_objective_",
                                         "llm_d_epp_",
-                                        "sglang:num_queue_reqs"};
+                                        "sglang:num_queue_reqs",
+                                        "sglang:num_running_reqs"};
   bool served = false;
   for (const std::string_view prefix : kKept) served = served || starts_with(name, prefix);
   const bool bucket = name.size() > 7 && name.compare(name.size() - 7, 7, "_bucket") == 0;

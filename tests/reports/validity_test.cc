@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "reports/cell_metrics.h"
@@ -213,28 +214,38 @@ TEST(Validity, AFewFailuresAreNamedWhateverTheVerdict) {
   EXPECT_FALSE(too_many_failed(0, 0));
 }
 
-// Rule (d): a healthy client side (2 in flight, 16 req/s for 60 s) while two replicas'
-// waiting queues each hold t/4 requests at a scrape at t (every 2 s): the sum is t/2. The
-// steady window [1/16, 959/16] s holds the 29 scrapes at 2 to 58 s, in 10 bins of 5.99 s whose
-// medians run from 2 (scrapes at 2, 4, 6 s) to 28 (54, 56, 58 s).
-std::vector<store::MetricSample> queue_samples(double every_s, double until_s,
-                                               double (*waiting)(double)) {
+// Two replicas' /metrics every `every_s` until `until_s`: the waiting queue and the running
+// batch each summing to the given function of the scrape's time.
+std::vector<store::MetricSample> scrapes(double every_s, double until_s,
+                                         const std::function<double(double)>& waiting,
+                                         const std::function<double(double)>& running) {
   std::vector<store::MetricSample> samples;
   for (double t = 0; t <= until_s; t += every_s) {
     for (const char* source : {"http://a/metrics", "http://b/metrics"}) {
       store::MetricSample m;
       m.phase = "during";
       m.source = source;
-      m.name = "vllm:num_requests_waiting";
-      m.value = waiting(t);
       m.t_s = t;
+      m.name = "vllm:num_requests_waiting";
+      m.value = waiting(t) / 2;
       samples.push_back(m);
-      m.name = "vllm:num_requests_running";  // not a queue: never summed
-      m.value = 1000 - t;
+      m.name = "vllm:num_requests_running";
+      m.value = running(t) / 2;
       samples.push_back(m);
     }
   }
   return samples;
+}
+
+// Rule (d): a healthy client side (2 in flight, 16 req/s for 60 s) while two replicas'
+// waiting queues each hold t/4 requests at a scrape at t (every 2 s): the sum is t/2. The
+// steady window [1/16, 959/16] s holds the 29 scrapes at 2 to 58 s, in 10 bins of 5.99 s whose
+// medians run from 2 (scrapes at 2, 4, 6 s) to 28 (54, 56, 58 s). Their running batches fall.
+std::vector<store::MetricSample> queue_samples(double every_s, double until_s,
+                                               double (*waiting)(double)) {
+  return scrapes(
+      every_s, until_s, [waiting](double t) { return 2 * waiting(t); },
+      [](double t) { return 2 * (1000 - t); });
 }
 
 TEST(Validity, TheServersWaitingQueueGrowingIsOverCapacity) {
@@ -277,6 +288,80 @@ TEST(Validity, TheServersWaitingQueueGrowingIsOverCapacity) {
   EXPECT_NE(verdict_line(none).find("servers' waiting queue not judged: not scraped"),
             std::string::npos)
       << verdict_line(none);
+}
+
+// Rule (b) read beside the servers' scrapes: the same rising in flight as
+// InFlightGrowingThroughTheWindowIsOverCapacity (each request busier than the last, as a
+// multi-turn cell's prompts lengthen). The servers held the growth in their running batch and
+// queued nothing: the requests took longer, none waited. Not over capacity; the figure says why.
+TEST(Validity, InFlightGrowingInTheServersBatchWhileNothingWaitsIsNotOverCapacity) {
+  const auto rows = every_sixteenth(320, [](int i) { return 0.125 + i / 64.0; });
+  // In flight at t is about 16 t - 0.8 (16 t - 2) = 3.2 t + 1.6; the servers run all of it.
+  const auto served = scrapes(
+      0.5, 20, [](double) { return 0.0; }, [](double t) { return 3.2 * t + 1.6; });
+  const CellValidity v = compute_cell_metrics(rows, served, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  EXPECT_TRUE(v.in_flight_trend.rising);
+  EXPECT_TRUE(v.in_flight_in_servers);
+  EXPECT_TRUE(v.queue_trend.evaluated);
+  EXPECT_FALSE(v.queue_trend.rising);
+  EXPECT_TRUE(v.running_trend.evaluated);
+  EXPECT_NEAR(v.running_trend.growth, 3.2 * (v.steady->end_s - v.steady->start_s), 0.5);
+  EXPECT_NE(verdict_line(v).find("in flight grew from 30 to 66 over 11.3 s while the servers' "
+                                 "waiting queue held and their running batch grew from 29 to "
+                                 "65: the requests took longer, none waited (not a verdict)"),
+            std::string::npos)
+      << verdict_line(v);
+}
+
+// The same client-side growth with the servers' batch level: the requests wait somewhere the
+// servers do not count (a gateway's queue, a proxy's), so rule (b) stands.
+TEST(Validity, InFlightGrowingOutsideTheServersIsOverCapacity) {
+  const auto rows = every_sixteenth(320, [](int i) { return 0.125 + i / 64.0; });
+  const auto level = scrapes(
+      0.5, 20, [](double) { return 0.0; }, [](double t) { return t < 8 ? 3.2 * t : 25.6; });
+  const CellValidity v = compute_cell_metrics(rows, level, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(v.verdict, CellVerdict::kOverCapacity) << verdict_line(v);
+  EXPECT_FALSE(v.in_flight_in_servers);
+  EXPECT_NE(verdict_line(v).find("over capacity: in flight grew from 30 to 66"), std::string::npos)
+      << verdict_line(v);
+
+  // No running batch scraped (a Dynamo frontend's queue only): rule (b) stands, as without
+  // scrapes.
+  auto waiting_only = level;
+  std::erase_if(waiting_only,
+                [](const store::MetricSample& m) { return m.name == "vllm:num_requests_running"; });
+  const CellValidity w = compute_cell_metrics(rows, waiting_only, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(w.verdict, CellVerdict::kOverCapacity) << verdict_line(w);
+  EXPECT_FALSE(w.running_trend.evaluated);
+}
+
+// Rule (c) read beside the servers' scrapes: over 60 s at 16 req/s each request is busier
+// than the last (0.125 s up to 10 s), so in flight climbs towards 160 and the window's
+// completions fall short of its arrivals by the growth, more than 5% and 3 sqrt(arrivals).
+// Where the servers ran that growth in their batch and queued nothing, it is no shortfall.
+TEST(Validity, CompletionsShortByTheServersBatchGrowthAreNotOverCapacity) {
+  const auto rows = every_sixteenth(960, [](int i) { return 0.125 + i / 96.0; });
+  const CellValidity alone = judge(rows, open_loop(16, 0));
+  ASSERT_TRUE(alone.completions_short) << verdict_line(alone);  // the drift alone reads short
+  const auto served = scrapes(
+      0.5, 80, [](double) { return 0.0; }, [](double t) { return std::min(2 + 2.667 * t, 160.0); });
+  const CellValidity v = compute_cell_metrics(rows, served, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(v.verdict, CellVerdict::kValid) << verdict_line(v);
+  EXPECT_FALSE(v.completions_short);
+  EXPECT_TRUE(v.in_flight_in_servers);
+  const std::string line = verdict_line(v);
+  EXPECT_NE(line.find("arrivals completed over"), std::string::npos) << line;
+  EXPECT_NE(line.find("while the servers' running batch grew by"), std::string::npos) << line;
+  EXPECT_NE(line.find("and their waiting queue held (not a verdict)"), std::string::npos) << line;
+
+  // The same with the servers' waiting queue growing: a queue, whatever the batch did.
+  const auto queued = scrapes(
+      0.5, 80, [](double t) { return t; }, [](double t) { return std::min(2 + 2.667 * t, 160.0); });
+  const CellValidity q = compute_cell_metrics(rows, queued, {}, open_loop(16, 0)).validity;
+  EXPECT_EQ(q.verdict, CellVerdict::kOverCapacity) << verdict_line(q);
+  EXPECT_TRUE(q.queue_trend.rising);
+  EXPECT_TRUE(q.completions_short);
 }
 
 // A closed loop is never over capacity, whatever its queues do.

@@ -108,15 +108,17 @@ TEST(MetricsScraper, LabelsAreKeptAsJson) {
 namespace kvsweep::orchestrator {
 namespace {
 
-// The waiting queues the over-capacity rule (d) sums (reports/validity.h kWaitingQueueSeries)
-// are kept from each engine: SGLang's beside vLLM's and Dynamo's frontend's; SGLang's other
-// series are not.
+// The waiting queues the over-capacity rule (d) sums (reports/cell_validity.h
+// kWaitingQueueSeries) are kept from each engine: SGLang's beside vLLM's and Dynamo's
+// frontend's, and SGLang's running batch that rule (b) reads beside them (kRunningSeries);
+// SGLang's other series are not.
 TEST(MetricsScraper, KeepsEveryEnginesWaitingQueue) {
   LoopbackServer server([](httplib::Server& s, const std::atomic<bool>&) {
     s.Get("/metrics", [](const httplib::Request&, httplib::Response& r) {
       r.set_content(
           "sglang:num_queue_reqs{model_name=\"m\"} 7\n"
           "sglang:num_running_reqs{model_name=\"m\"} 3\n"
+          "sglang:cache_hit_rate{model_name=\"m\"} 0.5\n"
           "dynamo_frontend_queued_requests{model=\"m\"} 4\n"
           "vllm:num_requests_waiting{model_name=\"m\"} 2\n",
           "text/plain");
@@ -125,6 +127,7 @@ TEST(MetricsScraper, KeepsEveryEnginesWaitingQueue) {
   const ScrapeResult result =
       scrape_metrics({server.base_url() + "/metrics"}, "during", 3, *silent_log());
   const std::map<std::string, double> expected = {{"sglang:num_queue_reqs", 7},
+                                                  {"sglang:num_running_reqs", 3},
                                                   {"dynamo_frontend_queued_requests", 4},
                                                   {"vllm:num_requests_waiting", 2}};
   EXPECT_EQ(by_name(result), expected);
