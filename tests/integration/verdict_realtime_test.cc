@@ -1,13 +1,16 @@
 // The cell verdict on the embedded fleet in real time (issue 39, "A measured false-alarm
 // rate"; bench/verdict_bench.cc measures the rate in virtual time): seed 000's stand-in
 // (conversations of 8-12 turns, about 890 prompt tokens, independent turns) on simulated L4
-// replicas behind least-load, with at most 400 in flight: 40 s at 10 req/s is valid, and 40 s
-// at three times the fleet's capacity is over capacity. The capacity is the completions per
+// replicas behind least-load: 40 s at 10 req/s is valid, and 40 s at three times the fleet's
+// capacity is over capacity. The capacity is the completions per
 // second of a predicted closed loop whose users double until throughput rises less than 2%,
 // so no verdict decides the load the verdict is judged at. The fleet is the fewest replicas
 // that put 10 req/s at or under 60% of capacity (where the bench's goal is every cell valid),
 // so three times capacity stays a load the loopback driver sends on time; the cells' timeout
-// bounds the drain of the queue the second one builds.
+// bounds the drain of the queue the second one builds. The in-flight cap (2,000) is above what
+// that timeout lets pile up (76.9 req/s x 15 s), so every request is sent on its schedule and
+// the second cell ends 15 s after its arrivals: with seed 000's cap of 400 the cap held a
+// backlog that it went on sending at the fleet's pace for 80 s more (121 s in all).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -77,7 +80,7 @@ TEST(VerdictRealTime, TenASecondIsValidAndThreeTimesCapacityIsOverCapacity) {
   const auto start = std::chrono::steady_clock::now();
   const auto cells = orchestrator::run_scenario_text(
       seed_000(static_cast<int>(over * 40 / 8) + 208,
-               "  concurrency: [400]\n  request_rate: [10, " + std::to_string(over) + "]\n",
+               "  concurrency: [2000]\n  request_rate: [10, " + std::to_string(over) + "]\n",
                "  request_rate: 10\n  duration: 40s\n"),
       "verdict-realtime", dir.path().string(), CellsOn::kScenarioTarget);
   std::printf("both cells on the embedded fleet: %.1f s\n",
