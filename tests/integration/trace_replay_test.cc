@@ -26,8 +26,8 @@ std::string write_trace(testing::TempDir& dir, int rows, int gap_ms) {
   for (int i = 0; i < rows; ++i) {
     const int session = i / 2;
     out << R"({"timestamp": )" << i * gap_ms << R"(, "input_length": )"
-        << (i % 2 == 0 ? 1000 : 1500) << R"(, "output_length": 64, "hash_ids": [)"
-        << 3 * session << ", " << 3 * session + 1;
+        << (i % 2 == 0 ? 1000 : 1500) << R"(, "output_length": 64, "hash_ids": [)" << 3 * session
+        << ", " << 3 * session + 1;
     if (i % 2 == 1) out << ", " << 3 * session + 2;
     out << "]}\n";
   }
@@ -67,8 +67,8 @@ Replayed predict_trace(testing::TempDir& dir, int rows, int gap_ms) {
   for (const store::RequestRow& r : store.requests(cells[0].id)) {
     if (!r.warmup) out.rows.push_back(r);
   }
-  const orchestrator::ProcessResult report = orchestrator::run_process(
-      {KVSWEEP_BINARY, "--db", db, "report", "--format", "json"}, 120);
+  const orchestrator::ProcessResult report =
+      orchestrator::run_process({KVSWEEP_BINARY, "--db", db, "report", "--format", "json"}, 120);
   EXPECT_EQ(report.exit_code, 0) << report.err;
   const nlohmann::json doc = nlohmann::json::parse(report.out, nullptr, false);
   if (doc.contains("metrics")) {
