@@ -77,7 +77,11 @@ std::string cell_shape(const ScenarioSpec& spec, bool rehearsal) {
     text += by_factor("load.duration") ? "duration by factor" : format_seconds(l.duration_s);
   if (requests && duration) text += ", whichever ends first";
   const bool open = l.request_rate > 0 || by_factor("load.request_rate");
-  if (open) {
+  if (!open && l.dataset.kind == "mooncake") {
+    // cell_load_options.h: a trace without a rate is sent on its own times (its generated
+    // stand_in, which has none, as a closed loop).
+    text += "; open loop on the trace's own arrival times";
+  } else if (open) {
     text += by_factor("load.request_rate")
                 ? "; open loop at each cell's rate"
                 : "; open loop at " + format_number(l.request_rate) + " req/s";

@@ -29,11 +29,16 @@ const char* turn_order_name(driver::LoadOptions::Turns turns) {
 
 // The load section as written (factors' levels are in "factors"); "by factor" where a factor
 // sets the field.
-nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& dataset) {
+// `timed_trace`: the measured workload carries its own arrival times (a trace, not its
+// stand-in), which a cell without a rate is sent on (cell_load_options.h).
+nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& dataset,
+                                  bool timed_trace) {
   const LoadSpec& l = spec.load;
   const auto by_factor = [&spec](const char* path) { return spec.factor_setting(path) != nullptr; };
   nlohmann::ordered_json load;
-  if (by_factor("load.request_rate")) {
+  if (timed_trace && l.request_rate <= 0 && !by_factor("load.request_rate")) {
+    load["shape"] = "open loop on the trace's own arrival times, concurrency level = in-flight cap";
+  } else if (by_factor("load.request_rate")) {
     load["shape"] = "open loop at each cell's rate (a factor), concurrency level = in-flight cap";
   } else if (l.request_rate > 0) {
     load["shape"] = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
@@ -65,7 +70,7 @@ nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& d
 
 // What the report's setup block shows; ordered as a reader scans it.
 std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
-                       const std::string& dataset, const Target& target,
+                       const std::string& dataset, bool timed_trace, const Target& target,
                        const RunnerOptions& options) {
   nlohmann::ordered_json setup;
   // The embedded fleet, live (sim) or predicted in virtual time (predict), runs target.sim.
@@ -101,7 +106,7 @@ std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   }
   setup["concurrency"] = concurrency;
   setup["repeats"] = spec.repeats;
-  setup["load"] = load_setup(spec, dataset);
+  setup["load"] = load_setup(spec, dataset, timed_trace);
   if (spec.search.enabled()) {
     setup["search"] = nlohmann::ordered_json::parse(search_setup_summary(spec));
     if (options.guide_experiment_id > 0) {
@@ -358,11 +363,13 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
   // then sees this run's claims.
   SweepOutcome outcome;
   std::string datasets;
+  bool timed_trace = false;
   for (const auto& w : workloads) {
     datasets += (datasets.empty() ? "" : " | ") + w.measured.description;
+    timed_trace = timed_trace || !w.measured.arrival_s.empty();
   }
   std::vector<store::CellRow> cells;
-  const std::string setup = setup_json(spec, plan, datasets, target, options);
+  const std::string setup = setup_json(spec, plan, datasets, timed_trace, target, options);
   const std::size_t most_cells =
       spec.search.enabled() ? plan.size() * static_cast<std::size_t>(spec.search.max_probes)
                             : plan.size();

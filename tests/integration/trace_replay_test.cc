@@ -38,6 +38,8 @@ struct Replayed {
   store::CellLoadRow load;
   std::vector<store::RequestRow> rows;
   std::string verdict;
+  std::string plan;    // what `kvsweep plan` printed
+  std::string report;  // the markdown report
 };
 
 Replayed predict_trace(testing::TempDir& dir, int rows, int gap_ms) {
@@ -55,18 +57,22 @@ Replayed predict_trace(testing::TempDir& dir, int rows, int gap_ms) {
                                  "  timeout: 10m\n"
                                  "  cache: cold\n";
   const std::string db = dir.file("trace.db");
+  Replayed out;
+  out.plan = orchestrator::run_process({KVSWEEP_BINARY, "plan", scenario}, 60).out;
   const orchestrator::ProcessResult run = orchestrator::run_process(
       {KVSWEEP_BINARY, "--db", db, "predict", scenario, "--no-print", "-o", dir.file("out")}, 300);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   const store::Store store = store::Store::open(db);
   const auto cells = store.cells(store.latest_experiment()->id);
   EXPECT_EQ(cells.size(), 1u);
-  Replayed out;
   if (cells.size() != 1) return out;
   out.load = store.cell_load(cells[0].id).value_or(store::CellLoadRow{});
   for (const store::RequestRow& r : store.requests(cells[0].id)) {
     if (!r.warmup) out.rows.push_back(r);
   }
+  out.report = orchestrator::run_process(
+                   {KVSWEEP_BINARY, "--db", db, "report", "--format", "md", "-o", "-"}, 120)
+                   .out;
   const orchestrator::ProcessResult report =
       orchestrator::run_process({KVSWEEP_BINARY, "--db", db, "report", "--format", "json"}, 120);
   EXPECT_EQ(report.exit_code, 0) << report.err;
@@ -93,6 +99,13 @@ TEST(TraceReplay, AScenarioSendsATraceOnItsOwnTimesWithTheLevelAsTheCap) {
     EXPECT_NEAR(r.sent_s, r.scheduled_s, 0.01) << r.index;
   }
   EXPECT_EQ(slow.verdict, "valid");
+  // The plan and the report's setup say how the cells are sent.
+  EXPECT_NE(slow.plan.find("open loop on the trace's own arrival times"), std::string::npos)
+      << slow.plan;
+  EXPECT_NE(slow.report.find("shape=open loop on the trace's own arrival times, concurrency "
+                             "level = in-flight cap"),
+            std::string::npos)
+      << slow.report;
 }
 
 TEST(TraceReplay, ATraceThatOutrunsItsFleetIsOverCapacity) {
