@@ -338,12 +338,28 @@ struct TimingCheck {
 TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
   if (testing::kSanitizedBuild) GTEST_SKIP() << kRealTimeUnderAsan;
   std::map<std::string, TimingCheck> outside;  // timing figures not yet within, at their closest
+  bool timed_once = false;                     // an attempt has had its timing figures checked
+  std::string left_out;                        // the last attempt's cells left out, and why
   for (int attempt = 1; attempt <= kRealTimeAttempts; ++attempt) {
     if (attempt > 1) use_fresh_store(attempt);
     const std::int64_t id = store_run("run", "", "", "replay.yaml");
     store::Store store = store::Store::open(db());
     const StoredRun run = load_stored_run(store, id);
-    ASSERT_EQ(run.cells.size(), 4u);
+    // A cell whose driver fell behind its schedule (client-bound: CI's 2 cores busy with the
+    // other tests) measured the machine and is left out of the replay, as it should be; that
+    // attempt then counts as one whose figures were not within. Stop 48's clean-clone CI had
+    // one such cell in 4. Any other reason to leave a cell out fails at once.
+    if (run.cells.size() != 4u) {
+      left_out.clear();
+      for (const std::string& s : run.skipped) {
+        ASSERT_NE(s.find(": client-bound ("), std::string::npos) << s;
+        left_out += s + "\n";
+      }
+      ASSERT_FALSE(run.skipped.empty()) << run.cells.size() << " cells and none left out";
+      std::printf("-- real-time attempt %d: %zu of 4 cells client-bound\n%s", attempt,
+                  run.skipped.size(), left_out.c_str());
+      continue;
+    }
     std::vector<TimingCheck> timing;
     Quiet quiet;
     ReplayOptions under_prefix_hash;
@@ -413,17 +429,21 @@ TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
 
     for (const TimingCheck& check : timing) {
       const double error = std::abs(check.ratio - 1);
-      if (attempt > 1 && !outside.count(check.what)) continue;  // already within
+      if (timed_once && !outside.count(check.what)) continue;  // already within
       if (error <= check.bound) {
         outside.erase(check.what);
       } else if (!outside.count(check.what) || error < std::abs(outside[check.what].ratio - 1)) {
         outside[check.what] = check;
       }
     }
+    timed_once = true;
     if (outside.empty()) return;
     std::printf("-- real-time attempt %d: %zu timing figures outside their bounds\n", attempt,
                 outside.size());
   }
+  ASSERT_TRUE(timed_once) << "a cell was client-bound in each of " << kRealTimeAttempts
+                          << " real-time runs; the last:\n"
+                          << left_out;
   std::string lines;
   for (const auto& [what, check] : outside) {
     lines += what + " = " + std::to_string(check.ratio) + " (bound 1 +/- " +
