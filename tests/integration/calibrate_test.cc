@@ -348,7 +348,7 @@ TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
     // A cell whose driver fell behind its schedule (client-bound: CI's 2 cores busy with the
     // other tests) measured the machine and is left out of the replay, as it should be; that
     // attempt then counts as one whose figures were not within. Stop 48's clean-clone CI found
-    // 3 cells of 4 in its one run and did not print why (client-bound is the only reason a
+    // 3 cells of 4 in its one run and did not print why (client-bound is the likeliest reason a
     // finished real-time cell is left out); any other reason now fails at once, naming it.
     if (run.cells.size() != 4u) {
       left_out.clear();
