@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "common/join.h"
 #include "orchestrator/calibrate/scenario_cells.h"
 #include "reports/validity.h"
 
@@ -238,12 +239,6 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& reasons) {
-  std::string out;
-  for (const std::string& r : reasons) out += (out.empty() ? "" : "; ") + r;
-  return out;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -346,9 +341,9 @@ int main(int argc, char** argv) {
           const double steady = v.steady ? v.steady->end_s - v.steady->start_s : 0;
           row.min_steady_s = std::min(row.min_steady_s, steady);
           if (!allowed(fraction, v.verdict)) {
-            row.misses.push_back("seed " + std::to_string(seed) + ": " +
-                                 kvsweep::reports::verdict_name(v.verdict) +
-                                 (v.reasons.empty() ? "" : " (" + join(v.reasons) + ")"));
+            row.misses.push_back(
+                "seed " + std::to_string(seed) + ": " + kvsweep::reports::verdict_name(v.verdict) +
+                (v.reasons.empty() ? "" : " (" + kvsweep::join(v.reasons, "; ") + ")"));
           }
         }
       }
