@@ -102,7 +102,8 @@ std::int64_t write_night(kvsweep::store::Store& store, int night, bool keep_raw)
   experiment.started_at = started;
   experiment.finished_at = started;
   experiment.status = "done";
-  experiment.setup_json = R"({"target":{"kind":"predict","replicas":8,"profile":"l4"}})";
+  experiment.setup =
+      kvsweep::store::decode_setup(R"({"target":{"kind":"predict","replicas":8,"profile":"l4"}})");
   experiment.baseline = "k8s-service";
   const std::int64_t experiment_id = store.add_experiment(experiment);
   std::int64_t stored = 0;

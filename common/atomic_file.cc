@@ -11,6 +11,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep {
 namespace {
 
@@ -19,24 +21,20 @@ class TempFile {
  public:
   TempFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
+    fd_.reset();
     if (!path_.empty()) ::unlink(path_.c_str());
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   const std::string& path() const { return path_; }
   // Closes the file; false (errno set) when the close reported a write error.
-  bool close() {
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    return rc == 0;
-  }
+  bool close() { return fd_.close() == 0; }
   void release() { path_.clear(); }
 
  private:
-  int fd_;
+  UniqueFd fd_;
   std::string path_;
 };
 

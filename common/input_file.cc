@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep {
 namespace {
 
@@ -29,21 +31,6 @@ std::optional<std::string> problem_of(const struct stat& info, std::uintmax_t ma
   }
   return std::nullopt;
 }
-
-// Closes the descriptor it owns.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -70,7 +57,7 @@ std::optional<std::string> input_file_problem(const std::string& path, std::uint
 std::string read_input_file(const std::string& path, std::uintmax_t max_bytes) {
   const auto fail = [&](const std::string& why) { return InputFileError(path, why); };
   // O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it.
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) throw fail(std::strerror(errno));
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) throw fail(std::strerror(errno));

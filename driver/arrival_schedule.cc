@@ -6,13 +6,15 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::driver {
 
 GammaArrivals::GammaArrivals(double rate, double burstiness, std::uint64_t seed)
     : infinite_(std::isinf(rate)), rng_(seed) {
-  if (!(rate > 0)) throw std::invalid_argument("arrival rate must be > 0");
+  if (!(rate > 0)) throw UsageError("arrival rate must be > 0");
   if (!(burstiness > 0) || std::isinf(burstiness)) {
-    throw std::invalid_argument("burstiness must be finite and > 0");
+    throw UsageError("burstiness must be finite and > 0");
   }
   if (!infinite_) gap_ = std::gamma_distribution<double>(burstiness, 1.0 / (rate * burstiness));
 }

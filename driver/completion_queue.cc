@@ -9,7 +9,7 @@ namespace kvsweep::driver {
 
 CompletionQueue::CompletionQueue() : fd_(make_eventfd("completion queue")) {}
 
-CompletionQueue::~CompletionQueue() { ::close(fd_); }
+CompletionQueue::~CompletionQueue() = default;
 
 void CompletionQueue::push(std::vector<TransferDone>& batch) {
   bool was_empty = false;
@@ -24,13 +24,13 @@ void CompletionQueue::push(std::vector<TransferDone>& batch) {
   }
   batch.clear();
   // Only the first item wakes the run thread: it takes everything queued by then.
-  if (was_empty) signal_eventfd(fd_);
+  if (was_empty) signal_eventfd(fd_.get());
 }
 
-void CompletionQueue::wake() { signal_eventfd(fd_); }
+void CompletionQueue::wake() { signal_eventfd(fd_.get()); }
 
 std::vector<TransferDone> CompletionQueue::take() {
-  drain_eventfd(fd_);
+  drain_eventfd(fd_.get());
   std::vector<TransferDone> taken;
   std::lock_guard<std::mutex> lock(mutex_);
   taken.swap(queue_);

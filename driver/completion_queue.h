@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "driver/request_record.h"
 
 namespace kvsweep::driver {
@@ -26,13 +27,13 @@ class CompletionQueue {
   CompletionQueue(const CompletionQueue&) = delete;
   CompletionQueue& operator=(const CompletionQueue&) = delete;
 
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   void push(std::vector<TransferDone>& batch);  // any thread; empties `batch`
   void wake();                                  // any thread: makes fd() readable
   std::vector<TransferDone> take();             // run thread: everything queued, in order
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
   std::mutex mutex_;
   std::vector<TransferDone> queue_;
 };

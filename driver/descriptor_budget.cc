@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/duration.h"
+#include "common/error_kinds.h"
 #include "driver/curl_shard.h"
 
 namespace kvsweep::driver {
@@ -142,7 +143,7 @@ void check_descriptor_budget(const LoadOptions& options, const Workload& workloa
                             " or fewer (--max-concurrency / load.max_concurrency, or fewer "
                             "closed-loop users)"
                       : "free descriptors in this process";
-  throw std::invalid_argument(message);
+  throw UsageError(message);
 }
 
 }  // namespace kvsweep::driver

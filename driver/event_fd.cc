@@ -12,9 +12,9 @@
 
 namespace kvsweep::driver {
 
-int make_eventfd(const char* what) {
-  const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(std::string(what) + ": eventfd: " + std::strerror(errno));
+UniqueFd make_eventfd(const char* what) {
+  UniqueFd fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!fd) throw std::runtime_error(std::string(what) + ": eventfd: " + std::strerror(errno));
   return fd;
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/error_kinds.h"
 #include "driver/request_body.h"
 #include "driver/workload.h"
 
@@ -13,7 +14,7 @@ namespace kvsweep::driver {
 namespace {
 
 void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument("LoadOptions." + message);
+  if (!condition) throw UsageError("LoadOptions." + message);
 }
 
 std::string str(double value) {
@@ -132,15 +133,15 @@ void validate_load_options(const LoadOptions& options, const Workload& workload)
   const bool has_turn = std::any_of(conversations.begin(), conversations.end(),
                                     [](const Conversation& c) { return !c.user.empty(); });
   if (!has_turn) {
-    throw std::invalid_argument("conversations: the dataset has no conversation with a turn");
+    throw UsageError("conversations: the dataset has no conversation with a turn");
   }
   validate_shard(options, workload);
   if (!workload.arrival_s.empty()) {
     if (workload.arrival_s.size() != conversations.size()) {
-      throw std::invalid_argument("Workload.arrival_s: expected one time per conversation");
+      throw UsageError("Workload.arrival_s: expected one time per conversation");
     }
     if (!std::is_sorted(workload.arrival_s.begin(), workload.arrival_s.end())) {
-      throw std::invalid_argument("Workload.arrival_s: times must be ascending");
+      throw UsageError("Workload.arrival_s: times must be ascending");
     }
   }
 }

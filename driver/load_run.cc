@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "common/base_url.h"
+#include "common/unique_fd.h"
 #include "driver/descriptor_budget.h"
 #include "driver/log_histogram.h"
 #include "driver/over_capacity_monitor.h"
@@ -59,18 +60,15 @@ TransferSettings transfer_settings(const LoadOptions& options) {
 class RunWaiter {
  public:
   RunWaiter(int pacer_fd, int done_fd) : fd_(::epoll_create1(EPOLL_CLOEXEC)) {
-    if (fd_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+    if (!fd_) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
     add(pacer_fd, kPacerTag);
     add(done_fd, kDoneTag);
   }
-  ~RunWaiter() { ::close(fd_); }
-  RunWaiter(const RunWaiter&) = delete;
-  RunWaiter& operator=(const RunWaiter&) = delete;
 
   // Waits up to max_wait_ms; true when the pacer fired.
   bool wait(int max_wait_ms) {
     std::array<epoll_event, 2> events;
-    const int ready = ::epoll_wait(fd_, events.data(), 2, max_wait_ms);
+    const int ready = ::epoll_wait(fd_.get(), events.data(), 2, max_wait_ms);
     for (int i = 0; i < ready; ++i) {
       if (events[static_cast<std::size_t>(i)].data.u64 == kPacerTag) return true;
     }
@@ -82,13 +80,11 @@ class RunWaiter {
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.u64 = tag;
-    if (::epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
-      const int saved = errno;
-      ::close(fd_);
-      throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(saved));
+    if (::epoll_ctl(fd_.get(), EPOLL_CTL_ADD, fd, &event) != 0) {
+      throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
     }
   }
-  int fd_;
+  UniqueFd fd_;
 };
 
 // One run. The run thread owns the RequestSource (the schedule is computed once, here, however

@@ -14,11 +14,11 @@ namespace kvsweep::driver {
 
 Pacer::Pacer() {
   static_assert(std::chrono::steady_clock::is_steady);
-  fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (fd_ < 0) throw std::runtime_error(std::string("timerfd_create: ") + std::strerror(errno));
+  fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+  if (!fd_) throw std::runtime_error(std::string("timerfd_create: ") + std::strerror(errno));
 }
 
-Pacer::~Pacer() { ::close(fd_); }
+Pacer::~Pacer() = default;
 
 void Pacer::arm_at(std::chrono::steady_clock::time_point deadline) {
   const auto ns =
@@ -28,18 +28,18 @@ void Pacer::arm_at(std::chrono::steady_clock::time_point deadline) {
   spec.it_value.tv_sec = static_cast<time_t>(ns / 1000000000);
   spec.it_value.tv_nsec = static_cast<long>(ns % 1000000000);
   if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
-  ::timerfd_settime(fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+  ::timerfd_settime(fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr);
 }
 
 void Pacer::disarm() {
   itimerspec spec{};
-  ::timerfd_settime(fd_, 0, &spec, nullptr);
+  ::timerfd_settime(fd_.get(), 0, &spec, nullptr);
 }
 
 void Pacer::acknowledge() {
   std::uint64_t expirations = 0;
   // Nonblocking: EAGAIN when it has not fired, which is fine.
-  [[maybe_unused]] const ssize_t n = ::read(fd_, &expirations, sizeof(expirations));
+  [[maybe_unused]] const ssize_t n = ::read(fd_.get(), &expirations, sizeof(expirations));
 }
 
 }  // namespace kvsweep::driver

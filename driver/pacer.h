@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep::driver {
 
 // Owns one timerfd (RAII). steady_clock is CLOCK_MONOTONIC on Linux, so its time points are
@@ -16,13 +18,13 @@ class Pacer {
   Pacer(const Pacer&) = delete;
   Pacer& operator=(const Pacer&) = delete;
 
-  int fd() const { return fd_; }  // readable once the deadline passed; add it to epoll
+  int fd() const { return fd_.get(); }  // readable once the deadline passed; add it to epoll
   void arm_at(std::chrono::steady_clock::time_point deadline);  // replaces any earlier deadline
   void disarm();
   void acknowledge();  // reads the expiry count so the fd stops being readable
 
  private:
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 }  // namespace kvsweep::driver

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::driver {
 namespace {
 
@@ -26,7 +28,7 @@ nlohmann::json common_fields(const ChatRequest& request) {
 
 std::string finish(nlohmann::json body, const std::string& extra_body_json) {
   const nlohmann::json extra = nlohmann::json::parse(extra_body_json, nullptr, false);
-  if (!extra.is_object()) throw std::invalid_argument("extra body: expected a JSON object");
+  if (!extra.is_object()) throw UsageError("extra body: expected a JSON object");
   body.merge_patch(extra);
   return body.dump();
 }

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::driver {
 namespace {
 
@@ -23,19 +25,19 @@ void shift(RequestRecord& r, double by_s) {
 }  // namespace
 
 MergedShards merge_shards(std::vector<ShardResult> shards) {
-  if (shards.empty()) throw std::invalid_argument("merge_shards: no shard");
+  if (shards.empty()) throw CorruptData("merge_shards: no shard");
   const int count = shards.front().count;
   if (static_cast<int>(shards.size()) != count) {
-    throw std::invalid_argument("merge_shards: " + std::to_string(shards.size()) + " of " +
-                                std::to_string(count) + " shards");
+    throw CorruptData("merge_shards: " + std::to_string(shards.size()) + " of " +
+                      std::to_string(count) + " shards");
   }
   std::sort(shards.begin(), shards.end(),
             [](const ShardResult& a, const ShardResult& b) { return a.index < b.index; });
   for (int k = 0; k < count; ++k) {
     if (shards[static_cast<std::size_t>(k)].index != k ||
         shards[static_cast<std::size_t>(k)].count != count) {
-      throw std::invalid_argument("merge_shards: shard " + std::to_string(k) + " of " +
-                                  std::to_string(count) + " is missing or doubled");
+      throw CorruptData("merge_shards: shard " + std::to_string(k) + " of " +
+                        std::to_string(count) + " is missing or doubled");
     }
   }
   const auto offset_s = [&](int k) {
@@ -110,9 +112,8 @@ MergedShards merge_shards(std::vector<ShardResult> shards) {
             [](const RequestRecord& a, const RequestRecord& b) { return a.index < b.index; });
   for (std::size_t i = 1; i < whole.records.size(); ++i) {
     if (whole.records[i].index == whole.records[i - 1].index) {
-      throw std::invalid_argument("merge_shards: run index " +
-                                  std::to_string(whole.records[i].index) +
-                                  " was sent by two shards");
+      throw CorruptData("merge_shards: run index " + std::to_string(whole.records[i].index) +
+                        " was sent by two shards");
     }
   }
   return merged;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/json_text.h"
 
 namespace kvsweep::driver {
@@ -50,7 +51,7 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& name, const std::string& problem) const {
-    throw std::invalid_argument(where_ + (name.empty() ? "" : ": " + name) + ": " + problem);
+    throw UsageError(where_ + (name.empty() ? "" : ": " + name) + ": " + problem);
   }
 
   const std::string& where() const { return where_; }
@@ -198,7 +199,7 @@ ShardPlan parse_shard_plan(const std::string& text, const std::string& where) {
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw std::invalid_argument(where + ": not JSON: " + e.what());
+    throw UsageError(where + ": not JSON: " + e.what());
   }
   const Reader r(j, where);
   if (r.get<int>("kvsweep_shard_plan", 0) != kPlanVersion) {

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/duration.h"
+#include "common/unique_fd.h"
 #include "common/utf8_prefix.h"
 #include "driver/descriptor_budget.h"
 #include "driver/full_response.h"
@@ -155,7 +156,7 @@ curl_socket_t StreamTransfer::on_open_socket(void* self, curlsocktype, curl_sock
 
 int StreamTransfer::on_close_socket(void* connections, curl_socket_t socket) {
   if (connections != nullptr) --static_cast<ConnectionCount*>(connections)->open;
-  return ::close(socket);
+  return close_descriptor(socket);  // libcurl hands the socket back to close
 }
 
 std::size_t StreamTransfer::on_header(char* data, std::size_t size, std::size_t count, void* self) {

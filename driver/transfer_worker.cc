@@ -39,17 +39,15 @@ int make_epoll() {
 // ---- TransferWorker: run thread side ----
 
 TransferWorker::TransferWorker(const TransferContext& context, int thread)
-    : context_(context), thread_(thread), epoll_fd_(make_epoll()), shards_(epoll_fd_, &run_now_) {
-  try {
-    wake_fd_ = make_eventfd("transfer thread");
-  } catch (...) {
-    ::close(epoll_fd_);
-    throw;
-  }
+    : context_(context),
+      thread_(thread),
+      epoll_fd_(make_epoll()),
+      shards_(epoll_fd_.get(), &run_now_) {
+  wake_fd_ = make_eventfd("transfer thread");  // epoll_fd_ closes itself if this throws
   epoll_event event{};
   event.events = EPOLLIN;
-  event.data.u64 = pack({EventKind::kWake, 0, wake_fd_});
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event);
+  event.data.u64 = pack({EventKind::kWake, 0, wake_fd_.get()});
+  ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, wake_fd_.get(), &event);
   headers_ = request_headers(context_.settings);
   thread_handle_ = std::thread([this] {
     run();
@@ -64,8 +62,6 @@ TransferWorker::~TransferWorker() {
   cancel();
   stop();
   thread_handle_.join();
-  ::close(wake_fd_);
-  ::close(epoll_fd_);
 }
 
 void TransferWorker::submit(std::vector<Job>& jobs) {
@@ -76,7 +72,7 @@ void TransferWorker::submit(std::vector<Job>& jobs) {
     for (Job& job : jobs) inbox_.push_back(std::move(job));
   }
   jobs.clear();
-  if (was_empty) signal_eventfd(wake_fd_);
+  if (was_empty) signal_eventfd(wake_fd_.get());
 }
 
 void TransferWorker::cancel() {
@@ -84,7 +80,7 @@ void TransferWorker::cancel() {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
     cancel_requested_ = true;
   }
-  signal_eventfd(wake_fd_);
+  signal_eventfd(wake_fd_.get());
 }
 
 void TransferWorker::stop() {
@@ -92,7 +88,7 @@ void TransferWorker::stop() {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
     stop_requested_ = true;
   }
-  signal_eventfd(wake_fd_);
+  signal_eventfd(wake_fd_.get());
 }
 
 // ---- TransferWorker: its own thread ----
@@ -104,7 +100,7 @@ double TransferWorker::now_s() const {
 void TransferWorker::run() {
   std::array<epoll_event, kMaxEvents> events;
   while (true) {
-    const int ready = ::epoll_wait(epoll_fd_, events.data(), kMaxEvents, wait_ms());
+    const int ready = ::epoll_wait(epoll_fd_.get(), events.data(), kMaxEvents, wait_ms());
     // Reading first: data of open streams, libcurl's timers, the inbox.
     for (int i = 0; i < ready; ++i) {
       const epoll_event& event = events[static_cast<std::size_t>(i)];
@@ -159,7 +155,7 @@ int TransferWorker::wait_ms() const {
 }
 
 void TransferWorker::take_inbox() {
-  drain_eventfd(wake_fd_);
+  drain_eventfd(wake_fd_.get());
   std::vector<Job> jobs;
   {
     std::lock_guard<std::mutex> lock(inbox_mutex_);

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "driver/completion_queue.h"
 #include "driver/curl_shard.h"
 #include "driver/load_options.h"
@@ -80,8 +81,8 @@ class TransferWorker {
 
   const TransferContext& context_;
   const int thread_;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  UniqueFd epoll_fd_;
+  UniqueFd wake_fd_;
 
   std::mutex inbox_mutex_;  // guards the three below
   std::vector<Job> inbox_;

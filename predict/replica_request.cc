@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "sim/engine/chat_template.h"
 #include "sim/router/epp_scheduler.h"
 
@@ -35,7 +36,7 @@ BodyPatch read_body_patch(const driver::LoadOptions& options) {
   BodyPatch patch;
   if (options.extra_body_json.empty()) return patch;
   const nlohmann::json extra = nlohmann::json::parse(options.extra_body_json, nullptr, false);
-  if (!extra.is_object()) throw std::invalid_argument("extra body: expected a JSON object");
+  if (!extra.is_object()) throw UsageError("extra body: expected a JSON object");
   patch.present = true;
   patch.json = options.extra_body_json;
   return patch;

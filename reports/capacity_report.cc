@@ -79,33 +79,30 @@ std::optional<CapacitySection> capacity_section(const store::Store& store,
                                                 const store::ExperimentRow& experiment,
                                                 const std::vector<store::CellRow>& cells,
                                                 const std::vector<CellMetrics>& metrics) {
-  const nlohmann::json setup = nlohmann::json::parse(experiment.setup_json, nullptr, false);
-  if (!setup.is_object() || !setup.contains("search") || !setup["search"].is_object()) {
-    return std::nullopt;
-  }
-  const nlohmann::json& search = setup["search"];
+  if (!experiment.setup.search) return std::nullopt;
+  const store::SearchSetup& search = *experiment.setup.search;
   CapacitySection section;
-  section.factor = search.value("factor", "");
+  section.factor = search.factor.value_or("");
   section.unit = section.factor == "concurrency" ? "in flight" : "req/s";
-  section.confidence = search.value("confidence", 0.95);
-  section.low = search.value("low", 0.0);
-  section.high = search.value("high", 0.0);
-  section.precision = search.value("precision", 0.0);
-  section.guide_experiment = search.value("guide_experiment", std::int64_t{0});
-  if (search.contains("knee_efficiency") && search["knee_efficiency"].is_number()) {
-    section.knee_efficiency = search["knee_efficiency"].get<double>();
-  }
+  section.confidence = search.confidence.value_or(0.95);
+  section.low = search.low.value_or(0.0);
+  section.high = search.high.value_or(0.0);
+  section.precision = search.precision.value_or(0.0);
+  section.guide_experiment = search.guide_experiment.value_or(0);
+  section.knee_efficiency = search.knee_efficiency;
   std::string chart_metric;
   double chart_fraction = 0.95;
-  for (const nlohmann::json& q : search.value("slo", nlohmann::json::array())) {
-    if (!q.is_object()) continue;
-    section.slo.push_back(q.value("label", ""));
+  for (const store::SloSetup& q : search.slo.value_or(std::vector<store::SloSetup>{})) {
+    section.slo.push_back(q.label);
     if (!chart_metric.empty()) continue;
-    for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
-      if (q.contains(metric) && q[metric].is_number()) {
+    // The first requirement with a threshold is the one charted: TTFT first, as written.
+    const std::pair<const char*, std::optional<double>> thresholds[] = {
+        {"ttft_ms", q.ttft_ms}, {"tpot_ms", q.tpot_ms}, {"itl_ms", q.itl_ms}, {"e2e_ms", q.e2e_ms}};
+    for (const auto& [metric, threshold] : thresholds) {
+      if (threshold) {
         chart_metric = metric;
-        section.threshold_ms = q[metric].get<double>();
-        chart_fraction = q.value("fraction", 0.95);
+        section.threshold_ms = *threshold;
+        chart_fraction = q.fraction.value_or(0.95);
         break;
       }
     }
@@ -114,9 +111,9 @@ std::optional<CapacitySection> capacity_section(const store::Store& store,
     section.y_label = percentile_name(chart_fraction) + " " + metric_name(chart_metric) + " (ms)";
   }
   CostSpec cost;
-  if (search.contains("cost") && search["cost"].is_object()) {
-    cost.usd_per_gpu_hour = search["cost"].value("usd_per_gpu_hour", 0.0);
-    cost.gpus = search["cost"].value("gpus", 0.0);
+  if (search.cost) {
+    cost.usd_per_gpu_hour = search.cost->usd_per_gpu_hour;
+    cost.gpus = search.cost->gpus;
   }
   std::map<std::int64_t, const CellMetrics*> by_cell;
   for (std::size_t i = 0; i < cells.size() && i < metrics.size(); ++i) {

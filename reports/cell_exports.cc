@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -15,11 +16,6 @@ namespace kvsweep::reports {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json setup_of(const store::ExperimentRow& e) {
-  const Json setup = Json::parse(e.setup_json, nullptr, false);
-  return setup.is_object() ? setup : Json::object();
-}
 
 std::string cell_stem(const store::CellRow& c) {
   std::string strategy;
@@ -43,47 +39,33 @@ std::string vllm_date(const std::string& iso) {
 
 // The percentiles the run asked for: a `kvsweep load` run keeps its --percentile-metrics and
 // --metric-percentiles in its setup; a sweep gets vLLM's default metrics plus e2el, at p99.
-PercentileSelection export_selection(const Json& load_setup) {
+PercentileSelection export_selection(const store::ExperimentSetup& setup) {
   PercentileSelection selection;
   selection.metrics = {"ttft", "tpot", "itl", "e2el"};
-  const Json metrics = load_setup.value("percentile_metrics", Json());
-  const Json percentiles = load_setup.value("metric_percentiles", Json());
-  if (metrics.is_array() &&
-      std::all_of(metrics.begin(), metrics.end(), [](const Json& m) { return m.is_string(); })) {
-    selection.metrics = metrics.get<std::vector<std::string>>();
-  }
-  if (percentiles.is_array() && std::all_of(percentiles.begin(), percentiles.end(),
-                                            [](const Json& p) { return p.is_number(); })) {
-    selection.percentiles = percentiles.get<std::vector<double>>();
-  }
+  if (!setup.load) return selection;
+  if (setup.load->percentile_metrics) selection.metrics = *setup.load->percentile_metrics;
+  if (setup.load->metric_percentiles) selection.percentiles = *setup.load->metric_percentiles;
   return selection;
-}
-
-// The setup's "load" object; {} when it has none.
-Json load_setup_of(const Json& setup) {
-  const Json load = setup.value("load", Json::object());
-  return load.is_object() ? load : Json::object();
 }
 
 // vLLM's run metadata from the setup: an open-loop `kvsweep load` run stores its rate and
 // burstiness; anything else is closed loop ("inf", as vLLM writes it).
-VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell, const Json& setup,
+VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell,
                      const CellMetrics& m) {
-  const Json load = load_setup_of(setup);
-  const Json endpoint = load.value("endpoint", Json());  // "completions" or "chat, streaming"
+  const std::optional<store::LoadSetup>& load = e.setup.load;
   VllmRunInfo info;
   info.date = vllm_date(cell.started_at.empty() ? e.started_at : cell.started_at);
-  info.endpoint_type =
-      endpoint.is_string() && endpoint.get<std::string>().starts_with("completions")
-          ? "openai"
-          : "openai-chat";
+  // "completions" or "chat, streaming"
+  const bool completions = load && load->endpoint && load->endpoint->starts_with("completions");
+  info.endpoint_type = completions ? "openai" : "openai-chat";
   info.label = cell.arm;
-  info.model_id = setup.value("model", std::string());
+  info.model_id = e.setup.model.value_or("");
   info.num_prompts = m.ok + m.failed;
-  const Json rate = load.value("request_rate", Json());
-  if (rate.is_number() && rate.get<double>() > 0) info.request_rate = rate.get<double>();
-  const Json burstiness = load.value("burstiness", Json());
-  if (burstiness.is_number()) info.burstiness = burstiness.get<double>();
+  // An unbounded rate stays 0, which vLLM's format writes as "inf".
+  if (load && load->request_rate && *load->request_rate > 0 && std::isfinite(*load->request_rate)) {
+    info.request_rate = *load->request_rate;
+  }
+  if (load && load->burstiness) info.burstiness = *load->burstiness;
   info.max_concurrency = cell.concurrency;
   info.figures = figures_kind(e);
   return info;
@@ -103,7 +85,6 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
                              "'s raw request rows were pruned on " + pruned->pruned_at + " (" +
                              pruned->policy + "); its per-cell exports need them");
   }
-  const Json setup = setup_of(*e);
   std::vector<ExportFile> files;
   for (const auto& cell : store.cells(experiment_id)) {
     if (cell.status != "done") continue;
@@ -112,8 +93,7 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
     const CellMetrics m = compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id),
                                                validity_rules_of(*e));
     const std::string stem = cell_stem(cell);
-    const Json vllm =
-        vllm_result_json(m, run_info(*e, cell, setup, m), export_selection(load_setup_of(setup)));
+    const Json vllm = vllm_result_json(m, run_info(*e, cell, m), export_selection(e->setup));
     files.push_back({stem + ".vllm.json", vllm.dump(2) + "\n"});
     files.push_back({stem + ".llmd-br-v0.2.1.json",
                      llmd_benchmark_report(*e, cell, m, requests, samples).dump(2) + "\n"});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "reports/summary_json.h"
 #include "reports/summary_parts.h"
 
@@ -62,7 +63,7 @@ Json metrics_json(const CellMetrics& m) {
 
 Json parse_object(const std::string& text) {
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) throw std::invalid_argument("cell summary: not a JSON object");
+  if (!j.is_object()) throw CorruptData("cell summary: not a JSON object");
   return j;
 }
 
@@ -70,9 +71,9 @@ CellMetrics read_metrics(const Reader& r) {
   int format = 0;
   r.read_int("format", format);
   if (format > kSummaryFormat) {
-    throw std::invalid_argument("cell summary: format " + std::to_string(format) +
-                                ", written by a newer kvsweep (this one reads up to " +
-                                std::to_string(kSummaryFormat) + ")");
+    throw CorruptData("cell summary: format " + std::to_string(format) +
+                      ", written by a newer kvsweep (this one reads up to " +
+                      std::to_string(kSummaryFormat) + ")");
   }
   CellMetrics m;
   r.read_int("ok", m.ok);
@@ -138,11 +139,11 @@ void put_part(std::string& out, const std::string& bytes) {
 }
 
 std::string get_part(const std::string& in, std::size_t& at) {
-  if (in.size() - at < 4) throw std::invalid_argument("cell summary: distributions cut short");
+  if (in.size() - at < 4) throw CorruptData("cell summary: distributions cut short");
   std::uint32_t n = 0;
   for (int i = 0; i < 4; ++i) n |= std::uint32_t(static_cast<unsigned char>(in[at + i])) << (8 * i);
   at += 4;
-  if (in.size() - at < n) throw std::invalid_argument("cell summary: distributions cut short");
+  if (in.size() - at < n) throw CorruptData("cell summary: distributions cut short");
   std::string part = in.substr(at, n);
   at += n;
   return part;
@@ -171,7 +172,7 @@ CellDistributions distributions_from_bytes(const std::string& bytes) {
   for (LatencyHistogram* h : {&d.ttft_ms, &d.tpot_ms, &d.itl_ms, &d.e2e_ms}) {
     *h = LatencyHistogram::from_bytes(get_part(bytes, at));
   }
-  if (at != bytes.size()) throw std::invalid_argument("cell summary: distributions run on");
+  if (at != bytes.size()) throw CorruptData("cell summary: distributions run on");
   return d;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "reports/cell_metrics.h"
 #include "reports/latency_histogram.h"
 #include "reports/replica_breakdown.h"
@@ -83,9 +84,9 @@ CellSummary summary_from_row(const store::CellSummaryRow& row,
                              SummaryDetail detail = SummaryDetail::kWhole);
 
 // A stored summary unreadable (its bytes changed, or written wrong): says where it is.
-class CorruptSummary : public std::runtime_error {
+class CorruptSummary : public CorruptData {
  public:
-  using std::runtime_error::runtime_error;
+  using CorruptData::CorruptData;
 };
 
 // summary_from_row of `cell`'s stored summary, for readers that name what they read: on a

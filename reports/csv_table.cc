@@ -1,23 +1,14 @@
 // Seed 004's canonical CSV table.
 #include "reports/csv_table.h"
 
-#include <nlohmann/json.hpp>
-
 #include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
 
 std::string prefix_regime(const store::ExperimentRow& experiment) {
-  const auto setup = nlohmann::json::parse(experiment.setup_json, nullptr, false);
-  if (!setup.is_object()) return "";
-  for (const auto* node : {&setup, setup.contains("load") ? &setup["load"] : nullptr}) {
-    if (node != nullptr && node->is_object() && node->contains("prefix_regime")) {
-      const auto& value = (*node)["prefix_regime"];
-      return value.is_string() ? value.get<std::string>() : value.dump();
-    }
-  }
-  return "";
+  const auto& load = experiment.setup.load;
+  return load && load->prefix_regime ? *load->prefix_regime : "";
 }
 
 // A cell whose prefix length is a factor (load.dataset.prefix_tokens: [512, 1024]) has its own
@@ -26,10 +17,7 @@ std::string prefix_regime(const store::ExperimentRow& experiment) {
 constexpr const char* kRegimeFactor = "load.dataset.prefix_tokens";
 
 std::string cell_regime(const store::CellRow& cell) {
-  const auto factors = nlohmann::json::parse(cell.factors_json, nullptr, false);
-  if (!factors.is_object() || !factors.contains(kRegimeFactor)) return "";
-  const auto& value = factors[kRegimeFactor];
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  return cell.factors.level_of(kRegimeFactor).value_or("");
 }
 
 std::string mode_of(const std::string& label, const std::string& regime) {

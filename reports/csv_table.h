@@ -12,7 +12,7 @@ inline constexpr const char* kCsvHeader =
 
 // mode = the arm (with "#N" for repeats), prefix_regime = the cell's load.dataset.prefix_tokens
 // level when that is a factor (the mode then leaves it out of the arm's label), else
-// setup_json "prefix_regime" (top level or under "load") when given, else empty; tok_s = output
+// the setup's load.prefix_regime when given, else empty; tok_s = output
 // tokens/s; notes = failures, cell status and "baseline". Rows in level then plan order; fields
 // quoted per RFC 4180 when needed. Cells that were not measured keep their row with empty figures.
 std::string render_csv(const ReportModel& model);

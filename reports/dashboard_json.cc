@@ -176,11 +176,6 @@ std::vector<std::string> dashboard_metric_names() {
 
 Json dashboard_baseline_json(const ReportModel& model) {
   const store::ExperimentRow& e = model.experiment;
-  const auto setup = nlohmann::json::parse(e.setup_json, nullptr, false);
-  auto setup_string = [&setup](const char* key) -> Json {
-    if (!setup.is_object() || !setup.contains(key)) return nullptr;
-    return setup[key].is_string() ? Json(setup[key].get<std::string>()) : Json(setup[key].dump());
-  };
   Json run;
   run["experiment_id"] = e.id;
   run["experiment_name"] = e.name;
@@ -190,7 +185,7 @@ Json dashboard_baseline_json(const ReportModel& model) {
   run["kvsweep_version"] = e.kvsweep_version;
   run["scenario_hash"] = e.scenario_hash;
   run["host"] = e.host;
-  run["model"] = setup_string("model");
+  run["model"] = e.setup.model ? Json(*e.setup.model) : Json(nullptr);
   // "predicted", "simulated" or "measured": a dashboard must not plot a prediction as a run.
   run["figures"] = model.figures;
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "common/stats.h"
 #include "reports/dashboard_json.h"
@@ -27,7 +28,7 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
                                           const std::string& metric, int window) {
   const auto known = history_metrics();
   if (std::find(known.begin(), known.end(), metric) == known.end()) {
-    throw std::invalid_argument("unknown metric \"" + metric + "\" (one of: " + join(known) + ")");
+    throw UsageError("unknown metric \"" + metric + "\" (one of: " + join(known) + ")");
   }
   std::vector<HistorySeries> series;
   auto find_series = [&series](const std::string& strategy, int concurrency) -> HistorySeries& {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::reports {
 namespace {
 
@@ -27,8 +29,8 @@ void put_varint(std::string& out, std::uint64_t value) {
 std::uint64_t get_varint(const std::string& in, std::size_t& at) {
   std::uint64_t value = 0;
   for (int shift = 0;; shift += 7) {
-    if (at >= in.size()) throw std::invalid_argument("histogram bytes end inside a number");
-    if (shift > 63) throw std::invalid_argument("histogram bytes hold a number over 64 bits");
+    if (at >= in.size()) throw CorruptData("histogram bytes end inside a number");
+    if (shift > 63) throw CorruptData("histogram bytes hold a number over 64 bits");
     const auto byte = static_cast<unsigned char>(in[at++]);
     value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) return value;
@@ -132,7 +134,7 @@ LatencyHistogram LatencyHistogram::from_bytes(const std::string& bytes) {
     const auto n = static_cast<std::int64_t>(get_varint(bytes, at));
     if (bucket > kMaxBucketMagnitude || bucket < -kMaxBucketMagnitude || n <= 0 ||
         (!h.buckets_.empty() && bucket <= h.buckets_.rbegin()->first)) {
-      throw std::invalid_argument("histogram bytes hold a bucket out of order or range");
+      throw CorruptData("histogram bytes hold a bucket out of order or range");
     }
     h.buckets_[static_cast<int>(bucket)] = n;
     h.count_ += n;

@@ -61,15 +61,9 @@ Json sequence_length(const std::vector<double>& lengths) {
 }
 
 // How the workload made its prompts (BR load.standardized.source), from the dataset kind that
-// starts every workload description ("sharegpt: 800 conversations ...") or a {"kind": ...}.
-const char* load_source(const Json& dataset) {
-  std::string kind;
-  if (dataset.is_string()) {
-    const auto text = dataset.get<std::string>();
-    kind = text.substr(0, text.find(':'));
-  } else if (dataset.is_object()) {
-    kind = dataset.value("kind", std::string());
-  }
+// starts every workload description ("sharegpt: 800 conversations ...").
+const char* load_source(const std::optional<std::string>& dataset) {
+  const std::string kind = dataset ? dataset->substr(0, dataset->find(':')) : "";
   // Generated from a fixed vocabulary (docs/datasets.md "Tokens and text").
   if (kind == "synthetic-multiturn" || kind == "shared-prefix" || kind == "mooncake") {
     return "random";
@@ -99,12 +93,6 @@ std::string iso8601_duration(double seconds) {
 }
 
 namespace {
-
-// The object at `key` of `setup`, or {} when it is missing or not an object.
-Json object_at(const Json& setup, const char* key) {
-  Json value = setup.value(key, Json::object());
-  return value.is_object() ? value : Json::object();
-}
 
 // Per successful measured request: prompt and output lengths, and e2e / output tokens.
 struct MeasuredLengths {
@@ -147,15 +135,15 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
 }
 
 // The model server, and kvsweep's router in front of it when there is one.
-Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& target,
-                   const std::string& model) {
-  const std::string target_kind = target.value("kind", std::string(kUnknown));
+Json stack_section(const store::ExperimentRow& e, const store::CellRow& c,
+                   const std::optional<store::TargetSetup>& target, const std::string& model) {
+  const std::string target_kind = target ? target->kind : std::string(kUnknown);
   // The embedded fleet, live or predicted: kvsweep's own replicas and router.
   const bool sim = target_kind == "sim" || target_kind == "predict";
   Json engine;
   engine["metadata"] = metadata("model-server", e.scenario_hash);
-  const int replicas = target.value("replicas", 0);
-  const std::string profile = target.value("profile", std::string());
+  const int replicas = target ? target->replicas.value_or(0) : 0;
+  const std::string profile = target ? target->profile.value_or("") : "";
   engine["standardized"] = {
       {"kind", "inference_engine"},
       {"tool", target_kind},
@@ -171,7 +159,7 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const
        {{"model", profile.empty() ? kUnknown : profile},
         {"count", 0},
         {"parallelism", {{"tp", 1}, {"dp", 1}, {"ep", 1}, {"pp", 1}}}}}};
-  engine["native"] = native(target);
+  engine["native"] = native(target ? store::target_json(*target) : Json::object());
   Json stack = Json::array({engine});
   if (target_kind != "endpoint") {  // kvsweep load has no router of its own to describe
     Json router;
@@ -186,22 +174,24 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c, const
   return stack;
 }
 
-Json load_section(const store::ExperimentRow& e, const store::CellRow& c, const Json& load_setup,
-                  const MeasuredLengths& lengths, const CellMetrics& m) {
+Json load_section(const store::ExperimentRow& e, const store::CellRow& c,
+                  const std::optional<store::LoadSetup>& load_setup, const MeasuredLengths& lengths,
+                  const CellMetrics& m) {
   Json load;
   load["metadata"] = {{"schema_version", "0.2.1"}, {"cfg_id", e.scenario_hash}};
-  const Json dataset = load_setup.value("dataset", Json());
-  if (dataset.is_string()) load["metadata"]["description"] = dataset;
+  const std::optional<std::string> dataset = load_setup ? load_setup->dataset : std::nullopt;
+  if (dataset) load["metadata"]["description"] = *dataset;
   Json standardized = {{"tool", "kvsweep"}, {"tool_version", e.kvsweep_version},
                        {"parallelism", 1},  {"source", load_source(dataset)},
                        {"stage", 0},        {"input_seq_len", sequence_length(lengths.prompt)}};
-  const Json request_rate = load_setup.value("request_rate", Json());
-  if (request_rate.is_number() && request_rate.get<double>() > 0) {
-    standardized["rate_qps"] = request_rate;
+  // An unbounded rate ("inf") has no figure to give.
+  if (const auto rate = load_setup ? load_setup->request_rate : std::nullopt;
+      rate && *rate > 0 && std::isfinite(*rate)) {
+    standardized["rate_qps"] = *rate;
   }
   if (c.concurrency >= 1) standardized["concurrency"] = c.concurrency;
   load["standardized"] = standardized;
-  Json config = load_setup;
+  Json config = load_setup ? store::load_json(*load_setup) : Json::object();
   config["cell"] = cell_metadata(c);
   // Did the cell reach the load it asked for (docs/metrics.md, "Verdicts")? The schema's
   // load.metadata admits no field of ours, so it stands with the cell's own metadata.
@@ -245,23 +235,21 @@ Json aggregate_section(const CellMetrics& m, const MeasuredLengths& lengths) {
 }  // namespace
 
 Json cell_metadata(const store::CellRow& c) {
-  Json treatment = Json::parse(c.factors_json, nullptr, false);
-  if (!treatment.is_object()) treatment = Json::object();
-  return {{"treatment", treatment}, {"treatment_group", c.arm}, {"repeat", c.repeat}};
+  return {{"treatment", store::factors_object(c.factors)},
+          {"treatment_group", c.arm},
+          {"repeat", c.repeat}};
 }
 
 Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
                            const CellMetrics& m, const std::vector<store::RequestRow>& requests,
                            const std::vector<store::MetricSample>& samples) {
-  Json setup = Json::parse(e.setup_json, nullptr, false);
-  if (!setup.is_object()) setup = Json::object();
-  const std::string model = setup.value("model", std::string());
+  const std::string model = e.setup.model.value_or("");
   const MeasuredLengths lengths = measured_lengths(requests);
   Json doc;
   doc["version"] = "0.2.1";
   doc["run"] = run_section(e, c, m, model);
-  doc["scenario"] = {{"stack", stack_section(e, c, object_at(setup, "target"), model)},
-                     {"load", load_section(e, c, object_at(setup, "load"), lengths, m)}};
+  doc["scenario"] = {{"stack", stack_section(e, c, e.setup.target, model)},
+                     {"load", load_section(e, c, e.setup.load, lengths, m)}};
   doc["results"] = {{"request_performance", {{"aggregate", aggregate_section(m, lengths)}}}};
   // The servers' scrapes over time, under the model server's label in scenario.stack.
   Json observability = observability_time_series(samples, c.epoch_wall_s, "model-server");

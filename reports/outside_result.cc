@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/site_check.h"
 #include "common/utf8_prefix.h"
 
@@ -37,7 +38,7 @@ std::string trim(const std::string& s) {
 // Every message names a path and quotes the file: no byte of either reaches a terminal as a
 // control sequence.
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw std::invalid_argument(strip_control_characters(where + ": " + what));
+  throw UsageError(strip_control_characters(where + ": " + what));
 }
 
 // A quoted excerpt of a bad value: short, cut before a character.

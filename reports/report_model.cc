@@ -20,13 +20,15 @@ std::string json_text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-std::string target_text(const Json& target) {
-  if (!target.is_object()) return json_text(target);
+// "sim, 4 replicas, profile demo, description=..., stands_in_for=kubeai": every key the
+// target was stored with.
+std::string target_text(const store::TargetSetup& target) {
   std::vector<std::string> parts;
-  if (target.contains("kind")) parts.push_back(json_text(target["kind"]));
-  if (target.contains("replicas")) parts.push_back(json_text(target["replicas"]) + " replicas");
-  if (target.contains("profile")) parts.push_back("profile " + json_text(target["profile"]));
-  for (const auto& [key, value] : target.items()) {
+  parts.push_back(target.kind);
+  if (target.replicas) parts.push_back(std::to_string(*target.replicas) + " replicas");
+  if (target.profile) parts.push_back("profile " + *target.profile);
+  const Json stored = store::target_json(target);
+  for (const auto& [key, value] : stored.items()) {
     if (key != "kind" && key != "replicas" && key != "profile") {
       parts.push_back(key + "=" + json_text(value));
     }
@@ -34,10 +36,11 @@ std::string target_text(const Json& target) {
   return join(parts);
 }
 
-std::string load_text(const Json& load) {
-  if (!load.is_object()) return json_text(load);
+// "shape=closed loop, ..., max_tokens=256": the load section as it was stored.
+std::string load_text(const store::LoadSetup& load) {
   std::string text;
-  for (const auto& [key, value] : load.items()) {
+  const Json stored = store::load_json(load);
+  for (const auto& [key, value] : stored.items()) {
     text += (text.empty() ? "" : ", ") + key + "=" + json_text(value);
   }
   return text;
@@ -100,26 +103,20 @@ std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment) {
   add("kvsweep", experiment.kvsweep_version);
   add("Host", experiment.host);
   add("Scenario", experiment.scenario_path);
-  if (experiment.setup_json.empty()) return lines;
-  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
-  if (!setup.is_object()) {
-    add("Setup", "(setup_json is not a JSON object)");
+  const store::ExperimentSetup& setup = experiment.setup;
+  if (!setup.unreadable.empty()) {
+    add("Setup", "(the stored setup is not a JSON object)");
     return lines;
   }
-  if (setup.contains("target")) add("Target", target_text(setup["target"]));
-  if (setup.contains("model")) add("Model", json_text(setup["model"]));
-  if (setup.contains("load")) add("Load", load_text(setup["load"]));
+  if (setup.target) add("Target", target_text(*setup.target));
+  if (setup.model) add("Model", *setup.model);
+  if (setup.load) add("Load", load_text(*setup.load));
   add("Baseline", experiment.baseline);
   return lines;
 }
 
 std::string figures_kind(const store::ExperimentRow& experiment) {
-  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
-  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) {
-    return "measured";
-  }
-  const Json& target = setup["target"];
-  const std::string kind = target.contains("kind") ? json_text(target["kind"]) : "";
+  const std::string kind = experiment.setup.target_kind();
   if (kind == "predict") return "predicted";
   if (kind == "sim") return "simulated";
   return "measured";
@@ -128,21 +125,16 @@ std::string figures_kind(const store::ExperimentRow& experiment) {
 std::string figures_source(const store::ExperimentRow& experiment) {
   const std::string figures = figures_kind(experiment);
   if (figures == "measured") return "";
-  const Json setup = Json::parse(experiment.setup_json, nullptr, /*allow_exceptions=*/false);
-  const Json& target = setup["target"];
+  const store::TargetSetup& target = *experiment.setup.target;
   std::string text =
       figures == "predicted"
           ? "Predicted: these figures are a prediction, computed in virtual time by kvsweep's "
             "simulated fleet (target kind predict"
           : "Simulated: these figures come from kvsweep's embedded fleet (target kind sim";
-  if (target.contains("profile") && !json_text(target["profile"]).empty()) {
-    text += ", profile " + json_text(target["profile"]);
-  }
-  if (target.contains("replicas")) text += ", " + json_text(target["replicas"]) + " replicas";
+  if (target.profile && !target.profile->empty()) text += ", profile " + *target.profile;
+  if (target.replicas) text += ", " + std::to_string(*target.replicas) + " replicas";
   text += ")";
-  if (target.contains("stands_in_for")) {
-    text += ", standing in for the " + json_text(target["stands_in_for"]) + " target";
-  }
+  if (target.stands_in_for) text += ", standing in for the " + *target.stands_in_for + " target";
   return text + (figures == "predicted" ? ", not measurements of real servers."
                                         : ", not from real servers.");
 }

@@ -101,8 +101,9 @@ std::string figures_label(const store::ExperimentRow& experiment);
 // predict. "" for every other target.
 std::string figures_source(const store::ExperimentRow& experiment);
 
-// The setup lines of an experiment, from its row and its setup_json (a malformed setup_json
-// becomes one line saying so, never an exception: a report must render from any store).
+// The setup lines of an experiment, from its row and its decoded setup (a stored setup that is
+// not a JSON object becomes one line saying so, never an exception: a report must render from
+// any store).
 std::vector<SetupLine> setup_lines(const store::ExperimentRow& experiment);
 
 }  // namespace kvsweep::reports

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::reports {
 namespace {
 
@@ -102,8 +104,8 @@ std::string sample_to_bytes(const std::vector<SampledRequest>& sample) {
 
 std::vector<SampledRequest> sample_from_bytes(const std::string& bytes) {
   if (bytes.size() % kEntryBytes != 0) {
-    throw std::invalid_argument("request sample of " + std::to_string(bytes.size()) +
-                                " bytes, not a multiple of " + std::to_string(kEntryBytes));
+    throw CorruptData("request sample of " + std::to_string(bytes.size()) +
+                      " bytes, not a multiple of " + std::to_string(kEntryBytes));
   }
   std::vector<SampledRequest> sample;
   sample.reserve(bytes.size() / kEntryBytes);

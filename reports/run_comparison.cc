@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "reports/units.h"
 
@@ -51,7 +52,7 @@ std::string regressions_to_json(const std::vector<LevelRegressions>& levels) {
 
 std::vector<LevelRegressions> regressions_from_json(const std::string& text) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_array()) throw std::invalid_argument("run comparison: regressions: not a JSON array");
+  if (!doc.is_array()) throw CorruptData("run comparison: regressions: not a JSON array");
   std::vector<LevelRegressions> out;
   for (std::size_t i = 0; i < doc.size(); ++i) {
     const auto& level = doc[i];
@@ -59,14 +60,14 @@ std::vector<LevelRegressions> regressions_from_json(const std::string& text) {
     if (!level.is_object() || !level.contains("strategy") || !level["strategy"].is_string() ||
         !level.contains("concurrency") || !level["concurrency"].is_number_integer() ||
         !level.contains("metrics") || !level["metrics"].is_array()) {
-      throw std::invalid_argument(where +
-                                  ": expected {strategy: text, concurrency: whole number, "
-                                  "metrics: [text]}");
+      throw CorruptData(where +
+                        ": expected {strategy: text, concurrency: whole number, "
+                        "metrics: [text]}");
     }
     LevelRegressions parsed{
         level["strategy"].get<std::string>(), level["concurrency"].get<int>(), {}};
     for (const auto& metric : level["metrics"]) {
-      if (!metric.is_string()) throw std::invalid_argument(where + ".metrics: expected text");
+      if (!metric.is_string()) throw CorruptData(where + ".metrics: expected text");
       parsed.metrics.push_back(metric.get<std::string>());
     }
     out.push_back(std::move(parsed));

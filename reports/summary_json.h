@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "common/error_kinds.h"
 #include "common/stats.h"
 
 namespace kvsweep::reports::summary_json {
@@ -44,7 +45,7 @@ class Reader {
     return it == object_.end() ? nullptr : &*it;
   }
   [[noreturn]] void fail(const char* key, const char* want) const {
-    throw std::invalid_argument("cell summary: " + path_ + key + ": not " + want);
+    throw CorruptData("cell summary: " + path_ + key + ": not " + want);
   }
   // The object under `key`, or nullptr when absent; not an object fails.
   const Json* object(const char* key) const {

@@ -88,22 +88,7 @@ nlohmann::ordered_json validity_json(const CellValidity& v) {
 }
 
 ValidityRules validity_rules_of(const store::ExperimentRow& experiment) {
-  ValidityRules rules;
-  const nlohmann::json setup = nlohmann::json::parse(experiment.setup_json, nullptr, false);
-  if (!setup.is_object() || !setup.contains("validity") || !setup["validity"].is_object()) {
-    return rules;
-  }
-  const nlohmann::json& v = setup["validity"];
-  const auto read = [&](const char* key, double* out) {
-    if (v.contains(key) && v[key].is_number()) *out = v[key].get<double>();
-  };
-  read("max_send_shortfall", &rules.max_send_shortfall);
-  read("max_send_delay_p99_ms", &rules.max_send_delay_p99_ms);
-  read("min_in_flight_fraction", &rules.min_in_flight_fraction);
-  read("backlog_grace_ms", &rules.backlog_grace_ms);
-  read("trend_alpha", &rules.trend_alpha);
-  read("min_ttft_rise_per_10s", &rules.min_ttft_rise_per_10s);
-  return rules;
+  return experiment.setup.validity_rules();
 }
 
 }  // namespace kvsweep::reports

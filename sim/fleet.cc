@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "sim/engine/profile.h"
 #include "sim/http/admin_auth.h"
@@ -61,44 +62,43 @@ struct Fleet::Impl {
 
 Fleet::Fleet(FleetOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.replicas < 1 || options.replicas > kMaxReplicas) {
-    throw std::invalid_argument("replicas: expected 1 to " + std::to_string(kMaxReplicas) +
-                                ", got " + std::to_string(options.replicas));
+    throw UsageError("replicas: expected 1 to " + std::to_string(kMaxReplicas) + ", got " +
+                     std::to_string(options.replicas));
   }
   std::string profile_error;
   auto profile = find_profile(options.profile, options.profile_dirs, &profile_error);
   if (!profile && !profile_error.empty()) {
-    throw std::invalid_argument("profile \"" + options.profile + "\": " + profile_error);
+    throw UsageError("profile \"" + options.profile + "\": " + profile_error);
   }
   if (!profile) {
-    throw std::invalid_argument("profile: unknown \"" + options.profile +
-                                "\"; valid: " + join(profile_names(options.profile_dirs)));
+    throw UsageError("profile: unknown \"" + options.profile +
+                     "\"; valid: " + join(profile_names(options.profile_dirs)));
   }
   if (options.faults.size() > static_cast<std::size_t>(options.replicas)) {
-    throw std::invalid_argument("faults: " + std::to_string(options.faults.size()) +
-                                " entries for " + std::to_string(options.replicas) + " replicas");
+    throw UsageError("faults: " + std::to_string(options.faults.size()) + " entries for " +
+                     std::to_string(options.replicas) + " replicas");
   }
   if (options.router_port < 0 || options.router_port > 65535) {
-    throw std::invalid_argument("router_port: expected 0 to 65535, got " +
-                                std::to_string(options.router_port));
+    throw UsageError("router_port: expected 0 to 65535, got " +
+                     std::to_string(options.router_port));
   }
   // Port 0 is ephemeral for every replica; a base port puts replica i on base + i.
   if (options.replica_base_port < 0 ||
       (options.replica_base_port > 0 && options.replica_base_port + options.replicas - 1 > 65535)) {
-    throw std::invalid_argument("replica_base_port: " + std::to_string(options.replicas) +
-                                " replicas from port " + std::to_string(options.replica_base_port) +
-                                " go past 65535");
+    throw UsageError("replica_base_port: " + std::to_string(options.replicas) +
+                     " replicas from port " + std::to_string(options.replica_base_port) +
+                     " go past 65535");
   }
   if (!make_strategy(options.strategy, options.replicas, options.seed, options.strategy_params)) {
-    throw std::invalid_argument("strategy: unknown \"" + options.strategy +
-                                "\"; valid: " + join(strategy_names()));
+    throw UsageError("strategy: unknown \"" + options.strategy +
+                     "\"; valid: " + join(strategy_names()));
   }
-  if (options.model.empty()) throw std::invalid_argument("model: must not be empty");
+  if (options.model.empty()) throw UsageError("model: must not be empty");
   boost::system::error_code ec;
   boost::asio::ip::make_address(options.host, ec);
-  if (ec) throw std::invalid_argument("host: not an IP address: \"" + options.host + "\"");
+  if (ec) throw UsageError("host: not an IP address: \"" + options.host + "\"");
   if (options.io_threads < 1 || options.io_threads > 256) {
-    throw std::invalid_argument("io_threads: must be 1..256, got " +
-                                std::to_string(options.io_threads));
+    throw UsageError("io_threads: must be 1..256, got " + std::to_string(options.io_threads));
   }
   require_admin_token(options.host, options.admin_token);
   impl_->options = std::move(options);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/error_kinds.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/http_server.h"
 #include "sim/http/http_upstream.h"
@@ -36,10 +37,9 @@ struct Proxy::Impl {
 };
 
 Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
-  if (options.upstreams.empty()) throw std::invalid_argument("upstream: give at least one URL");
+  if (options.upstreams.empty()) throw UsageError("upstream: give at least one URL");
   if (options.io_threads < 1 || options.io_threads > 256) {
-    throw std::invalid_argument("io_threads: must be 1..256, got " +
-                                std::to_string(options.io_threads));
+    throw UsageError("io_threads: must be 1..256, got " + std::to_string(options.io_threads));
   }
   require_admin_token(options.host, options.admin_token);
   for (int t = 0; t < options.io_threads; ++t) {
@@ -49,7 +49,7 @@ Proxy::Proxy(ProxyOptions options) : impl_(std::make_unique<Impl>()) {
   for (const std::string& url : options.upstreams) {
     UpstreamAddress address;
     std::string error;
-    if (!parse_upstream_url(url, &address, &error)) throw std::invalid_argument(error);
+    if (!parse_upstream_url(url, &address, &error)) throw UsageError(error);
     impl_->upstreams.push_back(std::make_unique<HttpUpstream>(impl_->home(), address));
     HttpUpstream* upstream = impl_->upstreams.back().get();
     routed.push_back(RoutedReplica{upstream, upstream, upstream->address()});

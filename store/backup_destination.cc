@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "common/error_kinds.h"
+#include "common/unique_fd.h"
 #include "store/store_identity.h"
 
 namespace kvsweep::store {
@@ -30,7 +32,7 @@ std::optional<struct stat> stat_of(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) return st;
   if (errno == ENOENT) return std::nullopt;
-  throw std::invalid_argument(path + ": cannot look at it: " + std::strerror(errno));
+  throw UsageError(path + ": cannot look at it: " + std::strerror(errno));
 }
 
 const char* kind_of(mode_t mode) {
@@ -65,12 +67,12 @@ bool is_kvsweep_store_file(const std::string& path) {
 BackupTarget check_backup_destination(const std::string& source, const std::string& dest,
                                       bool force) {
   const auto source_stat = stat_of(source);
-  if (!source_stat) throw std::invalid_argument(source + ": no such store");
+  if (!source_stat) throw UsageError(source + ": no such store");
   BackupTarget target;
   target.mode = source_stat->st_mode & 07777;
   const std::string source_name = resolved(source);
   const auto refuse = [&](const std::string& why) {
-    throw std::invalid_argument("backup: " + dest + ": " + why + "; nothing was written");
+    throw UsageError("backup: " + dest + ": " + why + "; nothing was written");
   };
   const auto dest_stat = stat_of(dest);
   for (const char* suffix : kStoreFiles) {
@@ -119,12 +121,12 @@ BackupTarget check_backup_destination(const std::string& source, const std::stri
 }
 
 void create_private_file(const std::string& path, unsigned mode) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
   // fchmod, not open's mode alone: the umask would otherwise narrow or the default widen it.
-  const int changed = ::fchmod(fd, static_cast<mode_t>(mode));
+  const int changed = ::fchmod(fd.get(), static_cast<mode_t>(mode));
   const int saved = errno;
-  ::close(fd);
+  fd.reset();
   if (changed != 0) {
     std::error_code ignored;
     fs::remove(path, ignored);

@@ -19,7 +19,7 @@ CellRow read_cell(const SqliteStatement& s) {
   row.arm = s.column_text(4);
   row.concurrency = static_cast<int>(s.column_int64(5));
   row.repeat = static_cast<int>(s.column_int64(6));
-  row.factors_json = s.column_text(7);
+  row.factors = decode_factors(s.column_text(7));
   row.status = s.column_text(8);
   row.started_at = s.column_text(9);
   row.finished_at = s.column_text(10);
@@ -39,7 +39,7 @@ std::int64_t Store::add_cell(const CellRow& row) {
   s.bind_text(4, row.arm);
   s.bind_int64(5, row.concurrency);
   s.bind_int64(6, row.repeat);
-  s.bind_text(7, row.factors_json);
+  s.bind_text(7, encode_factors(row.factors));
   s.bind_text(8, row.status);
   s.bind_text(9, row.started_at);
   s.bind_text(10, row.finished_at);

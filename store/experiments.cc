@@ -27,7 +27,7 @@ ExperimentRow read_experiment(const SqliteStatement& s) {
   row.status = s.column_text(7);
   row.kvsweep_version = s.column_text(8);
   row.host = s.column_text(9);
-  row.setup_json = s.column_text(10);
+  row.setup = decode_setup(s.column_text(10));
   row.baseline = s.column_text(11);
   return row;
 }
@@ -48,7 +48,7 @@ std::int64_t Store::add_experiment(const ExperimentRow& row) {
   s.bind_text(7, row.status);
   s.bind_text(8, row.kvsweep_version);
   s.bind_text(9, row.host);
-  s.bind_text(10, row.setup_json);
+  s.bind_text(10, encode_setup(row.setup));
   s.bind_text(11, row.baseline);
   s.step();
   return impl_->db.last_insert_rowid();

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::store {
 namespace {
 
@@ -56,8 +58,8 @@ std::vector<double> decode_microseconds(const std::string& blob) {
     std::uint64_t value = 0;
     int shift = 0;
     for (;;) {
-      if (at >= blob.size()) throw std::invalid_argument("ITL blob ends inside a varint");
-      if (shift > 63) throw std::invalid_argument("ITL blob has a varint longer than 64 bits");
+      if (at >= blob.size()) throw CorruptData("ITL blob ends inside a varint");
+      if (shift > 63) throw CorruptData("ITL blob has a varint longer than 64 bits");
       const auto byte = static_cast<unsigned char>(blob[at++]);
       value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
       shift += 7;
@@ -73,8 +75,8 @@ std::vector<double> decode_microseconds(const std::string& blob) {
 
 std::vector<double> decode_raw(const std::string& blob) {
   if ((blob.size() - 1) % 8 != 0) {
-    throw std::invalid_argument("ITL blob of raw doubles is " + std::to_string(blob.size() - 1) +
-                                " bytes long, not a multiple of 8");
+    throw CorruptData("ITL blob of raw doubles is " + std::to_string(blob.size() - 1) +
+                      " bytes long, not a multiple of 8");
   }
   std::vector<double> itl;
   itl.reserve((blob.size() - 1) / 8);
@@ -111,7 +113,7 @@ std::vector<double> decode_itl(const std::string& blob) {
   const auto form = static_cast<unsigned char>(blob[0]);
   if (form == kItlMicroseconds) return decode_microseconds(blob);
   if (form == kItlRawDoubles) return decode_raw(blob);
-  throw std::invalid_argument("ITL blob of unknown form " + std::to_string(form));
+  throw CorruptData("ITL blob of unknown form " + std::to_string(form));
 }
 
 }  // namespace kvsweep::store

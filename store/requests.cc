@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "store/itl_blob.h"
 #include "store/request_durations.h"
 #include "store/sqlite_handles.h"
@@ -27,9 +28,8 @@ std::vector<double> read_itl(const std::string& path, std::int64_t request_id,
                              const std::string& blob) {
   try {
     return decode_itl(blob);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(path + ": request " + std::to_string(request_id) +
-                             ": itl_us: " + e.what());
+  } catch (const CorruptData& e) {
+    throw CorruptData(path + ": request " + std::to_string(request_id) + ": itl_us: " + e.what());
   }
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "store/experiment_setup.h"
+
 namespace kvsweep::store {
 
 struct ExperimentRow {
@@ -19,9 +21,9 @@ struct ExperimentRow {
   std::string status;         // "running" | "done" | "failed" | "interrupted"
   std::string kvsweep_version;
   std::string host;
-  std::string setup_json;  // {"target":{...},"model":..,"load":{..},"factors":{..}}
-  // The arm every other arm is compared to (report.baseline). Rows older than schema 5 have
-  // the baseline their setup_json held.
+  ExperimentSetup setup;  // what ran it, decoded once as the row is read (experiment_setup.h)
+  // The arm every other arm is compared to (report.baseline). Rows older than schema 6 have
+  // the baseline their setup held.
   std::string baseline;
 };
 
@@ -33,8 +35,8 @@ struct CellRow {
   std::string arm;  // what the reports compare: "PrefixHash", "k8s-service", "cache, x=512"
   int concurrency = 0;
   int repeat = 0;
-  std::string factors_json;  // {"strategy":"random","concurrency":8}
-  std::string status;        // "pending" | "running" | "done" | "failed" | "interrupted"
+  CellFactors factors;  // {"strategy":"random","concurrency":8}, decoded
+  std::string status;   // "pending" | "running" | "done" | "failed" | "interrupted"
   std::string started_at;
   std::string finished_at;
   std::string error;        // why the cell failed, "" otherwise

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "store/schema14_setups.h"
 #include "store/schema7_requests.h"
 #include "store/store_identity.h"
 
@@ -264,6 +265,9 @@ CREATE TABLE arm_searches (
     R"sql(
 ALTER TABLE requests ADD COLUMN prompt_hash INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 13 -> 14: every experiment's setup rewritten in the one shape store/experiment_setup.h
+    // writes (schema14_setups.cc: decoded and encoded in C++, no SQL here).
+    "",
 };
 
 }  // namespace
@@ -317,6 +321,7 @@ void migrate_to(const SqliteDb& db, int target, const MigrationProgress& progres
   for (int v = version; v < target; ++v) {
     db.exec(kMigrations[static_cast<std::size_t>(v)]);
     if (v == 6) rewrite_requests_compact(db, tell ? progress : MigrationProgress{});
+    if (v == 13) rewrite_setups(db);
   }
   // PRAGMA takes no bound parameters; the values are our own integer constants.
   if (version < target) db.exec("PRAGMA user_version = " + std::to_string(target));

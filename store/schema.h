@@ -8,7 +8,7 @@ namespace kvsweep::store {
 
 // The schema version this kvsweep writes. Bump it and append a migration in schema.cc when a
 // table changes; never edit a migration that has shipped.
-constexpr int kSchemaVersion = 13;
+constexpr int kSchemaVersion = 14;
 
 int schema_version(const SqliteDb& db);
 

@@ -81,12 +81,12 @@ SpaceReserve SpaceReserve::beside(const std::string& store_path, std::int64_t by
 SpaceReserve::~SpaceReserve() { release(); }
 
 SpaceReserve::SpaceReserve(SpaceReserve&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : fd_(std::move(other.fd_)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 SpaceReserve& SpaceReserve::operator=(SpaceReserve&& other) noexcept {
   if (this != &other) {
     release();
-    fd_ = std::exchange(other.fd_, -1);
+    fd_ = std::move(other.fd_);
     bytes_ = std::exchange(other.bytes_, 0);
   }
   return *this;
@@ -94,14 +94,13 @@ SpaceReserve& SpaceReserve::operator=(SpaceReserve&& other) noexcept {
 
 void SpaceReserve::release() {
   // The file has no name: closing its only descriptor frees its blocks.
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  fd_.reset();
   bytes_ = 0;
 }
 
 std::int64_t SpaceReserve::allocated_bytes() const {
   struct stat st {};
-  if (fd_ < 0 || ::fstat(fd_, &st) != 0) return 0;
+  if (!fd_ || ::fstat(fd_.get(), &st) != 0) return 0;
   return static_cast<std::int64_t>(st.st_blocks) * 512;
 }
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep::store {
 
 // Thread contract: one owner; movable, not copyable.
@@ -34,7 +36,7 @@ class SpaceReserve {
  private:
   SpaceReserve(int fd, std::int64_t bytes) : fd_(fd), bytes_(bytes) {}
 
-  int fd_ = -1;
+  UniqueFd fd_;
   std::int64_t bytes_ = 0;
 };
 

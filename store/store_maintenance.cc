@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "common/error_kinds.h"
 #include "store/backup_destination.h"
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
@@ -19,13 +20,13 @@ namespace {
 // The version of an existing store, read without writing; refuses what is no store yet.
 int existing_store_version(const std::string& path) {
   if (!std::filesystem::exists(path)) {
-    throw std::invalid_argument(path + ": no such store");
+    throw UsageError(path + ": no such store");
   }
   const SqliteDb db = SqliteDb::open_read_only(path);
   check_store_identity(db);
   check_not_newer(db);
   const int version = schema_version(db);
-  if (version == 0) throw std::invalid_argument(path + ": not a kvsweep store yet (empty)");
+  if (version == 0) throw UsageError(path + ": not a kvsweep store yet (empty)");
   return version;
 }
 
@@ -74,7 +75,7 @@ BackupResult backup_store(const std::string& source, const std::string& dest, bo
     }
     // DEST again, as it is now: a copy never lands on what became the store meanwhile.
     if (check_backup_destination(source, dest, force).path != target.path) {
-      throw std::invalid_argument("backup: " + dest + ": changed while the copy was made");
+      throw UsageError("backup: " + dest + ": changed while the copy was made");
     }
     std::filesystem::rename(partial, target.path);
   } catch (...) {

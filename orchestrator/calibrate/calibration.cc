@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "orchestrator/calibrate/nelder_mead.h"
 #include "orchestrator/calibrate/virtual_replay.h"
@@ -221,7 +222,7 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   const auto& names = coefficient_names();
   for (const auto& name : options.fixed) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw std::invalid_argument("--fix " + name + ": not a coefficient; valid: " + join(names));
+      throw UsageError("--fix " + name + ": not a coefficient; valid: " + join(names));
     }
   }
   CalibrationResult result;
@@ -244,7 +245,7 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
     }
     result.coefficients.push_back(std::move(c));
   }
-  if (free.empty()) throw std::invalid_argument("calibrate: every coefficient is fixed");
+  if (free.empty()) throw UsageError("calibrate: every coefficient is fixed");
 
   VirtualReplay replay(run, options.stop);
   Fit fit(run, start, free, replay, options);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/predict_wiring.h"
@@ -38,7 +39,7 @@ std::vector<ScenarioCell> run_scenario_text(const std::string& text, const std::
   if (!spec) {
     std::string all;
     for (const auto& e : errors) all += e.text + "\n";
-    throw std::invalid_argument(all);
+    throw UsageError(all);
   }
   // A fresh store each time: no experiment of an earlier call is resumed or read.
   std::string db;
@@ -97,9 +98,8 @@ ClosedLoopCapacity closed_loop_capacity(const std::function<std::string(int user
     const auto cells = run_scenario_text(
         scenario_for(users), "closed loop of " + std::to_string(users) + " users", scratch_dir);
     if (cells.size() != 1) {
-      throw std::invalid_argument("closed_loop_capacity: the scenario for " +
-                                  std::to_string(users) + " users has " +
-                                  std::to_string(cells.size()) + " cells, want 1");
+      throw UsageError("closed_loop_capacity: the scenario for " + std::to_string(users) +
+                       " users has " + std::to_string(cells.size()) + " cells, want 1");
     }
     const double rate = cells[0].metrics.request_throughput;
     const bool rose = out.steps.empty() || rate > out.steps.back().requests_per_s * (1 + min_rise);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/sweep/predict_wiring.h"
@@ -93,11 +94,11 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
   if (!options.strategy.empty()) {
     strategy = canonical_strategy(options.strategy);
     if (!strategy) {
-      throw std::invalid_argument("--strategy " + options.strategy +
-                                  ": unknown; valid: " + join(known_strategy_spellings()));
+      throw UsageError("--strategy " + options.strategy +
+                       ": unknown; valid: " + join(known_strategy_spellings()));
     }
   }
-  if (options.replicas < 0) throw std::invalid_argument("--replicas: expected at least 1");
+  if (options.replicas < 0) throw UsageError("--replicas: expected at least 1");
   ScenarioSpec spec = run.spec;
   if (options.replicas > 0) spec.target.sim.replicas = options.replicas;
   const sim::TimingProfile* profile = options.profile ? &*options.profile : nullptr;

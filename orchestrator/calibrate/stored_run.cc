@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
@@ -13,23 +14,12 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-// A factor's level as a label: {"concurrency":8} and {"strategy":"random"} read alike.
-std::string level_text(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-// The setup's target block (sweep/runner.cc writes it): kind, replicas, stands_in_for.
-void read_target(const std::string& setup_json, StoredRun& run) {
-  const auto setup = nlohmann::json::parse(setup_json, nullptr, false);
-  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) return;
-  const auto& target = setup["target"];
-  if (target.contains("kind") && target["kind"].is_string()) {
-    run.target_kind = target["kind"].get<std::string>();
-  }
-  if (target.contains("replicas") && target["replicas"].is_number_integer()) {
-    run.replicas = target["replicas"].get<int>();
-  }
-  run.rehearsal = run.target_kind == "sim" && target.contains("stands_in_for");
+// The setup's target (sweep/runner.cc writes it): kind, replicas, stands_in_for.
+void read_target(const store::ExperimentSetup& setup, StoredRun& run) {
+  if (!setup.target) return;
+  run.target_kind = setup.target->kind;
+  if (setup.target->replicas) run.replicas = *setup.target->replicas;
+  run.rehearsal = run.target_kind == "sim" && setup.target->stands_in_for.has_value();
 }
 
 // The pool every source of `samples` shows in vllm:cache_config_info, or why there is none.
@@ -78,9 +68,8 @@ std::optional<ServerKvPool> first_kv_pool(const store::Store& store,
   return std::nullopt;
 }
 
-bool matches(const nlohmann::json& factors, const Holdout& h) {
-  return factors.is_object() && factors.contains(h.first) &&
-         level_text(factors[h.first]) == h.second;
+bool matches(const store::CellFactors& factors, const Holdout& h) {
+  return factors.level_of(h.first) == h.second;
 }
 
 }  // namespace
@@ -99,22 +88,21 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   StoredRun run;
   const auto experiment = store.experiment(experiment_id);
   if (!experiment) {
-    throw std::invalid_argument("experiment " + std::to_string(experiment_id) +
-                                ": not in the store");
+    throw UsageError("experiment " + std::to_string(experiment_id) + ": not in the store");
   }
   run.experiment = *experiment;
-  read_target(experiment->setup_json, run);
+  read_target(experiment->setup, run);
   std::vector<ScenarioError> errors;
   auto spec =
       parse_scenario(experiment->scenario_text, experiment->scenario_path, &errors, target_kinds());
   if (!spec) {
-    throw std::invalid_argument("experiment " + std::to_string(experiment_id) +
-                                ": its stored scenario no longer loads: " +
-                                (errors.empty() ? std::string("?") : errors.front().text));
+    throw UsageError("experiment " + std::to_string(experiment_id) +
+                     ": its stored scenario no longer loads: " +
+                     (errors.empty() ? std::string("?") : errors.front().text));
   }
   run.spec = std::move(*spec);
   if (run.spec.search.enabled()) {
-    throw std::invalid_argument(
+    throw UsageError(
         "experiment " + std::to_string(experiment_id) +
         " is a capacity search: calibrate and replay read a grid's cells (a search's probes "
         "are chosen by its verdicts); use a grid run of the same fleet");
@@ -122,9 +110,12 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   // The plan's cells by their levels and repeat: the stored cells ran the same expansion. A
   // rehearsal (`run --target sim` of a cluster scenario) ran target.sim's cuts: its cells are
   // replayed as cut; anything else at full size, as `predict` runs it.
-  std::map<std::pair<std::string, int>, const CellPlan*> by_levels;
+  std::map<std::pair<std::string, int>, const CellPlan*> by_levels;  // factors as stored
   const std::vector<CellPlan> plan = expand_plan(run.spec, run.rehearsal ? "sim" : "predict");
-  for (const auto& cell : plan) by_levels[{cell.factors_json, cell.repeat}] = &cell;
+  for (const auto& cell : plan) {
+    by_levels[{store::encode_factors(store::decode_factors(cell.factors_json)), cell.repeat}] =
+        &cell;
+  }
 
   const std::map<std::int64_t, reports::CellMetrics> metrics = cell_figures(store, experiment_id);
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
@@ -138,7 +129,7 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
                             (cell.error.empty() ? "" : ": " + cell.error));
       continue;
     }
-    const auto found = by_levels.find({cell.factors_json, cell.repeat});
+    const auto found = by_levels.find({store::encode_factors(cell.factors), cell.repeat});
     const auto summary = metrics.find(cell.id);
     if (found == by_levels.end() || summary == metrics.end()) {
       run.skipped.push_back(label + (found == by_levels.end()
@@ -160,9 +151,8 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
     c.cell_id = cell.id;
     c.label = label;
     c.measured = figures_of(m);
-    const auto factors = nlohmann::json::parse(cell.factors_json, nullptr, false);
     for (std::size_t i = 0; i < holdout.size(); ++i) {
-      if (matches(factors, holdout[i])) {
+      if (matches(cell.factors, holdout[i])) {
         c.held_out = true;
         holdout_used[i] = true;
       }
@@ -171,18 +161,17 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
   }
   for (std::size_t i = 0; i < holdout.size(); ++i) {
     if (!holdout_used[i]) {
-      throw std::invalid_argument("--holdout " + holdout[i].first + "=" + holdout[i].second +
-                                  ": no calibrated cell of experiment " +
-                                  std::to_string(experiment_id) + " has that level");
+      throw UsageError("--holdout " + holdout[i].first + "=" + holdout[i].second +
+                       ": no calibrated cell of experiment " + std::to_string(experiment_id) +
+                       " has that level");
     }
   }
   std::size_t fitted = 0;
   for (const auto& c : run.cells) fitted += c.held_out ? 0 : 1;
   if (fitted == 0) {
-    throw std::invalid_argument(
-        "experiment " + std::to_string(experiment_id) + ": no cell left to fit" +
-        (run.skipped.empty() ? std::string() : " (" + join(run.skipped, "; ") + ")") +
-        (run.cells.empty() ? "" : "; every cell is held out"));
+    throw UsageError("experiment " + std::to_string(experiment_id) + ": no cell left to fit" +
+                     (run.skipped.empty() ? std::string() : " (" + join(run.skipped, "; ") + ")") +
+                     (run.cells.empty() ? "" : "; every cell is held out"));
   }
   return run;
 }

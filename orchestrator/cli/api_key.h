@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::orchestrator {
 
 // "" when `variable` is ""; the variable's value otherwise. Throws std::invalid_argument,
@@ -14,8 +16,7 @@ inline std::string api_key_from_env(const std::string& variable, const std::stri
   if (variable.empty()) return "";
   const char* key = std::getenv(variable.c_str());
   if (key == nullptr || *key == '\0') {
-    throw std::invalid_argument(option + ": environment variable " + variable +
-                                " is not set or empty");
+    throw UsageError(option + ": environment variable " + variable + " is not set or empty");
   }
   return key;
 }

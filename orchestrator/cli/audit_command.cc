@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/error_kinds.h"
 #include "common/input_file.h"
 #include "common/utf8_prefix.h"
 #include "orchestrator/cli/subcommand.h"
@@ -66,7 +67,7 @@ int audit_command(const AuditArgs& args) {
   try {
     text = read_input_file(args.file, kMaxAuditFileBytes);
   } catch (const InputFileError& e) {
-    throw std::invalid_argument(reports::strip_control_characters(e.what()));
+    throw UsageError(reports::strip_control_characters(e.what()));
   }
   std::vector<reports::OutsideResult> results = reports::read_outside_results(text, args.file);
   for (auto& r : results) {
@@ -149,10 +150,10 @@ Subcommand register_audit(CLI::App& app, const GlobalOptions&) {
               try {
                 std::size_t used = 0;
                 const double v = std::stod(args->request_rate, &used);
-                if (used != args->request_rate.size() || !(v > 0)) throw std::invalid_argument("");
+                if (used != args->request_rate.size() || !(v > 0)) throw UsageError("");
               } catch (const std::exception&) {
-                throw std::invalid_argument("--request-rate: expected a rate > 0 or inf, got \"" +
-                                            args->request_rate + "\"");
+                throw UsageError("--request-rate: expected a rate > 0 or inf, got \"" +
+                                 args->request_rate + "\"");
               }
             }
             return audit_command(*args);

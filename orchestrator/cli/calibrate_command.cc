@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "orchestrator/calibrate/calibration.h"
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/cli/profile_lookup.h"
@@ -34,8 +35,7 @@ std::vector<Holdout> parse_holdouts(const std::vector<std::string>& texts) {
   for (const auto& text : texts) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-      throw std::invalid_argument("--holdout " + text +
-                                  ": expected FACTOR=LEVEL, such as concurrency=16");
+      throw UsageError("--holdout " + text + ": expected FACTOR=LEVEL, such as concurrency=16");
     }
     out.emplace_back(text.substr(0, eq), text.substr(eq + 1));
   }
@@ -102,7 +102,7 @@ void print_result(const StoredRun& run, const CalibrationResult& r) {
 }
 
 int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
-  if (args.max_replays < 20) throw std::invalid_argument("--max-replays: expected at least 20");
+  if (args.max_replays < 20) throw UsageError("--max-replays: expected at least 20");
   const std::vector<Holdout> holdout = parse_holdouts(args.holdout);
   store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);

@@ -9,6 +9,7 @@
 
 #include "common/base_url.h"
 #include "common/duration.h"
+#include "common/error_kinds.h"
 #include "orchestrator/cli/api_key.h"
 
 namespace kvsweep::orchestrator {
@@ -50,7 +51,7 @@ driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args) {
              args.endpoint == "v1/completions") {
     from_endpoint = Endpoint::kCompletions;
   } else if (!args.endpoint.empty()) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--endpoint: expected chat or completions (or vLLM's /v1/chat/completions or "
         "/v1/completions), got \"" +
         args.endpoint + "\"");
@@ -61,14 +62,14 @@ driver::LoadOptions::Endpoint endpoint_of(const LoadArgs& args) {
   } else if (args.backend == "openai" || args.backend == "vllm") {
     from_backend = Endpoint::kCompletions;
   } else if (!args.backend.empty()) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--backend: expected openai-chat, openai or vllm (the OpenAI-compatible endpoints "
         "kvsweep drives), got \"" +
         args.backend + "\"");
   }
   if (from_endpoint && from_backend && *from_endpoint != *from_backend) {
-    throw std::invalid_argument("--endpoint " + args.endpoint + " and --backend " + args.backend +
-                                " name different endpoints");
+    throw UsageError("--endpoint " + args.endpoint + " and --backend " + args.backend +
+                     " name different endpoints");
   }
   return from_endpoint.value_or(from_backend.value_or(Endpoint::kChat));
 }
@@ -77,8 +78,8 @@ double duration_or_throw(const std::string& text, const std::string& option) {
   if (text.empty()) return 0;
   const auto seconds = parse_duration_s(text);
   if (!seconds || *seconds < 0) {
-    throw std::invalid_argument(option + ": expected a duration such as 90s, 5m or 250ms, got \"" +
-                                text + "\"");
+    throw UsageError(option + ": expected a duration such as 90s, 5m or 250ms, got \"" + text +
+                     "\"");
   }
   return *seconds;
 }
@@ -88,8 +89,8 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
   selection.metrics = split(args.percentile_metrics, ',');
   for (const auto& m : selection.metrics) {
     if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el") {
-      throw std::invalid_argument("--percentile-metrics: unknown metric \"" + m +
-                                  "\" (expected ttft, tpot, itl, e2el)");
+      throw UsageError("--percentile-metrics: unknown metric \"" + m +
+                       "\" (expected ttft, tpot, itl, e2el)");
     }
   }
   selection.percentiles.clear();
@@ -97,8 +98,7 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
     char* end = nullptr;
     const double value = std::strtod(p.c_str(), &end);
     if (end != p.c_str() + p.size() || value < 0 || value > 100) {
-      throw std::invalid_argument("--metric-percentiles: expected numbers in [0, 100], got \"" + p +
-                                  "\"");
+      throw UsageError("--metric-percentiles: expected numbers in [0, 100], got \"" + p + "\"");
     }
     selection.percentiles.push_back(value);
   }
@@ -108,7 +108,7 @@ reports::PercentileSelection percentile_selection(const LoadArgs& args) {
 bool saves_result(const LoadArgs& args) {
   const bool asked = args.save_result || !args.result_filename.empty() || !args.result_file.empty();
   if (asked && args.no_save) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--no-save with --save-result, --result-filename or -o/--output: give one or the "
         "other");
   }
@@ -122,12 +122,12 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.api_key = api_key_from_env(args.api_key_env, "--api-key-env");
   for (const auto& text : args.headers) {
     auto header = parse_header(text);
-    if (!header) throw std::invalid_argument("--header: expected NAME=VALUE, got \"" + text + "\"");
+    if (!header) throw UsageError("--header: expected NAME=VALUE, got \"" + text + "\"");
     o.headers.push_back(*header);
   }
   o.endpoint = endpoint_of(args);
   if (!args.result_file.empty() && !args.result_filename.empty()) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--result-file and --result-filename: give one (--result-file is a whole path, "
         "--result-filename a name in --result-dir)");
   }
@@ -135,8 +135,8 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   if (args.turn_order == "sequential") {
     o.turns = driver::LoadOptions::Turns::kSequential;
   } else if (args.turn_order != "independent" && !legacy_turn_count(args.turn_order)) {
-    throw std::invalid_argument("--turns: expected independent or sequential, got \"" +
-                                args.turn_order + "\"");
+    throw UsageError("--turns: expected independent or sequential, got \"" + args.turn_order +
+                     "\"");
   }
   o.think_time_s = duration_or_throw(args.think_time, "--think-time");
   o.threads = args.threads;
@@ -163,10 +163,9 @@ driver::LoadOptions load_options(const LoadArgs& args) {
   o.first_byte_timeout_s = duration_or_throw(args.first_byte_timeout, "--first-byte-timeout");
   o.max_event_bytes = args.max_event_bytes;
   if (o.max_event_bytes < driver::kMinEventBytes || o.max_event_bytes > driver::kMaxEventBytes) {
-    throw std::invalid_argument("--max-event-bytes: expected " +
-                                std::to_string(driver::kMinEventBytes) + " to " +
-                                std::to_string(driver::kMaxEventBytes) + " (1 GiB), got " +
-                                std::to_string(args.max_event_bytes));
+    throw UsageError("--max-event-bytes: expected " + std::to_string(driver::kMinEventBytes) +
+                     " to " + std::to_string(driver::kMaxEventBytes) + " (1 GiB), got " +
+                     std::to_string(args.max_event_bytes));
   }
   // vLLM's --max-concurrency N without a rate (its rate defaults to inf) keeps N requests in
   // flight: here that is a closed loop of N users.

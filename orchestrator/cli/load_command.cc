@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "driver/datasets/dataset_error.h"
 #include "driver/datasets/dataset_limits.h"
@@ -42,40 +42,40 @@ std::string date_stamp() {
 }
 
 // What the store keeps about the run: the shape, never the key nor header values.
-std::string setup_json(const LoadArgs& args, const driver::LoadOptions& o,
-                       const driver::Workload& workload) {
-  nlohmann::ordered_json load;
-  load["shape"] = o.request_rate > 0 ? "open loop" : "closed loop";
+store::ExperimentSetup experiment_setup(const LoadArgs& args, const driver::LoadOptions& o,
+                                        const driver::Workload& workload) {
+  store::LoadSetup load;
+  load.shape = o.request_rate > 0 ? "open loop" : "closed loop";
   if (o.request_rate > 0) {
-    load["request_rate"] = std::isinf(o.request_rate) ? nlohmann::ordered_json("inf")
-                                                      : nlohmann::ordered_json(o.request_rate);
-    load["burstiness"] = o.burstiness;
-    load["max_concurrency"] = o.max_concurrency;
+    load.request_rate = o.request_rate;  // infinity is stored as "inf"
+    load.burstiness = o.burstiness;
+    load.max_concurrency = o.max_concurrency;
   } else {
-    load["concurrency"] = o.concurrency;
+    load.concurrency = o.concurrency;
   }
-  load["dataset"] = workload.description;
-  load["endpoint"] = o.endpoint == driver::LoadOptions::Endpoint::kChat ? "chat" : "completions";
-  if (o.turns == driver::LoadOptions::Turns::kSequential) load["turns"] = "sequential";
-  if (o.think_time_s > 0) load["think_time_s"] = o.think_time_s;
-  if (o.new_connection_per_request) load["new_connection_per_request"] = true;
-  load["stream"] = o.stream;
-  load["max_tokens"] = o.max_tokens;
-  if (o.num_requests > 0) load["num_requests"] = o.num_requests;
-  if (o.duration_s > 0) load["duration_s"] = o.duration_s;
+  load.dataset = workload.description;
+  load.endpoint = o.endpoint == driver::LoadOptions::Endpoint::kChat ? "chat" : "completions";
+  if (o.turns == driver::LoadOptions::Turns::kSequential) load.turns = "sequential";
+  if (o.think_time_s > 0) load.think_time_s = o.think_time_s;
+  if (o.new_connection_per_request) load.new_connection_per_request = true;
+  load.stream = o.stream;
+  load.max_tokens = o.max_tokens;
+  if (o.num_requests > 0) load.num_requests = o.num_requests;
+  if (o.duration_s > 0) load.duration_s = o.duration_s;
   // So `kvsweep export` writes the same percentile keys as this run's result file.
   const reports::PercentileSelection selection = percentile_selection(args);
-  load["percentile_metrics"] = selection.metrics;
-  load["metric_percentiles"] = selection.percentiles;
+  load.percentile_metrics = selection.metrics;
+  load.metric_percentiles = selection.percentiles;
   std::vector<std::string> header_names;
   for (const auto& [name, value] : o.headers) header_names.push_back(name);
-  if (!header_names.empty()) load["header_names"] = header_names;
-  nlohmann::ordered_json setup;
-  setup["target"] = {{"kind", "endpoint"}, {"url", o.base_url}};
-  setup["model"] = o.model;
-  setup["load"] = load;
-  setup["baseline"] = "";
-  return setup.dump();
+  if (!header_names.empty()) load.header_names = header_names;
+  store::ExperimentSetup setup;
+  store::TargetSetup& target = setup.target.emplace();
+  target.kind = "endpoint";
+  target.url = o.base_url;
+  setup.model = o.model;
+  setup.load = std::move(load);
+  return setup;
 }
 
 // vLLM's num_prompts: the measured requests asked for (--num-prompts), else those sent in
@@ -173,9 +173,9 @@ std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::Loa
                                          const driver::Workload& workload, const CellMeasurement& m,
                                          const std::string& label, store::Store& store,
                                          Console& console) {
-  const std::string setup = setup_json(args, options, workload);
+  const store::ExperimentSetup setup = experiment_setup(args, options, workload);
   store::ExperimentRow experiment =
-      new_experiment_row("load-" + label, "(kvsweep load)", setup, "", setup);
+      new_experiment_row("load-" + label, "(kvsweep load)", store::encode_setup(setup), "", setup);
   experiment.started_at = utc_iso8601(m.measured.epoch_wall_s);
   std::int64_t experiment_id = 0;
   std::vector<store::RequestRow> rows;
@@ -186,7 +186,6 @@ std::vector<store::RequestRow> store_run(const LoadArgs& args, const driver::Loa
     cell.key = "load";
     cell.arm = label;
     cell.concurrency = options.request_rate > 0 ? options.max_concurrency : options.concurrency;
-    cell.factors_json = "{}";
     cell.status = "running";
     cell.started_at = experiment.started_at;
     cell.id = store.add_cell(cell);
@@ -245,13 +244,13 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   if (!args.goodput.empty()) {
     std::string error;
     slo = parse_goodput(args.goodput, &error);
-    if (!slo) throw std::invalid_argument("--goodput: " + error);
+    if (!slo) throw UsageError("--goodput: " + error);
   }
   driver::Workload workload;
   try {
     workload = driver::load_workload(dataset_options(args));
   } catch (const driver::DatasetError& e) {
-    throw std::invalid_argument(std::string("dataset: ") + e.what());
+    throw UsageError(std::string("dataset: ") + e.what());
   }
   Console console(stderr, Console::PlainProgress::kQuiet, global.verbosity);
   console.line("load " + options.base_url + " model " + options.model + ": " + shape_text(options) +

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "orchestrator/cli/command_line.h"
 #include "orchestrator/cli/log.h"
 #include "orchestrator/cli/scenario_lookup.h"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     for (const auto& text : e.texts()) orch::print_error(text);
     orch::print_error(e.what());
     return orch::kExitUsage;
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsweep::UsageError& e) {  // the user's input: nothing was run
     orch::print_error(e.what());
     return orch::kExitUsage;
   } catch (const kvsweep::store::NotAStore& e) {  // --db names another program's file

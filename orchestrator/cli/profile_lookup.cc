@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/input_file.h"
 
 namespace kvsweep::orchestrator {
@@ -17,14 +18,14 @@ sim::TimingProfile profile_named_or_file(const std::string& option, const std::s
     try {
       text = read_input_file(which, 1 << 20);
     } catch (const InputFileError& e) {
-      throw std::invalid_argument(option + " " + e.what());
+      throw UsageError(option + " " + e.what());
     }
     if (auto p = sim::parse_profile(text, which, &error)) return *p;
-    throw std::invalid_argument(option + " " + which + ":\n" + error);
+    throw UsageError(option + " " + which + ":\n" + error);
   }
   if (auto p = sim::find_profile(which, {}, &error)) return *p;
-  throw std::invalid_argument(option + " " + which + ": " +
-                              (error.empty() ? "no such profile or file" : error));
+  throw UsageError(option + " " + which + ": " +
+                   (error.empty() ? "no such profile or file" : error));
 }
 
 }  // namespace kvsweep::orchestrator

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/prune_policy.h"
@@ -41,12 +42,12 @@ PrunePolicy policy_of(const store::Store& store, const PruneArgs& args) {
     policy.experiments.push_back(resolve_experiment(store, which).id);
   }
   if (!policy.experiments.empty() && (args.keep_last || !args.older_than.empty())) {
-    throw std::invalid_argument(
+    throw UsageError(
         "prune: --experiment names what to prune; it does not combine with --keep-last or "
         "--older-than");
   }
   if (args.keep_last) {
-    if (*args.keep_last < 0) throw std::invalid_argument("prune: --keep-last: not below 0");
+    if (*args.keep_last < 0) throw UsageError("prune: --keep-last: not below 0");
     policy.keep_last = *args.keep_last;
   }
   if (!args.older_than.empty()) {
@@ -83,7 +84,7 @@ void tell_why_named_kept(const store::Store& store, const std::string& db_path,
 
 int prune_command(const GlobalOptions& global, const PruneArgs& args) {
   if (!std::filesystem::exists(global.db_path)) {
-    throw std::invalid_argument(global.db_path + ": no such store");
+    throw UsageError(global.db_path + ": no such store");
   }
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
   const auto tell = [&console](const std::string& line) { console.line("kvsweep: " + line); };

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/duration.h"
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 
 namespace kvsweep::orchestrator {
@@ -45,9 +46,9 @@ std::string describe(const PrunePolicy& policy) {
 
 double parse_older_than_s(const std::string& text) {
   const auto refuse = [&text](const std::string& why) {
-    throw std::invalid_argument("prune: --older-than: '" + text + "' " + why +
-                                "; write a number and a unit, one of s, m, h or d (90d, 12h, "
-                                "30m), at most 100 years (36525d)");
+    throw UsageError("prune: --older-than: '" + text + "' " + why +
+                     "; write a number and a unit, one of s, m, h or d (90d, 12h, "
+                     "30m), at most 100 years (36525d)");
   };
   const std::size_t unit_at = text.find_first_not_of("0123456789.");
   const std::string number = text.substr(0, unit_at);

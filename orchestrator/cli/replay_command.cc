@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "orchestrator/calibrate/stored_replay.h"
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/cli/profile_lookup.h"
@@ -133,11 +134,10 @@ void print_headlines(const ReplayResult& r, const std::string& under) {
 }
 
 int run_replay(const ReplayArgs& args, const GlobalOptions& global) {
-  if (args.replicas < 0) throw std::invalid_argument("--replicas: expected at least 1");
+  if (args.replicas < 0) throw UsageError("--replicas: expected at least 1");
   // Read-write (the replay is stored), but never a new file: there is nothing to replay.
   if (!std::filesystem::exists(global.db_path)) {
-    throw std::invalid_argument("no store at " + global.db_path +
-                                " (run a scenario first, or --db)");
+    throw UsageError("no store at " + global.db_path + " (run a scenario first, or --db)");
   }
   store::Store store = store::Store::open(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/duration.h"
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/console.h"
@@ -38,8 +39,8 @@ std::string continue_hint(const RunArgs& args, const store::Store& store) {
 double claim_timeout_s(const std::string& text) {
   const std::optional<double> seconds = parse_duration_s(text);
   if (!seconds || *seconds <= 0) {
-    throw std::invalid_argument(
-        "--claim-timeout: expected a duration > 0 such as 60s or 5m, got \"" + text + "\"");
+    throw UsageError("--claim-timeout: expected a duration > 0 such as 60s or 5m, got \"" + text +
+                     "\"");
   }
   return *seconds;
 }
@@ -128,7 +129,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   ScenarioSpec spec = load_scenario_or_throw(args.scenario_path);
   if (args.target_override == "sim") spec = rehearsal_of(spec);
   if (args.network_latency_s > 0 && args.target_override != "predict") {
-    throw std::invalid_argument(
+    throw UsageError(
         "--network-latency: only a prediction models the network "
         "(--target predict, or kvsweep predict)");
   }

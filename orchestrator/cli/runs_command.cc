@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/targets/child_process.h"
@@ -85,9 +86,9 @@ int runs_command(const RunsArgs& args) {
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
   const auto cells = store.cells(experiment.id);
   if (args.cell > static_cast<int>(cells.size())) {
-    throw std::invalid_argument("--cell " + std::to_string(args.cell) + ": experiment " +
-                                std::to_string(experiment.id) + " has " +
-                                std::to_string(cells.size()) + " cells");
+    throw UsageError("--cell " + std::to_string(args.cell) + ": experiment " +
+                     std::to_string(experiment.id) + " has " + std::to_string(cells.size()) +
+                     " cells");
   }
   std::printf("experiment %lld %s (%s), started %s\n", static_cast<long long>(experiment.id),
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
@@ -145,7 +146,7 @@ Subcommand register_runs(CLI::App& app, const GlobalOptions& global) {
       ->needs(commands);
   return {cmd, [args, &global] {
             if (args->commands && args->experiment.empty()) {
-              throw std::invalid_argument("--commands: give the experiment whose cells to show");
+              throw UsageError("--commands: give the experiment whose cells to show");
             }
             args->db_path = global.db_path;
             return runs_command(*args);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "common/error_kinds.h"
 #include "common/input_file.h"
 #include "common/spellcheck.h"
 #include "orchestrator/scenario/scenario_loader.h"
@@ -22,8 +23,8 @@ bool looks_like_path(const std::string& text) {
 }  // namespace
 
 ScenarioFileError::ScenarioFileError(const std::string& path, std::vector<std::string> texts)
-    : std::invalid_argument(std::to_string(texts.size()) + " problem" +
-                            (texts.size() == 1 ? "" : "s") + " in " + path + "; nothing was run"),
+    : UsageError(std::to_string(texts.size()) + " problem" + (texts.size() == 1 ? "" : "s") +
+                 " in " + path + "; nothing was run"),
       texts_(std::move(texts)) {}
 
 ScenarioSpec load_scenario_or_throw(const std::string& path) {
@@ -61,7 +62,7 @@ std::string scenario_name_of(const store::Store& store, const std::string& file_
     return load_scenario_or_throw(file_or_name).name;
   }
   if (looks_like_path(file_or_name)) {
-    throw std::invalid_argument(*missing_scenario_file(file_or_name));
+    throw UsageError(*missing_scenario_file(file_or_name));
   }
   std::vector<std::string> names;
   for (const auto& e : store.experiments()) {
@@ -74,7 +75,7 @@ std::string scenario_name_of(const store::Store& store, const std::string& file_
   } else {
     message += " (see: kvsweep runs)";
   }
-  throw std::invalid_argument(message);
+  throw UsageError(message);
 }
 
 CLI::Validator scenario_file() {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "store/store.h"
 
@@ -15,7 +16,7 @@ namespace kvsweep::orchestrator {
 
 // A scenario file with errors. what(): "2 problems in FILE; nothing was run"; texts(): each
 // error in full (file:line:column, message, source line, caret), for main() to print.
-class ScenarioFileError : public std::invalid_argument {
+class ScenarioFileError : public UsageError {
  public:
   ScenarioFileError(const std::string& path, std::vector<std::string> texts);
   const std::vector<std::string>& texts() const { return texts_; }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/error_kinds.h"
 #include "common/input_file.h"
 #include "orchestrator/cli/signal_guard.h"
 #include "orchestrator/cli/subcommand.h"
@@ -41,8 +42,7 @@ void apply_epp_option(const std::string& path, const CLI::Option& strategy_optio
                       std::string* strategy, sim::StrategyParams* params) {
   if (path.empty()) {
     if (*strategy == "epp") {
-      throw std::invalid_argument(
-          "--strategy epp needs --epp-config FILE: the EndpointPickerConfig it runs");
+      throw UsageError("--strategy epp needs --epp-config FILE: the EndpointPickerConfig it runs");
     }
     return;
   }
@@ -51,13 +51,13 @@ void apply_epp_option(const std::string& path, const CLI::Option& strategy_optio
   try {
     text = read_input_file(path, kMaxEppFileBytes);
   } catch (const InputFileError& e) {
-    throw std::invalid_argument("--epp-config " + std::string(e.what()));
+    throw UsageError("--epp-config " + std::string(e.what()));
   }
   std::string error;
   params->epp = sim::parse_epp_config(path, text, &error);
-  if (!params->epp) throw std::invalid_argument("--epp-config " + path + ": " + error);
+  if (!params->epp) throw UsageError("--epp-config " + path + ": " + error);
   if (std::string why = sim::epp_unmodelled_error(*params->epp); !why.empty()) {
-    throw std::invalid_argument("--epp-config " + path + ": " + why);
+    throw UsageError("--epp-config " + path + ": " + why);
   }
   if (strategy_option.count() == 0) *strategy = "epp";
 }
@@ -116,8 +116,8 @@ std::string admin_token_from_env(const ServerArgs& args) {
   if (args.admin_token_env.empty()) return "";
   const char* value = std::getenv(args.admin_token_env.c_str());
   if (value == nullptr || *value == '\0') {
-    throw std::invalid_argument("--admin-token-env " + args.admin_token_env +
-                                ": the environment variable is not set or empty");
+    throw UsageError("--admin-token-env " + args.admin_token_env +
+                     ": the environment variable is not set or empty");
   }
   return value;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/error_kinds.h"
 #include "common/input_file.h"
 #include "common/wall_clock.h"
 #include "driver/shard_run.h"
@@ -51,12 +52,12 @@ int shard_index(const ShardArgs& args) {
   if (args.index >= 0) return args.index;
   const char* from_job = std::getenv("JOB_COMPLETION_INDEX");
   if (from_job == nullptr) {
-    throw std::invalid_argument("--index: not given, and JOB_COMPLETION_INDEX is not set");
+    throw UsageError("--index: not given, and JOB_COMPLETION_INDEX is not set");
   }
   try {
     return std::stoi(from_job);
   } catch (const std::exception&) {
-    throw std::invalid_argument(std::string("JOB_COMPLETION_INDEX: not an integer: ") + from_job);
+    throw UsageError(std::string("JOB_COMPLETION_INDEX: not an integer: ") + from_job);
   }
 }
 
@@ -146,7 +147,7 @@ int put_command(const ShardArgs& args) {
 // delete job ...) runs then, tried again a few times should the API server fail it.
 int watch_command(const ShardArgs& args) {
   if (args.coordinator_fd < 0 || args.command.empty()) {
-    throw std::invalid_argument("shard watch: needs --coordinator-fd and a command after --");
+    throw UsageError("shard watch: needs --coordinator-fd and a command after --");
   }
   while (true) {
     pollfd watched{args.coordinator_fd, POLLIN, 0};

@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/error_kinds.h"
 #include "common/spellcheck.h"
 
 namespace kvsweep::orchestrator {
 
 store::Store open_existing_store(const std::string& path) {
   if (!std::filesystem::exists(path)) {
-    throw std::invalid_argument("no store at " + path + " (run a scenario first, or --db)");
+    throw UsageError("no store at " + path + " (run a scenario first, or --db)");
   }
   // Read-only: a report reads a store in a directory it cannot write (a mounted volume, an
   // archive) and never changes it.
@@ -25,7 +26,7 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
   if (which.empty()) {
     found = store.latest_experiment();
     if (!found) {
-      throw std::invalid_argument(store.path() + " holds no experiment yet; run one first");
+      throw UsageError(store.path() + " holds no experiment yet; run one first");
     }
     return *found;
   }
@@ -38,8 +39,7 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
     const std::string back = which.substr(tilde + 1);
     if (back.empty() || back.size() > 6 ||
         back.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("\"" + which +
-                                  "\": expected NAME~N, N a whole number of runs back");
+      throw UsageError("\"" + which + "\": expected NAME~N, N a whole number of runs back");
     }
     std::vector<store::ExperimentRow> runs;
     for (auto& e : store.experiments()) {
@@ -48,9 +48,9 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
     const std::size_t n = std::stoul(back);
     if (!runs.empty() && n < runs.size()) return runs[runs.size() - 1 - n];
     if (!runs.empty()) {
-      throw std::invalid_argument("no experiment \"" + which + "\" in " + store.path() + ": " +
-                                  std::to_string(runs.size()) + " stored run" +
-                                  (runs.size() == 1 ? "" : "s") + " of " + name);
+      throw UsageError("no experiment \"" + which + "\" in " + store.path() + ": " +
+                       std::to_string(runs.size()) + " stored run" + (runs.size() == 1 ? "" : "s") +
+                       " of " + name);
     }
   }
   if (!found) found = store.experiment_by_name(which);
@@ -63,7 +63,7 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
     } else {
       message += " (see: kvsweep runs)";
     }
-    throw std::invalid_argument(message);
+    throw UsageError(message);
   }
   return *found;
 }
@@ -72,7 +72,7 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
   const auto colon = which.rfind(':');
   const std::string cell_text = colon == std::string::npos ? "" : which.substr(colon + 1);
   if (cell_text.empty() || cell_text.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::invalid_argument("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
+    throw UsageError("\"" + which + "\": expected EXPERIMENT:CELL, e.g. 3:2");
   }
   const store::ExperimentRow experiment = resolve_experiment(store, which.substr(0, colon));
   // More digits than any cell count: no such cell (and no stoi overflow).
@@ -80,9 +80,8 @@ store::CellRow resolve_cell(const store::Store& store, const std::string& which)
   for (const auto& cell : store.cells(experiment.id)) {
     if (cell.ordinal + 1 == position) return cell;
   }
-  throw std::invalid_argument("experiment " + std::to_string(experiment.id) + " has no cell " +
-                              cell_text + " (see: kvsweep runs " + std::to_string(experiment.id) +
-                              ")");
+  throw UsageError("experiment " + std::to_string(experiment.id) + " has no cell " + cell_text +
+                   " (see: kvsweep runs " + std::to_string(experiment.id) + ")");
 }
 
 std::string file_stem(const std::string& name) {

@@ -12,9 +12,9 @@
 namespace kvsweep::orchestrator {
 
 // The exit statuses, as README.md's table lists them. A subcommand returns kExitOk or
-// kExitFailed itself; main() maps what it throws: std::invalid_argument (bad input: an
-// option's value, a missing store, an unknown experiment) to kExitUsage, anything else to
-// kExitFailed.
+// kExitFailed itself; main() maps what it throws by its kind (common/error_kinds.h): a
+// UsageError (bad input: an option's value, a missing store, an unknown experiment) to
+// kExitUsage, anything else, a corrupt stored row among them, to kExitFailed.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // a failed cell, a regression, an error while running
 inline constexpr int kExitUsage = 2;   // bad command line or input; nothing was run

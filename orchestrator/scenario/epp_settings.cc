@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "common/spellcheck.h"
 #include "common/yaml_reader.h"
@@ -112,7 +113,7 @@ void set_weight(YAML::Node& root, const std::string& plugin, const std::string& 
 
 const EppConfigSpec& own_config(const ScenarioSpec& spec, const std::string& name) {
   const EppConfigSpec* own = spec.epp_config(name);
-  if (own == nullptr) throw std::invalid_argument("no EPP configuration named " + name);
+  if (own == nullptr) throw UsageError("no EPP configuration named " + name);
   return *own;
 }
 
@@ -205,7 +206,7 @@ std::vector<std::pair<EppSettingPath, std::string>> settings_of(
   for (const auto& [path, value] : settings) {
     std::string problem;
     auto split = split_epp_setting_path(spec, path, &problem);
-    if (!split) throw std::invalid_argument(path + ": " + problem);
+    if (!split) throw UsageError(path + ": " + problem);
     if (split->config == name) mine.emplace_back(std::move(*split), value);
   }
   return mine;
@@ -222,7 +223,7 @@ std::shared_ptr<const EppConfigSpec> epp_config_for(const ScenarioSpec& spec, co
   const std::string text = apply_epp_settings(own->config->text, mine);
   std::string error;
   auto config = sim::parse_epp_config("epp." + level, text, &error);
-  if (!config) throw std::invalid_argument(error);
+  if (!config) throw UsageError(error);
   return std::make_shared<const EppConfigSpec>(
       EppConfigSpec{own->name, own->file, config, own->mark});
 }

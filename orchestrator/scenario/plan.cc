@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "driver/datasets/dataset_limits.h"
 #include "orchestrator/scenario/cell_settings.h"
 #include "orchestrator/scenario/rehearsal.h"
@@ -241,7 +242,7 @@ std::vector<CellPlan> expand_plan(const ScenarioSpec& spec, const std::string& t
   std::vector<YamlError> errors;
   YamlErrors sink(spec.path, spec.text, &errors);
   std::vector<CellPlan> cells = expand_plan_checked(spec, target_override, sink);
-  if (!errors.empty()) throw std::invalid_argument(errors.front().text);
+  if (!errors.empty()) throw UsageError(errors.front().text);
   return cells;
 }
 

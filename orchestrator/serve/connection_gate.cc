@@ -75,30 +75,27 @@ std::optional<std::string_view> header_value(std::string_view block, std::string
 
 ConnectionGate::ConnectionGate(GateLimits limits, ServeConnection serve)
     : limits_(limits), serve_(std::move(serve)) {
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) throw std::runtime_error("eventfd failed");
+  wake_fd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!wake_fd_) throw std::runtime_error("eventfd failed");
   gate_thread_ = std::thread([this] { run(); });
   for (std::size_t i = 0; i < std::max<std::size_t>(limits_.threads, 1); ++i) {
     workers_.emplace_back([this] { work(); });
   }
 }
 
-ConnectionGate::~ConnectionGate() {
-  stop();
-  ::close(wake_fd_);
-}
+ConnectionGate::~ConnectionGate() { stop(); }
 
 void ConnectionGate::admit(int fd) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) {
-      ::close(fd);
+      close_descriptor(fd);
       return;
     }
     arrivals_.push_back(fd);
   }
   const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
 }
 
 void ConnectionGate::stop() {
@@ -108,14 +105,14 @@ void ConnectionGate::stop() {
     stopping_ = true;
   }
   const std::uint64_t one = 1;
-  [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
   job_ready_.notify_all();
   if (gate_thread_.joinable()) gate_thread_.join();
   for (std::thread& worker : workers_) {
     if (worker.joinable()) worker.join();
   }
   std::lock_guard lock(mutex_);
-  for (auto& [fd, bytes] : jobs_) ::close(fd);
+  for (auto& [fd, bytes] : jobs_) close_descriptor(fd);
   jobs_.clear();
 }
 
@@ -146,13 +143,13 @@ void ConnectionGate::run() {
       }
     }
     polled.clear();
-    polled.push_back({wake_fd_, POLLIN, 0});
+    polled.push_back({wake_fd_.get(), POLLIN, 0});
     for (const auto& [fd, waiting] : waiting_) polled.push_back({fd, POLLIN, 0});
     const int timeout_ms = static_cast<int>(std::ceil((next_deadline - now) * 1000));
     if (::poll(polled.data(), polled.size(), std::max(timeout_ms, 1)) < 0) continue;
     if (polled[0].revents != 0) {
       std::uint64_t count = 0;
-      [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+      [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
     }
     const double after = steady_now_s();
     for (std::size_t i = 1; i < polled.size(); ++i) {
@@ -168,7 +165,7 @@ void ConnectionGate::run() {
     for (const auto& [fd, waiting] : waiting_) left.push_back(fd);
     waiting_.clear();
   }
-  for (int fd : left) ::close(fd);
+  for (int fd : left) close_descriptor(fd);
 }
 
 void ConnectionGate::take_arrivals(double now) {
@@ -189,7 +186,7 @@ void ConnectionGate::take_arrivals(double now) {
         send_answer(fd, 503, "Service Unavailable",
                     "kvsweep serve has " + std::to_string(limits_.max_connections) +
                         " connections open (--max-connections); try again shortly");
-        ::close(fd);
+        close_descriptor(fd);
         continue;
       }
       // The connection that has waited longest for its request makes room: a client that
@@ -282,7 +279,7 @@ void ConnectionGate::dispatch(int fd, std::string bytes) {
   send_answer(fd, 503, "Service Unavailable",
               "every worker of kvsweep serve is busy and " + std::to_string(limits_.max_queued) +
                   " requests wait (--max-queued); try again shortly");
-  ::close(fd);
+  close_descriptor(fd);
 }
 
 void ConnectionGate::close_waiting(int fd) {
@@ -290,7 +287,7 @@ void ConnectionGate::close_waiting(int fd) {
     std::lock_guard lock(mutex_);
     waiting_.erase(fd);
   }
-  ::close(fd);
+  close_descriptor(fd);
 }
 
 void ConnectionGate::work() {

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep::orchestrator::serve {
 
 struct GateLimits {
@@ -66,7 +68,7 @@ class ConnectionGate {
 
   const GateLimits limits_;
   const ServeConnection serve_;
-  int wake_fd_ = -1;          // eventfd: arrivals and stop
+  UniqueFd wake_fd_;          // eventfd: arrivals and stop
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable job_ready_;
   std::vector<int> arrivals_;

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep::orchestrator::serve {
 namespace {
 
@@ -143,7 +145,7 @@ void GatedHttpServer::widen_backlog(int backlog) {
 
 bool GatedHttpServer::process_and_close_socket(int sock) {
   if (!gate_) {
-    ::close(sock);
+    close_descriptor(sock);  // cpp-httplib hands each accepted socket over to be closed
     return false;
   }
   gate_->admit(sock);
@@ -160,7 +162,7 @@ void GatedHttpServer::serve(int fd, std::string already_read) {
     process_request(stream, /*close_connection=*/true, connection_closed, nullptr);
   }
   ::shutdown(fd, SHUT_RDWR);
-  ::close(fd);
+  close_descriptor(fd);
 }
 
 }  // namespace kvsweep::orchestrator::serve

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "common/join.h"
 #include "reports/history.h"
 #include "reports/run_comparison.h"
@@ -42,7 +43,7 @@ Compared regressions(const store::Store& store, const std::string& scenario,
     if (it != stored.end() && it->second.previous_id == runs[i - 1]) {
       try {
         levels = reports::regressions_from_json(it->second.regressions);
-      } catch (const std::invalid_argument&) {
+      } catch (const CorruptData&) {
         // A damaged row is computed again, as if it were not there.
       }
     }

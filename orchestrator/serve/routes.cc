@@ -3,6 +3,7 @@
 #include <limits>
 #include <thread>
 
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "orchestrator/serve/compare_view.h"
 #include "orchestrator/serve/history_view.h"
@@ -39,7 +40,7 @@ int int_param(const httplib::Request& req, const char* name, int fallback) {
   if (!req.has_param(name) || req.get_param_value(name).empty()) return fallback;
   const std::string v = req.get_param_value(name);
   if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::invalid_argument(std::string(name) + ": expected a whole number, got \"" + v + "\"");
+    throw UsageError(std::string(name) + ": expected a whole number, got \"" + v + "\"");
   }
   return std::stoi(v);
 }
@@ -155,7 +156,7 @@ void compare_routes(httplib::Server& server, ServeContext& context) {
       if (!a.empty() && !b.empty()) view["result"] = compare_view(store, a, b, {});
       if (!page) {
         if (!view.contains("result"))
-          throw std::invalid_argument("give a and b: /api/compare?a=3&b=4 (or 3:1, 4:1 for cells)");
+          throw UsageError("give a and b: /api/compare?a=3&b=4 (or 3:1, 4:1 for cells)");
         send_json(res, view["result"]);
         return;
       }
@@ -180,7 +181,7 @@ void history_routes(httplib::Server& server, ServeContext& context) {
       }
       const std::string metric = param_or(req, "metric", "ttft_p95_ms");
       const int window = int_param(req, "window", 5);
-      if (window < 1) throw std::invalid_argument("window: expected 1 or more");
+      if (window < 1) throw UsageError("window: expected 1 or more");
       std::size_t compared_runs = kDefaultComparedRuns;
       if (param_or(req, "compare", "") == "all") {
         compared_runs = kAllRuns;
@@ -243,12 +244,11 @@ LiveQuery live_query(const httplib::Request& req, const LiveSettings& settings) 
     url.erase(url.find_last_not_of(" \t\r") + 1);
     if (url.empty()) return;
     if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-      throw std::invalid_argument("url: expected an http:// or https:// /metrics URL, got \"" +
-                                  url + "\"");
+      throw UsageError("url: expected an http:// or https:// /metrics URL, got \"" + url + "\"");
     }
     if (q.urls.size() >= settings.max_urls) {
-      throw std::invalid_argument("url: at most " + std::to_string(settings.max_urls) +
-                                  " /metrics URLs in one request (--max-urls)");
+      throw UsageError("url: at most " + std::to_string(settings.max_urls) +
+                       " /metrics URLs in one request (--max-urls)");
     }
     q.urls.push_back(url);
   };
@@ -266,7 +266,7 @@ LiveQuery live_query(const httplib::Request& req, const LiveSettings& settings) 
   const std::string baseline = req.get_param_value("baseline");
   if (!baseline.empty()) {
     if (baseline.size() > 15 || baseline.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("baseline: expected an experiment id, got \"" + baseline + "\"");
+      throw UsageError("baseline: expected an experiment id, got \"" + baseline + "\"");
     }
     q.experiment_id = std::stoll(baseline);
   }

@@ -36,20 +36,12 @@ Json percent(const std::optional<double>& fraction) {
 
 // "sim, 4 replicas, profile demo": the list's short form of the setup's target.
 std::string short_target(const store::ExperimentRow& e) {
-  const Json setup = Json::parse(e.setup_json, nullptr, /*allow_exceptions=*/false);
-  if (!setup.is_object() || !setup.contains("target") || !setup["target"].is_object()) return "";
-  const Json& t = setup["target"];
-  std::string text = t.value("kind", "");
-  if (t.contains("replicas") && t["replicas"].is_number() && t["replicas"].get<int>() > 0) {
-    text += ", " + std::to_string(t["replicas"].get<int>()) + " replicas";
-  }
-  if (t.contains("profile") && t["profile"].is_string() &&
-      !t["profile"].get<std::string>().empty()) {
-    text += ", profile " + t["profile"].get<std::string>();
-  }
-  if (t.contains("stands_in_for") && t["stands_in_for"].is_string()) {
-    text += " (for " + t["stands_in_for"].get<std::string>() + ")";
-  }
+  if (!e.setup.target) return "";
+  const store::TargetSetup& t = *e.setup.target;
+  std::string text = t.kind;
+  if (t.replicas && *t.replicas > 0) text += ", " + std::to_string(*t.replicas) + " replicas";
+  if (t.profile && !t.profile->empty()) text += ", profile " + *t.profile;
+  if (t.stands_in_for) text += " (for " + *t.stands_in_for + ")";
   return text;
 }
 
@@ -302,9 +294,8 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
                {"strategy", c.arm},
                {"concurrency", c.concurrency},
                {"repeat", c.repeat + 1},
-               {"factors", Json::parse(c.factors_json, nullptr, false).is_discarded()
-                               ? Json(c.factors_json)
-                               : Json::parse(c.factors_json)},
+               {"factors", c.factors.unreadable.empty() ? store::factors_object(c.factors)
+                                                        : Json(c.factors.unreadable)},
                {"status", c.status},
                {"error", c.error},
                {"started_at", c.started_at},

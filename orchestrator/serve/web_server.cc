@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "common/site_check.h"
 #include "orchestrator/serve/gated_http_server.h"
 #include "orchestrator/serve/page_render.h"
@@ -90,9 +91,11 @@ struct WebServer::Impl {
       return refuse(400, "more than one Authorization header");
     }
     const SiteNames names{context.options().bind, context.options().allowed_hosts};
-    if (const std::string why = host_refusal(header_values(req, "Host"), names); !why.empty()) {
-      return refuse(why.rfind("more than", 0) == 0 || why.rfind("no Host", 0) == 0 ? 400 : 403,
-                    "kvsweep serve refused this request: " + why);
+    const auto hosts = header_values(req, "Host");
+    if (const std::string why = host_refusal(hosts, names); !why.empty()) {
+      // None or several Host headers make a malformed request (RFC 9112 3.2); one that names
+      // another site is refused, as the sim's site guard does.
+      return refuse(hosts.size() == 1 ? 403 : 400, "kvsweep serve refused this request: " + why);
     }
     if (const std::string why =
             cross_site_refusal(req.get_header_value("Host"), req.get_header_value("Origin"),
@@ -144,19 +147,18 @@ struct WebServer::Impl {
 WebServer::WebServer(ServeOptions options) {
   if (const std::string refusal = bind_refusal(options.bind, !options.token.empty());
       !refusal.empty()) {
-    throw std::invalid_argument(refusal);
+    throw UsageError(refusal);
   }
   if (!options.token.empty() && options.token.size() < kMinTokenLength) {
-    throw std::invalid_argument("the token is " + std::to_string(options.token.size()) +
-                                " characters; use at least " + std::to_string(kMinTokenLength) +
-                                " (e.g. openssl rand -hex 32)");
+    throw UsageError("the token is " + std::to_string(options.token.size()) +
+                     " characters; use at least " + std::to_string(kMinTokenLength) +
+                     " (e.g. openssl rand -hex 32)");
   }
   if (options.limits.max_streams >= options.limits.threads) {
-    throw std::invalid_argument("--max-streams " + std::to_string(options.limits.max_streams) +
-                                " must be below --threads " +
-                                std::to_string(options.limits.threads) +
-                                ": each open stream holds a thread, and other "
-                                "requests need one");
+    throw UsageError("--max-streams " + std::to_string(options.limits.max_streams) +
+                     " must be below --threads " + std::to_string(options.limits.threads) +
+                     ": each open stream holds a thread, and other "
+                     "requests need one");
   }
   impl_ = std::make_unique<Impl>(std::move(options));
 }

@@ -34,7 +34,7 @@ std::vector<store::CommandRow> command_rows(const CommandLogs& logs) {
 store::ExperimentRow new_experiment_row(const std::string& name, const std::string& scenario_path,
                                         const std::string& scenario_text,
                                         const std::string& scenario_hash,
-                                        const std::string& setup_json) {
+                                        const store::ExperimentSetup& setup) {
   store::ExperimentRow experiment;
   experiment.name = name;
   experiment.scenario_path = scenario_path;
@@ -44,7 +44,7 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
   experiment.status = "running";
   experiment.kvsweep_version = KVSWEEP_VERSION;
   experiment.host = this_host_name();
-  experiment.setup_json = setup_json;
+  experiment.setup = setup;
   return experiment;
 }
 

@@ -36,7 +36,7 @@ store::CellLoadRow cell_load_row(const driver::LoadOptions& options,
 store::ExperimentRow new_experiment_row(const std::string& name, const std::string& scenario_path,
                                         const std::string& scenario_text,
                                         const std::string& scenario_hash,
-                                        const std::string& setup_json);
+                                        const store::ExperimentSetup& setup);
 
 // Sets cell.epoch_wall_s to the measured phase's epoch (else the warm-up's, else the
 // pre-pass's) and stores `cell` as the caller set its status, error and times, with every

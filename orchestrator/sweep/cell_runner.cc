@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "driver/datasets/load_workload.h"
 #include "orchestrator/scenario/prompt_repeats.h"
@@ -38,9 +39,9 @@ const driver::DatasetOptions& dataset_in_use(const ScenarioSpec& spec,
                                              const driver::DatasetOptions& d, bool simulated) {
   if (!spec.load.stand_in || d.path.empty() || std::filesystem::exists(d.path)) return d;
   if (!simulated) {
-    throw std::invalid_argument(spec.path + ": load.dataset.path: no such file: " + d.path +
-                                " (its stand_in is used only on the simulated fleet: --target "
-                                "sim or --target predict)");
+    throw UsageError(spec.path + ": load.dataset.path: no such file: " + d.path +
+                     " (its stand_in is used only on the simulated fleet: --target "
+                     "sim or --target predict)");
   }
   return *spec.load.stand_in;
 }
@@ -128,7 +129,7 @@ Workloads load_cell_workloads(const ScenarioSpec& spec, const driver::DatasetOpt
     w.kind = dataset.kind;
     w.stand_in = &dataset != &section;
   } catch (const driver::DatasetError& e) {
-    throw std::invalid_argument(std::string("load.dataset: ") + e.what());
+    throw UsageError(std::string("load.dataset: ") + e.what());
   }
   if (&dataset != &section) {  // the setup, hence every report, says so
     w.measured.description = "generated stand-in for the absent " + section.kind + " file " +

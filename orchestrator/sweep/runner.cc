@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
@@ -31,99 +30,89 @@ const char* turn_order_name(driver::LoadOptions::Turns turns) {
 // sets the field.
 // `timed_trace`: the measured workload carries its own arrival times (a trace, not its
 // stand-in), which a cell without a rate is sent on (cell_load_options.h).
-nlohmann::ordered_json load_setup(const ScenarioSpec& spec, const std::string& dataset,
-                                  bool timed_trace) {
+store::LoadSetup load_setup(const ScenarioSpec& spec, const std::string& dataset,
+                            bool timed_trace) {
   const LoadSpec& l = spec.load;
   const auto by_factor = [&spec](const char* path) { return spec.factor_setting(path) != nullptr; };
-  nlohmann::ordered_json load;
+  store::LoadSetup load;
   if (timed_trace && l.request_rate <= 0 && !by_factor("load.request_rate")) {
-    load["shape"] = "open loop on the trace's own arrival times, concurrency level = in-flight cap";
+    load.shape = "open loop on the trace's own arrival times, concurrency level = in-flight cap";
   } else if (by_factor("load.request_rate")) {
-    load["shape"] = "open loop at each cell's rate (a factor), concurrency level = in-flight cap";
+    load.shape = "open loop at each cell's rate (a factor), concurrency level = in-flight cap";
   } else if (l.request_rate > 0) {
-    load["shape"] = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
-                    reports::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
+    load.shape = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
+                 reports::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
   } else {
-    load["shape"] = "closed loop, one request in flight per user";
+    load.shape = "closed loop, one request in flight per user";
   }
-  if (l.request_rate > 0 || by_factor("load.request_rate")) {
-    load["turns"] = turn_order_name(l.turns);
-  }
-  if (l.think_time_s > 0) load["think_time_s"] = l.think_time_s;
-  load["dataset"] = dataset;
+  if (l.request_rate > 0 || by_factor("load.request_rate")) load.turns = turn_order_name(l.turns);
+  if (l.think_time_s > 0) load.think_time_s = l.think_time_s;
+  load.dataset = dataset;
   // Seed 004's canonical table has a prefix_regime column: the shared prefix's length.
   if (l.dataset.kind == "shared-prefix" && !by_factor("load.dataset.prefix_tokens")) {
-    load["prefix_regime"] = l.dataset.prefix_tokens;
+    load.prefix_regime = std::to_string(l.dataset.prefix_tokens);
   }
-  load["endpoint"] = l.endpoint + (l.stream ? ", streaming" : ", not streaming");
-  load["max_tokens"] = l.max_tokens;
-  if (l.num_requests > 0) load["num_requests"] = l.num_requests;
-  if (l.duration_s > 0) load["duration_s"] = l.duration_s;
-  load["warmup_requests"] = l.warmup_requests;
-  load["cache"] = cache_policy_name(l.cache);
-  if (l.cache == CachePolicy::kWarm) load["warm_passes"] = l.warm_passes;
-  load["timeout_s"] = l.timeout_s;
-  if (l.new_connection_per_request) load["connections"] = "one per request";
-  if (l.threads > 0) load["threads"] = l.threads;
+  load.endpoint = l.endpoint + (l.stream ? ", streaming" : ", not streaming");
+  load.max_tokens = l.max_tokens;
+  if (l.num_requests > 0) load.num_requests = l.num_requests;
+  if (l.duration_s > 0) load.duration_s = l.duration_s;
+  load.warmup_requests = l.warmup_requests;
+  load.cache = cache_policy_name(l.cache);
+  if (l.cache == CachePolicy::kWarm) load.warm_passes = l.warm_passes;
+  load.timeout_s = l.timeout_s;
+  if (l.new_connection_per_request) load.connections = "one per request";
+  if (l.threads > 0) load.threads = l.threads;
   return load;
 }
 
 // What the report's setup block shows; ordered as a reader scans it.
-std::string setup_json(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
-                       const std::string& dataset, bool timed_trace, const Target& target,
-                       const RunnerOptions& options) {
-  nlohmann::ordered_json setup;
+store::ExperimentSetup experiment_setup(const ScenarioSpec& spec, const std::vector<CellPlan>& plan,
+                                        const std::string& dataset, bool timed_trace,
+                                        const Target& target, const RunnerOptions& options) {
+  store::ExperimentSetup setup;
   // The embedded fleet, live (sim) or predicted in virtual time (predict), runs target.sim.
   const bool predict = options.target_override == "predict";
   const bool sim = predict || options.target_override == "sim" || spec.target.kind == "sim";
-  const std::string kind = predict ? "predict" : sim ? "sim" : spec.target.kind;
-  setup["target"] = {{"kind", kind},
-                     {"replicas", sim ? spec.target.sim.replicas : spec.target.replicas},
-                     {"profile", sim ? spec.target.sim.profile : ""},
-                     {"description", target.describe()}};
-  if (sim && spec.target.kind != "sim") setup["target"]["stands_in_for"] = spec.target.kind;
-  setup["model"] = spec.model;
-  setup["description"] = spec.description;
-  setup["seed"] = spec.seed;
-  nlohmann::ordered_json factors = nlohmann::ordered_json::object();
+  store::TargetSetup& t = setup.target.emplace();
+  t.kind = predict ? "predict" : sim ? "sim" : spec.target.kind;
+  t.replicas = sim ? spec.target.sim.replicas : spec.target.replicas;
+  t.profile = sim ? spec.target.sim.profile : "";
+  t.description = target.describe();
+  if (sim && spec.target.kind != "sim") t.stands_in_for = spec.target.kind;
+  setup.model = spec.model;
+  setup.description = spec.description;
+  setup.seed = spec.seed;
+  std::vector<store::FactorSetup>& factors = setup.factors.emplace();
   for (const auto& f : spec.factors) {
-    nlohmann::ordered_json levels = nlohmann::ordered_json::object();
+    store::FactorSetup factor;
+    factor.name = f.name;
     for (const auto& level : f.levels) {
-      nlohmann::ordered_json sets = nlohmann::ordered_json::object();
-      for (const auto& s : level.settings) sets[s.path] = s.value;
-      levels[level.label] = sets;
+      store::FactorLevelSetup& stored = factor.levels.emplace_back();
+      stored.label = level.label;
+      for (const auto& s : level.settings) stored.settings.emplace_back(s.path, s.value);
     }
-    factors[f.name] = {{"levels", levels},
-                       {"phase", f.phase == FactorPhase::kDeploy ? "deploy" : "run"}};
+    factor.phase = f.phase == FactorPhase::kDeploy ? "deploy" : "run";
+    factors.push_back(std::move(factor));
   }
-  setup["factors"] = factors;
-  setup["arms"] = arm_labels(spec);
-  std::vector<int> concurrency;
+  setup.arms = arm_labels(spec);
+  std::vector<int>& concurrency = setup.concurrency.emplace();
   for (const auto& cell : plan) {
     if (std::find(concurrency.begin(), concurrency.end(), cell.concurrency) == concurrency.end()) {
       concurrency.push_back(cell.concurrency);
     }
   }
-  setup["concurrency"] = concurrency;
-  setup["repeats"] = spec.repeats;
-  setup["load"] = load_setup(spec, dataset, timed_trace);
+  setup.repeats = spec.repeats;
+  setup.load = load_setup(spec, dataset, timed_trace);
   if (spec.search.enabled()) {
-    setup["search"] = nlohmann::ordered_json::parse(search_setup_summary(spec));
+    setup.search = search_setup(spec);
     if (options.guide_experiment_id > 0) {
-      setup["search"]["guide_experiment"] = options.guide_experiment_id;
+      setup.search->guide_experiment = options.guide_experiment_id;
     }
   }
-  // The verdicts' thresholds, when the scenario changed any (reports read them back with
-  // validity_rules_of; without the key they judge by the defaults).
-  if (const ValidityRules& v = spec.load.validity; !(v == ValidityRules{})) {
-    setup["validity"] = {{"max_send_shortfall", v.max_send_shortfall},
-                         {"max_send_delay_p99_ms", v.max_send_delay_p99_ms},
-                         {"min_in_flight_fraction", v.min_in_flight_fraction},
-                         {"backlog_grace_ms", v.backlog_grace_ms},
-                         {"trend_alpha", v.trend_alpha},
-                         {"min_ttft_rise_per_10s", v.min_ttft_rise_per_10s}};
-  }
-  return setup.dump();
+  // The verdicts' thresholds, when the scenario changed any (reports judge by
+  // ExperimentSetup::validity_rules(); without them, by the defaults).
+  if (const ValidityRules& v = spec.load.validity; !(v == ValidityRules{})) setup.validity = v;
+  return setup;
 }
 
 // The experiment's cell rows, in plan order: the resumed experiment's, or new ones.
@@ -150,7 +139,7 @@ std::vector<store::CellRow> prepare_cells(const std::vector<CellPlan>& plan, sto
     cell.arm = p.arm;
     cell.concurrency = p.concurrency;
     cell.repeat = p.repeat;
-    cell.factors_json = p.factors_json;
+    cell.factors = store::decode_factors(p.factors_json);
     cell.status = "pending";
     cell.id = store.add_cell(cell);
     cells.push_back(cell);
@@ -185,9 +174,10 @@ void check_claims(const store::ExperimentRow& experiment, store::Store& store, S
 
 // The latest unfinished experiment of the scenario when resuming and there is one, else a
 // new experiment. Sets outcome.experiment_id and outcome.resumed.
-void open_experiment(const ScenarioSpec& spec, const std::string& hash, const std::string& setup,
-                     store::Store& store, SweepOutput& output, const RunnerOptions& options,
-                     const store::ClaimOwner& me, SweepOutcome& outcome) {
+void open_experiment(const ScenarioSpec& spec, const std::string& hash,
+                     const store::ExperimentSetup& setup, store::Store& store, SweepOutput& output,
+                     const RunnerOptions& options, const store::ClaimOwner& me,
+                     SweepOutcome& outcome) {
   std::optional<store::ExperimentRow> previous;
   if (options.resume) previous = store.latest_unfinished(hash);
   if (previous) {
@@ -227,11 +217,12 @@ std::string status_to_store(const std::string& status) {
 // the store's disk until then: when a write fails on a full disk, giving it back lets that
 // transaction still be stored. Sized from what the experiment row and the claims can grow to.
 store::SpaceReserve reserve_room_to_end(const store::Store& store, const ScenarioSpec& spec,
-                                        const std::string& setup, std::size_t cells) {
+                                        const store::ExperimentSetup& setup, std::size_t cells) {
   // The row's short columns (times, hash, version, host) fit in a few hundred bytes.
   constexpr std::size_t kShortColumnsBytes = 512;
   const std::size_t row_bytes = spec.name.size() + spec.path.size() + spec.text.size() +
-                                setup.size() + kShortColumnsBytes + kMaxStatusBytes;
+                                store::encode_setup(setup).size() + kShortColumnsBytes +
+                                kMaxStatusBytes;
   return store::SpaceReserve::beside(store.path(),
                                      store.bytes_to_end_a_run(static_cast<std::int64_t>(row_bytes),
                                                               static_cast<std::int64_t>(cells)));
@@ -369,7 +360,8 @@ SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& pl
     timed_trace = timed_trace || !w.measured.arrival_s.empty();
   }
   std::vector<store::CellRow> cells;
-  const std::string setup = setup_json(spec, plan, datasets, timed_trace, target, options);
+  const store::ExperimentSetup setup =
+      experiment_setup(spec, plan, datasets, timed_trace, target, options);
   const std::size_t most_cells =
       spec.search.enabled() ? plan.size() * static_cast<std::size_t>(spec.search.max_probes)
                             : plan.size();

@@ -264,36 +264,28 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
   return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
 }
 
-std::string search_setup_summary(const ScenarioSpec& spec) {
+store::SearchSetup search_setup(const ScenarioSpec& spec) {
   const SearchSpec& s = spec.search;
-  nlohmann::ordered_json out;
-  out["factor"] = s.factor;
-  out["low"] = s.low;
-  out["high"] = s.high;
-  out["precision"] = s.precision;
-  out["growth"] = s.growth;
-  out["guide"] = s.guide == SearchGuide::kNone ? "none" : "predict";
-  out["max_tries"] = s.max_tries;
-  out["min_probe_s"] = s.min_probe_s;
-  if (spec.slo.empty()) out["knee_efficiency"] = s.knee_efficiency;
-  nlohmann::ordered_json slo = nlohmann::ordered_json::array();
+  store::SearchSetup out;
+  out.factor = s.factor;
+  out.low = s.low;
+  out.high = s.high;
+  out.precision = s.precision;
+  out.growth = s.growth;
+  out.guide = s.guide == SearchGuide::kNone ? "none" : "predict";
+  out.max_tries = s.max_tries;
+  out.min_probe_s = s.min_probe_s;
+  if (spec.slo.empty()) out.knee_efficiency = s.knee_efficiency;
+  std::vector<store::SloSetup>& slo = out.slo.emplace();
   for (const SloRequirement& q : spec.slo.requirements) {
-    nlohmann::ordered_json r;
-    r["label"] = reports::requirement_label(q);
-    if (q.ttft_ms) r["ttft_ms"] = *q.ttft_ms;
-    if (q.tpot_ms) r["tpot_ms"] = *q.tpot_ms;
-    if (q.itl_ms) r["itl_ms"] = *q.itl_ms;
-    if (q.e2e_ms) r["e2e_ms"] = *q.e2e_ms;
-    r["fraction"] = q.fraction;
-    slo.push_back(r);
+    slo.push_back(
+        {reports::requirement_label(q), q.ttft_ms, q.tpot_ms, q.itl_ms, q.e2e_ms, q.fraction});
   }
-  out["slo"] = slo;
-  out["confidence"] = spec.slo.confidence;
+  out.confidence = spec.slo.confidence;
   if (!spec.target.cost.empty()) {
-    out["cost"] = {{"usd_per_gpu_hour", spec.target.cost.usd_per_gpu_hour},
-                   {"gpus", spec.target.cost.gpus}};
+    out.cost = store::CostSetup{spec.target.cost.usd_per_gpu_hour, spec.target.cost.gpus};
   }
-  return out.dump();
+  return out;
 }
 
 }  // namespace kvsweep::orchestrator

@@ -91,7 +91,8 @@ void store_arm(store::Store& store, std::int64_t experiment_id, int position,
                const ScenarioSpec& spec, const ArmCapacity& a,
                const std::vector<std::int64_t>& probe_cells);
 
-// The setup block's "search": the factor, bounds, precision, guide and the SLO's labels.
-std::string search_setup_summary(const ScenarioSpec& spec);
+// The setup's search section: the factor, bounds, precision, guide, the SLO's requirements
+// with their labels, and the cost.
+store::SearchSetup search_setup(const ScenarioSpec& spec);
 
 }  // namespace kvsweep::orchestrator

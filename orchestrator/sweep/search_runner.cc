@@ -124,7 +124,7 @@ class ArmSearch {
           searches_concurrency(spec_) ? probe.arm : probe.arm + " @ " + load_text(spec_, load);
       cell.concurrency = probe.concurrency;
       cell.repeat = probe.repeat;
-      cell.factors_json = probe.factors_json;
+      cell.factors = store::decode_factors(probe.factors_json);
       cell.status = "pending";
       cell.id = store_.add_cell(cell);
     }

@@ -1,6 +1,7 @@
 // A cell's load as shards: plan, run, merge, one row per shard.
 #include "orchestrator/sweep/sharded_load.h"
 
+#include "common/error_kinds.h"
 #include "driver/shard_merge.h"
 #include "driver/shard_plan.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
@@ -61,7 +62,7 @@ ShardedLoad run_sharded_load(const driver::LoadOptions& options, const std::stri
   driver::MergedShards merged;
   try {
     merged = driver::merge_shards(run_shards(plan, launcher, how));
-  } catch (const std::invalid_argument& e) {
+  } catch (const CorruptData& e) {  // the shards' records do not add up
     throw ShardError(e.what());
   }
   ShardedLoad sharded;

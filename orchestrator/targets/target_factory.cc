@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/replicas_target.h"
 #include "orchestrator/targets/sim_target.h"
@@ -42,7 +43,7 @@ std::unique_ptr<Target> build_target(const ScenarioSpec& spec, const std::vector
   try {
     return make_target(spec, plan, override_kind == "sim", log);
   } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
+    throw UsageError(spec.path + ": " + e.what());
   }
 }
 
@@ -53,7 +54,7 @@ std::unique_ptr<TreatmentPlanner> build_planner(const ScenarioSpec& spec,
   try {
     return make_planner(spec, plan, override_kind == "sim");
   } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
+    throw UsageError(spec.path + ": " + e.what());
   }
 }
 
@@ -63,7 +64,7 @@ std::unique_ptr<PredictTarget> build_predict_target(const ScenarioSpec& spec,
   try {
     return std::make_unique<PredictTarget>(spec, plan, network_latency_s, log);
   } catch (const TargetError& e) {
-    throw std::invalid_argument(spec.path + ": " + e.what());
+    throw UsageError(spec.path + ": " + e.what());
   }
 }
 

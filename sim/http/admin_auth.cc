@@ -5,6 +5,7 @@
 #include <boost/beast/core/string.hpp>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "sim/http/openai_api.h"
 #include "sim/http/server_routes.h"
 
@@ -24,7 +25,7 @@ bool is_loopback_host(std::string_view host) {
 
 void require_admin_token(std::string_view host, std::string_view token) {
   if (!token.empty() || is_loopback_host(host)) return;
-  throw std::invalid_argument(
+  throw UsageError(
       "admin_token: host " + std::string(host) +
       " is reachable beyond this machine, so /admin/* needs a token: put one in an environment "
       "variable and pass --admin-token-env VAR (or listen on 127.0.0.1)");

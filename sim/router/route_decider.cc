@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "sim/engine/block_hash.h"
 
 namespace kvsweep::sim {
@@ -15,12 +16,12 @@ RouteDecider::RouteDecider(int replicas, RouteDeciderOptions options)
       prefill_tokens_(in_flight_.size(), 0),
       server_loads_(in_flight_.size()),
       index_(std::max(replicas, 0)) {
-  if (replicas < 1) throw std::invalid_argument("replicas: the router needs at least one");
+  if (replicas < 1) throw UsageError("replicas: the router needs at least one");
   if (options_.strategy == "epp" && !options_.params.epp) {
-    throw std::invalid_argument("strategy: epp needs an EndpointPickerConfig");
+    throw UsageError("strategy: epp needs an EndpointPickerConfig");
   }
   if (!set_strategy(options_.strategy, options_.params)) {
-    throw std::invalid_argument("strategy: " + unknown_strategy_message(options_.strategy));
+    throw UsageError("strategy: " + unknown_strategy_message(options_.strategy));
   }
 }
 

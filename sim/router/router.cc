@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/duration.h"
+#include "common/error_kinds.h"
 #include "sim/engine/tokenizer.h"
 #include "sim/http/admin_auth.h"
 #include "sim/http/openai_api.h"
@@ -100,8 +101,7 @@ Router::Router(boost::asio::io_context& io, std::vector<RoutedReplica> replicas,
       load_timer_(io),
       reading_load_(replicas_.size(), 0) {
   if (options_.health.probe_interval.count() < 0 || options_.health.failure_threshold < 1) {
-    throw std::invalid_argument(
-        "health: the probe interval must be >= 0 and the failure threshold >= 1");
+    throw UsageError("health: the probe interval must be >= 0 and the failure threshold >= 1");
   }
   if (options_.health.probe_interval.count() > 0) schedule_probes();
   if (decider_.needs_server_loads()) {

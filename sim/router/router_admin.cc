@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "common/json_text.h"
 #include "common/spellcheck.h"
 #include "sim/http/openai_api.h"
@@ -235,7 +236,7 @@ void Router::admin_health(const HttpRequest& request, Exchange& exchange) {
       const std::string value =
           params.substr(at + key.size(), params.find('&', at) - at - key.size());
       since = std::stoull(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
+      if (used != value.size()) throw UsageError(value);
     } catch (const std::exception&) {
       return bad_request(exchange, "since: expected an event number", "since");
     }

@@ -424,7 +424,7 @@ TEST_F(Calibrate, ReplayUnderAnotherStrategyAgreesWithARealRunOfIt) {
     const auto experiments = store.experiments();
     ASSERT_EQ(experiments.size(), 3u);
     EXPECT_EQ(experiments[1].name, "replay-grid-replay");
-    EXPECT_NE(experiments[1].setup_json.find("\"kind\":\"predict\""), std::string::npos);
+    EXPECT_EQ(experiments[1].setup.target_kind(), "predict");
     EXPECT_EQ(experiments[1].scenario_text.rfind("# kvsweep replay of experiment", 0), 0u);
     EXPECT_NE(experiments[1].scenario_hash, experiments[0].scenario_hash);
 

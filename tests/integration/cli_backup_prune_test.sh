@@ -164,7 +164,8 @@ corrupt_summary)
   "$kvsweep" --db "$db" runs >/dev/null || fail "runs"
   status=0
   "$kvsweep" --db "$db" report 2 -o "$work/r.md" >/dev/null 2>"$work/report.err" || status=$?
-  [ "$status" -ne 0 ] || fail "report of a corrupt summary succeeded"
+  # A corrupt stored row is not the user's mistake: exit 1 (failed), never 2 (bad input).
+  [ "$status" -eq 1 ] || fail "report of a corrupt summary exited $status, not 1"
   grep -qF "$want" "$work/report.err" || fail "report said: $(cat "$work/report.err")"
   ;;
 *)

@@ -157,8 +157,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
   // A conversation kept on one replica finds its history cached there; alternating replicas
   // computes it again. Both cells started cold (the reset went through the router).
   EXPECT_GT(hit_rate.at("prefix-hash"), hit_rate.at("round-robin"));
-  EXPECT_NE(store.experiment(swept.outcome.experiment_id)->setup_json.find(R"("kind":"replicas")"),
-            std::string::npos);
+  EXPECT_EQ(store.experiment(swept.outcome.experiment_id)->setup.target_kind(), "replicas");
 }
 
 // A cold cell on real upstreams starts llm-d's endpoint picker afresh too, as the llmd target

@@ -33,12 +33,12 @@ std::int64_t write_load_experiment(store::Store& store) {
   e.started_at = "2026-11-22T05:00:00Z";
   e.status = "running";
   e.kvsweep_version = "0.1.0";
-  e.setup_json =
+  e.setup = store::decode_setup(
       R"({"target":{"kind":"endpoint","url":"http://127.0.0.1:8000"},"model":"llama",)"
       R"("load":{"shape":"open loop","request_rate":4.0,"burstiness":1.0,"max_concurrency":8,)"
       R"("dataset":"sharegpt: 3 conversations from s.json","endpoint":"chat","stream":true,)"
       R"("max_tokens":64,"percentile_metrics":["ttft","e2el"],"metric_percentiles":[50,90]},)"
-      R"("baseline":""})";
+      R"("baseline":""})");
   const auto id = store.add_experiment(e);
   store::CellRow cell;
   cell.experiment_id = id;

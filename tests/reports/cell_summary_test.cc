@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "common/stats.h"
 #include "reports/summary_parts.h"
 #include "tests/reports/request_builders.h"
@@ -186,7 +187,7 @@ TEST(CellSummary, MalformedStoredPartsAreRefused) {
   store::CellSummaryRow row = summary_row(1, summary);
   store::CellSummaryRow cut = row;
   cut.distributions.resize(cut.distributions.size() - 1);
-  EXPECT_THROW(summary_from_row(cut), std::invalid_argument);
+  EXPECT_THROW(summary_from_row(cut), kvsweep::CorruptData);
   store::CellSummaryRow bad_verdict = row;
   const auto at = bad_verdict.figures.find("\"verdict\":\"");
   ASSERT_NE(at, std::string::npos);
@@ -194,7 +195,7 @@ TEST(CellSummary, MalformedStoredPartsAreRefused) {
   try {
     summary_from_row(bad_verdict);
     FAIL() << "expected a refusal";
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsweep::CorruptData& e) {
     EXPECT_NE(std::string(e.what()).find("validity.verdict"), std::string::npos) << e.what();
   }
 }
@@ -225,13 +226,13 @@ TEST(CellSummary, OlderFormatsReadNewerAndMalformedAreRefused) {
   try {
     metrics_from_summary(R"({"format":1,"ttft_ms":{"p99":"fast"}})");
     FAIL() << "expected a refusal";
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsweep::CorruptData& e) {
     EXPECT_NE(std::string(e.what()).find("ttft_ms.p99: not a number"), std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(metrics_from_summary(R"({"format":99})"), std::invalid_argument);
-  EXPECT_THROW(metrics_from_summary("[1,2]"), std::invalid_argument);
-  EXPECT_THROW(metrics_from_summary("{"), std::invalid_argument);
+  EXPECT_THROW(metrics_from_summary(R"({"format":99})"), kvsweep::CorruptData);
+  EXPECT_THROW(metrics_from_summary("[1,2]"), kvsweep::CorruptData);
+  EXPECT_THROW(metrics_from_summary("{"), kvsweep::CorruptData);
 }
 
 // The promise of the summary's histograms: any percentile within 0.5% of the exact one, for
@@ -292,9 +293,9 @@ TEST(LatencyHistogram, MergesAndRoundTripsThroughBytes) {
     EXPECT_LE(std::fabs(back.percentile(p) - percentile(all, p)), 0.005 * percentile(all, p)) << p;
   }
   EXPECT_LT(a.to_bytes().size(), 4000u);  // a few bytes per bucket, not per value
-  EXPECT_THROW(LatencyHistogram::from_bytes(std::string("\x01\x80", 2)), std::invalid_argument);
+  EXPECT_THROW(LatencyHistogram::from_bytes(std::string("\x01\x80", 2)), kvsweep::CorruptData);
   EXPECT_THROW(LatencyHistogram::from_bytes(std::string("\x00\x02\x01\x01\x01", 5)),
-               std::invalid_argument);  // the second bucket is not above the first
+               kvsweep::CorruptData);  // the second bucket is not above the first
   EXPECT_EQ(LatencyHistogram().percentile(50), 0);
 }
 

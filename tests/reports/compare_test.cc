@@ -273,9 +273,7 @@ TEST(Compare, LabelsSayWhichSideIsPredicted) {
   kvsweep::testing::TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   store::ExperimentRow predicted = kvsweep::testing::small_experiment();
-  const std::string sim_kind = R"("kind":"sim")";
-  predicted.setup_json.replace(predicted.setup_json.find(sim_kind), sim_kind.size(),
-                               R"("kind":"predict")");
+  predicted.setup.target->kind = "predict";
   const auto a = store.add_experiment(predicted);
   const auto b = store.add_experiment(kvsweep::testing::small_experiment());
   const CompareResult result = compare_experiments(store, a, b, {});

@@ -34,9 +34,7 @@ TEST(History, PredictionsAndRunsHaveTheirOwnBaselines) {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   store::ExperimentRow predicted = kvsweep::testing::small_experiment();
-  const std::string sim_kind = R"("kind":"sim")";
-  predicted.setup_json.replace(predicted.setup_json.find(sim_kind), sim_kind.size(),
-                               R"("kind":"predict")");
+  predicted.setup.target->kind = "predict";
   kvsweep::testing::write_small_experiment(store);             // simulated
   kvsweep::testing::write_small_experiment(store, predicted);  // predicted
   kvsweep::testing::write_small_experiment(store);             // simulated

@@ -32,7 +32,7 @@ CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 5
 
 ReportModel model(const std::vector<CellMetrics>& m, const std::string& setup_json = "") {
   store::ExperimentRow e;
-  e.setup_json = setup_json.empty() ? "{}" : setup_json;
+  e.setup = kvsweep::store::decode_setup(setup_json.empty() ? "{}" : setup_json);
   e.baseline = "random";
   return make_report_model(e, {cell("random", 96), cell("prefix-hash", 96)}, m);
 }
@@ -96,8 +96,9 @@ TEST(CsvTable, APrefixRegimeFactorFillsTheColumnPerCell) {
   for (const std::string mode : {"no_cache", "cache"}) {
     for (const std::string regime : {"512", "1024"}) {
       store::CellRow c = cell(mode + ", prefix_tokens=" + regime, 16);
-      c.factors_json = R"({"mode":")" + mode + R"(","load.dataset.prefix_tokens":")" + regime +
-                       R"(","concurrency":16})";
+      c.factors = kvsweep::store::decode_factors(R"({"mode":")" + mode +
+                                                 R"(","load.dataset.prefix_tokens":")" + regime +
+                                                 R"(","concurrency":16})");
       cells.push_back(c);
     }
   }

@@ -32,7 +32,7 @@ CellMetrics metrics(double ttft_mean_ms, double total_tok_s) {
 store::ExperimentRow experiment(const std::string& setup_json) {
   store::ExperimentRow e;
   e.name = "x";
-  e.setup_json = setup_json;
+  e.setup = kvsweep::store::decode_setup(setup_json);
   e.baseline = "random";
   return e;
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/error_kinds.h"
 #include "reports/bootstrap.h"
 #include "reports/compare.h"
 #include "tests/reports/request_builders.h"
@@ -64,7 +65,7 @@ TEST(RequestSample, BytesKeepEveryBit) {
   EXPECT_EQ(back[1].index, 7);
   EXPECT_EQ(back[1].output_tokens, 1 << 30);
   EXPECT_EQ(sample_to_bytes(sample).size(), 56u);
-  EXPECT_THROW(sample_from_bytes(std::string(27, '\0')), std::invalid_argument);
+  EXPECT_THROW(sample_from_bytes(std::string(27, '\0')), kvsweep::CorruptData);
 }
 
 // compare reads the sample as it reads rows: its statistics stay near the whole cell's.

@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/error_kinds.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
 
@@ -176,12 +177,12 @@ TEST(RunComparison, RegressionsReadBackAndAMalformedRowIsNamed) {
   for (const char* bad :
        {"{}", "not json", R"([{"strategy":"random","concurrency":"8","metrics":[]}])",
         R"([{"strategy":"random","concurrency":8,"metrics":[1]}])"}) {
-    EXPECT_THROW(regressions_from_json(bad), std::invalid_argument) << bad;
+    EXPECT_THROW(regressions_from_json(bad), kvsweep::CorruptData) << bad;
   }
   try {
     regressions_from_json(R"([{"strategy":"random","concurrency":8}])");
     FAIL();
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsweep::CorruptData& e) {
     EXPECT_STREQ(e.what(),
                  "run comparison: regressions[0]: expected {strategy: text, concurrency: whole "
                  "number, metrics: [text]}");

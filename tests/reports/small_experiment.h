@@ -30,9 +30,10 @@ inline store::ExperimentRow small_experiment() {
   e.status = "running";
   e.kvsweep_version = "0.1.0";
   e.host = "ci-runner";
-  e.setup_json = R"({"target":{"kind":"sim","replicas":2,"profile":"tiny"},"model":"tiny-llama",)"
-                 R"("load":{"dataset":{"kind":"synthetic"},"max_concurrency":"${concurrency}",)"
-                 R"("num_prompts":4}})";
+  e.setup = kvsweep::store::decode_setup(
+      R"({"target":{"kind":"sim","replicas":2,"profile":"tiny"},"model":"tiny-llama",)"
+      R"("load":{"dataset":{"kind":"synthetic"},"max_concurrency":"${concurrency}",)"
+      R"("num_prompts":4}})");
   e.baseline = "random";
   return e;
 }

@@ -541,14 +541,14 @@ std::int64_t store_cell_judged_by_the_earlier_rules(store::Store& store, const s
   e.name = name;
   e.started_at = "2026-12-01T20:00:00Z";
   e.status = "done";
-  e.setup_json = "{}";
+  e.setup = kvsweep::store::decode_setup("{}");
   const std::int64_t experiment = store.add_experiment(e);
   store::CellRow c;
   c.experiment_id = experiment;
   c.key = "k";
   c.arm = "least-load";
   c.concurrency = 400;
-  c.factors_json = "{}";
+  c.factors = kvsweep::store::decode_factors("{}");
   c.status = "running";
   c.id = store.add_cell(c);
   const auto rows = every_sixteenth(320, [](int) { return 0.125; });

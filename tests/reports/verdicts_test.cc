@@ -153,7 +153,7 @@ TEST(Verdicts, ClientHitRateStandsInWhenServersExposeNone) {
 
 store::ExperimentRow with_setup(const std::string& setup_json) {
   store::ExperimentRow e;
-  e.setup_json = setup_json;
+  e.setup = kvsweep::store::decode_setup(setup_json);
   return e;
 }
 

@@ -21,7 +21,7 @@ std::int64_t add_experiment(Store& store, const std::string& name) {
   e.name = name;
   e.started_at = "2026-11-22T04:30:00Z";
   e.status = "done";
-  e.setup_json = "{}";
+  e.setup = kvsweep::store::decode_setup("{}");
   return store.add_experiment(e);
 }
 
@@ -33,7 +33,7 @@ CellRow add_cell(Store& store, std::int64_t experiment_id, int ordinal, const st
   c.key = "k" + std::to_string(ordinal);
   c.arm = "random";
   c.concurrency = 4;
-  c.factors_json = "{}";
+  c.factors = kvsweep::store::decode_factors("{}");
   c.status = "running";
   c.id = store.add_cell(c);
   std::vector<RequestRow> rows;

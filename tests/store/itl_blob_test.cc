@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::store {
 namespace {
 
@@ -73,13 +75,13 @@ TEST(ItlBlob, CorruptBlobsAreRefusedWithAReason) {
   try {
     decode_itl(std::string(1, '\x07'));
     FAIL() << "expected a refusal";
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsweep::CorruptData& e) {
     EXPECT_NE(std::string(e.what()).find("unknown form 7"), std::string::npos) << e.what();
   }
   // A varint whose last byte still says "more follows".
-  EXPECT_THROW(decode_itl(std::string("\x01\x80", 2)), std::invalid_argument);
-  EXPECT_THROW(decode_itl(std::string("\x01") + std::string(11, '\xff')), std::invalid_argument);
-  EXPECT_THROW(decode_itl(std::string("\x02") + std::string(7, '\0')), std::invalid_argument);
+  EXPECT_THROW(decode_itl(std::string("\x01\x80", 2)), kvsweep::CorruptData);
+  EXPECT_THROW(decode_itl(std::string("\x01") + std::string(11, '\xff')), kvsweep::CorruptData);
+  EXPECT_THROW(decode_itl(std::string("\x02") + std::string(7, '\0')), kvsweep::CorruptData);
 }
 
 }  // namespace

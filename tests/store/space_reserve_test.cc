@@ -102,7 +102,7 @@ std::pair<std::int64_t, std::int64_t> end_a_run(const EndOfRun& shape) {
     experiment.name = "ending";
     experiment.scenario_path = "scenarios/ending.yaml";
     experiment.scenario_text = shape.scenario_text;
-    experiment.setup_json = shape.setup_json;
+    experiment.setup = kvsweep::store::decode_setup(shape.setup_json);
     experiment.scenario_hash = std::string(64, 'a');
     experiment.started_at = "2026-11-23T16:00:00Z";
     experiment.kvsweep_version = "0.1.0";
@@ -130,7 +130,8 @@ std::pair<std::int64_t, std::int64_t> end_a_run(const EndOfRun& shape) {
     store.claim_cells(add_cells(2, shape.cells / 2 + 1), other_run, 1.7e9);
     // What runner.cc passes: the row's texts, its short columns and the longest status.
     row_bytes = static_cast<std::int64_t>(experiment.name.size() + experiment.scenario_path.size() +
-                                          shape.scenario_text.size() + shape.setup_json.size()) +
+                                          shape.scenario_text.size() +
+                                          encode_setup(experiment.setup).size()) +
                 512 + 1024;
   }  // the last connection closes: the WAL is copied into the file and removed
   Store store = Store::open(path);

@@ -26,7 +26,7 @@ ExperimentRow make_experiment(const std::string& name) {
   row.status = "running";
   row.kvsweep_version = "0.1.0";
   row.host = "bench-host";
-  row.setup_json = R"({"load":{"request_rate":800}})";
+  row.setup = kvsweep::store::decode_setup(R"({"load":{"request_rate":800}})");
   row.baseline = "random";
   return row;
 }
@@ -39,7 +39,7 @@ CellRow make_cell(std::int64_t experiment_id, int ordinal) {
   row.arm = "random";
   row.concurrency = 8;
   row.repeat = ordinal;
-  row.factors_json = R"({"strategy":"random","concurrency":8})";
+  row.factors = kvsweep::store::decode_factors(R"({"strategy":"random","concurrency":8})");
   row.status = "running";
   row.started_at = "2026-11-22T04:31:00Z";
   row.finished_at = "";
@@ -88,7 +88,7 @@ void expect_same(const ExperimentRow& a, const ExperimentRow& b) {
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.kvsweep_version, b.kvsweep_version);
   EXPECT_EQ(a.host, b.host);
-  EXPECT_EQ(a.setup_json, b.setup_json);
+  EXPECT_EQ(a.setup, b.setup);
   EXPECT_EQ(a.baseline, b.baseline);
 }
 
@@ -100,7 +100,7 @@ void expect_same(const CellRow& a, const CellRow& b) {
   EXPECT_EQ(a.arm, b.arm);
   EXPECT_EQ(a.concurrency, b.concurrency);
   EXPECT_EQ(a.repeat, b.repeat);
-  EXPECT_EQ(a.factors_json, b.factors_json);
+  EXPECT_EQ(a.factors, b.factors);
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.started_at, b.started_at);
   EXPECT_EQ(a.finished_at, b.finished_at);

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/unique_fd.h"
+
 extern char** environ;
 
 namespace kvsweep::orchestrator {
@@ -18,19 +20,15 @@ Lifeline::Lifeline() {
   if (::pipe2(ends, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("cannot make a lifeline pipe: ") + std::strerror(errno));
   }
-  write_end_ = ends[1];
-  read_end_ = ::fcntl(ends[0], F_DUPFD_CLOEXEC, kCoordinatorFd + 1);
-  ::close(ends[0]);
-  if (read_end_ < 0) {
-    ::close(write_end_);
+  write_end_.reset(ends[1]);
+  UniqueFd low_read_end(ends[0]);
+  read_end_.reset(::fcntl(low_read_end.get(), F_DUPFD_CLOEXEC, kCoordinatorFd + 1));
+  if (!read_end_) {  // both ends close themselves
     throw std::runtime_error(std::string("cannot make a lifeline pipe: ") + std::strerror(errno));
   }
 }
 
-Lifeline::~Lifeline() {
-  cut();
-  if (read_end_ >= 0) ::close(read_end_);
-}
+Lifeline::~Lifeline() { cut(); }
 
 pid_t Lifeline::spawn(const std::vector<std::string>& argv, const std::string& log) {
   std::vector<char*> c_args;
@@ -41,7 +39,7 @@ pid_t Lifeline::spawn(const std::vector<std::string>& argv, const std::string& l
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, read_end_, kCoordinatorFd);
+  posix_spawn_file_actions_adddup2(&actions, read_end_.get(), kCoordinatorFd);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
@@ -57,16 +55,13 @@ pid_t Lifeline::spawn(const std::vector<std::string>& argv, const std::string& l
 }
 
 void Lifeline::finish() {
-  if (write_end_ < 0) return;
+  if (!write_end_) return;
   const char done = 'd';
-  while (::write(write_end_, &done, 1) < 0 && errno == EINTR) {
+  while (::write(write_end_.get(), &done, 1) < 0 && errno == EINTR) {
   }
   cut();
 }
 
-void Lifeline::cut() {
-  if (write_end_ >= 0) ::close(write_end_);
-  write_end_ = -1;
-}
+void Lifeline::cut() { write_end_.reset(); }
 
 }  // namespace kvsweep::orchestrator

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.h"
+
 namespace kvsweep::orchestrator {
 
 // The descriptor a started process finds the lifeline's read end on (`--coordinator-fd 3`).
@@ -34,8 +36,8 @@ class Lifeline {
   void cut();
 
  private:
-  int write_end_ = -1;
-  int read_end_ = -1;  // close-on-exec, above kCoordinatorFd: dup2 onto it always makes a new one
+  UniqueFd write_end_;
+  UniqueFd read_end_;  // close-on-exec, above kCoordinatorFd: dup2 onto it always makes a new one
 };
 
 }  // namespace kvsweep::orchestrator

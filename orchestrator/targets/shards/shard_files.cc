@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "common/error_kinds.h"
+
 namespace kvsweep::orchestrator {
 namespace {
 
@@ -25,7 +27,7 @@ void check_shard_file_name(const std::string& name) {
     ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                 c == '.' || c == '_' || c == '-');
   }
-  if (!ok) throw std::invalid_argument("shard file name: not a plain file name: " + name);
+  if (!ok) throw UsageError("shard file name: not a plain file name: " + name);
 }
 
 std::string encode_base64(const std::string& bytes) {
@@ -45,7 +47,7 @@ std::string encode_base64(const std::string& bytes) {
 }
 
 std::string decode_base64(const std::string& text) {
-  if (text.size() % 4 != 0) throw std::invalid_argument("base64: length not a multiple of 4");
+  if (text.size() % 4 != 0) throw UsageError("base64: length not a multiple of 4");
   std::string out;
   out.reserve(text.size() / 4 * 3);
   for (std::size_t i = 0; i < text.size(); i += 4) {
@@ -59,7 +61,7 @@ std::string decode_base64(const std::string& text) {
         continue;
       }
       v[k] = value_of(c);
-      if (v[k] < 0 || pad > 0) throw std::invalid_argument("base64: bad character");
+      if (v[k] < 0 || pad > 0) throw UsageError("base64: bad character");
     }
     const unsigned bits = (static_cast<unsigned>(v[0]) << 18) |
                           (static_cast<unsigned>(v[1]) << 12) | (static_cast<unsigned>(v[2]) << 6) |
