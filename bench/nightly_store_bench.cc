@@ -26,9 +26,9 @@
 #include "reports/cell_summary.h"
 #include "reports/compare.h"
 #include "reports/history.h"
+#include "reports/level_winners.h"
 #include "reports/report_model.h"
 #include "reports/run_comparison.h"
-#include "reports/verdicts.h"
 #include "store/store.h"
 
 namespace {

@@ -62,7 +62,7 @@ class CurlMulti {
   void add(const CurlEasy& easy);     // starts the transfer; throws std::runtime_error
   void remove(const CurlEasy& easy);  // stops it (a no-op when not added)
   std::size_t size() const { return added_.size(); }
-  // For the socket-action drivers (curl_shard.cc), which set callbacks and drive sockets.
+  // For the socket-action drivers (transfer_lane.cc), which set callbacks and drive sockets.
   CURLM* get() const { return handle_; }
 
   // Drives every transfer as far as it can go without blocking.

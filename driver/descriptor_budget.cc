@@ -11,7 +11,7 @@
 
 #include "common/duration.h"
 #include "common/error_kinds.h"
-#include "driver/curl_shard.h"
+#include "driver/transfer_lane.h"
 
 namespace kvsweep::driver {
 namespace {
@@ -116,7 +116,7 @@ DescriptorBudget descriptor_budget(const LoadOptions& options, const Workload& w
   }
   const std::int64_t threads = transfer_threads(options, workload);
   budget.headroom = kProcessHeadroom + kPerThread * (threads + 1) +
-                    std::min(budget.connections, kUnbounded / 2) / kShardTransfers + threads;
+                    std::min(budget.connections, kUnbounded / 2) / kLaneTransfers + threads;
   budget.in_use = open_descriptors();
   return budget;
 }

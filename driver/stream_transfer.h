@@ -31,7 +31,7 @@ struct TransferSettings {
 // of a thread (libcurl only reads it).
 CurlSlist request_headers(const TransferSettings& settings);
 
-// Counts the connections of one libcurl multi handle (curl_shard.h): the socket callbacks of
+// Counts the connections of one libcurl multi handle (transfer_lane.h): the socket callbacks of
 // the transfers it carries report every socket opened and closed.
 struct ConnectionCount {
   int open = 0;

@@ -1,4 +1,4 @@
-// TransferWorker: one event-loop thread carrying a load run's transfers over its curl shards.
+// TransferWorker: one event-loop thread carrying a load run's transfers over its curl lanes.
 #include "driver/transfer_worker.h"
 
 #include <sys/epoll.h>
@@ -42,7 +42,7 @@ TransferWorker::TransferWorker(const TransferContext& context, int thread)
     : context_(context),
       thread_(thread),
       epoll_fd_(make_epoll()),
-      shards_(epoll_fd_.get(), &run_now_) {
+      lanes_(epoll_fd_.get(), &run_now_) {
   wake_fd_ = make_eventfd("transfer thread");  // epoll_fd_ closes itself if this throws
   epoll_event event{};
   event.events = EPOLLIN;
@@ -109,14 +109,14 @@ void TransferWorker::run() {
         take_inbox();
         continue;
       }
-      CurlShard* shard = shards_.find(tag.shard);
-      if (shard == nullptr) continue;
+      TransferLane* lane = lanes_.find(tag.lane);
+      if (lane == nullptr) continue;
       if (tag.kind == EventKind::kTimer) {
-        shard->on_timer();
+        lane->on_timer();
       } else {
-        shard->on_socket(tag.fd, event.events);
+        lane->on_socket(tag.fd, event.events);
       }
-      reap(shard);
+      reap(lane);
     }
     if (cancelled_) cancel_everything();
     // Then connection setup, bounded per iteration.
@@ -125,11 +125,11 @@ void TransferWorker::run() {
       pending_.pop_front();
       start(std::move(job));
     }
-    std::vector<CurlShard*> due;
+    std::vector<TransferLane*> due;
     due.swap(run_now_);
-    for (CurlShard* shard : due) {
-      shard->run_timeouts();
-      reap(shard);
+    for (TransferLane* lane : due) {
+      lane->run_timeouts();
+      reap(lane);
     }
     expire_first_byte_deadlines();
     if (context_.underway != nullptr && !underway_woken_ &&
@@ -140,9 +140,9 @@ void TransferWorker::run() {
     flush();
     if (stopping_ && active_ == 0 && pending_.empty()) break;
   }
-  // libcurl handles are released on the thread that used them: shards first (every transfer
+  // libcurl handles are released on the thread that used them: lanes first (every transfer
   // was removed), then the easy handles.
-  shards_.clear();
+  lanes_.clear();
   flights_.clear();
 }
 
@@ -204,16 +204,16 @@ void TransferWorker::start(Job job) {
     std::string body = options.endpoint == LoadOptions::Endpoint::kChat
                            ? chat_request_body(chat)
                            : completion_request_body(chat);
-    CurlShard* shard = shards_.pick();
+    TransferLane* lane = lanes_.pick();
     flight->transfer->begin(std::move(body), job.wants_reply || options.keep_response_text,
-                            shard->connections(), job.warmup ? nullptr : context_.underway);
-    flight->shard = shard;
+                            lane->connections(), job.warmup ? nullptr : context_.underway);
+    flight->lane = lane;
     ++flight->generation;
     record.sent_s = now_s();
     if (job.scheduled_s >= 0) {
       record.schedule_lag_ms = std::max(0.0, record.sent_s - job.scheduled_s) * 1000.0;
     }
-    shard->add(flight->transfer->easy().get());
+    lane->add(flight->transfer->easy().get());
   } catch (const std::exception& e) {
     fail_to_start(flight, e.what());
     return;
@@ -226,7 +226,7 @@ void TransferWorker::start(Job job) {
   }
 }
 
-// The transfer could not be handed to libcurl (no descriptor for a new shard's timer, no
+// The transfer could not be handed to libcurl (no descriptor for a new lane's timer, no
 // memory): a failure of the client, recorded as such, and the run goes on.
 void TransferWorker::fail_to_start(Flight* flight, const std::string& why) {
   RequestRecord& record = flight->record;
@@ -242,8 +242,8 @@ void TransferWorker::fail_to_start(Flight* flight, const std::string& why) {
   free_flights_.push_back(flight);
 }
 
-void TransferWorker::reap(CurlShard* shard) {
-  while (const std::optional<CurlDone> done = shard->next_done()) {
+void TransferWorker::reap(TransferLane* lane) {
+  while (const std::optional<CurlDone> done = lane->next_done()) {
     Flight* flight = nullptr;
     curl_easy_getinfo(done->easy, CURLINFO_PRIVATE, &flight);
     if (flight == nullptr || !flight->active) continue;
@@ -255,8 +255,8 @@ void TransferWorker::reap(CurlShard* shard) {
 void TransferWorker::retire(Flight* flight) {
   RequestRecord& record = flight->record;
   record.ended_s = now_s();
-  CurlShard* shard = flight->shard;
-  shard->remove(flight->transfer->easy().get());
+  TransferLane* lane = flight->lane;
+  lane->remove(flight->transfer->easy().get());
   flight->active = false;
   --active_;
   TransferDone done;
@@ -265,7 +265,7 @@ void TransferWorker::retire(Flight* flight) {
   done.record = std::move(record);
   done.thread = thread_;
   outbox_.push_back(std::move(done));
-  shards_.on_transfer_removed(shard);
+  lanes_.on_transfer_removed(lane);
   free_flights_.push_back(flight);
 }
 

@@ -1,4 +1,4 @@
-// TransferWorker: one event-loop thread carrying a load run's transfers over its curl shards.
+// TransferWorker: one event-loop thread carrying a load run's transfers over its curl lanes.
 #pragma once
 
 #include <atomic>
@@ -13,12 +13,12 @@
 
 #include "common/unique_fd.h"
 #include "driver/completion_queue.h"
-#include "driver/curl_shard.h"
+#include "driver/lane_pool.h"
 #include "driver/load_options.h"
 #include "driver/request_record.h"
 #include "driver/request_source.h"
-#include "driver/shard_pool.h"
 #include "driver/stream_transfer.h"
+#include "driver/transfer_lane.h"
 
 namespace kvsweep::driver {
 
@@ -55,7 +55,7 @@ class TransferWorker {
   struct Flight {
     std::unique_ptr<StreamTransfer> transfer;
     RequestRecord record;
-    CurlShard* shard = nullptr;
+    TransferLane* lane = nullptr;
     std::uint64_t generation = 0;  // tells a stale first-byte deadline from a live one
     bool active = false;
     bool wants_reply = false;
@@ -70,7 +70,7 @@ class TransferWorker {
   void take_inbox();
   void start(Job job);
   Flight* acquire();
-  void reap(CurlShard* shard);
+  void reap(TransferLane* lane);
   void retire(Flight* flight);
   void fail_to_start(Flight* flight, const std::string& why);
   void expire_first_byte_deadlines();
@@ -91,8 +91,8 @@ class TransferWorker {
 
   // The worker thread's own state.
   CurlSlist headers_;
-  std::vector<CurlShard*> run_now_;  // shards whose run_timeouts() is due at once
-  ShardPool shards_;
+  std::vector<TransferLane*> run_now_;  // lanes whose run_timeouts() is due at once
+  LanePool lanes_;
   std::deque<Job> pending_;  // received, not started
   std::vector<std::unique_ptr<Flight>> flights_;
   std::vector<Flight*> free_flights_;

@@ -7,9 +7,9 @@
 #include "reports/capacity_view.h"
 #include "reports/csv_table.h"
 #include "reports/headlines.h"
+#include "reports/level_winners.h"
 #include "reports/templates_embedded.h"
 #include "reports/units.h"
-#include "reports/verdicts.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -140,14 +140,14 @@ mustache::data epp_data(const StrategyRow& row, const TextFilter& text) {
 
 // One row of the compact table under the verdicts: the figures the verdict weighs.
 mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& row,
-                            const LevelVerdict& verdict, const TextFilter& text) {
+                            const LevelWinner& verdict, const TextFilter& text) {
   const CellMetrics& m = row.metrics;
   mustache::data d;
   d.set("concurrency", std::to_string(level.concurrency));
   d.set("label", text(row.label));
   d.set("measured", row.measured);
   d.set("status", text(status_text(row.cell)));
-  d.set("is_winner", verdict.outcome == VerdictOutcome::kWins && row.label == verdict.winner);
+  d.set("is_winner", verdict.outcome == WinnerOutcome::kWins && row.label == verdict.winner);
   d.set("ok", std::to_string(m.ok));
   d.set("failed", std::to_string(m.failed));
   d.set("ttft_p50", format_ms(m.ttft_ms.median));
@@ -321,7 +321,7 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
   mustache::data levels{mustache::data::type::list};
   mustache::data verdicts{mustache::data::type::list};
   mustache::data summary{mustache::data::type::list};
-  const std::vector<LevelVerdict> level_verdict = level_verdicts(model);
+  const std::vector<LevelWinner> level_verdict = level_winners(model);
   for (std::size_t i = 0; i < model.levels.size(); ++i) {
     const ConcurrencyLevel& level = model.levels[i];
     levels.push_back(level_data(level, model.baseline, text));

@@ -27,7 +27,8 @@ bool read_value(const Json& j, bool& out) {
 bool read_value(const Json& j, std::int64_t& out) {
   if (!j.is_number_integer()) return false;
   if (j.is_number_unsigned() &&
-      j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      j.get<std::uint64_t>() >
+          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     return false;
   }
   out = j.get<std::int64_t>();
@@ -199,11 +200,11 @@ bool read_slo(const Json& j, std::optional<std::vector<SloSetup>>& out) {
     if (!q.is_object()) return false;
     SloSetup s;
     OtherKeys unknown;
-    read_section(q,
-                 {field("label", s.label), field("ttft_ms", s.ttft_ms), field("tpot_ms", s.tpot_ms),
-                  field("itl_ms", s.itl_ms), field("e2e_ms", s.e2e_ms),
-                  field("fraction", s.fraction)},
-                 unknown);
+    read_section(
+        q,
+        {field("label", s.label), field("ttft_ms", s.ttft_ms), field("tpot_ms", s.tpot_ms),
+         field("itl_ms", s.itl_ms), field("e2e_ms", s.e2e_ms), field("fraction", s.fraction)},
+        unknown);
     if (!unknown.empty()) return false;  // a requirement this kvsweep cannot read: keep it whole
     slo.push_back(std::move(s));
   }
@@ -277,14 +278,14 @@ bool read_validity(const Json& j, std::optional<ValidityRules>& out) {
   if (!j.is_object()) return false;
   ValidityRules rules;
   OtherKeys unknown;
-  read_section(j,
-               {field("max_send_shortfall", rules.max_send_shortfall),
-                field("max_send_delay_p99_ms", rules.max_send_delay_p99_ms),
-                field("min_in_flight_fraction", rules.min_in_flight_fraction),
-                field("backlog_grace_ms", rules.backlog_grace_ms),
-                field("trend_alpha", rules.trend_alpha),
-                field("min_ttft_rise_per_10s", rules.min_ttft_rise_per_10s)},
-               unknown);
+  read_section(
+      j,
+      {field("max_send_shortfall", rules.max_send_shortfall),
+       field("max_send_delay_p99_ms", rules.max_send_delay_p99_ms),
+       field("min_in_flight_fraction", rules.min_in_flight_fraction),
+       field("backlog_grace_ms", rules.backlog_grace_ms), field("trend_alpha", rules.trend_alpha),
+       field("min_ttft_rise_per_10s", rules.min_ttft_rise_per_10s)},
+      unknown);
   if (!unknown.empty()) return false;
   out = rules;
   return true;
@@ -350,40 +351,39 @@ ExperimentSetup decode_setup(std::string_view text) {
     return setup;
   }
   std::optional<std::vector<std::string>> strategies;  // before arms were named
-  read_section(
-      j,
-      {{"target",
-        [&setup](const Json& v) {
-          if (!v.is_object()) return false;
-          setup.target = decode_target(v);
-          return true;
-        }},
-       field("model", setup.model),
-       field("description", setup.description),
-       field("seed", setup.seed),
-       {"factors", [&setup](const Json& v) { return read_factors(v, setup.factors); }},
-       field("arms", setup.arms),
-       field("strategies", strategies),
-       field("concurrency", setup.concurrency),
-       field("repeats", setup.repeats),
-       {"load",
-        [&setup](const Json& v) {
-          if (!v.is_object()) return false;
-          setup.load = decode_load(v);
-          return true;
-        }},
-       {"search",
-        [&setup](const Json& v) {
-          if (!v.is_object()) return false;
-          setup.search = decode_search(v);
-          return true;
-        }},
-       {"validity", [&setup](const Json& v) { return read_validity(v, setup.validity); }},
-       // Schema 6 moved the baseline into a column of its own (ExperimentRow::baseline), copying
-       // a text value there; `kvsweep load` wrote an empty one after that. Either way the column
-       // holds it now.
-       {"baseline", [](const Json& v) { return v.is_string(); }}},
-      setup.other);
+  read_section(j,
+               {{"target",
+                 [&setup](const Json& v) {
+                   if (!v.is_object()) return false;
+                   setup.target = decode_target(v);
+                   return true;
+                 }},
+                field("model", setup.model),
+                field("description", setup.description),
+                field("seed", setup.seed),
+                {"factors", [&setup](const Json& v) { return read_factors(v, setup.factors); }},
+                field("arms", setup.arms),
+                field("strategies", strategies),
+                field("concurrency", setup.concurrency),
+                field("repeats", setup.repeats),
+                {"load",
+                 [&setup](const Json& v) {
+                   if (!v.is_object()) return false;
+                   setup.load = decode_load(v);
+                   return true;
+                 }},
+                {"search",
+                 [&setup](const Json& v) {
+                   if (!v.is_object()) return false;
+                   setup.search = decode_search(v);
+                   return true;
+                 }},
+                {"validity", [&setup](const Json& v) { return read_validity(v, setup.validity); }},
+                // Schema 6 moved the baseline into a column of its own (ExperimentRow::baseline),
+                // copying a text value there; `kvsweep load` wrote an empty one after that. Either
+                // way the column holds it now.
+                {"baseline", [](const Json& v) { return v.is_string(); }}},
+               setup.other);
   if (!setup.arms && strategies) setup.arms = std::move(strategies);
   return setup;
 }

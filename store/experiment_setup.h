@@ -52,7 +52,7 @@ struct FactorSetup {
 // describes its loop in `shape` and its endpoint as "chat, streaming"; `kvsweep load` writes
 // the rate, cap and users as numbers and streaming on its own.
 struct LoadSetup {
-  std::optional<std::string> shape;  // "closed loop, one request in flight per user", ...
+  std::optional<std::string> shape;    // "closed loop, one request in flight per user", ...
   std::optional<double> request_rate;  // req/s; infinity is written "inf", as vLLM's client
   std::optional<double> burstiness;
   std::optional<int> max_concurrency;
@@ -63,7 +63,7 @@ struct LoadSetup {
   // Seed 004's regime: the shared prefix's tokens ("1024"), as text; written as a number when
   // it is one.
   std::optional<std::string> prefix_regime;
-  std::optional<std::string> endpoint;        // "completions", "chat, streaming", ...
+  std::optional<std::string> endpoint;  // "completions", "chat, streaming", ...
   std::optional<bool> new_connection_per_request;
   std::optional<bool> stream;
   std::optional<int> max_tokens;

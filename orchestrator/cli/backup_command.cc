@@ -4,7 +4,7 @@
 #include <string>
 
 #include "orchestrator/cli/subcommand.h"
-#include "store/store_maintenance.h"
+#include "store/backup.h"
 
 namespace kvsweep::orchestrator {
 

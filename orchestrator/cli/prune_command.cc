@@ -16,8 +16,8 @@
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "reports/stored_summaries.h"
+#include "store/prunes.h"
 #include "store/store.h"
-#include "store/store_maintenance.h"
 
 namespace kvsweep::orchestrator {
 namespace {

@@ -21,10 +21,10 @@
 #include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
+#include "reports/level_winners.h"
 #include "reports/markdown_report.h"
 #include "reports/run_comparison.h"
 #include "reports/stored_summaries.h"
-#include "reports/verdicts.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -192,7 +192,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   // (and the only answer shown with --no-print).
   // A search's answer is its capacities; per-level winners would compare an arm's probes.
   if (!model.capacity) {
-    for (const reports::LevelVerdict& verdict : reports::level_verdicts(model)) {
+    for (const reports::LevelWinner& verdict : reports::level_winners(model)) {
       console.line("  " + verdict.text);
     }
   }

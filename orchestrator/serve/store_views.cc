@@ -10,10 +10,10 @@
 #include "common/stats.h"
 #include "reports/cell_metrics.h"
 #include "reports/cell_summary.h"
+#include "reports/level_winners.h"
 #include "reports/replica_breakdown.h"
 #include "reports/report_model.h"
 #include "reports/validity_json.h"
-#include "reports/verdicts.h"
 
 namespace kvsweep::orchestrator::serve {
 
@@ -131,7 +131,7 @@ std::string experiment_headline(const store::Store& store, const store::Experime
       reports::build_report_model(store, e.id, reports::FigureSource::kSummaryFigures);
   // A search's answer is its capacities, not a level's winner among its probes.
   if (model.capacity) return reports::capacity_headline(*model.capacity);
-  const auto verdicts = reports::level_verdicts(model);
+  const auto verdicts = reports::level_winners(model);
   return verdicts.empty() ? "" : verdicts.back().text;
 }
 
@@ -182,7 +182,7 @@ nlohmann::ordered_json experiment_view(const store::Store& store,
   for (const auto& line : model.setup)
     setup.push_back({{"label", line.label}, {"value", line.value}});
   Json verdicts = Json::array();
-  for (const auto& v : reports::level_verdicts(model)) {
+  for (const auto& v : reports::level_winners(model)) {
     if (model.capacity) break;  // a search's probes: its capacity section answers instead
     verdicts.push_back({{"concurrency", v.concurrency}, {"text", v.text}});
   }

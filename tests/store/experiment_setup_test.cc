@@ -12,8 +12,8 @@
 
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
-#include "store/store_identity.h"
 #include "store/store.h"
+#include "store/store_identity.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep::store {
@@ -92,9 +92,10 @@ TEST(ExperimentSetup, ALoadRunsSetupKeepsItsRateAsInfAndDropsTheBaselineKey) {
   EXPECT_EQ(s.target->url, "http://127.0.0.1:8000");
   EXPECT_FALSE(s.target->replicas.has_value());
   EXPECT_TRUE(s.other.empty()) << "the baseline lives in its own column since schema 6";
-  const std::string expected = std::string(kLoadSetup).substr(0, std::string(kLoadSetup).size() -
-                                                                    std::string(R"(,"baseline":""})").size()) +
-                               "}";
+  const std::string expected =
+      std::string(kLoadSetup)
+          .substr(0, std::string(kLoadSetup).size() - std::string(R"(,"baseline":""})").size()) +
+      "}";
   EXPECT_EQ(encode_setup(s), expected);
   // A finite rate is a number again.
   ExperimentSetup finite = s;
@@ -119,7 +120,8 @@ TEST(ExperimentSetup, OlderAndUnknownShapesAreReadAndNothingIsLost) {
   EXPECT_FALSE(odd.load->max_concurrency.has_value());
   EXPECT_EQ(odd.load->max_tokens, 64);
   ASSERT_EQ(odd.load->other.size(), 3u);
-  EXPECT_EQ(odd.load->other[0], (std::pair<std::string, std::string>{"dataset", R"({"kind":"synthetic"})"}));
+  EXPECT_EQ(odd.load->other[0],
+            (std::pair<std::string, std::string>{"dataset", R"({"kind":"synthetic"})"}));
   EXPECT_EQ(odd.load->other[2].first, "num_prompts");
   EXPECT_EQ(odd.target->other[0].first, "gpu");
   ASSERT_EQ(odd.other.size(), 2u);

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "store/backup.h"
+#include "store/prunes.h"
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
 #include "store/store.h"

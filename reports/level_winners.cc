@@ -1,5 +1,5 @@
-// The verdict lines: the winning strategy per concurrency level and its margin.
-#include "reports/verdicts.h"
+// The winner lines: the winning strategy per concurrency level and its margin.
+#include "reports/level_winners.h"
 
 #include <algorithm>
 
@@ -155,8 +155,8 @@ std::string trouble_text(const ConcurrencyLevel& level) {
   return text;
 }
 
-LevelVerdict verdict_of(const ConcurrencyLevel& level) {
-  LevelVerdict v;
+LevelWinner verdict_of(const ConcurrencyLevel& level) {
+  LevelWinner v;
   v.concurrency = level.concurrency;
   const std::string head = "Concurrency " + std::to_string(level.concurrency) + ": ";
   std::vector<const StrategyRow*> ranked;
@@ -186,7 +186,7 @@ LevelVerdict verdict_of(const ConcurrencyLevel& level) {
     if (winner != nullptr) {
       // The margin is against the next-lowest TTFT p50.
       const StrategyRow* next = ranked[0] == winner ? ranked[1] : ranked[0];
-      v.outcome = VerdictOutcome::kWins;
+      v.outcome = WinnerOutcome::kWins;
       v.winner = winner->label;
       v.runner_up = next->label;
       v.text = head + v.winner + " wins over " + v.runner_up + ": " +
@@ -206,10 +206,10 @@ LevelVerdict verdict_of(const ConcurrencyLevel& level) {
       const std::string pair = v.winner + " vs " + v.runner_up;
       const std::string figures = figures_text(first->metrics, other->metrics);
       if (all_same(first->metrics, other->metrics)) {
-        v.outcome = VerdictOutcome::kNoClearWinner;
+        v.outcome = WinnerOutcome::kNoClearWinner;
         v.text = head + "no clear winner, " + pair + " within 5%: " + figures;
       } else {
-        v.outcome = VerdictOutcome::kMixed;
+        v.outcome = WinnerOutcome::kMixed;
         v.text = head + "no single winner, " + pair + ": " + figures;
       }
     }
@@ -220,8 +220,8 @@ LevelVerdict verdict_of(const ConcurrencyLevel& level) {
 
 }  // namespace
 
-std::vector<LevelVerdict> level_verdicts(const ReportModel& model) {
-  std::vector<LevelVerdict> verdicts;
+std::vector<LevelWinner> level_winners(const ReportModel& model) {
+  std::vector<LevelWinner> verdicts;
   for (const ConcurrencyLevel& level : model.levels) verdicts.push_back(verdict_of(level));
   return verdicts;
 }

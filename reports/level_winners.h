@@ -11,16 +11,16 @@ namespace kvsweep::reports {
 
 // One strategy beats another when it is better by kNoDifferenceBelow or more on at least one
 // of TTFT p50, TTFT p95 and total throughput, and worse by as much on none.
-enum class VerdictOutcome {
+enum class WinnerOutcome {
   kWins,              // one strategy beats every other
   kMixed,             // none does: the lowest TTFT p50 is worse somewhere than another
   kNoClearWinner,     // none does: the lowest TTFT p50 and another are within 5% on all three
   kNothingToCompare,  // fewer than two strategies with kMinHeadlineRequests ok requests
 };
 
-struct LevelVerdict {
+struct LevelWinner {
   int concurrency = 0;
-  VerdictOutcome outcome = VerdictOutcome::kNothingToCompare;
+  WinnerOutcome outcome = WinnerOutcome::kNothingToCompare;
   // kWins: the winner and the strategy with the next-lowest TTFT p50, which the margins are
   // measured against. kMixed, kNoClearWinner: the lowest TTFT p50 and the first strategy it
   // does not beat. kNothingToCompare: the one strategy that qualifies, or "".
@@ -33,8 +33,8 @@ struct LevelVerdict {
   std::string text;
 };
 
-// One verdict per level of the model, in level order. Rows that qualify: measured, with at
+// One winner line per level of the model, in level order. Rows that qualify: measured, with at
 // least kMinHeadlineRequests ok requests and a TTFT sample (headlines.h).
-std::vector<LevelVerdict> level_verdicts(const ReportModel& model);
+std::vector<LevelWinner> level_winners(const ReportModel& model);
 
 }  // namespace kvsweep::reports

@@ -1,5 +1,5 @@
-// Tests for reports/verdicts.cc (the answer line per level) and the figures' source line.
-#include "reports/verdicts.h"
+// Tests for reports/level_winners.cc (the answer line per level) and the figures' source line.
+#include "reports/level_winners.h"
 
 #include <gtest/gtest.h>
 
@@ -39,11 +39,11 @@ ReportModel model(const std::vector<store::CellRow>& cells, const std::vector<Ce
 TEST(Verdicts, NameTheWinnerAndItsMarginOverTheRunnerUp) {
   // Three arms: the margin is against the next best (least-load), not the baseline.
   const auto verdicts =
-      level_verdicts(model({cell("random", 96), cell("least-load", 96), cell("prefix-hash", 96)},
-                           {metrics(58.3, 275.6, 450044, 0.664), metrics(35.3, 94.1, 975606, 0.835),
-                            metrics(4.57, 80.5, 2595928, 0.964)}));
+      level_winners(model({cell("random", 96), cell("least-load", 96), cell("prefix-hash", 96)},
+                          {metrics(58.3, 275.6, 450044, 0.664), metrics(35.3, 94.1, 975606, 0.835),
+                           metrics(4.57, 80.5, 2595928, 0.964)}));
   ASSERT_EQ(verdicts.size(), 1u);
-  EXPECT_EQ(verdicts[0].outcome, VerdictOutcome::kWins);
+  EXPECT_EQ(verdicts[0].outcome, WinnerOutcome::kWins);
   EXPECT_EQ(verdicts[0].winner, "prefix-hash");
   EXPECT_EQ(verdicts[0].runner_up, "least-load");
   EXPECT_EQ(verdicts[0].text,
@@ -53,7 +53,7 @@ TEST(Verdicts, NameTheWinnerAndItsMarginOverTheRunnerUp) {
 }
 
 TEST(Verdicts, OneLinePerLevelInLevelOrder) {
-  const auto verdicts = level_verdicts(model(
+  const auto verdicts = level_winners(model(
       {cell("random", 32), cell("prefix-hash", 32), cell("random", 8), cell("prefix-hash", 8)},
       {metrics(40, 80, 1000), metrics(10, 20, 3000), metrics(10, 20, 900), metrics(9, 19, 950)}));
   ASSERT_EQ(verdicts.size(), 2u);
@@ -64,9 +64,9 @@ TEST(Verdicts, OneLinePerLevelInLevelOrder) {
 }
 
 TEST(Verdicts, WithinFivePercentOnEveryFigureIsNoClearWinner) {
-  const auto v = level_verdicts(model({cell("random", 8), cell("prefix-hash", 8)},
-                                      {metrics(10.2, 20, 1000), metrics(10, 20, 1010)}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kNoClearWinner);
+  const auto v = level_winners(model({cell("random", 8), cell("prefix-hash", 8)},
+                                     {metrics(10.2, 20, 1000), metrics(10, 20, 1010)}))[0];
+  EXPECT_EQ(v.outcome, WinnerOutcome::kNoClearWinner);
   EXPECT_EQ(v.text,
             "Concurrency 8: no clear winner, prefix-hash vs random within 5%: TTFT p50 about the "
             "same (10.00 vs 10.20 ms), p95 about the same (20.00 vs 20.00 ms), throughput about "
@@ -76,18 +76,18 @@ TEST(Verdicts, WithinFivePercentOnEveryFigureIsNoClearWinner) {
 // The same median but a far better tail and throughput is a win, even for the strategy whose
 // median is a hair higher.
 TEST(Verdicts, ATieOnTheMedianIsDecidedByTheTailAndThroughput) {
-  const auto v = level_verdicts(model({cell("random", 1), cell("prefix-hash", 1)},
-                                      {metrics(2.70, 6.06, 40000), metrics(2.74, 3.17, 46200)}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kWins);
+  const auto v = level_winners(model({cell("random", 1), cell("prefix-hash", 1)},
+                                     {metrics(2.70, 6.06, 40000), metrics(2.74, 3.17, 46200)}))[0];
+  EXPECT_EQ(v.outcome, WinnerOutcome::kWins);
   EXPECT_EQ(v.text,
             "Concurrency 1: prefix-hash wins over random: TTFT p50 about the same (2.74 vs 2.70 "
             "ms), p95 1.9x lower (3.17 vs 6.06 ms), throughput 16% higher (46.2k vs 40.0k tok/s)");
 }
 
 TEST(Verdicts, LowerMedianButWorseTailOrThroughputIsNoSingleWinner) {
-  const auto v = level_verdicts(model({cell("random", 8), cell("prefix-hash", 8)},
-                                      {metrics(20, 40, 1000), metrics(10, 90, 800)}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kMixed);
+  const auto v = level_winners(model({cell("random", 8), cell("prefix-hash", 8)},
+                                     {metrics(20, 40, 1000), metrics(10, 90, 800)}))[0];
+  EXPECT_EQ(v.outcome, WinnerOutcome::kMixed);
   EXPECT_EQ(v.text,
             "Concurrency 8: no single winner, prefix-hash vs random: TTFT p50 2.0x lower (10.00 "
             "vs 20.00 ms), p95 2.2x higher (90.00 vs 40.00 ms), throughput 20% lower (800 vs "
@@ -96,10 +96,10 @@ TEST(Verdicts, LowerMedianButWorseTailOrThroughputIsNoSingleWinner) {
 
 // With three strategies, the lowest median is set against the first one it does not beat.
 TEST(Verdicts, NoSingleWinnerNamesTheStrategyTheFastestDoesNotBeat) {
-  const auto v = level_verdicts(
+  const auto v = level_winners(
       model({cell("random", 8), cell("least-load", 8), cell("prefix-hash", 8)},
             {metrics(30, 60, 1000), metrics(20, 25, 1500), metrics(10, 50, 1400)}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kMixed);
+  EXPECT_EQ(v.outcome, WinnerOutcome::kMixed);
   EXPECT_EQ(v.winner, "prefix-hash");
   EXPECT_EQ(v.runner_up, "least-load");
 }
@@ -107,10 +107,10 @@ TEST(Verdicts, NoSingleWinnerNamesTheStrategyTheFastestDoesNotBeat) {
 TEST(Verdicts, FailuresAndUnmeasuredCellsAreNamed) {
   CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 1000);
   failing.failed = 7;  // 0.7%: it may still win, named
-  const auto v = level_verdicts(
+  const auto v = level_winners(
       model({cell("random", 8), cell("prefix-hash", 8), cell("least-load", 8, "failed")},
             {metrics(40, 80, 1000), failing, CellMetrics{}}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kWins);
+  EXPECT_EQ(v.outcome, WinnerOutcome::kWins);
   const std::string tail = "; failed requests: prefix-hash 7; not measured: least-load (failed)";
   ASSERT_GE(v.text.size(), tail.size());
   EXPECT_EQ(v.text.substr(v.text.size() - tail.size()), tail) << v.text;
@@ -122,21 +122,21 @@ TEST(Verdicts, ACellWhereMoreThanOnePercentFailedIsNeverAWinner) {
   CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 213);
   failing.failed = 927;
   const auto v =
-      level_verdicts(model({cell("random", 8), cell("least-load", 8), cell("prefix-hash", 8)},
-                           {metrics(40, 80, 1000), metrics(30, 70, 1100), failing}))[0];
-  EXPECT_EQ(v.outcome, VerdictOutcome::kWins);
+      level_winners(model({cell("random", 8), cell("least-load", 8), cell("prefix-hash", 8)},
+                          {metrics(40, 80, 1000), metrics(30, 70, 1100), failing}))[0];
+  EXPECT_EQ(v.outcome, WinnerOutcome::kWins);
   EXPECT_EQ(v.winner, "least-load");
   EXPECT_NE(v.text.find("not compared: prefix-hash (927 of 1140 failed)"), std::string::npos)
       << v.text;
 }
 
 TEST(Verdicts, TooFewRequestsLeaveNothingToCompare) {
-  const auto one = level_verdicts(model({cell("random", 8), cell("prefix-hash", 8)},
-                                        {metrics(40, 80, 1000), metrics(1, 2, 9000, {}, 2)}))[0];
-  EXPECT_EQ(one.outcome, VerdictOutcome::kNothingToCompare);
+  const auto one = level_winners(model({cell("random", 8), cell("prefix-hash", 8)},
+                                       {metrics(40, 80, 1000), metrics(1, 2, 9000, {}, 2)}))[0];
+  EXPECT_EQ(one.outcome, WinnerOutcome::kNothingToCompare);
   EXPECT_EQ(one.text,
             "Concurrency 8: nothing to compare: only random has 3 or more successful requests");
-  const auto none = level_verdicts(model({cell("random", 8)}, {metrics(1, 2, 9, {}, 0)}))[0];
+  const auto none = level_winners(model({cell("random", 8)}, {metrics(1, 2, 9, {}, 0)}))[0];
   EXPECT_EQ(none.text,
             "Concurrency 8: nothing to compare: no strategy has 3 or more successful requests");
 }
@@ -146,7 +146,7 @@ TEST(Verdicts, ClientHitRateStandsInWhenServersExposeNone) {
   CellMetrics b = metrics(10, 20, 3000);
   a.cache_hit_client = 0.125;
   b.cache_hit_client = 0.75;
-  const auto v = level_verdicts(model({cell("random", 8), cell("prefix-hash", 8)}, {a, b}))[0];
+  const auto v = level_winners(model({cell("random", 8), cell("prefix-hash", 8)}, {a, b}))[0];
   const std::string tail = ", cache hit 75.0% vs 12.5%";
   EXPECT_EQ(v.text.substr(v.text.size() - tail.size()), tail) << v.text;
 }

@@ -1,4 +1,5 @@
-// CurlShard: one libcurl multi handle carrying a bounded number of transfers on a shared epoll set.
+// TransferLane: one libcurl multi handle carrying a bounded number of transfers on a shared epoll
+// set.
 #pragma once
 
 #include <curl/curl.h>
@@ -14,44 +15,44 @@
 
 namespace kvsweep::driver {
 
-// Transfers one shard carries at most, and connections its cache keeps.
+// Transfers one lane carries at most, and connections its cache keeps.
 //
-// Why shards: libcurl 7.88 keeps a multi handle's connections to one host in one list and
+// Why lanes: libcurl 7.88 keeps a multi handle's connections to one host in one list and
 // walks it for every new transfer (is one idle and reusable?) and whenever a finished
 // transfer's connection goes back to a full cache (which idle one is oldest?). With 10,000
 // streams open on one multi handle, that walk made a request cost 7.5 times what it costs with
-// 10 open (callgrind/perf, docs/performance.md). A shard holds at most this many, so every walk
-// is bounded whatever the number of open streams; a run uses as many shards as it needs.
-inline constexpr int kShardTransfers = 64;
+// 10 open (callgrind/perf, docs/performance.md). A lane holds at most this many, so every walk
+// is bounded whatever the number of open streams; a run uses as many lanes as it needs.
+inline constexpr int kLaneTransfers = 64;
 
 // What an epoll event of a transfer thread refers to, packed in epoll_event::data.u64.
 enum class EventKind : std::uint8_t { kSocket = 0, kTimer = 1, kWake = 2 };
 struct EventTag {
   EventKind kind = EventKind::kSocket;
-  std::uint32_t shard = 0;
+  std::uint32_t lane = 0;
   int fd = -1;
 };
 std::uint64_t pack(const EventTag& tag);
 EventTag unpack(std::uint64_t data);
 
-// libcurl tells the shard which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when to call it
-// back (CURLMOPT_TIMERFUNCTION). Sockets go into the thread's epoll set tagged with this shard,
-// so one wake-up costs O(ready sockets), not O(open); the timer is the shard's own timerfd in
+// libcurl tells the lane which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when to call it
+// back (CURLMOPT_TIMERFUNCTION). Sockets go into the thread's epoll set tagged with this lane,
+// so one wake-up costs O(ready sockets), not O(open); the timer is the lane's own timerfd in
 // the same set, armed lazily (an earlier deadline re-arms it, a later one waits for the fire),
-// and "call me back at once" puts the shard on the thread's run-now list instead of a syscall.
+// and "call me back at once" puts the lane on the thread's run-now list instead of a syscall.
 // Not thread-safe: used by its thread only. Invariant: the epoll set holds exactly the sockets
-// libcurl asked this shard to watch, plus its timerfd.
-class CurlShard {
+// libcurl asked this lane to watch, plus its timerfd.
+class TransferLane {
  public:
-  // `run_now` is the thread's list of shards whose run_timeouts() is due at once.
-  CurlShard(int epoll_fd, std::uint32_t id, std::vector<CurlShard*>* run_now);
-  ~CurlShard();
-  CurlShard(const CurlShard&) = delete;
-  CurlShard& operator=(const CurlShard&) = delete;
+  // `run_now` is the thread's list of lanes whose run_timeouts() is due at once.
+  TransferLane(int epoll_fd, std::uint32_t id, std::vector<TransferLane*>* run_now);
+  ~TransferLane();
+  TransferLane(const TransferLane&) = delete;
+  TransferLane& operator=(const TransferLane&) = delete;
 
   std::uint32_t id() const { return id_; }
   int active() const { return active_; }
-  bool has_room() const { return active_ < kShardTransfers; }
+  bool has_room() const { return active_ < kLaneTransfers; }
   // Open connections not carrying a transfer: a new transfer added here reuses one.
   int idle_connections() const { return connections_.open - active_; }
   ConnectionCount* connections() { return &connections_; }
@@ -66,7 +67,7 @@ class CurlShard {
   // The next transfer that finished, if any. The handle stays added until remove().
   std::optional<CurlDone> next_done();
 
-  // Bookkeeping of the thread's shard choice (shard_pool.cc): set while listed.
+  // Bookkeeping of the thread's lane choice (lane_pool.cc): set while listed.
   bool listed_idle = false;
   bool listed_room = false;
 
@@ -79,7 +80,7 @@ class CurlShard {
 
   int epoll_fd_;
   std::uint32_t id_;
-  std::vector<CurlShard*>* run_now_;
+  std::vector<TransferLane*>* run_now_;
   bool on_run_now_ = false;
   Pacer timer_;
   std::optional<std::chrono::steady_clock::time_point> curl_deadline_;  // what libcurl asked
