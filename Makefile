@@ -46,7 +46,9 @@ bench: build
 # clang once: every library, test and fuzzer instrumented with AddressSanitizer and
 # UndefinedBehaviorSanitizer (float-cast-overflow included; the first report fails), plus
 # libFuzzer's coverage hooks (KVSWEEP_FUZZ) in every library, which the tests' sanitizer runtime
-# answers (a test's own objects go without them: no fuzzer runs them).
+# answers (a test's own objects go without them: no fuzzer runs them). It compiles every file
+# on its own (KVSWEEP_UNITY=OFF), where the gcc build batches each library's files: a missing
+# include or two files' clashing names fail here if the batches hid them.
 # -gline-tables-only: reports still name file and line; full -g made each object 1.6x larger and
 # cost 17% more compile time (sim/http/openai_api.cc), which CI's 60 minutes cannot spare.
 SANITIZE_DIR ?= build-sanitize
@@ -56,7 +58,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 sanitize-configure: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 		-DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DKVSWEEP_SANITIZE=ON -DKVSWEEP_FUZZ=ON \
-		-DKVSWEEP_BUILD_TESTS=ON $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
+		-DKVSWEEP_BUILD_TESTS=ON -DKVSWEEP_UNITY=OFF $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 
 # The whole suite in that build (the fuzzers are built too, for `make fuzz` after it), less the
 # tests listed in tests/sanitize_skip.txt, with why each is out (docs/reliability.md, "How long

@@ -24,7 +24,7 @@ namespace {
 // the streams already open (the 10,000-user ramp of docs/performance.md).
 constexpr int kStartsPerIteration = 32;
 // Longest wait without a wake-up; every send and stop arrives through the eventfd anyway.
-constexpr int kMaxWaitMs = 100;
+constexpr int kWorkerMaxWaitMs = 100;
 constexpr std::size_t kMaxEvents = 512;
 
 int make_epoll() {
@@ -148,10 +148,10 @@ void TransferWorker::run() {
 
 int TransferWorker::wait_ms() const {
   if (!pending_.empty() || !run_now_.empty()) return 0;
-  if (deadlines_.empty()) return kMaxWaitMs;
+  if (deadlines_.empty()) return kWorkerMaxWaitMs;
   const double wait_s = deadlines_.front().at_s - now_s();
   return static_cast<int>(
-      std::clamp(std::ceil(wait_s * 1000.0), 0.0, static_cast<double>(kMaxWaitMs)));
+      std::clamp(std::ceil(wait_s * 1000.0), 0.0, static_cast<double>(kWorkerMaxWaitMs)));
 }
 
 void TransferWorker::take_inbox() {

@@ -11,19 +11,18 @@
 namespace kvsweep::reports {
 namespace {
 
-using summary_json::Json;
-using summary_json::number;
-using summary_json::optional_number;
-using summary_json::Reader;
+// Aliases, not using-declarations: this file is compiled with others in one unity unit.
+using SummaryJson = summary_json::Json;
+using SummaryReader = summary_json::Reader;
 
-Json metrics_json(const CellMetrics& m) {
-  Json failures = Json::object();
+SummaryJson metrics_json(const CellMetrics& m) {
+  SummaryJson failures = SummaryJson::object();
   for (const auto& [kind, n] : m.failed_by_kind) failures[kind] = n;
-  Json first = Json::object();
+  SummaryJson first = SummaryJson::object();
   for (const auto& [kind, f] : m.first_failure_by_kind) {
     first[kind] = {{"http_status", f.http_status}, {"error", f.error}};
   }
-  const Json j = {
+  const SummaryJson j = {
       {"format", kSummaryFormat},
       {"ok", m.ok},
       {"failed", m.failed},
@@ -35,25 +34,25 @@ Json metrics_json(const CellMetrics& m) {
       {"e2e_ms", summary_json::summary(m.e2e_ms)},
       {"schedule_lag_ms", summary_json::summary(m.schedule_lag_ms)},
       {"e2e_from_schedule_ms", summary_json::summary(m.e2e_from_schedule_ms)},
-      {"window_s", number(m.window_s)},
-      {"request_throughput", number(m.request_throughput)},
-      {"output_throughput", number(m.output_throughput)},
-      {"total_token_throughput", optional_number(m.total_token_throughput)},
-      {"prompt_tokens", m.prompt_tokens ? Json(*m.prompt_tokens) : Json(nullptr)},
+      {"window_s", summary_json::number(m.window_s)},
+      {"request_throughput", summary_json::number(m.request_throughput)},
+      {"output_throughput", summary_json::number(m.output_throughput)},
+      {"total_token_throughput", summary_json::optional_number(m.total_token_throughput)},
+      {"prompt_tokens", m.prompt_tokens ? SummaryJson(*m.prompt_tokens) : SummaryJson(nullptr)},
       {"prompt_tokens_unknown", m.prompt_tokens_unknown},
       {"output_tokens", m.output_tokens},
       {"output_tokens_estimated", m.output_tokens_estimated},
-      {"max_output_tokens_per_s", number(m.max_output_tokens_per_s)},
+      {"max_output_tokens_per_s", summary_json::number(m.max_output_tokens_per_s)},
       {"max_concurrent_requests", m.max_concurrent_requests},
-      {"kv_hit_rate_server", optional_number(m.kv_hit_rate_server)},
-      {"cache_hit_client", optional_number(m.cache_hit_client)},
-      {"kv_usage_max", optional_number(m.kv_usage_max)},
-      {"preemptions", m.preemptions ? Json(*m.preemptions) : Json(nullptr)},
-      {"spec_decode_acceptance", optional_number(m.spec_decode_acceptance)},
-      {"epp_prefix_hit_ratio", optional_number(m.epp_prefix_hit_ratio)},
-      {"epp_scheduling_ms", optional_number(m.epp_scheduling_ms)},
-      {"good_requests", m.good_requests ? Json(*m.good_requests) : Json(nullptr)},
-      {"goodput", optional_number(m.goodput)},
+      {"kv_hit_rate_server", summary_json::optional_number(m.kv_hit_rate_server)},
+      {"cache_hit_client", summary_json::optional_number(m.cache_hit_client)},
+      {"kv_usage_max", summary_json::optional_number(m.kv_usage_max)},
+      {"preemptions", m.preemptions ? SummaryJson(*m.preemptions) : SummaryJson(nullptr)},
+      {"spec_decode_acceptance", summary_json::optional_number(m.spec_decode_acceptance)},
+      {"epp_prefix_hit_ratio", summary_json::optional_number(m.epp_prefix_hit_ratio)},
+      {"epp_scheduling_ms", summary_json::optional_number(m.epp_scheduling_ms)},
+      {"good_requests", m.good_requests ? SummaryJson(*m.good_requests) : SummaryJson(nullptr)},
+      {"goodput", summary_json::optional_number(m.goodput)},
       {"prompt_sends_max", m.prompt_sends_max},
       {"repeated_requests", m.repeated_requests},
       {"validity", validity_to_summary(m.validity)},
@@ -61,13 +60,13 @@ Json metrics_json(const CellMetrics& m) {
   return j;
 }
 
-Json parse_object(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+SummaryJson parse_object(const std::string& text) {
+  SummaryJson j = SummaryJson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) throw CorruptData("cell summary: not a JSON object");
   return j;
 }
 
-CellMetrics read_metrics(const Reader& r) {
+CellMetrics read_metrics(const SummaryReader& r) {
   int format = 0;
   r.read_int("format", format);
   if (format > kSummaryFormat) {
@@ -78,21 +77,21 @@ CellMetrics read_metrics(const Reader& r) {
   CellMetrics m;
   r.read_int("ok", m.ok);
   r.read_int("failed", m.failed);
-  if (const Json* failures = r.find("failed_by_kind")) {
+  if (const SummaryJson* failures = r.find("failed_by_kind")) {
     if (!failures->is_object()) r.fail("failed_by_kind", "an object");
     for (const auto& [kind, n] : failures->items()) {
       if (!n.is_number_integer()) r.fail("failed_by_kind", "an object of integers");
       m.failed_by_kind[kind] = n.get<std::int64_t>();
     }
   }
-  if (const Json* first = r.find("first_failure_by_kind")) {
+  if (const SummaryJson* first = r.find("first_failure_by_kind")) {
     if (!first->is_object()) r.fail("first_failure_by_kind", "an object");
     for (const auto& [kind, f] : first->items()) {
       if (!f.is_object()) r.fail("first_failure_by_kind", "an object of objects");
-      const Reader inner(f, "first_failure_by_kind." + kind + ".");
+      const SummaryReader inner(f, "first_failure_by_kind." + kind + ".");
       FirstFailure failure;
       inner.read_int("http_status", failure.http_status);
-      if (const Json* error = inner.find("error")) {
+      if (const SummaryJson* error = inner.find("error")) {
         if (!error->is_string()) inner.fail("error", "a string");
         failure.error = error->get<std::string>();
       }
@@ -126,7 +125,7 @@ CellMetrics read_metrics(const Reader& r) {
   r.read("goodput", m.goodput);
   r.read_int("prompt_sends_max", m.prompt_sends_max);
   r.read_int("repeated_requests", m.repeated_requests);
-  if (const Json* validity = r.object("validity")) {
+  if (const SummaryJson* validity = r.object("validity")) {
     validity_from_summary(r.inner("validity", *validity), m.validity);
   }
   return m;
@@ -154,8 +153,8 @@ std::string get_part(const std::string& in, std::size_t& at) {
 std::string metrics_to_summary(const CellMetrics& m) { return metrics_json(m).dump(); }
 
 CellMetrics metrics_from_summary(const std::string& text) {
-  const Json j = parse_object(text);
-  return read_metrics(Reader(j, ""));
+  const SummaryJson j = parse_object(text);
+  return read_metrics(SummaryReader(j, ""));
 }
 
 std::string distributions_to_bytes(const CellDistributions& d) {
@@ -190,7 +189,7 @@ CellSummary summarize_cell(const std::vector<store::RequestRow>& requests,
 }
 
 store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summary) {
-  Json figures = metrics_json(summary.metrics);
+  SummaryJson figures = metrics_json(summary.metrics);
   figures["replicas"] = replicas_to_summary(summary.replicas);
   store::CellSummaryRow row;
   row.cell_id = cell_id;
@@ -202,8 +201,8 @@ store::CellSummaryRow summary_row(std::int64_t cell_id, const CellSummary& summa
 }
 
 CellSummary summary_from_row(const store::CellSummaryRow& row, SummaryDetail detail) {
-  const Json j = parse_object(row.figures);
-  const Reader r(j, "");
+  const SummaryJson j = parse_object(row.figures);
+  const SummaryReader r(j, "");
   CellSummary summary;
   summary.metrics = read_metrics(r);
   summary.replicas = replicas_from_summary(r, "replicas");

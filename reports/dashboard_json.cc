@@ -12,7 +12,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Extract = std::function<std::optional<double>(const CellMetrics&)>;
 
-struct MetricDef {
+struct DashboardMetric {
   const char* key;
   const char* unit;
   const char* better;  // "lower" | "higher"
@@ -27,8 +27,8 @@ std::optional<double> latency(const SampleSummary& s, double SampleSummary::*fie
   return s.*field;
 }
 
-const std::vector<MetricDef>& metric_defs() {
-  static const std::vector<MetricDef> kDefs = {
+const std::vector<DashboardMetric>& dashboard_metrics() {
+  static const std::vector<DashboardMetric> kDefs = {
       {"ttft_mean_ms", "ms", "lower",
        [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
       {"ttft_p50_ms", "ms", "lower",
@@ -97,7 +97,7 @@ const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& str
   return found;
 }
 
-bool any_value(const ReportModel& model, const MetricDef& def) {
+bool any_value(const ReportModel& model, const DashboardMetric& def) {
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
       if (row.measured && def.value(row.metrics)) return true;
@@ -118,7 +118,7 @@ std::vector<std::string> strategies(const ReportModel& model) {
   return names;
 }
 
-Json series(const ReportModel& model, const std::string& strategy, const MetricDef& def) {
+Json series(const ReportModel& model, const std::string& strategy, const DashboardMetric& def) {
   Json values = Json::array();
   Json verdicts = Json::array();  // whether each point measured the load it asked for
   bool judged = false;
@@ -170,7 +170,7 @@ Json capacity_json(const CapacitySection& section) {
 
 std::vector<std::string> dashboard_metric_names() {
   std::vector<std::string> names;
-  for (const MetricDef& def : metric_defs()) names.emplace_back(def.key);
+  for (const DashboardMetric& def : dashboard_metrics()) names.emplace_back(def.key);
   return names;
 }
 
@@ -196,7 +196,7 @@ Json dashboard_baseline_json(const ReportModel& model) {
   for (const auto& level : model.levels) concurrency.push_back(level.concurrency);
 
   Json metrics;
-  for (const MetricDef& def : metric_defs()) {
+  for (const DashboardMetric& def : dashboard_metrics()) {
     if (def.only_when_present && !any_value(model, def)) continue;
     Json m;
     m["unit"] = def.unit;

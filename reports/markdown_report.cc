@@ -10,7 +10,7 @@ namespace {
 // The template closes sections that may be false at the end of a content line rather than
 // on a line of their own: kainjow keeps the newline after a standalone closing tag of a
 // skipped section, which would put a blank line inside a markdown table.
-constexpr const char* kTemplateName = "report.md";
+constexpr const char* kMarkdownTemplateName = "report.md";
 
 // A user string (a name, a label, an error) as markdown that renders it as written and can
 // do nothing else, since GitHub and dashboards render the report: `<`, `>` and `&` become
@@ -54,7 +54,7 @@ std::string markdown_text(const std::string& text) {
 
 std::string render_markdown(const ReportModel& model) {
   // Markdown, not HTML: values reach the output exactly as report_view formatted them.
-  return render_embedded(kTemplateName, report_view(model, markdown_text), nullptr);
+  return render_embedded(kMarkdownTemplateName, report_view(model, markdown_text), nullptr);
 }
 
 std::string render_markdown(const store::Store& store, std::int64_t experiment_id) {

@@ -19,7 +19,7 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-struct Tally {
+struct ReplicaTally {
   std::int64_t requests = 0;
   std::int64_t failed = 0;
   std::int64_t cached = 0;
@@ -43,12 +43,12 @@ std::optional<double> query_delta(const std::vector<store::MetricSample>& sample
 
 ReplicaBreakdown replica_breakdown(const std::vector<store::RequestRow>& requests,
                                    const std::vector<store::MetricSample>& samples) {
-  std::map<std::string, Tally> tallies;
+  std::map<std::string, ReplicaTally> tallies;
   std::int64_t measured = 0;
   for (const store::RequestRow& r : requests) {
     if (r.warmup) continue;
     ++measured;
-    Tally& t = tallies[r.replica];
+    ReplicaTally& t = tallies[r.replica];
     ++t.requests;
     if (!r.ok) {
       ++t.failed;

@@ -54,7 +54,7 @@ std::string failure_kinds(const CellMetrics& m) {
 // Token figures the server did not report: output counted from content events is marked
 // estimated, a total that needs unknown prompt counts says so (never 0, never output alone).
 constexpr const char* kEstimatedMark = "≈";
-constexpr const char* kUnknown = "unknown";
+constexpr const char* kViewUnknown = "unknown";
 
 bool has_token_caveat(const CellMetrics& m) {
   return m.output_tokens_estimated > 0 || !m.total_token_throughput;
@@ -86,7 +86,7 @@ mustache::data row_data(const StrategyRow& row, const TextFilter& text) {
   d.set("output_throughput",
         (m.output_tokens_estimated > 0 ? kEstimatedMark : "") + format_rate(m.output_throughput));
   d.set("total_token_throughput",
-        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kUnknown);
+        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kViewUnknown);
   d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
   d.set("cache_hit_client", format_percent(m.cache_hit_client));
   return d;
@@ -153,7 +153,7 @@ mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& ro
   d.set("ttft_p50", format_ms(m.ttft_ms.median));
   d.set("ttft_p95", format_ms(m.ttft_ms.p95));
   d.set("total_token_throughput",
-        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kUnknown);
+        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kViewUnknown);
   d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
   d.set("cache_hit_client", format_percent(m.cache_hit_client));
   return d;
@@ -284,7 +284,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
         text(std::string(kEstimatedMark) +
              ": estimated, the server sent no token usage and output tokens are counted "
              "content events; " +
-             kUnknown + ": the total needs prompt token counts the server did not send."));
+             kViewUnknown + ": the total needs prompt token counts the server did not send."));
   d.set("has_failures", !failures.is_empty_list());
   d.set("failures", failures);
   d.set("has_load", !load.is_empty_list());

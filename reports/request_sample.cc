@@ -22,7 +22,7 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void put(std::string& out, std::uint64_t bits, int bytes) {
+void put_sample(std::string& out, std::uint64_t bits, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(bits >> (8 * i)));
 }
 
@@ -94,10 +94,10 @@ std::string sample_to_bytes(const std::vector<SampledRequest>& sample) {
   std::string out;
   out.reserve(sample.size() * kEntryBytes);
   for (const SampledRequest& s : sample) {
-    put(out, static_cast<std::uint64_t>(s.index), 8);
-    put(out, double_bits(s.ttft_ms), 8);
-    put(out, double_bits(s.e2e_ms), 8);
-    put(out, static_cast<std::uint32_t>(s.output_tokens), 4);
+    put_sample(out, static_cast<std::uint64_t>(s.index), 8);
+    put_sample(out, double_bits(s.ttft_ms), 8);
+    put_sample(out, double_bits(s.e2e_ms), 8);
+    put_sample(out, static_cast<std::uint32_t>(s.output_tokens), 4);
   }
   return out;
 }

@@ -6,24 +6,23 @@
 namespace kvsweep::reports {
 namespace {
 
-using summary_json::Json;
-using summary_json::number;
-using summary_json::optional_number;
-using summary_json::Reader;
+// Aliases, not using-declarations: this file is compiled with others in one unity unit.
+using SummaryJson = summary_json::Json;
+using SummaryReader = summary_json::Reader;
 
 // The Mann-Kendall test both judgements carry, under "test".
-Json test_to_summary(const TrendTest& t) {
+SummaryJson test_to_summary(const TrendTest& t) {
   return {{"points", t.points},
-          {"s", number(t.s)},
-          {"z", number(t.z)},
-          {"p_upward", number(t.p_upward)},
-          {"slope_per_s", number(t.slope_per_s)}};
+          {"s", summary_json::number(t.s)},
+          {"z", summary_json::number(t.z)},
+          {"p_upward", summary_json::number(t.p_upward)},
+          {"slope_per_s", summary_json::number(t.slope_per_s)}};
 }
 
-void test_from_summary(const Reader& parent, TrendTest& out) {
-  const Json* test = parent.object("test");
+void test_from_summary(const SummaryReader& parent, TrendTest& out) {
+  const SummaryJson* test = parent.object("test");
   if (test == nullptr) return;
-  const Reader t = parent.inner("test", *test);
+  const SummaryReader t = parent.inner("test", *test);
   t.read_int("points", out.points);
   t.read("s", out.s);
   t.read("z", out.z);
@@ -31,18 +30,18 @@ void test_from_summary(const Reader& parent, TrendTest& out) {
   t.read("slope_per_s", out.slope_per_s);
 }
 
-Json trend_to_summary(const RiseJudgement& j) {
+SummaryJson trend_to_summary(const RiseJudgement& j) {
   return {{"evaluated", j.evaluated},
           {"rising", j.rising},
           {"points", j.points},
-          {"median", number(j.median)},
+          {"median", summary_json::number(j.median)},
           {"test", test_to_summary(j.test)}};
 }
 
-void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& out) {
-  const Json* v = parent.object(key);
+void trend_from_summary(const SummaryReader& parent, const char* key, RiseJudgement& out) {
+  const SummaryJson* v = parent.object(key);
   if (v == nullptr) return;
-  const Reader r = parent.inner(key, *v);
+  const SummaryReader r = parent.inner(key, *v);
   r.read("evaluated", out.evaluated);
   r.read("rising", out.rising);
   r.read_int("points", out.points);
@@ -50,24 +49,24 @@ void trend_from_summary(const Reader& parent, const char* key, RiseJudgement& ou
   test_from_summary(r, out.test);
 }
 
-Json growth_to_summary(const GrowthJudgement& j) {
+SummaryJson growth_to_summary(const GrowthJudgement& j) {
   return {{"evaluated", j.evaluated},
           {"rising", j.rising},
           {"points", j.points},
-          {"t0", number(j.t0)},
-          {"t1", number(j.t1)},
-          {"median", number(j.median)},
-          {"from", number(j.from)},
-          {"to", number(j.to)},
-          {"growth", number(j.growth)},
-          {"min_growth", number(j.min_growth)},
+          {"t0", summary_json::number(j.t0)},
+          {"t1", summary_json::number(j.t1)},
+          {"median", summary_json::number(j.median)},
+          {"from", summary_json::number(j.from)},
+          {"to", summary_json::number(j.to)},
+          {"growth", summary_json::number(j.growth)},
+          {"min_growth", summary_json::number(j.min_growth)},
           {"test", test_to_summary(j.test)}};
 }
 
-void growth_from_summary(const Reader& parent, const char* key, GrowthJudgement& out) {
-  const Json* v = parent.object(key);
+void growth_from_summary(const SummaryReader& parent, const char* key, GrowthJudgement& out) {
+  const SummaryJson* v = parent.object(key);
   if (v == nullptr) return;
-  const Reader r = parent.inner(key, *v);
+  const SummaryReader r = parent.inner(key, *v);
   r.read("evaluated", out.evaluated);
   r.read("rising", out.rising);
   r.read_int("points", out.points);
@@ -81,7 +80,7 @@ void growth_from_summary(const Reader& parent, const char* key, GrowthJudgement&
   test_from_summary(r, out.test);
 }
 
-CellVerdict verdict_of(const Reader& r, const std::string& name) {
+CellVerdict summary_verdict_of(const SummaryReader& r, const std::string& name) {
   for (const CellVerdict v : {CellVerdict::kValid, CellVerdict::kClientBound,
                               CellVerdict::kShortOfConcurrency, CellVerdict::kOverCapacity}) {
     if (name == verdict_name(v)) return v;
@@ -91,19 +90,19 @@ CellVerdict verdict_of(const Reader& r, const std::string& name) {
 
 }  // namespace
 
-Json validity_to_summary(const CellValidity& v) {
-  Json j = {
+SummaryJson validity_to_summary(const CellValidity& v) {
+  SummaryJson j = {
       {"load_known", v.load_known},
       {"open_loop", v.open_loop},
-      {"request_rate", number(v.request_rate)},
+      {"request_rate", summary_json::number(v.request_rate)},
       {"cap", v.cap},
-      {"in_flight_mean", number(v.in_flight_mean)},
-      {"in_flight_fraction", optional_number(v.in_flight_fraction)},
-      {"little_in_flight", optional_number(v.little_in_flight)},
-      {"send_rate", optional_number(v.send_rate)},
-      {"scheduled_rate", optional_number(v.scheduled_rate)},
-      {"backlog_s", number(v.backlog_s)},
-      {"in_flight_while_backlogged", optional_number(v.in_flight_while_backlogged)},
+      {"in_flight_mean", summary_json::number(v.in_flight_mean)},
+      {"in_flight_fraction", summary_json::optional_number(v.in_flight_fraction)},
+      {"little_in_flight", summary_json::optional_number(v.little_in_flight)},
+      {"send_rate", summary_json::optional_number(v.send_rate)},
+      {"scheduled_rate", summary_json::optional_number(v.scheduled_rate)},
+      {"backlog_s", summary_json::number(v.backlog_s)},
+      {"in_flight_while_backlogged", summary_json::optional_number(v.in_flight_while_backlogged)},
       {"ttft_trend", trend_to_summary(v.ttft_trend)},
       {"backlog_trend", trend_to_summary(v.backlog_trend)},
       {"in_flight_trend", growth_to_summary(v.in_flight_trend)},
@@ -118,9 +117,9 @@ Json validity_to_summary(const CellValidity& v) {
       {"failed", v.failed},
       {"main_failure", v.main_failure},
       {"driver_measured", v.driver_measured},
-      {"driver_cpu_utilisation", optional_number(v.driver_cpu_utilisation)},
-      {"send_delay_p99_ms", optional_number(v.send_delay_p99_ms)},
-      {"send_shortfall", optional_number(v.send_shortfall)},
+      {"driver_cpu_utilisation", summary_json::optional_number(v.driver_cpu_utilisation)},
+      {"send_delay_p99_ms", summary_json::optional_number(v.send_delay_p99_ms)},
+      {"send_shortfall", summary_json::optional_number(v.send_shortfall)},
       {"stopped_over_capacity", v.stopped_over_capacity},
       {"client_bound", v.client_bound},
       {"short_of_concurrency", v.short_of_concurrency},
@@ -132,21 +131,21 @@ Json validity_to_summary(const CellValidity& v) {
   };
   if (v.steady) {
     const SteadyFigures& s = *v.steady;
-    j["steady"] = {{"start_s", number(s.start_s)},
-                   {"end_s", number(s.end_s)},
+    j["steady"] = {{"start_s", summary_json::number(s.start_s)},
+                   {"end_s", summary_json::number(s.end_s)},
                    {"requests", s.requests},
-                   {"request_throughput", number(s.request_throughput)},
-                   {"output_throughput", number(s.output_throughput)},
+                   {"request_throughput", summary_json::number(s.request_throughput)},
+                   {"output_throughput", summary_json::number(s.output_throughput)},
                    {"ttft_ms", summary_json::summary(s.ttft_ms)},
                    {"tpot_ms", summary_json::summary(s.tpot_ms)},
-                   {"in_flight_mean", number(s.in_flight_mean)}};
+                   {"in_flight_mean", summary_json::number(s.in_flight_mean)}};
   } else {
     j["steady"] = nullptr;
   }
   return j;
 }
 
-void validity_from_summary(const Reader& r, CellValidity& v) {
+void validity_from_summary(const SummaryReader& r, CellValidity& v) {
   r.read("load_known", v.load_known);
   r.read("open_loop", v.open_loop);
   r.read("request_rate", v.request_rate);
@@ -158,12 +157,12 @@ void validity_from_summary(const Reader& r, CellValidity& v) {
   r.read("scheduled_rate", v.scheduled_rate);
   r.read("backlog_s", v.backlog_s);
   r.read("in_flight_while_backlogged", v.in_flight_while_backlogged);
-  if (const Json* steady = r.find("steady")) {
+  if (const SummaryJson* steady = r.find("steady")) {
     if (steady->is_null()) {
       v.steady.reset();
     } else {
       if (!steady->is_object()) r.fail("steady", "an object or null");
-      const Reader s = r.inner("steady", *steady);
+      const SummaryReader s = r.inner("steady", *steady);
       SteadyFigures f;
       s.read("start_s", f.start_s);
       s.read("end_s", f.end_s);
@@ -199,46 +198,46 @@ void validity_from_summary(const Reader& r, CellValidity& v) {
   r.read("over_capacity", v.over_capacity);
   std::string verdict;
   r.read("verdict", verdict);
-  if (!verdict.empty()) v.verdict = verdict_of(r, verdict);
+  if (!verdict.empty()) v.verdict = summary_verdict_of(r, verdict);
   r.read_strings("reasons", v.reasons);
   r.read_strings("not_evaluated", v.not_evaluated);
   r.read_strings("notes", v.notes);
 }
 
-Json replicas_to_summary(const ReplicaBreakdown& b) {
-  Json replicas = Json::array();
+SummaryJson replicas_to_summary(const ReplicaBreakdown& b) {
+  SummaryJson replicas = SummaryJson::array();
   for (const ReplicaFigures& f : b.replicas) {
     replicas.push_back({{"replica", f.replica},
                         {"requests", f.requests},
                         {"failed", f.failed},
-                        {"share", number(f.share)},
-                        {"cache_hit_client", optional_number(f.cache_hit_client)}});
+                        {"share", summary_json::number(f.share)},
+                        {"cache_hit_client", summary_json::optional_number(f.cache_hit_client)}});
   }
-  Json sources = Json::array();
+  SummaryJson sources = SummaryJson::array();
   for (const SourceFigures& f : b.sources) {
     sources.push_back({{"source", f.source},
-                       {"queries", number(f.queries)},
-                       {"share", number(f.share)},
-                       {"kv_hit_server", optional_number(f.kv_hit_server)}});
+                       {"queries", summary_json::number(f.queries)},
+                       {"share", summary_json::number(f.share)},
+                       {"kv_hit_server", summary_json::optional_number(f.kv_hit_server)}});
   }
   return {{"replicas", replicas}, {"sources", sources}};
 }
 
-ReplicaBreakdown replicas_from_summary(const Reader& parent, const char* key) {
+ReplicaBreakdown replicas_from_summary(const SummaryReader& parent, const char* key) {
   ReplicaBreakdown b;
-  const Json* v = parent.object(key);
+  const SummaryJson* v = parent.object(key);
   if (v == nullptr) return b;
-  const Reader r = parent.inner(key, *v);
+  const SummaryReader r = parent.inner(key, *v);
   const auto each = [&](const char* list, auto&& read_one) {
-    const Json* items = r.find(list);
+    const SummaryJson* items = r.find(list);
     if (items == nullptr) return;
     if (!items->is_array()) r.fail(list, "an array");
-    for (const Json& item : *items) {
+    for (const SummaryJson& item : *items) {
       if (!item.is_object()) r.fail(list, "an array of objects");
       read_one(r.inner(list, item));
     }
   };
-  each("replicas", [&](const Reader& item) {
+  each("replicas", [&](const SummaryReader& item) {
     ReplicaFigures f;
     item.read("replica", f.replica);
     item.read_int("requests", f.requests);
@@ -247,7 +246,7 @@ ReplicaBreakdown replicas_from_summary(const Reader& parent, const char* key) {
     item.read("cache_hit_client", f.cache_hit_client);
     b.replicas.push_back(std::move(f));
   });
-  each("sources", [&](const Reader& item) {
+  each("sources", [&](const SummaryReader& item) {
     SourceFigures f;
     item.read("source", f.source);
     item.read("queries", f.queries);

@@ -6,7 +6,7 @@
 namespace kvsweep::reports {
 namespace {
 
-nlohmann::ordered_json number(const std::optional<double>& value) {
+nlohmann::ordered_json validity_number(const std::optional<double>& value) {
   if (!value || !std::isfinite(*value)) return nullptr;
   return *value;
 }
@@ -45,12 +45,12 @@ nlohmann::ordered_json validity_json(const CellValidity& v) {
                                                  : nlohmann::ordered_json(v.request_rate);
   j["cap"] = v.cap;
   j["in_flight_mean"] = v.in_flight_mean;
-  j["in_flight_fraction"] = number(v.in_flight_fraction);
-  j["little_in_flight"] = number(v.little_in_flight);
-  j["send_rate"] = number(v.send_rate);
-  j["scheduled_rate"] = number(v.scheduled_rate);
+  j["in_flight_fraction"] = validity_number(v.in_flight_fraction);
+  j["little_in_flight"] = validity_number(v.little_in_flight);
+  j["send_rate"] = validity_number(v.send_rate);
+  j["scheduled_rate"] = validity_number(v.scheduled_rate);
   j["backlog_s"] = v.backlog_s;
-  j["in_flight_while_backlogged"] = number(v.in_flight_while_backlogged);
+  j["in_flight_while_backlogged"] = validity_number(v.in_flight_while_backlogged);
   if (v.steady) {
     const SteadyFigures& s = *v.steady;
     j["steady"] = {{"start_s", s.start_s},
@@ -80,9 +80,9 @@ nlohmann::ordered_json validity_json(const CellValidity& v) {
   j["main_failure"] = v.main_failure;
   j["notes"] = v.notes;
   j["driver"] = {{"measured", v.driver_measured},
-                 {"cpu_utilisation", number(v.driver_cpu_utilisation)},
-                 {"send_delay_p99_ms", number(v.send_delay_p99_ms)},
-                 {"send_shortfall", number(v.send_shortfall)}};
+                 {"cpu_utilisation", validity_number(v.driver_cpu_utilisation)},
+                 {"send_delay_p99_ms", validity_number(v.send_delay_p99_ms)},
+                 {"send_shortfall", validity_number(v.send_shortfall)}};
   j["stopped_over_capacity"] = v.stopped_over_capacity;
   return j;
 }

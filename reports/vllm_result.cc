@@ -34,7 +34,7 @@ bool selected(const PercentileSelection& selection, const std::string& key) {
   return false;
 }
 
-std::string number(double value, int decimals) {
+std::string vllm_number(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
@@ -59,7 +59,7 @@ std::string centered(const std::string& title, char fill) {
   return std::string(left, fill) + title + std::string(right, fill) + "\n";
 }
 
-constexpr const char* kUnknown = "unknown";
+constexpr const char* kVllmUnknown = "unknown";
 
 // Says why token figures above are estimated or unknown; "" when the server reported them all.
 std::string token_count_note(const CellMetrics& m) {
@@ -161,44 +161,45 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
     out += row("Maximum request concurrency:", std::to_string(run->max_concurrency));
   }
   if (run != nullptr && run->request_rate > 0) {
-    out += row("Request rate configured (RPS):", number(run->request_rate, 2));
+    out += row("Request rate configured (RPS):", vllm_number(run->request_rate, 2));
   }
-  out += row("Benchmark duration (s):", number(m.window_s, 2));
+  out += row("Benchmark duration (s):", vllm_number(m.window_s, 2));
   const std::string estimated = m.output_tokens_estimated > 0 ? " (estimated)" : "";
-  out += row("Total input tokens:", m.prompt_tokens ? std::to_string(*m.prompt_tokens) : kUnknown);
+  out +=
+      row("Total input tokens:", m.prompt_tokens ? std::to_string(*m.prompt_tokens) : kVllmUnknown);
   out += row("Total generated tokens:", std::to_string(m.output_tokens) + estimated);
-  out += row("Request throughput (req/s):", number(m.request_throughput, 2));
-  if (m.goodput) out += row("Request goodput (req/s):", number(*m.goodput, 2));
-  out += row("Output token throughput (tok/s):", number(m.output_throughput, 2) + estimated);
+  out += row("Request throughput (req/s):", vllm_number(m.request_throughput, 2));
+  if (m.goodput) out += row("Request goodput (req/s):", vllm_number(*m.goodput, 2));
+  out += row("Output token throughput (tok/s):", vllm_number(m.output_throughput, 2) + estimated);
   out += row("Peak output token throughput (tok/s):",
-             number(m.max_output_tokens_per_s, 2) + estimated);
-  out += row("Peak concurrent requests:", number(m.max_concurrent_requests, 2));
+             vllm_number(m.max_output_tokens_per_s, 2) + estimated);
+  out += row("Peak concurrent requests:", vllm_number(m.max_concurrent_requests, 2));
   out += row("Total token throughput (tok/s):",
-             m.total_token_throughput ? number(*m.total_token_throughput, 2) : kUnknown);
+             m.total_token_throughput ? vllm_number(*m.total_token_throughput, 2) : kVllmUnknown);
   for (const auto& v : metric_views(m)) {
     if (!selected(selection, v.key)) continue;
     out += centered(v.title, '-');
     const std::string label = v.label;
-    out += row("Mean " + label + " (ms):", number(v.summary->mean, 2));
-    out += row("Median " + label + " (ms):", number(v.summary->median, 2));
+    out += row("Mean " + label + " (ms):", vllm_number(v.summary->mean, 2));
+    out += row("Median " + label + " (ms):", vllm_number(v.summary->median, 2));
     for (double p : selection.percentiles) {
       char name[64];
       std::snprintf(name, sizeof name, "P%g %s (ms):", p, label.c_str());
-      out += row(name, number(percentile(*v.sorted, p), 2));
+      out += row(name, vllm_number(percentile(*v.sorted, p), 2));
     }
   }
   if (m.schedule_lag_ms.count > 0) {
     out += centered("Schedule Lag (sent - scheduled)", '-');
-    out += row("Mean lag (ms):", number(m.schedule_lag_ms.mean, 3));
-    out += row("P99 lag (ms):", number(m.schedule_lag_ms.p99, 3));
+    out += row("Mean lag (ms):", vllm_number(m.schedule_lag_ms.mean, 3));
+    out += row("P99 lag (ms):", vllm_number(m.schedule_lag_ms.p99, 3));
   }
   if (m.kv_hit_rate_server || m.cache_hit_client) {
     out += centered("Prefix Cache", '-');
     if (m.kv_hit_rate_server) {
-      out += row("KV hit rate, server (%):", number(100 * *m.kv_hit_rate_server, 2));
+      out += row("KV hit rate, server (%):", vllm_number(100 * *m.kv_hit_rate_server, 2));
     }
     if (m.cache_hit_client) {
-      out += row("Cached prompt tokens, client (%):", number(100 * *m.cache_hit_client, 2));
+      out += row("Cached prompt tokens, client (%):", vllm_number(100 * *m.cache_hit_client, 2));
     }
   }
   if (!m.failed_by_kind.empty()) {

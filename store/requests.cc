@@ -66,7 +66,7 @@ RequestRow read_request(const std::string& path, const SqliteStatement& s) {
   return row;
 }
 
-void bind_optional(SqliteStatement& s, int index, const std::optional<double>& value) {
+void bind_optional_number(SqliteStatement& s, int index, const std::optional<double>& value) {
   if (value) {
     s.bind_double(index, *value);
   } else {
@@ -92,16 +92,16 @@ void bind_request(SqliteStatement& s, std::int64_t cell_id, const RequestRow& ro
   s.bind_double(13, row.first_token_s);
   s.bind_double(14, row.last_token_s);
   // NULL where the value follows from the times (request_durations.h): 9 bytes less each.
-  bind_optional(s, 15, stored_ttft_ms(row));
-  bind_optional(s, 16, stored_e2e_ms(row));
-  bind_optional(s, 17, stored_tpot_ms(row));
+  bind_optional_number(s, 15, stored_ttft_ms(row));
+  bind_optional_number(s, 16, stored_e2e_ms(row));
+  bind_optional_number(s, 17, stored_tpot_ms(row));
   s.bind_blob(18, encode_itl(row.itl_ms));  // the same doubles back, bit for bit
   s.bind_int64(19, row.prompt_tokens);
   s.bind_int64(20, row.output_tokens);
   s.bind_int64(21, row.cached_tokens);
   s.bind_int64(22, row.tokens_estimated ? 1 : 0);
   s.bind_text(23, row.replica);
-  bind_optional(s, 24, stored_ended_s(row));
+  bind_optional_number(s, 24, stored_ended_s(row));
 }
 
 void insert_requests(const SqliteDb& db, std::int64_t cell_id,

@@ -15,12 +15,12 @@ namespace {
 
 // A -wal file holds its 32-byte header and then one frame per page written; a longer file may
 // hold transactions not yet copied into the database.
-constexpr std::uintmax_t kWalHeaderBytes = 32;
+constexpr std::uintmax_t kSqliteWalHeaderBytes = 32;
 
 bool wal_has_frames(const std::string& path) {
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path + "-wal", error);
-  return !error && size > kWalHeaderBytes;
+  return !error && size > kSqliteWalHeaderBytes;
 }
 
 // "file:<path>?immutable=1" with the path percent-encoded as SQLite's URI rules ask ('?', '#'

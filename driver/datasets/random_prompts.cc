@@ -32,7 +32,7 @@ Range range_of(int length, double ratio) {
           static_cast<int>(std::ceil(length * (1.0 + ratio)))};
 }
 
-std::string number(double value) {
+std::string prompt_number_text(double value) {
   std::string text = std::to_string(value);
   while (text.size() > 1 && text.back() == '0') text.pop_back();
   if (!text.empty() && text.back() == '.') text.pop_back();
@@ -47,7 +47,8 @@ Workload make_random_prompts(const DatasetOptions& options) {
   }
   const double ratio = options.random_range_ratio;
   if (!(ratio >= 0.0 && ratio < 1.0)) {
-    fail("random_range_ratio", "expected a number in [0, 1), got " + number(ratio));
+    fail("random_range_ratio",
+         "expected a prompt_number_text in [0, 1), got " + prompt_number_text(ratio));
   }
   if (options.random_input_len < 0) {
     fail("random_input_len", "expected >= 0, got " + std::to_string(options.random_input_len));

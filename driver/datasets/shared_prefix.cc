@@ -12,7 +12,7 @@ namespace kvsweep::driver {
 namespace {
 
 // Streams for derive_seed: each kind of text gets its own generator family.
-constexpr std::uint64_t kPrefixStream = 1;
+constexpr std::uint64_t kSharedPrefixStream = 1;
 constexpr std::uint64_t kSuffixStream = 2;
 constexpr std::uint64_t kOrderStream = 3;
 constexpr std::uint64_t kOutputStream = 4;
@@ -41,7 +41,7 @@ Workload make_shared_prefix(const DatasetOptions& options) {
                                  static_cast<std::size_t>(options.prompts_per_prefix));
   for (int g = 0; g < options.num_prefixes; ++g) {
     std::mt19937_64 prefix_rng(
-        derive_seed(options.seed, kPrefixStream, static_cast<std::uint64_t>(g)));
+        derive_seed(options.seed, kSharedPrefixStream, static_cast<std::uint64_t>(g)));
     const std::string prefix =
         text_of_tokens("Prefix " + std::to_string(g) + ": ", options.prefix_tokens, prefix_rng);
     for (int i = 0; i < options.prompts_per_prefix; ++i) {

@@ -12,7 +12,7 @@
 namespace kvsweep::driver {
 namespace {
 
-constexpr std::uint64_t kLengthStream = 11;
+constexpr std::uint64_t kTurnLengthStream = 11;
 
 }  // namespace
 
@@ -31,7 +31,7 @@ Workload make_synthetic_multiturn_workload(const DatasetOptions& options) {
   // Same engine and seed as make_synthetic_multiturn for the text; lengths come from their own
   // generator so constant distributions leave the text sequence untouched.
   std::mt19937_64 text_rng(options.seed);
-  std::mt19937_64 length_rng(derive_seed(options.seed, kLengthStream, 0));
+  std::mt19937_64 length_rng(derive_seed(options.seed, kTurnLengthStream, 0));
   Workload workload;
   const std::string system_prompt =
       synthetic_words(text_rng, sample_length(options.system_prompt_words, length_rng));

@@ -19,14 +19,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // A replay says nothing while it runs: the calibration reports once per fit.
-class QuietOutput : public SweepOutput {
+class ReplayQuietOutput : public SweepOutput {
  public:
   void line(const std::string&) override {}
   void progress(const std::string&) override {}
   void end_progress() override {}
 };
 
-void no_migration_progress(const std::string&) {}
+void replay_migration_progress(const std::string&) {}
 
 }  // namespace
 
@@ -59,8 +59,8 @@ std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
     wire_predict_target(target, options);
     options.stop = stop_;
     store::Store store =
-        store::Store::open(path, store::Store::Access::kReadWrite, no_migration_progress);
-    QuietOutput quiet;
+        store::Store::open(path, store::Store::Access::kReadWrite, replay_migration_progress);
+    ReplayQuietOutput quiet;
     const SweepOutcome outcome = run_sweep(run_.spec, plan, target, store, quiet, options);
     if (outcome.status == "interrupted") throw std::runtime_error("calibrate: stopped");
     const auto metrics = cell_figures(store, outcome.experiment_id);

@@ -12,7 +12,7 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-std::string number(double value, const char* format = "%g") {
+std::string preview_number(double value, const char* format = "%g") {
   char text[32];
   std::snprintf(text, sizeof text, format, value);
   return text;
@@ -81,10 +81,11 @@ std::string stand_in_line(const ScenarioSpec& spec) {
   try {
     const DatasetTokens tokens =
         count_dataset_tokens(driver::load_workload(stand_in), spec.load.max_tokens);
-    line +=
-        "; at seed " + std::to_string(spec.seed) + " it sends " + std::to_string(tokens.requests) +
-        " requests of " + number(tokens.mean_prompt_tokens(), "%.1f") + " prompt and " +
-        number(tokens.mean_output_tokens(), "%.1f") + " output tokens on average (sim tokenizer)";
+    line += "; at seed " + std::to_string(spec.seed) + " it sends " +
+            std::to_string(tokens.requests) + " requests of " +
+            preview_number(tokens.mean_prompt_tokens(), "%.1f") + " prompt and " +
+            preview_number(tokens.mean_output_tokens(), "%.1f") +
+            " output tokens on average (sim tokenizer)";
   } catch (const driver::DatasetError& e) {
     line += std::string("; cannot be generated: ") + e.what();
   }
@@ -95,7 +96,8 @@ std::string stand_in_line(const ScenarioSpec& spec) {
 
 std::string length_text(const driver::LengthDistribution& length) {
   if (length.stddev > 0) {
-    std::string text = "mean " + number(length.mean) + " (sd " + number(length.stddev);
+    std::string text =
+        "mean " + preview_number(length.mean) + " (sd " + preview_number(length.stddev);
     if (length.min > 0 || length.max > 0) {
       text += ", " + std::to_string(length.min) + "-" +
               (length.max > 0 ? std::to_string(length.max) : std::string("no max"));
@@ -108,7 +110,7 @@ std::string length_text(const driver::LengthDistribution& length) {
   // The constant, clamped as sample_length clamps it.
   double value = length.mean < length.min ? length.min : length.mean;
   if (length.max > 0 && value > length.max) value = length.max;
-  return number(value);
+  return preview_number(value);
 }
 
 std::string max_tokens_text(const driver::DatasetOptions& d, const std::string& fallback) {

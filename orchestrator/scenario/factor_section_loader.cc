@@ -19,7 +19,7 @@ const std::vector<std::string>& load_shorthands() {
   return names;
 }
 
-bool starts_with(const std::string& text, const std::string& prefix) {
+bool factor_starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
@@ -55,7 +55,7 @@ class FieldNames {
     if (name == "concurrency" || name == "seed") return name;
     if (contains(load_shorthands(), name)) return "load." + name;
     if (contains(knobs_, name)) return knob_path(name);
-    if (starts_with(name, "load.")) {
+    if (factor_starts_with(name, "load.")) {
       if (auto unknown = unknown_load_field(name)) *problem = *unknown;
       return name;
     }
@@ -70,7 +70,7 @@ class FieldNames {
       }
       return name;
     }
-    if (starts_with(name, "target.sim.")) {
+    if (factor_starts_with(name, "target.sim.")) {
       const std::string knob = name.substr(11);
       const std::vector<std::string> fleet = sim_ ? sim_->factors : std::vector<std::string>{};
       if (spec_.target.kind == "sim") {
@@ -80,7 +80,7 @@ class FieldNames {
       }
       return name;
     }
-    if (starts_with(name, "target.")) {
+    if (factor_starts_with(name, "target.")) {
       const std::string knob = name.substr(7);
       if (!contains(knobs_, knob)) {
         *problem = suggest(knob, knobs_,
@@ -109,8 +109,8 @@ class FieldNames {
     if (is_epp_setting_path(path)) {
       return contains(knobs_, "strategy") ? kind_->phase_of("strategy") : FactorPhase::kRun;
     }
-    const bool knob = starts_with(path, "target.") && path != "target.base_url" &&
-                      !starts_with(path, "target.sim.");
+    const bool knob = factor_starts_with(path, "target.") && path != "target.base_url" &&
+                      !factor_starts_with(path, "target.sim.");
     return knob ? kind_->phase_of(path.substr(7)) : FactorPhase::kRun;
   }
 
@@ -334,7 +334,7 @@ class FactorReader {
     f.phase = FactorPhase::kRun;
     for (const auto& level : f.levels) {
       for (const auto& s : level.settings) {
-        targets = targets || starts_with(s.path, "target.") || is_epp_setting_path(s.path);
+        targets = targets || factor_starts_with(s.path, "target.") || is_epp_setting_path(s.path);
         if (names_.phase_of(s.path) == FactorPhase::kDeploy) f.phase = FactorPhase::kDeploy;
       }
     }

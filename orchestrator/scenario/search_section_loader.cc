@@ -27,7 +27,7 @@ std::optional<double>* threshold(SloRequirement& r, const std::string& metric) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
+bool search_ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -56,7 +56,8 @@ struct PercentileKey {
 PercentileKey parse_percentile_key(const std::string& key) {
   PercentileKey out;
   const std::size_t underscore = key.find('_');
-  if (underscore == std::string::npos || !ends_with(key, "_ms") || key.size() < underscore + 5) {
+  if (underscore == std::string::npos || !search_ends_with(key, "_ms") ||
+      key.size() < underscore + 5) {
     out.problem =
         "expected pNN_<metric>_ms (p95_ttft_ms: 1000: 95% of requests see TTFT <= 1000 ms)";
     return out;
@@ -129,7 +130,7 @@ void read_attainment(YamlMapReader& slo, double* out, bool good, YamlErrors& sin
     return;
   }
   std::string text = value.IsScalar() ? value.Scalar() : "";
-  const bool percent = ends_with(text, "%");
+  const bool percent = search_ends_with(text, "%");
   if (percent) text.pop_back();
   char* end = nullptr;
   const double parsed = text.empty() ? NAN : std::strtod(text.c_str(), &end);
@@ -150,14 +151,14 @@ std::string exact_text(double value) {
   return std::string(buffer, result.ptr);
 }
 
-YAML::Mark yaml_mark(const SourceMark& mark) {
+YAML::Mark search_yaml_mark(const SourceMark& mark) {
   YAML::Mark out;  // 0-based in yaml-cpp
   out.line = mark.line - 1;
   out.column = mark.column - 1;
   return out;
 }
 
-SourceMark source_mark(const YAML::Node& node) {
+SourceMark search_source_mark(const YAML::Node& node) {
   return SourceMark{node.Mark().line + 1, node.Mark().column + 1};
 }
 
@@ -166,7 +167,7 @@ SourceMark source_mark(const YAML::Node& node) {
 FactorSpec searched_factor(const std::string& path, const std::string& label,
                            const YAML::Node& low) {
   FactorSpec factor = value_factor(path, path, {label});
-  factor.mark = source_mark(low);
+  factor.mark = search_source_mark(low);
   factor.levels.front().mark = factor.mark;
   factor.levels.front().settings.front().mark = factor.mark;
   return factor;
@@ -183,7 +184,7 @@ bool rate_is_free(const YAML::Node& root, const ScenarioSpec& spec, YamlErrors& 
       }
     }
     if (first == nullptr) continue;
-    sink.add(yaml_mark(f.path == first->path ? f.mark : first->mark), "factors." + f.name,
+    sink.add(search_yaml_mark(f.path == first->path ? f.mark : first->mark), "factors." + f.name,
              "sets load.request_rate, which the search chooses (search.factor: "
              "load.request_rate); remove it");
     free = false;
@@ -240,7 +241,7 @@ void read_slo(YamlMapReader& slo, ScenarioSpec& spec, YamlErrors& sink) {
       continue;
     }
     const std::string metric = key.size() > 3 ? key.substr(0, key.size() - 3) : "";
-    if (ends_with(key, "_ms") &&
+    if (search_ends_with(key, "_ms") &&
         std::find(slo_metrics().begin(), slo_metrics().end(), metric) != slo_metrics().end()) {
       slo.get(key);
       sink.add(it->first.Mark(), slo.path_of(key),
@@ -372,7 +373,7 @@ void check_search(const YAML::Node& root, ScenarioSpec& spec, YamlErrors& sink) 
   const YAML::Node low = search["low"];
   if (s.factor == "concurrency") {
     if (const FactorSpec* written = spec.factor("concurrency")) {
-      sink.add(yaml_mark(written->mark), "factors.concurrency",
+      sink.add(search_yaml_mark(written->mark), "factors.concurrency",
                "the search chooses concurrency's levels; remove factors.concurrency");
     } else if (s.low >= 1) {
       spec.factors.push_back(

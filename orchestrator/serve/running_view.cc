@@ -23,8 +23,8 @@ std::string cell_name(const store::CellRow& c) {
 Json ms_or_null(double ms) { return ms >= 0 ? Json(ms) : Json(nullptr); }
 
 // The current phase's TTFT over its elapsed time.
-std::string ttft_chart(const std::vector<store::ProgressSnapshot>& phase,
-                       const std::string& title) {
+std::string running_ttft_chart(const std::vector<store::ProgressSnapshot>& phase,
+                               const std::string& title) {
   reports::ChartSeries p50{"TTFT p50", {}};
   reports::ChartSeries p95{"TTFT p95", {}};
   for (const auto& s : phase) {
@@ -50,7 +50,7 @@ Json current_cell(std::int64_t experiment_id, const store::CellRow& c, std::size
   if (snapshots.empty()) {
     current["phase"] = "preparing (deployment, readiness, cache)";
     current["has_progress"] = false;
-    if (charts) svg = ttft_chart({}, "TTFT of the current cell");
+    if (charts) svg = running_ttft_chart({}, "TTFT of the current cell");
     return current;
   }
   const store::ProgressSnapshot& last = snapshots.back();
@@ -81,8 +81,8 @@ Json current_cell(std::int64_t experiment_id, const store::CellRow& c, std::size
                   {"quiet", ago > kQuietAfterS},
                   {"metrics_urls", last.metrics_urls}});
   if (charts)
-    svg = ttft_chart(phase,
-                     "TTFT of cell " + std::to_string(c.ordinal + 1) + " (" + last.phase + ")");
+    svg = running_ttft_chart(
+        phase, "TTFT of cell " + std::to_string(c.ordinal + 1) + " (" + last.phase + ")");
   return current;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 constexpr double kAdminTimeoutS = 10;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
+double admin_seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -124,7 +124,7 @@ void RouterAdminClient::post(const std::string& router_url, const std::string& p
   CommandLog log;
   log.step = "apply";
   log.argv = {"POST", url, body};
-  log.seconds = seconds_since(started);
+  log.seconds = admin_seconds_since(started);
   log.exit_code = r.error.empty() && r.status == 200 ? 0 : 1;
   log.out = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body : "";
   log.err = r.error;
@@ -152,7 +152,7 @@ CommandLogs RouterAdminClient::health_events(const std::string& router_url) {
     log.exit_code = 1;
     log.err = r.error.empty() ? "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300)
                               : r.error;
-    log.seconds = seconds_since(started);
+    log.seconds = admin_seconds_since(started);
     logs.push_back(std::move(log));
     return logs;
   }
@@ -165,7 +165,7 @@ CommandLogs RouterAdminClient::health_events(const std::string& router_url) {
   }
   if (log.out.empty()) return logs;  // nothing happened: no row
   log.exit_code = 0;
-  log.seconds = seconds_since(started);
+  log.seconds = admin_seconds_since(started);
   logs.push_back(std::move(log));
   return logs;
 }

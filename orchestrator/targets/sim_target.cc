@@ -16,18 +16,18 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-constexpr double kAdminTimeoutS = 10;
+constexpr double kSimAdminTimeoutS = 10;
 // The fleet runs in this process: a gate that is not open within a minute never will be.
 constexpr double kMaxGateS = 60;
 constexpr double kPollS = 0.05;
 
-std::optional<bool> on_off(const std::string& level) {
+std::optional<bool> sim_on_off(const std::string& level) {
   if (level == "on" || level == "true" || level == "enabled") return true;
   if (level == "off" || level == "false" || level == "disabled") return false;
   return std::nullopt;
 }
 
-sim::FleetOptions fleet_options(const ScenarioSpec& spec) {
+sim::FleetOptions sim_fleet_options(const ScenarioSpec& spec) {
   sim::FleetOptions options;
   options.replicas = spec.target.sim.replicas;
   options.profile = spec.target.sim.profile;
@@ -66,7 +66,7 @@ void check_stand_in_for_own_servers(const std::vector<CellPlan>& plan) {
 }  // namespace
 
 SimTarget::SimTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Log log)
-    : spec_(spec), log_(std::move(log)), fleet_(fleet_options(spec)), admin_(log_) {
+    : spec_(spec), log_(std::move(log)), fleet_(sim_fleet_options(spec)), admin_(log_) {
   const std::vector<std::string>& applies = target_kind("sim").factors;
   const bool stand_in = spec.target.kind != "sim";
   if (stand_in) check_stand_in_for_own_servers(plan);
@@ -84,7 +84,7 @@ SimTarget::SimTarget(const ScenarioSpec& spec, const std::vector<CellPlan>& plan
     }
     check_router_levels(knob, knob_levels, "the simulated fleet", spec);
     for (const auto& level : knob_levels) {
-      if (knob == "prefix_caching" && !on_off(level)) {
+      if (knob == "prefix_caching" && !sim_on_off(level)) {
         throw TargetError("factor prefix_caching: level \"" + level + "\" is not on or off");
       }
     }
@@ -108,7 +108,7 @@ CommandLogs SimTarget::start() {
 SimTarget::Requests SimTarget::requests_for(const Treatment& t) const {
   nlohmann::json engine = nlohmann::json::object();
   for (const auto& [factor, level] : t.levels) {
-    if (factor == "prefix_caching") engine["enable_prefix_caching"] = *on_off(level);
+    if (factor == "prefix_caching") engine["enable_prefix_caching"] = *sim_on_off(level);
   }
   return {strategy_body(t, spec_), engine.empty() ? "" : engine.dump()};
 }
@@ -170,7 +170,7 @@ CommandLogs SimTarget::wait_ready() {
 }
 
 CommandLogs SimTarget::make_cold() {
-  reset_prefix_caches(fleet_.replica_urls(), kAdminTimeoutS, *log_);
+  reset_prefix_caches(fleet_.replica_urls(), kSimAdminTimeoutS, *log_);
   if (!applied_) return {};
   const std::string body = requests_for(*applied_).strategy_body;
   if (!runs_epp(body)) return {};

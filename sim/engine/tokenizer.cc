@@ -11,7 +11,7 @@ namespace {
 constexpr std::size_t kPieceBytes = 4;
 // Llama 3's vocabulary size, so ids look like real ones. Collisions are harmless: only equal
 // pieces need equal ids.
-constexpr std::uint64_t kVocabSize = 128256;
+constexpr std::uint64_t kTokenizerVocabSize = 128256;
 constexpr std::uint64_t kPieceSeed = 0x746f6b656e697a65ULL;
 
 // Common short English words: generated text reads like text and tokenizes like it (each
@@ -31,7 +31,7 @@ std::vector<TokenId> tokenize(std::string_view text) {
   for (std::size_t at = 0; at < text.size(); at += kPieceBytes) {
     const std::string_view piece = text.substr(at, kPieceBytes);
     tokens.push_back(static_cast<TokenId>(
-        XXH3_64bits_withSeed(piece.data(), piece.size(), kPieceSeed) % kVocabSize));
+        XXH3_64bits_withSeed(piece.data(), piece.size(), kPieceSeed) % kTokenizerVocabSize));
   }
   return tokens;
 }

@@ -26,7 +26,7 @@ const json& array_at(const json& parent, const char* key, const std::string& whe
   return *it;
 }
 
-std::string string_at(const json& parent, const char* key, const std::string& where) {
+std::string pod_string_at(const json& parent, const char* key, const std::string& where) {
   const auto it = parent.find(key);
   if (it == parent.end() || it->is_null()) return "";
   if (!it->is_string()) throw std::runtime_error(where + "." + key + " is not a string");
@@ -36,8 +36,8 @@ std::string string_at(const json& parent, const char* key, const std::string& wh
 bool is_ready(const json& status, const std::string& where) {
   for (const auto& condition : array_at(status, "conditions", where)) {
     if (!condition.is_object()) throw std::runtime_error(where + ".conditions has a non-object");
-    if (string_at(condition, "type", where + ".conditions[]") == "Ready") {
-      return string_at(condition, "status", where + ".conditions[]") == "True";
+    if (pod_string_at(condition, "type", where + ".conditions[]") == "Ready") {
+      return pod_string_at(condition, "status", where + ".conditions[]") == "True";
     }
   }
   return false;
@@ -45,18 +45,18 @@ bool is_ready(const json& status, const std::string& where) {
 
 // "container vllm: CrashLoopBackOff: back-off 5m0s ... (last terminated: OOMKilled)", or "".
 std::string container_problem(const json& status, const char* label, const std::string& where) {
-  const std::string name = string_at(status, "name", where);
+  const std::string name = pod_string_at(status, "name", where);
   const json& state = object_at(status, "state", where);
   const json& waiting = object_at(state, "waiting", where + ".state");
   const json& terminated = object_at(state, "terminated", where + ".state");
   std::string reason;
   std::string message;
-  if (!waiting.empty() && is_terminal_waiting_reason(string_at(waiting, "reason", where))) {
-    reason = string_at(waiting, "reason", where);
-    message = string_at(waiting, "message", where);
-  } else if (!terminated.empty() && string_at(terminated, "reason", where) == "OOMKilled") {
+  if (!waiting.empty() && is_terminal_waiting_reason(pod_string_at(waiting, "reason", where))) {
+    reason = pod_string_at(waiting, "reason", where);
+    message = pod_string_at(waiting, "message", where);
+  } else if (!terminated.empty() && pod_string_at(terminated, "reason", where) == "OOMKilled") {
     reason = "OOMKilled";
-    message = string_at(terminated, "message", where);
+    message = pod_string_at(terminated, "message", where);
   } else {
     return "";
   }
@@ -64,7 +64,7 @@ std::string container_problem(const json& status, const char* label, const std::
   if (!message.empty()) text += ": " + message;
   // A crash loop says nothing about why the container died; the previous run's end often does.
   const json& last = object_at(object_at(status, "lastState", where), "terminated", where);
-  const std::string last_reason = string_at(last, "reason", where + ".lastState.terminated");
+  const std::string last_reason = pod_string_at(last, "reason", where + ".lastState.terminated");
   if (!last_reason.empty() && last_reason != reason) {
     text += " (last terminated: " + last_reason + ")";
   }
@@ -72,10 +72,10 @@ std::string container_problem(const json& status, const char* label, const std::
 }
 
 std::string terminal_problem(const json& status, const std::string& where) {
-  if (string_at(status, "phase", where) == "Failed") {
+  if (pod_string_at(status, "phase", where) == "Failed") {
     std::string text = "phase Failed";
     for (const char* key : {"reason", "message"}) {
-      const std::string value = string_at(status, key, where);
+      const std::string value = pod_string_at(status, key, where);
       if (!value.empty()) text += ": " + value;
     }
     // How each container ended (a Job's pod: OOMKilled, Error with its exit code).
@@ -84,13 +84,13 @@ std::string terminal_problem(const json& status, const std::string& where) {
       const json& state = object_at(container, "state", where + ".containerStatuses[]");
       const json& terminated = object_at(state, "terminated", where + ".containerStatuses[].state");
       if (terminated.empty()) continue;
-      text += "; container " + string_at(container, "name", where) + ": " +
-              string_at(terminated, "reason", where);
+      text += "; container " + pod_string_at(container, "name", where) + ": " +
+              pod_string_at(terminated, "reason", where);
       const auto code = terminated.find("exitCode");
       if (code != terminated.end() && code->is_number_integer()) {
         text += " (exit code " + std::to_string(code->get<int>()) + ")";
       }
-      const std::string message = string_at(terminated, "message", where);
+      const std::string message = pod_string_at(terminated, "message", where);
       if (!message.empty()) text += ": " + message;
     }
     return text;
@@ -122,7 +122,8 @@ void read_containers(const json& status, const std::string& where, PodState& sta
       }
       const json& waiting =
           object_at(object_at(container, "state", where), "waiting", where + ".state");
-      if (state.waiting_reason.empty()) state.waiting_reason = string_at(waiting, "reason", where);
+      if (state.waiting_reason.empty())
+        state.waiting_reason = pod_string_at(waiting, "reason", where);
     }
   }
 }
@@ -131,21 +132,22 @@ PodState parse_pod(const json& pod, const std::string& where) {
   if (!pod.is_object()) throw std::runtime_error(where + " is not an object");
   const json& metadata = object_at(pod, "metadata", where);
   PodState state;
-  state.name = string_at(metadata, "name", where + ".metadata");
+  state.name = pod_string_at(metadata, "name", where + ".metadata");
   if (state.name.empty()) throw std::runtime_error(where + " has no metadata.name");
   const std::string at = "pod " + state.name;
-  state.uid = string_at(metadata, "uid", at + ".metadata");
+  state.uid = pod_string_at(metadata, "uid", at + ".metadata");
   const json& labels = object_at(metadata, "labels", at + ".metadata");
   for (const char* key : kRevisionLabels) {
-    if (state.revision.empty()) state.revision = string_at(labels, key, at + ".metadata.labels");
+    if (state.revision.empty())
+      state.revision = pod_string_at(labels, key, at + ".metadata.labels");
   }
   const auto deletion = metadata.find("deletionTimestamp");
   state.terminating = deletion != metadata.end() && !deletion->is_null();
 
   const json& status = object_at(pod, "status", at);
-  state.phase = string_at(status, "phase", at + ".status");
+  state.phase = pod_string_at(status, "phase", at + ".status");
   state.ready = is_ready(status, at + ".status");
-  state.ip = string_at(status, "podIP", at + ".status");
+  state.ip = pod_string_at(status, "podIP", at + ".status");
   state.terminal_problem = terminal_problem(status, at + ".status");
   read_containers(status, at + ".status", state);
 
@@ -164,7 +166,7 @@ PodState parse_pod(const json& pod, const std::string& where) {
       // valueFrom entries (secrets, field refs) have no value the pod spec can tell us.
       if (!env.contains("value")) continue;
       // The first container that sets a name wins: the serving container comes first.
-      state.env.emplace(string_at(env, "name", at + ".env[]"), string_at(env, "value", at));
+      state.env.emplace(pod_string_at(env, "name", at + ".env[]"), pod_string_at(env, "value", at));
     }
   }
   return state;
