@@ -38,9 +38,9 @@ bool sets_max_tokens(const LengthDistribution& output_tokens) {
 void validate_length_distribution(const LengthDistribution& d, const std::string& field) {
   auto fail = [&](const std::string& what) { throw DatasetError(field + ": " + what); };
   if (!std::isfinite(d.mean) || d.mean < 0)
-    fail("mean: expected a length_text >= 0, got " + length_text(d.mean));
+    fail("mean: expected a number >= 0, got " + length_text(d.mean));
   if (!std::isfinite(d.stddev) || d.stddev < 0) {
-    fail("stddev: expected a length_text >= 0, got " + length_text(d.stddev));
+    fail("stddev: expected a number >= 0, got " + length_text(d.stddev));
   }
   if (d.min < 0) fail("min: expected >= 0, got " + std::to_string(d.min));
   if (d.max < 0) fail("max: expected >= 0 (0: no upper bound), got " + std::to_string(d.max));

@@ -47,8 +47,7 @@ Workload make_random_prompts(const DatasetOptions& options) {
   }
   const double ratio = options.random_range_ratio;
   if (!(ratio >= 0.0 && ratio < 1.0)) {
-    fail("random_range_ratio",
-         "expected a prompt_number_text in [0, 1), got " + prompt_number_text(ratio));
+    fail("random_range_ratio", "expected a number in [0, 1), got " + prompt_number_text(ratio));
   }
   if (options.random_input_len < 0) {
     fail("random_input_len", "expected >= 0, got " + std::to_string(options.random_input_len));
