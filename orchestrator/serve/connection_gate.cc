@@ -190,15 +190,18 @@ void ConnectionGate::take_arrivals(double now) {
         continue;
       }
       // The connection that has waited longest for its request makes room: a client that
-      // holds connections open without sending cannot keep out one that sends at once.
+      // holds connections open without sending cannot keep out one that sends at once. By
+      // admission turn, not deadline: arrivals taken in one pass share a clock reading, and
+      // among equal deadlines the map's order is the descriptors', which any other thread's
+      // closed file reorders (in CI the first of four silent connections stayed open).
       const auto oldest = std::min_element(
           waiting_.begin(), waiting_.end(),
-          [](const auto& a, const auto& b) { return a.second.deadline < b.second.deadline; });
+          [](const auto& a, const auto& b) { return a.second.turn < b.second.turn; });
       close_waiting(oldest->first);
     }
     set_nonblocking(fd);
     std::lock_guard lock(mutex_);
-    waiting_[fd] = Waiting{{}, now + limits_.request_deadline_s, false};
+    waiting_[fd] = Waiting{{}, now + limits_.request_deadline_s, false, next_turn_++};
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -53,8 +54,9 @@ class ConnectionGate {
  private:
   struct Waiting {
     std::string bytes;
-    double deadline = 0;    // steady seconds
-    bool draining = false;  // refused with an answer: read and dropped until EOF or deadline
+    double deadline = 0;     // steady seconds
+    bool draining = false;   // refused with an answer: read and dropped until EOF or deadline
+    std::uint64_t turn = 0;  // admission order: the accept loop's, which descriptors are not
   };
   void run();
   void take_arrivals(double now);
@@ -74,7 +76,8 @@ class ConnectionGate {
   std::vector<int> arrivals_;
   std::map<int, Waiting> waiting_;  // gate thread only, but counted under the mutex
   std::deque<std::pair<int, std::string>> jobs_;
-  std::size_t serving_ = 0;  // jobs taken by a worker and not yet done
+  std::size_t serving_ = 0;      // jobs taken by a worker and not yet done
+  std::uint64_t next_turn_ = 0;  // gate thread only
   bool stopping_ = false;
   std::thread gate_thread_;
   std::vector<std::thread> workers_;
