@@ -19,6 +19,7 @@
 #include "sim/router/epp_config.h"
 #include "sim/router/epp_scheduler.h"
 #include "sim/router/routing_strategy.h"
+#include "sim/router/strategy_factory.h"
 
 namespace {
 

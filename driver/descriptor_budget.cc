@@ -11,7 +11,7 @@
 
 #include "common/duration.h"
 #include "common/error_kinds.h"
-#include "driver/transfer_lane.h"
+#include "driver/lane_size.h"
 
 namespace kvsweep::driver {
 namespace {

@@ -10,20 +10,11 @@
 #include <vector>
 
 #include "driver/curl_handles.h"
+#include "driver/lane_size.h"
 #include "driver/pacer.h"
 #include "driver/stream_transfer.h"
 
 namespace kvsweep::driver {
-
-// Transfers one lane carries at most, and connections its cache keeps.
-//
-// Why lanes: libcurl 7.88 keeps a multi handle's connections to one host in one list and
-// walks it for every new transfer (is one idle and reusable?) and whenever a finished
-// transfer's connection goes back to a full cache (which idle one is oldest?). With 10,000
-// streams open on one multi handle, that walk made a request cost 7.5 times what it costs with
-// 10 open (callgrind/perf, docs/performance.md). A lane holds at most this many, so every walk
-// is bounded whatever the number of open streams; a run uses as many lanes as it needs.
-inline constexpr int kLaneTransfers = 64;
 
 // What an epoll event of a transfer thread refers to, packed in epoll_event::data.u64.
 enum class EventKind : std::uint8_t { kSocket = 0, kTimer = 1, kWake = 2 };

@@ -11,11 +11,6 @@
 
 namespace kvsweep::predict {
 
-// Where a predicted run's epoch is: this many seconds plus the fleet's virtual time at the
-// run's start. Not a unix time: a predicted cell happened at no wall time. Non-zero, because
-// the cell recorder reads an epoch of 0 as "no such phase".
-inline constexpr double kVirtualEpochS = 1.0;
-
 struct VirtualLoadOptions {
   // One way, client <-> replica: a request reaches its replica this long after it is sent,
   // and each byte the replica writes reaches the client this long after. 0: none.
@@ -35,7 +30,8 @@ struct VirtualLoadOptions {
 
 struct VirtualLoadResult {
   // As run_load's (driver/load_run.h): every request a record, ordered by index; times are
-  // seconds of virtual time since the run's epoch (epoch_wall_s, see kVirtualEpochS).
+  // seconds of virtual time since the run's epoch (epoch_wall_s, see kVirtualEpochS in
+  // virtual_records.h).
   driver::LoadResult load;
   // The fleet's samples (fleet_samples.h) "before" (t 0), "during" and "after" (when the last
   // request ended), on the run's epoch.

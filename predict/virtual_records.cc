@@ -5,8 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "predict/virtual_load.h"
-
 namespace kvsweep::predict {
 namespace {
 

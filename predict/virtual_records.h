@@ -10,6 +10,11 @@
 
 namespace kvsweep::predict {
 
+// Where a predicted run's epoch is: this many seconds plus the fleet's virtual time at the
+// run's start. Not a unix time: a predicted cell happened at no wall time. Non-zero, because
+// the cell recorder reads an epoch of 0 as "no such phase".
+inline constexpr double kVirtualEpochS = 1.0;
+
 // The bookkeeping of a virtual run: each request's RequestRecord, filled as run_load's
 // transfers fill theirs (what reached the client, when), and the counts of measured requests
 // that progress reports. Times in are the fleet's absolute virtual seconds; records hold them

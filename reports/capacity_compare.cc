@@ -1,7 +1,6 @@
 // Comparing capacities by whether one run failed where the other passed.
 #include "reports/capacity_compare.h"
 
-#include "reports/compare.h"
 #include "reports/units.h"
 
 namespace kvsweep::reports {

@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "reports/change_verdict.h"
 #include "store/rows.h"
 
 namespace kvsweep::reports {
-
-enum class Verdict;
 
 struct CapacityChange {
   std::string arm;  // the arm's search key

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "reports/capacity_report.h"
-#include "reports/report_view.h"
+#include "reports/text_filter.h"
 
 namespace kvsweep::reports {
 

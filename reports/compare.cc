@@ -139,20 +139,6 @@ std::size_t samples_needed(const StatisticSpec& spec, const CompareOptions& opti
   return std::max(options.min_samples, tail);
 }
 
-const char* verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::kNoChange:
-      return "no change";
-    case Verdict::kImprovement:
-      return "improvement";
-    case Verdict::kRegression:
-      return "regression";
-    case Verdict::kInsufficientData:
-      return "insufficient data";
-  }
-  return "?";
-}
-
 RunSamples run_samples(const std::vector<store::RequestRow>& requests) {
   RunSamples s;
   s.requests.resize(kRequestColumnCount);

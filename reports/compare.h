@@ -10,13 +10,10 @@
 
 #include "reports/bootstrap.h"
 #include "reports/capacity_compare.h"
+#include "reports/change_verdict.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
-
-enum class Verdict { kNoChange, kImprovement, kRegression, kInsufficientData };
-const char* verdict_name(
-    Verdict v);  // "no change", "improvement", "regression", "insufficient data"
 
 struct CompareOptions {
   BootstrapOptions bootstrap;

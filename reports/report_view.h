@@ -7,13 +7,9 @@
 #include <string>
 
 #include "reports/report_model.h"
+#include "reports/text_filter.h"
 
 namespace kvsweep::reports {
-
-// Applied to every user string (names, errors, setup values) before it enters the data:
-// markdown escapes HTML and its own syntax (markdown_report.cc); HTML leaves it to the
-// template's HTML escaping.
-using TextFilter = std::function<std::string(const std::string&)>;
 
 // Keys: name, figures_source (has_figures_source), verdicts[text] (has_verdicts), summary[
 // concurrency, label, measured, status, is_winner, ok, failed, ttft_p50, ttft_p95,

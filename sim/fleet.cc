@@ -22,6 +22,7 @@
 #include "sim/pinned_replica.h"
 #include "sim/router/router.h"
 #include "sim/router/routing_strategy.h"
+#include "sim/router/strategy_factory.h"
 
 namespace kvsweep::sim {
 namespace {

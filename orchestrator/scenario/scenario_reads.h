@@ -12,7 +12,6 @@
 #include "common/spellcheck.h"
 #include "common/yaml_reader.h"
 #include "driver/datasets/dataset_options.h"
-#include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "orchestrator/scenario/target_kind.h"
 

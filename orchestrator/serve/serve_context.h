@@ -15,7 +15,7 @@
 
 #include "orchestrator/serve/access_guard.h"
 #include "orchestrator/serve/live_monitor.h"
-#include "orchestrator/serve/web_server.h"
+#include "orchestrator/serve/serve_options.h"
 #include "reports/compare.h"
 #include "store/store.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "sim/http/http_exchange.h"
-#include "sim/http/http_server.h"
+#include "sim/http/http_server_options.h"
 #include "sim/http/http_server_stats.h"
 
 namespace kvsweep::sim {

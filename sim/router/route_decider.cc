@@ -6,6 +6,7 @@
 
 #include "common/error_kinds.h"
 #include "sim/engine/block_hash.h"
+#include "sim/router/strategy_factory.h"
 
 namespace kvsweep::sim {
 

@@ -12,6 +12,7 @@
 #include "sim/http/openai_api.h"
 #include "sim/router/epp_config.h"
 #include "sim/router/router.h"
+#include "sim/router/strategy_factory.h"
 
 namespace kvsweep::sim {
 namespace {

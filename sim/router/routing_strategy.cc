@@ -9,7 +9,6 @@
 
 #include "common/join.h"
 #include "common/spellcheck.h"
-#include "sim/router/epp_scheduler.h"
 
 namespace kvsweep::sim {
 namespace {
@@ -188,25 +187,15 @@ std::vector<double> kv_aware_costs(const RouteQuery& query, double overlap_weigh
 
 std::string replica_name(int index) { return "replica-" + std::to_string(index); }
 
-std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
-                                               std::uint64_t seed, ChwblOptions chwbl) {
-  StrategyParams params;
-  params.chwbl = chwbl;
-  return make_strategy(name, replicas, seed, params);
-}
-
-std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
-                                               std::uint64_t seed, const StrategyParams& params) {
+std::unique_ptr<RoutingStrategy> make_builtin_strategy(const std::string& name, int replicas,
+                                                       std::uint64_t seed,
+                                                       const StrategyParams& params) {
   if (name == "random") return std::make_unique<RandomStrategy>(seed);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
   if (name == "least-load") return std::make_unique<LeastLoadStrategy>();
   if (name == "prefix-hash") return std::make_unique<PrefixHashStrategy>(replicas, params.chwbl);
   if (name == "kv-aware") return std::make_unique<KvAwareStrategy>(params.kv_aware, seed);
   if (name == "session") return std::make_unique<SessionStrategy>();
-  // A configuration with parts the router does not model is the real EPP's only.
-  if (name == "epp" && params.epp && params.epp->unmodelled.empty()) {
-    return std::make_unique<EppStrategy>(params.epp, replicas, seed);
-  }
   return nullptr;
 }
 

@@ -104,13 +104,11 @@ std::string unknown_strategy_message(const std::string& name);
 // request adds there (its blocks minus the overlap). Lower is better.
 std::vector<double> kv_aware_costs(const RouteQuery& query, double overlap_weight);
 
-// The strategy called `name` for `replicas` replicas, or nullptr if the name is unknown (or is
-// "epp" without a config).
-// `seed` seeds "random"; `chwbl` configures "prefix-hash".
-std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
-                                               std::uint64_t seed, ChwblOptions chwbl = {});
-std::unique_ptr<RoutingStrategy> make_strategy(const std::string& name, int replicas,
-                                               std::uint64_t seed, const StrategyParams& params);
+// The strategies this unit defines (every name of strategy_names() but "epp"), or nullptr.
+// Callers want make_strategy (strategy_factory.h), which adds the EPP.
+std::unique_ptr<RoutingStrategy> make_builtin_strategy(const std::string& name, int replicas,
+                                                       std::uint64_t seed,
+                                                       const StrategyParams& params);
 
 // Whether the query lets `replica` be chosen.
 inline bool may_route(const RouteQuery& query, std::size_t replica) {

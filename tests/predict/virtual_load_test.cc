@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "predict/fleet_samples.h"
+#include "predict/virtual_records.h"
 #include "sim/engine/chat_template.h"
 #include "sim/engine/tokenizer.h"
 

@@ -6,6 +6,7 @@
 
 #include "sim/router/kv_index.h"
 #include "sim/router/routing_strategy.h"
+#include "sim/router/strategy_factory.h"
 
 namespace kvsweep::sim {
 namespace {

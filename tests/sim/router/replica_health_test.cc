@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/router/routing_strategy.h"
+#include "sim/router/strategy_factory.h"
 #include "tests/sim/router/epp_test_config.h"
 
 namespace kvsweep::sim {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/router/epp_config.h"
+#include "sim/router/strategy_factory.h"
 
 namespace kvsweep::sim {
 namespace {
