@@ -21,14 +21,14 @@
 #include <system_error>
 #include <vector>
 
+#include "figures/cell_summary.h"
+#include "figures/compare.h"
+#include "figures/report_model.h"
+#include "figures/run_comparison.h"
 #include "orchestrator/serve/history_view.h"
 #include "orchestrator/serve/store_views.h"
-#include "reports/cell_summary.h"
-#include "reports/compare.h"
 #include "reports/history.h"
 #include "reports/level_winners.h"
-#include "reports/report_model.h"
-#include "reports/run_comparison.h"
 #include "store/store.h"
 
 namespace {
@@ -124,8 +124,8 @@ std::int64_t write_night(kvsweep::store::Store& store, int night, bool keep_raw)
       rows.reserve(kRequestsPerCell);
       for (int i = 0; i < kRequestsPerCell; ++i) rows.push_back(request(i, level_ms, random));
       const auto samples = server_samples(random);
-      const auto summary = kvsweep::reports::summary_row(
-          cell.id, kvsweep::reports::summarize_cell(rows, samples, std::nullopt, {}));
+      const auto summary = kvsweep::figures::summary_row(
+          cell.id, kvsweep::figures::summarize_cell(rows, samples, std::nullopt, {}));
       cell.status = "done";
       store.in_transaction([&] {
         if (keep_raw) {
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
         // As `run` does when a night ends: compared with the night before, stored for the
         // history page (a pruned night here compares the nights' samples, not its raw rows).
         compared += seconds([&] {
-                      kvsweep::reports::record_run_comparison(store, store.experiments().back().id);
+                      kvsweep::figures::record_run_comparison(store, store.experiments().back().id);
                     }).cpu_s;
       }
     });
@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
       serve::history_view(
           store, kScenario, "ttft_p95_ms", 7,
           [&store](std::int64_t previous, std::int64_t experiment) {
-            return kvsweep::reports::compare_experiments(store, previous, experiment, {});
+            return kvsweep::figures::compare_experiments(store, previous, experiment, {});
           },
           true, serve::kDefaultComparedRuns);
     });
@@ -228,11 +228,11 @@ int main(int argc, char** argv) {
     Timing pruned_compare{-1, -1};
     if (nights - raw_nights >= 2) {
       pruned_compare = seconds([&] {
-        kvsweep::reports::compare_experiments(store, experiments[0].id, experiments[1].id, {});
+        kvsweep::figures::compare_experiments(store, experiments[0].id, experiments[1].id, {});
       });
     }
     const Timing compare = seconds([&] {
-      kvsweep::reports::compare_experiments(store, experiments[experiments.size() - 2].id,
+      kvsweep::figures::compare_experiments(store, experiments[experiments.size() - 2].id,
                                             experiments.back().id, {});
     });
     char pruned_text[64];

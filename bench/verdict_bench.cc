@@ -32,16 +32,16 @@
 #include <vector>
 
 #include "common/join.h"
+#include "figures/validity.h"
 #include "orchestrator/calibrate/scenario_cells.h"
-#include "reports/validity.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using kvsweep::figures::CellVerdict;
 using kvsweep::orchestrator::closed_loop_capacity;
 using kvsweep::orchestrator::ClosedLoopCapacity;
 using kvsweep::orchestrator::run_scenario_text;
-using kvsweep::reports::CellVerdict;
 
 // The fleet: seed 000's (8 L4 replicas, Llama 3.1 8B FP8) halved, behind least-load, the
 // routing under which a multi-turn workload's own rising TTFT was taken for a queue.
@@ -342,7 +342,7 @@ int main(int argc, char** argv) {
           row.min_steady_s = std::min(row.min_steady_s, steady);
           if (!allowed(fraction, v.verdict)) {
             row.misses.push_back(
-                "seed " + std::to_string(seed) + ": " + kvsweep::reports::verdict_name(v.verdict) +
+                "seed " + std::to_string(seed) + ": " + kvsweep::figures::verdict_name(v.verdict) +
                 (v.reasons.empty() ? "" : " (" + kvsweep::join(v.reasons, "; ") + ")"));
           }
         }
@@ -351,7 +351,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%6s %8s", "load", "req/s");
     for (const CellVerdict v : kVerdicts) {
-      std::printf(" %14s", kvsweep::reports::verdict_name(v));
+      std::printf(" %14s", kvsweep::figures::verdict_name(v));
     }
     std::printf(" %11s\n", "min steady");
     bool met = true;

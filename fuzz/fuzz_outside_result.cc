@@ -5,13 +5,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "reports/audit.h"
+#include "figures/audit.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    for (const auto& result : kvsweep::reports::read_outside_results(text, "fuzz.txt")) {
-      (void)kvsweep::reports::audit_result(result);
+    for (const auto& result : kvsweep::figures::read_outside_results(text, "fuzz.txt")) {
+      (void)kvsweep::figures::audit_result(result);
     }
   } catch (const std::invalid_argument&) {
     // A located error about the input: what bad input must get.

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "figures/units.h"
 #include "reports/svg_chart.h"
-#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -12,38 +12,40 @@ namespace {
 namespace mustache = kainjow::mustache;
 
 std::string dollars(std::optional<double> value) {
-  return value ? "$" + format_fixed(*value, 3) : "-";
+  return value ? "$" + figures::format_fixed(*value, 3) : "-";
 }
 
 }  // namespace
 
-void add_capacity_view(const std::optional<CapacitySection>& section, const TextFilter& text,
-                       mustache::data& d) {
+void add_capacity_view(const std::optional<figures::CapacitySection>& section,
+                       const TextFilter& text, mustache::data& d) {
   d.set("has_capacity", section.has_value());
   if (!section) return;
   std::string slo;
   for (const std::string& label : section->slo) slo += (slo.empty() ? "" : ", ") + label;
-  d.set("capacity_slo",
-        text(section->knee_efficiency
-                 ? "none, so the knee: the highest load whose request throughput per unit of "
-                   "load stays at or above " +
-                       format_number(*section->knee_efficiency * 100) + "% of the lightest load's"
-                 : slo + " (" + format_number(section->confidence * 100) + "% confidence)"));
+  d.set(
+      "capacity_slo",
+      text(section->knee_efficiency
+               ? "none, so the knee: the highest load whose request throughput per unit of "
+                 "load stays at or above " +
+                     figures::format_number(*section->knee_efficiency * 100) +
+                     "% of the lightest load's"
+               : slo + " (" + figures::format_number(section->confidence * 100) + "% confidence)"));
   d.set("capacity_search",
-        text(section->factor + " from " + format_number(section->low) + " to " +
-             format_number(section->high) + " within " + format_number(section->precision * 100) +
-             "%" +
+        text(section->factor + " from " + figures::format_number(section->low) + " to " +
+             figures::format_number(section->high) + " within " +
+             figures::format_number(section->precision * 100) + "%" +
              (section->guide_experiment > 0
                   ? ", guided by predicted experiment " + std::to_string(section->guide_experiment)
                   : ", unguided")));
   d.set("capacity_baseline", text(section->baseline));
   mustache::data rows{mustache::data::type::list};
-  for (const CapacityRow& r : section->rows) {
+  for (const figures::CapacityRow& r : section->rows) {
     mustache::data row;
     row.set("arm", text(r.key));
     row.set("capacity", text(capacity_text(*section, r.capacity)));
     row.set("first_failing", text(capacity_text(*section, r.first_failing)));
-    row.set("vs_baseline", text(r.vs_baseline ? format_ratio(r.vs_baseline) : "-"));
+    row.set("vs_baseline", text(r.vs_baseline ? figures::format_ratio(r.vs_baseline) : "-"));
     row.set("predicted", text(section->guide_experiment > 0 ? capacity_text(*section, r.predicted)
                                                             : std::string("-")));
     // What the guide saved: the prediction's own (unguided) search took this many.
@@ -62,21 +64,22 @@ void add_capacity_view(const std::optional<CapacitySection>& section, const Text
   d.set("capacity_rows", rows);
 }
 
-std::vector<std::string> capacity_charts(const CapacitySection& section) {
+std::vector<std::string> capacity_charts(const figures::CapacitySection& section) {
   std::vector<std::string> charts;
   if (section.y_label.empty()) return charts;
-  for (const CapacityRow& r : section.rows) {
-    std::vector<CapacityProbe> points = r.points;
-    std::stable_sort(
-        points.begin(), points.end(),
-        [](const CapacityProbe& a, const CapacityProbe& b) { return a.load < b.load; });
+  for (const figures::CapacityRow& r : section.rows) {
+    std::vector<figures::CapacityProbe> points = r.points;
+    std::stable_sort(points.begin(), points.end(),
+                     [](const figures::CapacityProbe& a, const figures::CapacityProbe& b) {
+                       return a.load < b.load;
+                     });
     ChartSeries curve{section.y_label, {}, SeriesStyle::kLine, 0};
     ChartSeries passed{"passed", {}, SeriesStyle::kMarkers, 2};
     ChartSeries failed{"failed", {}, SeriesStyle::kMarkers, 3};
     ChartSeries other{"undecided or not counted", {}, SeriesStyle::kMarkers, 4};
     double low = 0;
     double high = 0;
-    for (const CapacityProbe& p : points) {
+    for (const figures::CapacityProbe& p : points) {
       if (!p.y) continue;
       low = curve.points.empty() ? p.load : std::min(low, p.load);
       high = std::max(high, p.load);
@@ -86,7 +89,7 @@ std::vector<std::string> capacity_charts(const CapacitySection& section) {
     }
     std::vector<ChartSeries> series = {curve};
     if (section.threshold_ms && !curve.points.empty()) {
-      series.push_back({"SLO " + format_number(*section.threshold_ms) + " ms",
+      series.push_back({"SLO " + figures::format_number(*section.threshold_ms) + " ms",
                         {{low, *section.threshold_ms}, {high, *section.threshold_ms}},
                         SeriesStyle::kDashed,
                         1});

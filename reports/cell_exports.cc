@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "figures/report_model.h"
+#include "figures/validity_json.h"
 #include "reports/llmd_benchmark_report.h"
-#include "reports/report_model.h"
-#include "reports/validity_json.h"
 #include "reports/vllm_result.h"
 
 namespace kvsweep::reports {
@@ -51,7 +51,7 @@ PercentileSelection export_selection(const store::ExperimentSetup& setup) {
 // vLLM's run metadata from the setup: an open-loop `kvsweep load` run stores its rate and
 // burstiness; anything else is closed loop ("inf", as vLLM writes it).
 VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell,
-                     const CellMetrics& m) {
+                     const figures::CellMetrics& m) {
   const std::optional<store::LoadSetup>& load = e.setup.load;
   VllmRunInfo info;
   info.date = vllm_date(cell.started_at.empty() ? e.started_at : cell.started_at);
@@ -67,7 +67,7 @@ VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell,
   }
   if (load && load->burstiness) info.burstiness = *load->burstiness;
   info.max_concurrency = cell.concurrency;
-  info.figures = figures_kind(e);
+  info.figures = figures::figures_kind(e);
   return info;
 }
 
@@ -90,8 +90,8 @@ std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t exp
     if (cell.status != "done") continue;
     const auto requests = store.requests(cell.id);
     const auto samples = store.metric_samples(cell.id);
-    const CellMetrics m = compute_cell_metrics(requests, samples, {}, store.cell_load(cell.id),
-                                               validity_rules_of(*e));
+    const figures::CellMetrics m = figures::compute_cell_metrics(
+        requests, samples, {}, store.cell_load(cell.id), figures::validity_rules_of(*e));
     const std::string stem = cell_stem(cell);
     const Json vllm = vllm_result_json(m, run_info(*e, cell, m), export_selection(e->setup));
     files.push_back({stem + ".vllm.json", vllm.dump(2) + "\n"});

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {

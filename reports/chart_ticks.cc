@@ -6,7 +6,7 @@
 #include <cmath>
 #include <utility>
 
-#include "reports/units.h"
+#include "figures/units.h"
 
 namespace kvsweep::reports {
 
@@ -57,7 +57,7 @@ bool exact_with(double value, int decimals) {
 
 std::string si_label(double value, int decimals) {
   const auto [scaled, suffix] = si_scaled(value);
-  std::string text = format_fixed(scaled, decimals);
+  std::string text = figures::format_fixed(scaled, decimals);
   if (text.find('.') != std::string::npos) {
     text.erase(text.find_last_not_of('0') + 1);
     if (text.back() == '.') text.pop_back();

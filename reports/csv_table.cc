@@ -1,7 +1,7 @@
 // Seed 004's canonical CSV table.
 #include "reports/csv_table.h"
 
-#include "reports/units.h"
+#include "figures/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -35,9 +35,9 @@ std::string mode_of(const std::string& label, const std::string& regime) {
   return mode.empty() ? label : mode;
 }
 
-std::string seconds(double ms) { return format_fixed(ms / 1000.0, 4); }
+std::string seconds(double ms) { return figures::format_fixed(ms / 1000.0, 4); }
 
-std::string notes(const StrategyRow& row, const std::string& figures) {
+std::string notes(const figures::StrategyRow& row, const std::string& figures) {
   std::string text;
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
   // Every row of a prediction says so: a CSV row travels without its report.
@@ -63,11 +63,11 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string render_csv(const ReportModel& model) {
+std::string render_csv(const figures::ReportModel& model) {
   const std::string experiment_regime = prefix_regime(model.experiment);
   std::string out = std::string(kCsvHeader) + "\n";
-  for (const ConcurrencyLevel& level : model.levels) {
-    for (const StrategyRow& row : level.rows) {
+  for (const figures::ConcurrencyLevel& level : model.levels) {
+    for (const figures::StrategyRow& row : level.rows) {
       const std::string own = cell_regime(row.cell);
       const std::string regime = own.empty() ? experiment_regime : own;
       // The label is the arm, then " #N" for a repeat: the suffix stays.
@@ -75,11 +75,12 @@ std::string render_csv(const ReportModel& model) {
           own.empty() ? row.label
                       : mode_of(row.cell.arm, own) + row.label.substr(row.cell.arm.size());
       out += csv_field(mode) + "," + csv_field(regime) + "," + std::to_string(level.concurrency);
-      const CellMetrics& m = row.metrics;
+      const figures::CellMetrics& m = row.metrics;
       if (row.measured && m.ok > 0) {
         out += "," + seconds(m.ttft_ms.mean) + "," + seconds(m.ttft_ms.p95) + "," +
                seconds(m.e2e_ms.mean) + "," + seconds(m.e2e_ms.p95) + "," +
-               format_rate(m.request_throughput) + "," + format_rate(m.output_throughput);
+               figures::format_rate(m.request_throughput) + "," +
+               figures::format_rate(m.output_throughput);
       } else {
         out += ",,,,,,";
       }

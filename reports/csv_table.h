@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 
 namespace kvsweep::reports {
 
@@ -15,7 +15,7 @@ inline constexpr const char* kCsvHeader =
 // the setup's load.prefix_regime when given, else empty; tok_s = output
 // tokens/s; notes = failures, cell status and "baseline". Rows in level then plan order; fields
 // quoted per RFC 4180 when needed. Cells that were not measured keep their row with empty figures.
-std::string render_csv(const ReportModel& model);
+std::string render_csv(const figures::ReportModel& model);
 
 // One CSV field, quoted when it holds a comma, quote or line break.
 std::string csv_field(const std::string& text);

@@ -10,7 +10,7 @@ namespace kvsweep::reports {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using Extract = std::function<std::optional<double>(const CellMetrics&)>;
+using Extract = std::function<std::optional<double>(const figures::CellMetrics&)>;
 
 struct DashboardMetric {
   const char* key;
@@ -30,53 +30,54 @@ std::optional<double> latency(const SampleSummary& s, double SampleSummary::*fie
 const std::vector<DashboardMetric>& dashboard_metrics() {
   static const std::vector<DashboardMetric> kDefs = {
       {"ttft_mean_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
+       [](const figures::CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::mean); }},
       {"ttft_p50_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::median); }},
+       [](const figures::CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::median); }},
       {"ttft_p95_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p95); }},
+       [](const figures::CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p95); }},
       {"ttft_p99_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p99); }},
+       [](const figures::CellMetrics& m) { return latency(m.ttft_ms, &SampleSummary::p99); }},
       {"tpot_mean_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.tpot_ms, &SampleSummary::mean); }},
+       [](const figures::CellMetrics& m) { return latency(m.tpot_ms, &SampleSummary::mean); }},
       {"itl_mean_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.itl_ms, &SampleSummary::mean); }},
+       [](const figures::CellMetrics& m) { return latency(m.itl_ms, &SampleSummary::mean); }},
       {"e2e_mean_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::mean); }},
+       [](const figures::CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::mean); }},
       {"e2e_p95_ms", "ms", "lower",
-       [](const CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::p95); }},
+       [](const figures::CellMetrics& m) { return latency(m.e2e_ms, &SampleSummary::p95); }},
       {"request_throughput", "req/s", "higher",
-       [](const CellMetrics& m) -> std::optional<double> {
+       [](const figures::CellMetrics& m) -> std::optional<double> {
          if (m.window_s <= 0) return std::nullopt;
          return m.request_throughput;
        }},
       {"output_throughput", "tok/s", "higher",
-       [](const CellMetrics& m) -> std::optional<double> {
+       [](const figures::CellMetrics& m) -> std::optional<double> {
          if (m.window_s <= 0) return std::nullopt;
          return m.output_throughput;
        }},
       {"total_token_throughput", "tok/s", "higher",
-       [](const CellMetrics& m) -> std::optional<double> {
+       [](const figures::CellMetrics& m) -> std::optional<double> {
          if (m.window_s <= 0) return std::nullopt;
          return m.total_token_throughput;
        }},
       {"kv_hit_rate", "fraction", "higher",
-       [](const CellMetrics& m) { return m.kv_hit_rate_server; }},
+       [](const figures::CellMetrics& m) { return m.kv_hit_rate_server; }},
       {"cache_hit_client", "fraction", "higher",
-       [](const CellMetrics& m) { return m.cache_hit_client; }},
-      {"kv_usage_max", "fraction", "lower", [](const CellMetrics& m) { return m.kv_usage_max; }},
+       [](const figures::CellMetrics& m) { return m.cache_hit_client; }},
+      {"kv_usage_max", "fraction", "lower",
+       [](const figures::CellMetrics& m) { return m.kv_usage_max; }},
       {"preemptions", "count", "lower",
-       [](const CellMetrics& m) -> std::optional<double> {
+       [](const figures::CellMetrics& m) -> std::optional<double> {
          if (!m.preemptions) return std::nullopt;
          return static_cast<double>(*m.preemptions);
        }},
       {"spec_decode_acceptance", "fraction", "higher",
-       [](const CellMetrics& m) { return m.spec_decode_acceptance; }},
+       [](const figures::CellMetrics& m) { return m.spec_decode_acceptance; }},
       // What llm-d's endpoint picker believed the chosen replica held, and how long it took.
       {"epp_prefix_hit_ratio", "fraction", "higher",
-       [](const CellMetrics& m) { return m.epp_prefix_hit_ratio; }, true},
-      {"epp_scheduling_ms", "ms", "lower", [](const CellMetrics& m) { return m.epp_scheduling_ms; },
-       true},
+       [](const figures::CellMetrics& m) { return m.epp_prefix_hit_ratio; }, true},
+      {"epp_scheduling_ms", "ms", "lower",
+       [](const figures::CellMetrics& m) { return m.epp_scheduling_ms; }, true},
   };
   return kDefs;
 }
@@ -88,8 +89,9 @@ Json number(std::optional<double> v) {
 }
 
 // The first measured repeat of a strategy at a level, or nullptr.
-const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& strategy) {
-  const StrategyRow* found = nullptr;
+const figures::StrategyRow* row_for(const figures::ConcurrencyLevel& level,
+                                    const std::string& strategy) {
+  const figures::StrategyRow* found = nullptr;
   for (const auto& row : level.rows) {
     if (row.cell.arm != strategy || !row.measured) continue;
     if (found == nullptr || row.cell.repeat < found->cell.repeat) found = &row;
@@ -97,7 +99,7 @@ const StrategyRow* row_for(const ConcurrencyLevel& level, const std::string& str
   return found;
 }
 
-bool any_value(const ReportModel& model, const DashboardMetric& def) {
+bool any_value(const figures::ReportModel& model, const DashboardMetric& def) {
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
       if (row.measured && def.value(row.metrics)) return true;
@@ -106,7 +108,7 @@ bool any_value(const ReportModel& model, const DashboardMetric& def) {
   return false;
 }
 
-std::vector<std::string> strategies(const ReportModel& model) {
+std::vector<std::string> strategies(const figures::ReportModel& model) {
   std::vector<std::string> names;
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
@@ -118,12 +120,13 @@ std::vector<std::string> strategies(const ReportModel& model) {
   return names;
 }
 
-Json series(const ReportModel& model, const std::string& strategy, const DashboardMetric& def) {
+Json series(const figures::ReportModel& model, const std::string& strategy,
+            const DashboardMetric& def) {
   Json values = Json::array();
   Json verdicts = Json::array();  // whether each point measured the load it asked for
   bool judged = false;
   for (const auto& level : model.levels) {
-    const StrategyRow* row = row_for(level, strategy);
+    const figures::StrategyRow* row = row_for(level, strategy);
     values.push_back(row == nullptr ? Json(nullptr) : number(def.value(row->metrics)));
     const bool known = row != nullptr && row->metrics.validity.load_known;
     judged = judged || known;
@@ -137,10 +140,10 @@ Json series(const ReportModel& model, const std::string& strategy, const Dashboa
 }
 
 // A searching experiment's answer: each arm's capacity within the SLO.
-Json capacity_json(const CapacitySection& section) {
+Json capacity_json(const figures::CapacitySection& section) {
   const auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   Json arms = Json::array();
-  for (const CapacityRow& r : section.rows) {
+  for (const figures::CapacityRow& r : section.rows) {
     Json arm;
     arm["arm"] = r.key;
     arm["capacity"] = optional(r.capacity);
@@ -174,7 +177,7 @@ std::vector<std::string> dashboard_metric_names() {
   return names;
 }
 
-Json dashboard_baseline_json(const ReportModel& model) {
+Json dashboard_baseline_json(const figures::ReportModel& model) {
   const store::ExperimentRow& e = model.experiment;
   Json run;
   run["experiment_id"] = e.id;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 
 namespace kvsweep::reports {
 
@@ -21,7 +21,7 @@ inline constexpr int kDashboardSchemaVersion = 1;
 // strategy is a treatment.
 // The llm-d endpoint picker's figures (epp_prefix_hit_ratio, epp_scheduling_ms) are there only
 // when some measured cell has them.
-nlohmann::ordered_json dashboard_baseline_json(const ReportModel& model);
+nlohmann::ordered_json dashboard_baseline_json(const figures::ReportModel& model);
 
 // Every metric key the file may carry, in its order (those only some runs have included).
 std::vector<std::string> dashboard_metric_names();

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "reports/units.h"
+#include "figures/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -18,8 +18,8 @@ std::string level_text(int concurrency) {
 std::string sentence(const std::string& label, const std::string& metric, double value, double base,
                      const std::string& baseline, int concurrency, const std::string& unit,
                      int decimals) {
-  const std::string figures = " (" + format_fixed(value, decimals) + unit + " vs " +
-                              format_fixed(base, decimals) + unit + ")";
+  const std::string figures = " (" + figures::format_fixed(value, decimals) + unit + " vs " +
+                              figures::format_fixed(base, decimals) + unit + ")";
   if (base <= 0 || value <= 0) {
     return label + ": " + metric + " not comparable with " + baseline + " " +
            level_text(concurrency) + figures;
@@ -41,23 +41,23 @@ std::string change_phrase(double ratio) {
   const double factor = higher ? ratio : 1 / ratio;
   const std::string direction = higher ? " higher" : " lower";
   if (factor >= kFactorFrom) {
-    return format_fixed(factor, factor >= 10 ? 0 : 1) + "x" + direction;
+    return figures::format_fixed(factor, factor >= 10 ? 0 : 1) + "x" + direction;
   }
-  return format_fixed(std::fabs(ratio - 1) * 100, 0) + "%" + direction;
+  return figures::format_fixed(std::fabs(ratio - 1) * 100, 0) + "%" + direction;
 }
 
-std::vector<std::string> headlines(const ReportModel& model) {
+std::vector<std::string> headlines(const figures::ReportModel& model) {
   std::vector<std::string> lines;
-  for (const ConcurrencyLevel& level : model.levels) {
-    const StrategyRow* base = nullptr;
-    for (const StrategyRow& row : level.rows) {
+  for (const figures::ConcurrencyLevel& level : model.levels) {
+    const figures::StrategyRow* base = nullptr;
+    for (const figures::StrategyRow& row : level.rows) {
       if (row.is_baseline) base = &row;
     }
     if (base == nullptr) continue;
-    const CellMetrics& b = base->metrics;
-    for (const StrategyRow& row : level.rows) {
+    const figures::CellMetrics& b = base->metrics;
+    for (const figures::StrategyRow& row : level.rows) {
       if (row.is_baseline || !row.measured) continue;
-      const CellMetrics& m = row.metrics;
+      const figures::CellMetrics& m = row.metrics;
       if (m.ok < kMinHeadlineRequests || b.ok < kMinHeadlineRequests) {
         lines.push_back(row.label + ": too few successful requests to compare with " +
                         model.baseline + " " + level_text(level.concurrency) + " (" +
@@ -65,10 +65,10 @@ std::vector<std::string> headlines(const ReportModel& model) {
                         std::to_string(kMinHeadlineRequests) + ")");
         continue;
       }
-      if (too_many_failed(m.failed, m.ok + m.failed) ||
-          too_many_failed(b.failed, b.ok + b.failed)) {
-        const bool mine = too_many_failed(m.failed, m.ok + m.failed);
-        const CellMetrics& f = mine ? m : b;
+      if (figures::too_many_failed(m.failed, m.ok + m.failed) ||
+          figures::too_many_failed(b.failed, b.ok + b.failed)) {
+        const bool mine = figures::too_many_failed(m.failed, m.ok + m.failed);
+        const figures::CellMetrics& f = mine ? m : b;
         lines.push_back(row.label + ": not compared with " + model.baseline + " " +
                         level_text(level.concurrency) + ": " + (mine ? row.label : model.baseline) +
                         " had " + std::to_string(f.failed) + " of " +

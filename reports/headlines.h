@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 
 namespace kvsweep::reports {
 
@@ -18,7 +18,7 @@ inline constexpr long kMinHeadlineRequests = 3;
 // One sentence per (level, non-baseline measured row) for mean TTFT and total throughput, in
 // level then plan order: "prefix-hash: mean TTFT 6.2x lower than random at 96 concurrent
 // (35.10 ms vs 217.62 ms)". Empty without a baseline.
-std::vector<std::string> headlines(const ReportModel& model);
+std::vector<std::string> headlines(const figures::ReportModel& model);
 
 // "6.2x lower", "41% higher", or "" within kNoDifferenceBelow; ratio = row / baseline > 0.
 std::string change_phrase(double ratio);

@@ -9,9 +9,9 @@
 #include "common/error_kinds.h"
 #include "common/join.h"
 #include "common/stats.h"
+#include "figures/report_model.h"
+#include "figures/units.h"
 #include "reports/dashboard_json.h"
-#include "reports/report_model.h"
-#include "reports/units.h"
 
 namespace kvsweep::reports {
 
@@ -45,14 +45,14 @@ std::vector<HistorySeries> metric_history(const store::Store& store,
         HistoryPoint p;
         p.experiment_id = e.id;
         p.started_at = e.started_at;
-        p.figures = figures_kind(e);
+        p.figures = figures::figures_kind(e);
         p.value = arm.capacity;
         find_series(arm.arm_key, arm.concurrency).points.push_back(p);
       }
       continue;
     }
-    const auto doc =
-        dashboard_baseline_json(build_report_model(store, e.id, FigureSource::kSummaryFigures));
+    const auto doc = dashboard_baseline_json(
+        build_report_model(store, e.id, figures::FigureSource::kSummaryFigures));
     // A run without the figure (an endpoint picker's, on another target) has no series of it.
     if (!doc["metrics"].contains(metric)) continue;
     const auto& m = doc["metrics"][metric];
@@ -102,11 +102,12 @@ std::string history_table(const std::vector<HistorySeries>& series, const std::s
       std::snprintf(
           line, sizeof line, "%-16s %6d %6lld  %-21s %14s %14s %10s  %s\n", s.strategy.c_str(),
           s.concurrency, static_cast<long long>(p.experiment_id), p.started_at.c_str(),
-          p.value ? format_fixed(*p.value, 2).c_str() : kNotAvailable,
-          p.baseline ? format_fixed(*p.baseline, 2).c_str() : kNotAvailable,
-          p.deviation
-              ? ((*p.deviation >= 0 ? "+" : "") + format_fixed(*p.deviation * 100, 1) + "%").c_str()
-              : kNotAvailable,
+          p.value ? figures::format_fixed(*p.value, 2).c_str() : figures::kNotAvailable,
+          p.baseline ? figures::format_fixed(*p.baseline, 2).c_str() : figures::kNotAvailable,
+          p.deviation ? ((*p.deviation >= 0 ? "+" : "") +
+                         figures::format_fixed(*p.deviation * 100, 1) + "%")
+                            .c_str()
+                      : figures::kNotAvailable,
           p.figures.c_str());
       out += line;
     }

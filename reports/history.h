@@ -20,7 +20,7 @@ std::vector<std::string> history_metrics();
 struct HistoryPoint {
   std::int64_t experiment_id = 0;
   std::string started_at;
-  std::string figures = "measured";  // reports/report_model.h figures_kind(): "predicted", ...
+  std::string figures = "measured";  // figures/report_model.h figures_kind(): "predicted", ...
   std::optional<double> value;       // nullopt when the cell was not measured in that run
   std::optional<double> baseline;    // median of up to `window` previous values
   std::optional<double> deviation;   // value / baseline - 1

@@ -18,7 +18,7 @@ namespace mustache = kainjow::mustache;
 constexpr const char* kTemplateName = "report.html";
 
 // Strategies (row labels) in first-seen order, so colours follow the plan's order.
-std::vector<std::string> series_labels(const ReportModel& model) {
+std::vector<std::string> series_labels(const figures::ReportModel& model) {
   std::vector<std::string> labels;
   for (const auto& level : model.levels) {
     for (const auto& row : level.rows) {
@@ -31,7 +31,7 @@ std::vector<std::string> series_labels(const ReportModel& model) {
 }
 
 template <typename Value>
-std::vector<ChartSeries> per_strategy(const ReportModel& model, Value value) {
+std::vector<ChartSeries> per_strategy(const figures::ReportModel& model, Value value) {
   std::vector<ChartSeries> series;
   for (const std::string& label : series_labels(model)) {
     ChartSeries s{label, {}};
@@ -58,19 +58,20 @@ ChartFrame frame(const std::string& title, const std::string& x, const std::stri
 
 }  // namespace
 
-std::vector<std::string> report_charts(const ReportModel& model) {
+std::vector<std::string> report_charts(const figures::ReportModel& model) {
   // A search's answer first: latency against load per arm, the SLO line, the probes.
   std::vector<std::string> charts =
       model.capacity ? capacity_charts(*model.capacity) : std::vector<std::string>{};
   charts.push_back(svg_line_chart(
       frame("Mean TTFT vs concurrency", "concurrency", "mean TTFT (ms)"),
-      per_strategy(model, [](const CellMetrics& m) { return m.ttft_ms.mean; }), true));
+      per_strategy(model, [](const figures::CellMetrics& m) { return m.ttft_ms.mean; }), true));
   charts.push_back(svg_line_chart(
       frame("p95 TTFT vs concurrency", "concurrency", "p95 TTFT (ms)"),
-      per_strategy(model, [](const CellMetrics& m) { return m.ttft_ms.p95; }), true));
+      per_strategy(model, [](const figures::CellMetrics& m) { return m.ttft_ms.p95; }), true));
   charts.push_back(svg_line_chart(
       frame("Throughput vs concurrency", "concurrency", "total tok/s"),
-      per_strategy(model, [](const CellMetrics& m) { return m.total_token_throughput; }), true));
+      per_strategy(model, [](const figures::CellMetrics& m) { return m.total_token_throughput; }),
+      true));
 
   BarData hits;
   hits.series = series_labels(model);
@@ -108,7 +109,7 @@ std::vector<std::string> report_charts(const ReportModel& model) {
   return charts;
 }
 
-std::string render_html(const ReportModel& model) {
+std::string render_html(const figures::ReportModel& model) {
   mustache::data data = report_view(model, [](const std::string& s) { return s; });
   mustache::data charts{mustache::data::type::list};
   for (const std::string& svg : report_charts(model)) {
@@ -121,7 +122,7 @@ std::string render_html(const ReportModel& model) {
 }
 
 std::string render_html(const store::Store& store, std::int64_t experiment_id) {
-  return render_html(build_report_model(store, experiment_id));
+  return render_html(figures::build_report_model(store, experiment_id));
 }
 
 }  // namespace kvsweep::reports

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
@@ -14,10 +14,10 @@ namespace kvsweep::reports {
 // The charts of a report, each a complete <svg> element: mean TTFT, p95 TTFT and total
 // throughput vs concurrency per strategy, a TTFT CDF per level, KV hit rate per strategy and
 // level. Every user string inside is escaped.
-std::vector<std::string> report_charts(const ReportModel& model);
+std::vector<std::string> report_charts(const figures::ReportModel& model);
 
 // Throws std::runtime_error when the experiment does not exist.
 std::string render_html(const store::Store& store, std::int64_t experiment_id);
-std::string render_html(const ReportModel& model);
+std::string render_html(const figures::ReportModel& model);
 
 }  // namespace kvsweep::reports

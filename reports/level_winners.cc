@@ -3,35 +3,36 @@
 
 #include <algorithm>
 
+#include "figures/units.h"
 #include "reports/headlines.h"
-#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
 
 // A client-bound cell measured its driver, a short one less load than asked, and one where
 // more than 1% of requests failed describes the requests that survived: none may win
-// (reports/validity.h). An over-capacity cell may; the text marks its latency.
-bool failed_out(const StrategyRow& row) {
-  return too_many_failed(row.metrics.failed, row.metrics.ok + row.metrics.failed);
+// (figures/validity.h). An over-capacity cell may; the text marks its latency.
+bool failed_out(const figures::StrategyRow& row) {
+  return figures::too_many_failed(row.metrics.failed, row.metrics.ok + row.metrics.failed);
 }
 
-bool judged_out(const StrategyRow& row) {
-  const CellVerdict v = row.metrics.validity.verdict;
-  return v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency || failed_out(row);
+bool judged_out(const figures::StrategyRow& row) {
+  const figures::CellVerdict v = row.metrics.validity.verdict;
+  return v == figures::CellVerdict::kClientBound ||
+         v == figures::CellVerdict::kShortOfConcurrency || failed_out(row);
 }
 
 // Why judged_out: the verdict, or the failures.
-std::string judged_out_why(const StrategyRow& row) {
-  const CellVerdict v = row.metrics.validity.verdict;
-  if (v == CellVerdict::kClientBound || v == CellVerdict::kShortOfConcurrency) {
+std::string judged_out_why(const figures::StrategyRow& row) {
+  const figures::CellVerdict v = row.metrics.validity.verdict;
+  if (v == figures::CellVerdict::kClientBound || v == figures::CellVerdict::kShortOfConcurrency) {
     return verdict_name(v);
   }
   const std::int64_t all = row.metrics.ok + row.metrics.failed;
   return std::to_string(row.metrics.failed) + " of " + std::to_string(all) + " failed";
 }
 
-bool qualifies(const StrategyRow& row) {
+bool qualifies(const figures::StrategyRow& row) {
   return row.measured && row.metrics.ok >= kMinHeadlineRequests && row.metrics.ttft_ms.count > 0 &&
          !judged_out(row);
 }
@@ -44,9 +45,11 @@ std::string margin(double value, double other, const std::string& figures) {
   return (phrase.empty() ? "about the same" : phrase) + " (" + figures + ")";
 }
 
-std::string ms_figures(double a, double b) { return format_ms(a) + " vs " + format_ms(b) + " ms"; }
+std::string ms_figures(double a, double b) {
+  return figures::format_ms(a) + " vs " + figures::format_ms(b) + " ms";
+}
 
-bool has_throughput(const CellMetrics& m) { return m.window_s > 0; }
+bool has_throughput(const figures::CellMetrics& m) { return m.window_s > 0; }
 
 // The throughput both cells have: total tokens/s when both know their prompt counts, else
 // output tokens/s (a server that sends no usage leaves the total unknown, never 0).
@@ -55,7 +58,7 @@ struct ThroughputPair {
   double b = 0;
   const char* unit = "tok/s";
 };
-ThroughputPair throughput_pair(const CellMetrics& a, const CellMetrics& b) {
+ThroughputPair throughput_pair(const figures::CellMetrics& a, const figures::CellMetrics& b) {
   if (a.total_token_throughput && b.total_token_throughput) {
     return {*a.total_token_throughput, *b.total_token_throughput, "tok/s"};
   }
@@ -74,7 +77,7 @@ Side side(double a, double b, bool lower_is_better) {
 }
 
 // TTFT p50, TTFT p95 and total throughput of a against b.
-std::vector<Side> sides(const CellMetrics& a, const CellMetrics& b) {
+std::vector<Side> sides(const figures::CellMetrics& a, const figures::CellMetrics& b) {
   std::vector<Side> result = {side(a.ttft_ms.median, b.ttft_ms.median, true),
                               side(a.ttft_ms.p95, b.ttft_ms.p95, true)};
   if (has_throughput(a) && has_throughput(b)) {
@@ -85,38 +88,39 @@ std::vector<Side> sides(const CellMetrics& a, const CellMetrics& b) {
 }
 
 // a beats b: better on at least one figure, worse on none.
-bool beats(const CellMetrics& a, const CellMetrics& b) {
+bool beats(const figures::CellMetrics& a, const figures::CellMetrics& b) {
   const std::vector<Side> s = sides(a, b);
   return std::find(s.begin(), s.end(), Side::kWorse) == s.end() &&
          std::find(s.begin(), s.end(), Side::kBetter) != s.end();
 }
 
-bool all_same(const CellMetrics& a, const CellMetrics& b) {
+bool all_same(const figures::CellMetrics& a, const figures::CellMetrics& b) {
   const std::vector<Side> s = sides(a, b);
   return std::all_of(s.begin(), s.end(), [](Side x) { return x == Side::kSame; });
 }
 
 // The hit rate both rows have: the servers' when both have it, else the client's.
-std::string hit_text(const CellMetrics& a, const CellMetrics& b) {
+std::string hit_text(const figures::CellMetrics& a, const figures::CellMetrics& b) {
   if (a.kv_hit_rate_server && b.kv_hit_rate_server) {
-    return "KV hit " + format_percent(a.kv_hit_rate_server) + "% vs " +
-           format_percent(b.kv_hit_rate_server) + "%";
+    return "KV hit " + figures::format_percent(a.kv_hit_rate_server) + "% vs " +
+           figures::format_percent(b.kv_hit_rate_server) + "%";
   }
   if (a.cache_hit_client && b.cache_hit_client) {
-    return "cache hit " + format_percent(a.cache_hit_client) + "% vs " +
-           format_percent(b.cache_hit_client) + "%";
+    return "cache hit " + figures::format_percent(a.cache_hit_client) + "% vs " +
+           figures::format_percent(b.cache_hit_client) + "%";
   }
   return "";
 }
 
-std::string figures_text(const CellMetrics& w, const CellMetrics& r) {
+std::string figures_text(const figures::CellMetrics& w, const figures::CellMetrics& r) {
   std::string text = "TTFT p50 " + margin(w.ttft_ms.median, r.ttft_ms.median,
                                           ms_figures(w.ttft_ms.median, r.ttft_ms.median));
   text += ", p95 " + margin(w.ttft_ms.p95, r.ttft_ms.p95, ms_figures(w.ttft_ms.p95, r.ttft_ms.p95));
   if (has_throughput(w) && has_throughput(r)) {
     const ThroughputPair t = throughput_pair(w, r);
     text += ", throughput " +
-            margin(t.a, t.b, format_si3(t.a) + " vs " + format_si3(t.b) + " " + t.unit);
+            margin(t.a, t.b,
+                   figures::format_si3(t.a) + " vs " + figures::format_si3(t.b) + " " + t.unit);
   }
   const std::string hits = hit_text(w, r);
   if (!hits.empty()) text += ", " + hits;
@@ -124,10 +128,10 @@ std::string figures_text(const CellMetrics& w, const CellMetrics& r) {
 }
 
 // Failures stay loud in the answer: failed requests and cells that were not measured.
-std::string trouble_text(const ConcurrencyLevel& level) {
+std::string trouble_text(const figures::ConcurrencyLevel& level) {
   std::string failed;
   std::string unmeasured;
-  for (const StrategyRow& row : level.rows) {
+  for (const figures::StrategyRow& row : level.rows) {
     if (!row.measured) {
       unmeasured += (unmeasured.empty() ? "" : ", ") + row.label + " (" +
                     (row.cell.status.empty() ? "no status" : row.cell.status) + ")";
@@ -140,11 +144,11 @@ std::string trouble_text(const ConcurrencyLevel& level) {
   if (!unmeasured.empty()) text += "; not measured: " + unmeasured;
   std::string excluded;
   std::string over;
-  for (const StrategyRow& row : level.rows) {
+  for (const figures::StrategyRow& row : level.rows) {
     if (!row.measured) continue;
     if (judged_out(row)) {
       excluded += (excluded.empty() ? "" : ", ") + row.label + " (" + judged_out_why(row) + ")";
-    } else if (row.metrics.validity.verdict == CellVerdict::kOverCapacity) {
+    } else if (row.metrics.validity.verdict == figures::CellVerdict::kOverCapacity) {
       over += (over.empty() ? "" : ", ") + row.label;
     }
   }
@@ -155,18 +159,19 @@ std::string trouble_text(const ConcurrencyLevel& level) {
   return text;
 }
 
-LevelWinner verdict_of(const ConcurrencyLevel& level) {
+LevelWinner verdict_of(const figures::ConcurrencyLevel& level) {
   LevelWinner v;
   v.concurrency = level.concurrency;
   const std::string head = "Concurrency " + std::to_string(level.concurrency) + ": ";
-  std::vector<const StrategyRow*> ranked;
-  for (const StrategyRow& row : level.rows) {
+  std::vector<const figures::StrategyRow*> ranked;
+  for (const figures::StrategyRow& row : level.rows) {
     if (qualifies(row)) ranked.push_back(&row);
   }
   // Lowest TTFT p50 first; equal medians keep plan order.
-  std::stable_sort(ranked.begin(), ranked.end(), [](const StrategyRow* a, const StrategyRow* b) {
-    return a->metrics.ttft_ms.median < b->metrics.ttft_ms.median;
-  });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const figures::StrategyRow* a, const figures::StrategyRow* b) {
+                     return a->metrics.ttft_ms.median < b->metrics.ttft_ms.median;
+                   });
   const std::string need = std::to_string(kMinHeadlineRequests) + " or more successful requests";
   if (ranked.empty()) {
     v.text = head + "nothing to compare: no strategy has " + need;
@@ -175,17 +180,17 @@ LevelWinner verdict_of(const ConcurrencyLevel& level) {
     v.text = head + "nothing to compare: only " + ranked[0]->label + " has " + need;
   } else {
     // The winner beats every other strategy; at most one can.
-    const StrategyRow* winner = nullptr;
-    for (const StrategyRow* candidate : ranked) {
+    const figures::StrategyRow* winner = nullptr;
+    for (const figures::StrategyRow* candidate : ranked) {
       const bool beats_all =
-          std::all_of(ranked.begin(), ranked.end(), [&](const StrategyRow* other) {
+          std::all_of(ranked.begin(), ranked.end(), [&](const figures::StrategyRow* other) {
             return other == candidate || beats(candidate->metrics, other->metrics);
           });
       if (beats_all) winner = candidate;
     }
     if (winner != nullptr) {
       // The margin is against the next-lowest TTFT p50.
-      const StrategyRow* next = ranked[0] == winner ? ranked[1] : ranked[0];
+      const figures::StrategyRow* next = ranked[0] == winner ? ranked[1] : ranked[0];
       v.outcome = WinnerOutcome::kWins;
       v.winner = winner->label;
       v.runner_up = next->label;
@@ -193,9 +198,9 @@ LevelWinner verdict_of(const ConcurrencyLevel& level) {
                figures_text(winner->metrics, next->metrics);
     } else {
       // No winner: the lowest TTFT p50 against the first strategy it does not beat.
-      const StrategyRow* first = ranked[0];
-      const StrategyRow* other = ranked[1];
-      for (const StrategyRow* row : ranked) {
+      const figures::StrategyRow* first = ranked[0];
+      const figures::StrategyRow* other = ranked[1];
+      for (const figures::StrategyRow* row : ranked) {
         if (row != first && !beats(first->metrics, row->metrics)) {
           other = row;
           break;
@@ -220,9 +225,9 @@ LevelWinner verdict_of(const ConcurrencyLevel& level) {
 
 }  // namespace
 
-std::vector<LevelWinner> level_winners(const ReportModel& model) {
+std::vector<LevelWinner> level_winners(const figures::ReportModel& model) {
   std::vector<LevelWinner> verdicts;
-  for (const ConcurrencyLevel& level : model.levels) verdicts.push_back(verdict_of(level));
+  for (const figures::ConcurrencyLevel& level : model.levels) verdicts.push_back(verdict_of(level));
   return verdicts;
 }
 

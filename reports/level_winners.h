@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 
 namespace kvsweep::reports {
 
@@ -35,6 +35,6 @@ struct LevelWinner {
 
 // One winner line per level of the model, in level order. Rows that qualify: measured, with at
 // least kMinHeadlineRequests ok requests and a TTFT sample (headlines.h).
-std::vector<LevelWinner> level_winners(const ReportModel& model);
+std::vector<LevelWinner> level_winners(const figures::ReportModel& model);
 
 }  // namespace kvsweep::reports

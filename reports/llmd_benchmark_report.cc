@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/stats.h"
+#include "figures/report_model.h"
+#include "figures/validity_json.h"
 #include "reports/llmd_time_series.h"
-#include "reports/report_model.h"
-#include "reports/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -114,8 +114,8 @@ MeasuredLengths measured_lengths(const std::vector<store::RequestRow>& requests)
   return lengths;
 }
 
-Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const CellMetrics& m,
-                 const std::string& model) {
+Json run_section(const store::ExperimentRow& e, const store::CellRow& c,
+                 const figures::CellMetrics& m, const std::string& model) {
   Json run;
   run["uid"] = e.scenario_hash + "-" + c.key;
   run["eid"] = std::to_string(e.id);
@@ -126,7 +126,7 @@ Json run_section(const store::ExperimentRow& e, const store::CellRow& c, const C
   time["duration"] = iso8601_duration(m.window_s);
   run["time"] = time;
   // A prediction says so in both places a reader of the report looks for what it is.
-  const std::string figures = figures_label(e);
+  const std::string figures = figures::figures_label(e);
   run["description"] = model + " [" + e.name + (figures.empty() ? "" : ", " + figures) + "]";
   run["keywords"] = {"kvsweep", c.arm, "concurrency=" + std::to_string(c.concurrency)};
   if (!figures.empty()) run["keywords"].push_back(figures);
@@ -176,7 +176,7 @@ Json stack_section(const store::ExperimentRow& e, const store::CellRow& c,
 
 Json load_section(const store::ExperimentRow& e, const store::CellRow& c,
                   const std::optional<store::LoadSetup>& load_setup, const MeasuredLengths& lengths,
-                  const CellMetrics& m) {
+                  const figures::CellMetrics& m) {
   Json load;
   load["metadata"] = {{"schema_version", "0.2.1"}, {"cfg_id", e.scenario_hash}};
   const std::optional<std::string> dataset = load_setup ? load_setup->dataset : std::nullopt;
@@ -201,7 +201,7 @@ Json load_section(const store::ExperimentRow& e, const store::CellRow& c,
   return load;
 }
 
-Json aggregate_section(const CellMetrics& m, const MeasuredLengths& lengths) {
+Json aggregate_section(const figures::CellMetrics& m, const MeasuredLengths& lengths) {
   Json requests_json = {{"total", m.ok + m.failed}, {"failures", m.failed}};
   put(requests_json, "input_length", statistics(lengths.prompt, "count"));
   put(requests_json, "output_length", statistics(lengths.output, "count"));
@@ -241,7 +241,8 @@ Json cell_metadata(const store::CellRow& c) {
 }
 
 Json llmd_benchmark_report(const store::ExperimentRow& e, const store::CellRow& c,
-                           const CellMetrics& m, const std::vector<store::RequestRow>& requests,
+                           const figures::CellMetrics& m,
+                           const std::vector<store::RequestRow>& requests,
                            const std::vector<store::MetricSample>& samples) {
   const std::string model = e.setup.model.value_or("");
   const MeasuredLengths lengths = measured_lengths(requests);

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "store/rows.h"
 
 namespace kvsweep::reports {
@@ -14,7 +14,8 @@ namespace kvsweep::reports {
 // rows give the per-request lengths and normalized TPOT the figures do not keep, the samples
 // (the servers' scrapes) the observability time series.
 nlohmann::ordered_json llmd_benchmark_report(const store::ExperimentRow& experiment,
-                                             const store::CellRow& cell, const CellMetrics& metrics,
+                                             const store::CellRow& cell,
+                                             const figures::CellMetrics& metrics,
                                              const std::vector<store::RequestRow>& requests,
                                              const std::vector<store::MetricSample>& samples);
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "common/wall_clock.h"
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -91,10 +91,11 @@ Json observability_time_series(const std::vector<store::MetricSample>& samples, 
     put("num_requests_running", first_of(metrics, {"vllm:num_requests_running"}), "count");
     put("num_requests_waiting", first_of(metrics, {"vllm:num_requests_waiting"}), "count");
     // vLLM 0.9 renamed the prefix-cache counters; a source uses one pair or the other.
-    const bool current = metrics.count(kPrefixCacheQueries) > 0;
-    const Series* queries =
-        first_of(metrics, {current ? kPrefixCacheQueries : kGpuPrefixCacheQueries});
-    const Series* hits = first_of(metrics, {current ? kPrefixCacheHits : kGpuPrefixCacheHits});
+    const bool current = metrics.count(figures::kPrefixCacheQueries) > 0;
+    const Series* queries = first_of(
+        metrics, {current ? figures::kPrefixCacheQueries : figures::kGpuPrefixCacheQueries});
+    const Series* hits =
+        first_of(metrics, {current ? figures::kPrefixCacheHits : figures::kGpuPrefixCacheHits});
     put("prefix_cache_queries", queries, "count");
     put("prefix_cache_hits", hits, "count");
     if (queries != nullptr && hits != nullptr) {
@@ -102,8 +103,9 @@ Json observability_time_series(const std::vector<store::MetricSample>& samples, 
       put("prefix_cache_hit_rate", &rate, "percent");
     }
     // vLLM reports usage as a fraction; the report's unit is percent.
-    put("kv_cache_usage", first_of(metrics, {kKvCacheUsage, kGpuCacheUsage}), "percent", 100.0);
-    put("num_preemptions", first_of(metrics, {kPreemptions}), "count");
+    put("kv_cache_usage", first_of(metrics, {figures::kKvCacheUsage, figures::kGpuCacheUsage}),
+        "percent", 100.0);
+    put("num_preemptions", first_of(metrics, {figures::kPreemptions}), "count");
     if (series.empty()) continue;
     components.push_back(
         {{"component_label", component_label}, {"replica_id", source}, {"time_series", series}});

@@ -52,13 +52,13 @@ std::string markdown_text(const std::string& text) {
 
 }  // namespace
 
-std::string render_markdown(const ReportModel& model) {
+std::string render_markdown(const figures::ReportModel& model) {
   // Markdown, not HTML: values reach the output exactly as report_view formatted them.
   return render_embedded(kMarkdownTemplateName, report_view(model, markdown_text), nullptr);
 }
 
 std::string render_markdown(const store::Store& store, std::int64_t experiment_id) {
-  return render_markdown(build_report_model(store, experiment_id));
+  return render_markdown(figures::build_report_model(store, experiment_id));
 }
 
 }  // namespace kvsweep::reports

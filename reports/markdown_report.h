@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <string>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 #include "store/store.h"
 
 namespace kvsweep::reports {
 
 // Throws std::runtime_error when the experiment does not exist.
 std::string render_markdown(const store::Store& store, std::int64_t experiment_id);
-std::string render_markdown(const ReportModel& model);
+std::string render_markdown(const figures::ReportModel& model);
 
 }  // namespace kvsweep::reports

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "figures/units.h"
 #include "reports/capacity_view.h"
 #include "reports/csv_table.h"
 #include "reports/headlines.h"
 #include "reports/level_winners.h"
 #include "reports/templates_embedded.h"
-#include "reports/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -34,7 +34,7 @@ std::string status_text(const store::CellRow& cell) {
 }
 
 // "3 timeout, 1 http_status", most frequent first, as wrk prints its error counts.
-std::string failure_kinds(const CellMetrics& m) {
+std::string failure_kinds(const figures::CellMetrics& m) {
   std::vector<std::pair<std::string, std::int64_t>> kinds(m.failed_by_kind.begin(),
                                                           m.failed_by_kind.end());
   std::stable_sort(kinds.begin(), kinds.end(),
@@ -45,7 +45,8 @@ std::string failure_kinds(const CellMetrics& m) {
             (kind.empty() ? std::string("unknown") : kind);
     if (const auto first = m.first_failure_by_kind.find(kind);
         first != m.first_failure_by_kind.end()) {
-      text += " (first: " + failure_text(first->second.http_status, first->second.error) + ")";
+      text +=
+          " (first: " + figures::failure_text(first->second.http_status, first->second.error) + ")";
     }
   }
   return text;
@@ -56,17 +57,18 @@ std::string failure_kinds(const CellMetrics& m) {
 constexpr const char* kEstimatedMark = "≈";
 constexpr const char* kViewUnknown = "unknown";
 
-bool has_token_caveat(const CellMetrics& m) {
+bool has_token_caveat(const figures::CellMetrics& m) {
   return m.output_tokens_estimated > 0 || !m.total_token_throughput;
 }
 
 // Closed-loop runs have no schedule, hence no lag: "n/a" rather than a misleading 0.
-std::string lag_p99(const CellMetrics& m) {
-  return m.schedule_lag_ms.count == 0 ? kNotAvailable : format_ms(m.schedule_lag_ms.p99);
+std::string lag_p99(const figures::CellMetrics& m) {
+  return m.schedule_lag_ms.count == 0 ? figures::kNotAvailable
+                                      : figures::format_ms(m.schedule_lag_ms.p99);
 }
 
-mustache::data row_data(const StrategyRow& row, const TextFilter& text) {
-  const CellMetrics& m = row.metrics;
+mustache::data row_data(const figures::StrategyRow& row, const TextFilter& text) {
+  const figures::CellMetrics& m = row.metrics;
   mustache::data d;
   d.set("label", text(row.label));
   d.set("measured", row.measured);
@@ -74,74 +76,76 @@ mustache::data row_data(const StrategyRow& row, const TextFilter& text) {
   d.set("status", text(status_text(row.cell)));
   d.set("ok", std::to_string(m.ok));
   d.set("failed", std::to_string(m.failed));
-  d.set("ttft_mean", format_ms(m.ttft_ms.mean));
-  d.set("ttft_median", format_ms(m.ttft_ms.median));
-  d.set("ttft_p95", format_ms(m.ttft_ms.p95));
-  d.set("ttft_p99", format_ms(m.ttft_ms.p99));
-  d.set("tpot_mean", format_ms(m.tpot_ms.mean));
-  d.set("itl_mean", format_ms(m.itl_ms.mean));
-  d.set("e2e_mean", format_ms(m.e2e_ms.mean));
+  d.set("ttft_mean", figures::format_ms(m.ttft_ms.mean));
+  d.set("ttft_median", figures::format_ms(m.ttft_ms.median));
+  d.set("ttft_p95", figures::format_ms(m.ttft_ms.p95));
+  d.set("ttft_p99", figures::format_ms(m.ttft_ms.p99));
+  d.set("tpot_mean", figures::format_ms(m.tpot_ms.mean));
+  d.set("itl_mean", figures::format_ms(m.itl_ms.mean));
+  d.set("e2e_mean", figures::format_ms(m.e2e_ms.mean));
   d.set("lag_p99", lag_p99(m));
-  d.set("request_throughput", format_rate(m.request_throughput));
-  d.set("output_throughput",
-        (m.output_tokens_estimated > 0 ? kEstimatedMark : "") + format_rate(m.output_throughput));
+  d.set("request_throughput", figures::format_rate(m.request_throughput));
+  d.set("output_throughput", (m.output_tokens_estimated > 0 ? kEstimatedMark : "") +
+                                 figures::format_rate(m.output_throughput));
   d.set("total_token_throughput",
-        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kViewUnknown);
-  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
-  d.set("cache_hit_client", format_percent(m.cache_hit_client));
+        m.total_token_throughput ? figures::format_rate(*m.total_token_throughput) : kViewUnknown);
+  d.set("kv_hit_server", figures::format_percent(m.kv_hit_rate_server));
+  d.set("cache_hit_client", figures::format_percent(m.cache_hit_client));
   return d;
 }
 
-mustache::data ratio_data(const StrategyRow& row, const TextFilter& text) {
-  const BaselineRatios& r = *row.vs_baseline;
+mustache::data ratio_data(const figures::StrategyRow& row, const TextFilter& text) {
+  const figures::BaselineRatios& r = *row.vs_baseline;
   mustache::data d;
   d.set("label", text(row.label));
-  d.set("ttft_mean", format_ratio(r.ttft_mean));
-  d.set("ttft_p99", format_ratio(r.ttft_p99));
-  d.set("tpot_mean", format_ratio(r.tpot_mean));
-  d.set("itl_mean", format_ratio(r.itl_mean));
-  d.set("e2e_mean", format_ratio(r.e2e_mean));
-  d.set("request_throughput", format_ratio(r.request_throughput));
-  d.set("output_throughput", format_ratio(r.output_throughput));
-  d.set("total_token_throughput", format_ratio(r.total_token_throughput));
+  d.set("ttft_mean", figures::format_ratio(r.ttft_mean));
+  d.set("ttft_p99", figures::format_ratio(r.ttft_p99));
+  d.set("tpot_mean", figures::format_ratio(r.tpot_mean));
+  d.set("itl_mean", figures::format_ratio(r.itl_mean));
+  d.set("e2e_mean", figures::format_ratio(r.e2e_mean));
+  d.set("request_throughput", figures::format_ratio(r.request_throughput));
+  d.set("output_throughput", figures::format_ratio(r.output_throughput));
+  d.set("total_token_throughput", figures::format_ratio(r.total_token_throughput));
   return d;
 }
 
 // The server-side figures of a row, when its replicas exposed any of them.
-bool has_server_figures(const CellMetrics& m) {
+bool has_server_figures(const figures::CellMetrics& m) {
   return m.kv_usage_max || m.preemptions || m.spec_decode_acceptance;
 }
 
-mustache::data server_data(const StrategyRow& row, const TextFilter& text) {
-  const CellMetrics& m = row.metrics;
+mustache::data server_data(const figures::StrategyRow& row, const TextFilter& text) {
+  const figures::CellMetrics& m = row.metrics;
   mustache::data d;
   d.set("label", text(row.label));
-  d.set("kv_usage_max", format_percent(m.kv_usage_max));
-  d.set("preemptions", m.preemptions ? std::to_string(*m.preemptions) : kNotAvailable);
-  d.set("spec_decode_acceptance", format_percent(m.spec_decode_acceptance));
+  d.set("kv_usage_max", figures::format_percent(m.kv_usage_max));
+  d.set("preemptions", m.preemptions ? std::to_string(*m.preemptions) : figures::kNotAvailable);
+  d.set("spec_decode_acceptance", figures::format_percent(m.spec_decode_acceptance));
   return d;
 }
 
 // llm-d's endpoint picker's figures of a row, when it exposed them (docs/metrics.md).
-bool has_epp_figures(const CellMetrics& m) { return m.epp_prefix_hit_ratio || m.epp_scheduling_ms; }
+bool has_epp_figures(const figures::CellMetrics& m) {
+  return m.epp_prefix_hit_ratio || m.epp_scheduling_ms;
+}
 
 // What the picker believed (its prefix index's hit ratio) beside what the servers found.
-mustache::data epp_data(const StrategyRow& row, const TextFilter& text) {
-  const CellMetrics& m = row.metrics;
+mustache::data epp_data(const figures::StrategyRow& row, const TextFilter& text) {
+  const figures::CellMetrics& m = row.metrics;
   mustache::data d;
   d.set("label", text(row.label));
-  d.set("epp_prefix_hit", format_percent(m.epp_prefix_hit_ratio));
-  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
+  d.set("epp_prefix_hit", figures::format_percent(m.epp_prefix_hit_ratio));
+  d.set("kv_hit_server", figures::format_percent(m.kv_hit_rate_server));
   // The EPP schedules in well under a millisecond: three decimals (microseconds).
-  d.set("epp_scheduling_ms",
-        m.epp_scheduling_ms ? format_fixed(*m.epp_scheduling_ms, 3) : kNotAvailable);
+  d.set("epp_scheduling_ms", m.epp_scheduling_ms ? figures::format_fixed(*m.epp_scheduling_ms, 3)
+                                                 : figures::kNotAvailable);
   return d;
 }
 
 // One row of the compact table under the verdicts: the figures the verdict weighs.
-mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& row,
+mustache::data summary_data(const figures::ConcurrencyLevel& level, const figures::StrategyRow& row,
                             const LevelWinner& verdict, const TextFilter& text) {
-  const CellMetrics& m = row.metrics;
+  const figures::CellMetrics& m = row.metrics;
   mustache::data d;
   d.set("concurrency", std::to_string(level.concurrency));
   d.set("label", text(row.label));
@@ -150,33 +154,36 @@ mustache::data summary_data(const ConcurrencyLevel& level, const StrategyRow& ro
   d.set("is_winner", verdict.outcome == WinnerOutcome::kWins && row.label == verdict.winner);
   d.set("ok", std::to_string(m.ok));
   d.set("failed", std::to_string(m.failed));
-  d.set("ttft_p50", format_ms(m.ttft_ms.median));
-  d.set("ttft_p95", format_ms(m.ttft_ms.p95));
+  d.set("ttft_p50", figures::format_ms(m.ttft_ms.median));
+  d.set("ttft_p95", figures::format_ms(m.ttft_ms.p95));
   d.set("total_token_throughput",
-        m.total_token_throughput ? format_rate(*m.total_token_throughput) : kViewUnknown);
-  d.set("kv_hit_server", format_percent(m.kv_hit_rate_server));
-  d.set("cache_hit_client", format_percent(m.cache_hit_client));
+        m.total_token_throughput ? figures::format_rate(*m.total_token_throughput) : kViewUnknown);
+  d.set("kv_hit_server", figures::format_percent(m.kv_hit_rate_server));
+  d.set("cache_hit_client", figures::format_percent(m.cache_hit_client));
   return d;
 }
 
-// Did the row's cell measure the load it asked for (reports/validity.h)? Its achieved-load
+// Did the row's cell measure the load it asked for (figures/validity.h)? Its achieved-load
 // figures and verdict; the reasons go to `reasons`, one line each.
-mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustache::data* reasons) {
-  const CellValidity& v = row.metrics.validity;
+mustache::data load_data(const figures::StrategyRow& row, const TextFilter& text,
+                         mustache::data* reasons) {
+  const figures::CellValidity& v = row.metrics.validity;
   const auto rate = [](const std::optional<double>& x) {
-    return x ? format_rate(*x) : kNotAvailable;
+    return x ? figures::format_rate(*x) : figures::kNotAvailable;
   };
   mustache::data d;
   d.set("label", text(row.label));
   d.set("verdict", text(v.load_known ? verdict_name(v.verdict) : "not judged"));
-  d.set("in_flight", format_fixed(v.in_flight_mean, 1));
-  d.set("of_cap", format_percent(v.in_flight_fraction));
-  d.set("little", v.little_in_flight ? format_fixed(*v.little_in_flight, 1) : kNotAvailable);
+  d.set("in_flight", figures::format_fixed(v.in_flight_mean, 1));
+  d.set("of_cap", figures::format_percent(v.in_flight_fraction));
+  d.set("little", v.little_in_flight ? figures::format_fixed(*v.little_in_flight, 1)
+                                     : figures::kNotAvailable);
   d.set("send_rate", rate(v.send_rate));
   d.set("scheduled_rate", rate(v.scheduled_rate));
-  d.set("steady_ttft_mean", v.steady ? format_ms(v.steady->ttft_ms.mean) : kNotAvailable);
+  d.set("steady_ttft_mean",
+        v.steady ? figures::format_ms(v.steady->ttft_ms.mean) : figures::kNotAvailable);
   d.set("steady_output_throughput",
-        v.steady ? format_rate(v.steady->output_throughput) : kNotAvailable);
+        v.steady ? figures::format_rate(v.steady->output_throughput) : figures::kNotAvailable);
   // The rules that fired; then, whatever the verdict, too many failures and the figures that
   // decide nothing ("TTFT rose 1.4 ms/s: not a verdict").
   std::vector<std::string> lines = v.reasons;
@@ -193,50 +200,51 @@ mustache::data load_data(const StrategyRow& row, const TextFilter& text, mustach
 
 // A sharded cell's shards (docs/driver.md, "Shards"): what each sent against its part of the
 // schedule, its driver's lag and CPU, and its verdict.
-void shard_data(const StrategyRow& row, const TextFilter& text, mustache::data* shards) {
+void shard_data(const figures::StrategyRow& row, const TextFilter& text, mustache::data* shards) {
   for (const store::CellShardRow& shard : row.metrics.shards) {
-    const CellValidity v = judge_shard(shard);
+    const figures::CellValidity v = figures::judge_shard(shard);
     mustache::data d;
     d.set("label", text(row.label));
     d.set("shard", std::to_string(shard.shard));
     d.set("requests", std::to_string(shard.measured));
     d.set("failed", std::to_string(shard.failed));
-    d.set("send_rate", v.send_rate ? format_rate(*v.send_rate) : kNotAvailable);
-    d.set("due_rate", v.scheduled_rate ? format_rate(*v.scheduled_rate) : kNotAvailable);
-    d.set("delay_p99",
-          shard.send_delay_count > 0 ? format_ms(shard.send_delay_p99_ms) : kNotAvailable);
-    d.set("skew", format_fixed(shard.start_skew_ms, 1));
-    d.set("cpu", format_fixed(shard.driver_cpu_s, 2));
+    d.set("send_rate", v.send_rate ? figures::format_rate(*v.send_rate) : figures::kNotAvailable);
+    d.set("due_rate",
+          v.scheduled_rate ? figures::format_rate(*v.scheduled_rate) : figures::kNotAvailable);
+    d.set("delay_p99", shard.send_delay_count > 0 ? figures::format_ms(shard.send_delay_p99_ms)
+                                                  : figures::kNotAvailable);
+    d.set("skew", figures::format_fixed(shard.start_skew_ms, 1));
+    d.set("cpu", figures::format_fixed(shard.driver_cpu_s, 2));
     d.set("verdict", text(verdict_name(v.verdict)));
     shards->push_back(d);
   }
 }
 
 // Per-replica and per-source rows of every measured row at a level, strategy by strategy.
-void replica_data(const StrategyRow& row, const TextFilter& text, mustache::data* replicas,
+void replica_data(const figures::StrategyRow& row, const TextFilter& text, mustache::data* replicas,
                   mustache::data* sources) {
-  for (const ReplicaFigures& f : row.replicas.replicas) {
+  for (const figures::ReplicaFigures& f : row.replicas.replicas) {
     mustache::data d;
     d.set("label", text(row.label));
     d.set("replica", text(f.replica));
     d.set("requests", std::to_string(f.requests));
-    d.set("share", format_percent(f.share));
+    d.set("share", figures::format_percent(f.share));
     d.set("failed", std::to_string(f.failed));
-    d.set("cache_hit_client", format_percent(f.cache_hit_client));
+    d.set("cache_hit_client", figures::format_percent(f.cache_hit_client));
     replicas->push_back(d);
   }
-  for (const SourceFigures& f : row.replicas.sources) {
+  for (const figures::SourceFigures& f : row.replicas.sources) {
     mustache::data d;
     d.set("label", text(row.label));
     d.set("source", text(f.source));
-    d.set("queries", format_fixed(f.queries, 0));
-    d.set("share", format_percent(f.share));
-    d.set("kv_hit_server", format_percent(f.kv_hit_server));
+    d.set("queries", figures::format_fixed(f.queries, 0));
+    d.set("share", figures::format_percent(f.share));
+    d.set("kv_hit_server", figures::format_percent(f.kv_hit_server));
     sources->push_back(d);
   }
 }
 
-mustache::data level_data(const ConcurrencyLevel& level, const std::string& baseline,
+mustache::data level_data(const figures::ConcurrencyLevel& level, const std::string& baseline,
                           const TextFilter& text) {
   mustache::data replicas{mustache::data::type::list};
   mustache::data sources{mustache::data::type::list};
@@ -250,7 +258,7 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
   mustache::data load{mustache::data::type::list};
   mustache::data load_reasons{mustache::data::type::list};
   bool token_caveat = false;
-  for (const StrategyRow& row : level.rows) {
+  for (const figures::StrategyRow& row : level.rows) {
     rows.push_back(row_data(row, text));
     if (row.measured && row.metrics.ok + row.metrics.failed > 0) {
       load.push_back(load_data(row, text, &load_reasons));
@@ -310,9 +318,9 @@ mustache::data level_data(const ConcurrencyLevel& level, const std::string& base
 
 }  // namespace
 
-mustache::data report_view(const ReportModel& model, const TextFilter& text) {
+mustache::data report_view(const figures::ReportModel& model, const TextFilter& text) {
   mustache::data setup{mustache::data::type::list};
-  for (const SetupLine& line : model.setup) {
+  for (const figures::SetupLine& line : model.setup) {
     mustache::data d;
     d.set("label", text(line.label));
     d.set("value", text(line.value));
@@ -323,12 +331,12 @@ mustache::data report_view(const ReportModel& model, const TextFilter& text) {
   mustache::data summary{mustache::data::type::list};
   const std::vector<LevelWinner> level_verdict = level_winners(model);
   for (std::size_t i = 0; i < model.levels.size(); ++i) {
-    const ConcurrencyLevel& level = model.levels[i];
+    const figures::ConcurrencyLevel& level = model.levels[i];
     levels.push_back(level_data(level, model.baseline, text));
     mustache::data v;
     v.set("text", text(level_verdict[i].text));
     verdicts.push_back(v);
-    for (const StrategyRow& row : level.rows) {
+    for (const figures::StrategyRow& row : level.rows) {
       summary.push_back(summary_data(level, row, level_verdict[i], text));
     }
   }

@@ -6,7 +6,7 @@
 #include <kainjow/mustache.hpp>
 #include <string>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 #include "reports/text_filter.h"
 
 namespace kvsweep::reports {
@@ -24,7 +24,7 @@ namespace kvsweep::reports {
 // epp[label, epp_prefix_hit, kv_hit_server, epp_scheduling_ms], has_replicas,
 // replicas[label, replica, requests, share, failed, cache_hit_client], has_sources,
 // sources[label, source, queries, share, kv_hit_server]].
-kainjow::mustache::data report_view(const ReportModel& model, const TextFilter& text);
+kainjow::mustache::data report_view(const figures::ReportModel& model, const TextFilter& text);
 
 // Renders a template compiled into the binary (templates_embedded.h); a `{{> name}}` tag in it
 // includes the embedded template `name` (report.html includes report_body.html). escape is the

@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "reports/units.h"
+#include "figures/units.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -18,7 +18,7 @@ constexpr std::array<const char*, 8> kColours = {"#0072b2", "#d55e00", "#009e73"
                                                  "#e69f00", "#56b4e9", "#f0e442", "#000000"};
 const char* colour(std::size_t i) { return kColours[i % kColours.size()]; }
 
-std::string num(double v) { return format_fixed(v, 1); }
+std::string num(double v) { return figures::format_fixed(v, 1); }
 
 struct Range {
   double low = 0;
@@ -308,7 +308,8 @@ std::string svg_grouped_bars(const ChartFrame& frame, const BarData& data) {
       s += "<rect class=\"bar\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
            num(std::max(1.0, bar - 1)) + "\" height=\"" + num(plot.bottom() - y) + "\" fill=\"" +
            colour(si) + "\"><title>" +
-           xml_escape(data.series[si] + " @ " + data.categories[c] + ": " + format_fixed(v, 2)) +
+           xml_escape(data.series[si] + " @ " + data.categories[c] + ": " +
+                      figures::format_fixed(v, 2)) +
            "</title></rect>\n";
     }
   }

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "common/stats.h"
-#include "reports/validity_json.h"
+#include "figures/validity_json.h"
 
 namespace kvsweep::reports {
 namespace {
@@ -18,7 +18,7 @@ struct MetricView {
   const std::vector<double>* sorted;
 };
 
-std::vector<MetricView> metric_views(const CellMetrics& m) {
+std::vector<MetricView> metric_views(const figures::CellMetrics& m) {
   return {
       {"ttft", "Time to First Token", "TTFT", &m.ttft_ms, &m.samples.ttft_ms},
       {"tpot", "Time per Output Token (excl. 1st token)", "TPOT", &m.tpot_ms, &m.samples.tpot_ms},
@@ -62,7 +62,7 @@ std::string centered(const std::string& title, char fill) {
 constexpr const char* kVllmUnknown = "unknown";
 
 // Says why token figures above are estimated or unknown; "" when the server reported them all.
-std::string token_count_note(const CellMetrics& m) {
+std::string token_count_note(const figures::CellMetrics& m) {
   if (m.output_tokens_estimated == 0 && m.prompt_tokens_unknown == 0) return "";
   const std::int64_t without_usage = std::max(m.output_tokens_estimated, m.prompt_tokens_unknown);
   std::string note = "Note: the server sent no token usage for " + std::to_string(without_usage) +
@@ -81,7 +81,7 @@ std::string percentile_key(double p) {
   return std::string("p") + buffer;
 }
 
-nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo& info,
+nlohmann::ordered_json vllm_result_json(const figures::CellMetrics& m, const VllmRunInfo& info,
                                         const PercentileSelection& selection) {
   nlohmann::ordered_json j;
   j["date"] = info.date;
@@ -145,13 +145,13 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& m, const VllmRunInfo&
     first_failures[kind] = {{"http_status", first.http_status}, {"error", first.error}};
   }
   j["first_failure_by_kind"] = first_failures;
-  // Did the run measure the load it asked for (reports/validity.h)?
+  // Did the run measure the load it asked for (figures/validity.h)?
   j["verdict"] = validity_json(m.validity)["verdict"];
   j["validity"] = validity_json(m.validity);
   return j;
 }
 
-std::string serving_result_text(const CellMetrics& m, const PercentileSelection& selection,
+std::string serving_result_text(const figures::CellMetrics& m, const PercentileSelection& selection,
                                 const VllmRunInfo* run) {
   // vLLM's rows in vLLM's order (vllm/benchmarks/serve.py), then its metric sections.
   std::string out = centered(" Serving Benchmark Result ", '=');
@@ -209,7 +209,8 @@ std::string serving_result_text(const CellMetrics& m, const PercentileSelection&
       // Why, not only how many: the first failure of the kind, status and server message.
       const auto first = m.first_failure_by_kind.find(kind);
       if (first == m.first_failure_by_kind.end()) continue;
-      out += "  first: " + failure_text(first->second.http_status, first->second.error) + "\n";
+      out += "  first: " + figures::failure_text(first->second.http_status, first->second.error) +
+             "\n";
     }
   }
   out += std::string(50, '=') + "\n";

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 
 namespace kvsweep::reports {
 
@@ -20,7 +20,7 @@ struct VllmRunInfo {
   double request_rate = 0;  // 0 = closed loop or unpaced: written as the string "inf", as vLLM does
   double burstiness = 1.0;
   int max_concurrency = 0;  // 0 = none: written as null
-  // kvsweep's: "measured", "simulated" or "predicted" (reports/report_model.h figures_kind).
+  // kvsweep's: "measured", "simulated" or "predicted" (figures/report_model.h figures_kind).
   std::string figures = "measured";
 };
 
@@ -41,7 +41,8 @@ struct PercentileSelection {
 // cache_hit_client, server figures, failed_by_kind and first_failure_by_kind.
 // total_input_tokens and total_token_throughput are null when the server sent no prompt
 // counts (unknown is never 0).
-nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRunInfo& info,
+nlohmann::ordered_json vllm_result_json(const figures::CellMetrics& metrics,
+                                        const VllmRunInfo& info,
                                         const PercentileSelection& selection = {});
 
 // The console block vLLM prints, byte for byte ("{:<40} {:<10}" rows, vLLM's labels and
@@ -49,7 +50,7 @@ nlohmann::ordered_json vllm_result_json(const CellMetrics& metrics, const VllmRu
 // concurrency" and "Request rate configured" rows when it has a cap or a rate. kvsweep's own
 // sections (schedule lag, prefix cache, failures) follow vLLM's in the same format; a note on
 // estimated token counts follows the closing line.
-std::string serving_result_text(const CellMetrics& metrics,
+std::string serving_result_text(const figures::CellMetrics& metrics,
                                 const PercentileSelection& selection = {},
                                 const VllmRunInfo* run = nullptr);
 

@@ -77,11 +77,11 @@ struct RequestRow {
 };
 
 // A done cell's figures computed once from its raw rows (schema 9), so reports, history and
-// serve need not read the rows again. The store keeps the bytes; reports/cell_summary.h
+// serve need not read the rows again. The store keeps the bytes; figures/cell_summary.h
 // writes and reads them.
 struct CellSummaryRow {
   std::int64_t cell_id = 0;
-  int format = 0;             // reports::kSummaryFormat of the writer
+  int format = 0;             // figures::kSummaryFormat of the writer
   std::string figures;        // JSON: every figure the reports show, the verdict, the replicas
   std::string distributions;  // TTFT, TPOT, ITL and E2E as mergeable histograms
   std::string sample;         // the seeded request sample compare bootstraps once rows are gone
@@ -127,7 +127,7 @@ struct ArmSearchRow {
 
 // One shard of a sharded cell (load.shards, schema 11): what it was asked for (its part of the
 // cap or users, and of the rate), what it sent, and its driver's own figures, which judge it
-// as the cell's are judged (reports/validity.h): a client-bound shard marks the cell.
+// as the cell's are judged (figures/validity.h): a client-bound shard marks the cell.
 struct CellShardRow {
   int shard = 0;
   std::int64_t requests = 0;  // records, warm-up included
@@ -151,7 +151,7 @@ struct CellShardRow {
 };
 
 // What load a cell asked for and how the driver kept up with it (schema 7), for the achieved-
-// load figures and verdicts of reports/validity.h. One row per measured cell.
+// load figures and verdicts of figures/validity.h. One row per measured cell.
 struct CellLoadRow {
   std::int64_t cell_id = 0;
   // Asked for.

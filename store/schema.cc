@@ -185,7 +185,7 @@ CREATE TABLE cell_loads (
   stop_reason TEXT NOT NULL
 );
 )sql",
-    // 8 -> 9: each done cell's figures computed once (reports/cell_summary.h), and which
+    // 8 -> 9: each done cell's figures computed once (figures/cell_summary.h), and which
     // experiments had their raw rows pruned. Summaries of cells stored before are written by
     // the first command that opens the store for writing (it needs reports/ to compute them).
     R"sql(
@@ -203,7 +203,7 @@ CREATE TABLE experiment_prunes (
 );
 )sql",
     // 9 -> 10: each finished run compared with the run of its scenario before it, when it
-    // ended (reports/run_comparison.h). Runs stored before have none; serve's history page
+    // ended (figures/run_comparison.h). Runs stored before have none; serve's history page
     // compares the newest of them itself.
     R"sql(
 CREATE TABLE run_comparisons (

@@ -111,7 +111,7 @@ def write_scenario(template, out_dir, upstreams, profile):
 def cell_figures(db_path, experiment_name):
     """Each done cell of the latest experiment of that name: (arm, concurrency) -> figures.
 
-    The figures are kvsweep's own, from each cell's stored summary (reports/cell_summary.h),
+    The figures are kvsweep's own, from each cell's stored summary (figures/cell_summary.h),
     so they are defined as in docs/metrics.md.
     """
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
@@ -129,7 +129,7 @@ def cell_figures(db_path, experiment_name):
     cells = {}
     for arm, concurrency, figures in rows:
         doc = json.loads(figures)
-        # The cell's metrics object (reports/cell_summary.cc), at the top or under "metrics".
+        # The cell's metrics object (figures/cell_summary.cc), at the top or under "metrics".
         cells[(arm, concurrency)] = doc.get("metrics", doc) if "ttft_ms" not in doc else doc
     return cells
 

@@ -32,7 +32,7 @@ std::string figure_name(Figure f) {
   return "?";
 }
 
-CalibrationFigures figures_of(const reports::CellMetrics& m) {
+CalibrationFigures figures_of(const figures::CellMetrics& m) {
   CalibrationFigures out;
   out.ok = m.ok;
   out.max_in_flight = m.max_concurrent_requests;

@@ -1,12 +1,12 @@
 // The figures a calibration compares, per cell: what a stored run measured and what a replay
-// of it in virtual time predicts, from the same summary (reports/cell_summary.h).
+// of it in virtual time predicts, from the same summary (figures/cell_summary.h).
 #pragma once
 
 #include <array>
 #include <optional>
 #include <string>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 
 namespace kvsweep::orchestrator {
 
@@ -30,7 +30,7 @@ struct CalibrationFigures {
 
 std::string figure_name(Figure f);  // "TTFT p50", "output tok/s"
 
-CalibrationFigures figures_of(const reports::CellMetrics& metrics);
+CalibrationFigures figures_of(const figures::CellMetrics& metrics);
 
 // log(predicted / measured) of one figure; nullopt when either side is missing or not > 0.
 std::optional<double> log_error(const CalibrationFigures& predicted,

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/error_kinds.h"
+#include "figures/cell_summary.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/predict_wiring.h"
@@ -13,7 +14,6 @@
 #include "orchestrator/targets/predict_target.h"
 #include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_summary.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -79,7 +79,7 @@ std::vector<ScenarioCell> run_scenario_text(const std::string& text, const std::
         c.request_rate = p.load.request_rate;
         c.seed = p.seed;
       }
-      c.metrics = reports::summary_from_row(*summary, reports::SummaryDetail::kFigures).metrics;
+      c.metrics = figures::summary_from_row(*summary, figures::SummaryDetail::kFigures).metrics;
       out.push_back(std::move(c));
     }
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 
 namespace kvsweep::orchestrator {
 
@@ -19,7 +19,7 @@ struct ScenarioCell {
   int concurrency = 0;      // closed loop: users; open loop: the in-flight cap
   double request_rate = 0;  // open loop's; 0 a closed loop
   std::uint64_t seed = 1;
-  reports::CellMetrics metrics;  // from the cell's stored summary
+  figures::CellMetrics metrics;  // from the cell's stored summary
 };
 
 // Where run_scenario_text runs the cells: `--target predict`, or the scenario's own target (a

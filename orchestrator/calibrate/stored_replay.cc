@@ -147,7 +147,7 @@ ReplayResult replay_stored_run(store::Store& store, const StoredRun& run,
       replay_cell_of[cell.key] = cell.id;
     }
   }
-  const std::map<std::int64_t, reports::CellMetrics> replayed =
+  const std::map<std::int64_t, figures::CellMetrics> replayed =
       cell_figures(store, result.experiment_id);
   const bool run_pruned = store.prune_mark(run.experiment.id).has_value();
   for (std::size_t i = 0; i < run.cells.size(); ++i) {

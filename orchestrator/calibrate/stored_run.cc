@@ -7,9 +7,9 @@
 
 #include "common/error_kinds.h"
 #include "common/join.h"
+#include "figures/cell_summary.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_summary.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -74,11 +74,11 @@ bool matches(const store::CellFactors& factors, const Holdout& h) {
 
 }  // namespace
 
-std::map<std::int64_t, reports::CellMetrics> cell_figures(const store::Store& store,
+std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::Store& store,
                                                           std::int64_t experiment_id) {
-  std::map<std::int64_t, reports::CellMetrics> out;
+  std::map<std::int64_t, figures::CellMetrics> out;
   for (const auto& row : store.cell_summaries(experiment_id, false)) {
-    out[row.cell_id] = reports::summary_from_row(row, reports::SummaryDetail::kFigures).metrics;
+    out[row.cell_id] = figures::summary_from_row(row, figures::SummaryDetail::kFigures).metrics;
   }
   return out;
 }
@@ -117,7 +117,7 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
         &cell;
   }
 
-  const std::map<std::int64_t, reports::CellMetrics> metrics = cell_figures(store, experiment_id);
+  const std::map<std::int64_t, figures::CellMetrics> metrics = cell_figures(store, experiment_id);
   const std::vector<store::CellRow> cells = store.cells(experiment_id);
   run.kv_pool = first_kv_pool(store, cells, &run.kv_pool_note);
   std::vector<bool> holdout_used(holdout.size(), false);
@@ -137,13 +137,13 @@ StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
                                          : ": no summary (run `kvsweep migrate`)"));
       continue;
     }
-    const reports::CellMetrics& m = summary->second;
+    const figures::CellMetrics& m = summary->second;
     if (m.ok == 0) {
       run.skipped.push_back(label + ": no successful request");
       continue;
     }
     if (m.validity.client_bound) {
-      run.skipped.push_back(label + ": client-bound (" + reports::verdict_line(m.validity) + ")");
+      run.skipped.push_back(label + ": client-bound (" + figures::verdict_line(m.validity) + ")");
       continue;
     }
     CalibrationCell c;

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "figures/cell_metrics.h"
 #include "orchestrator/calibrate/calibration_figures.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
-#include "reports/cell_metrics.h"
 #include "store/rows.h"
 #include "store/store.h"
 
@@ -53,7 +53,7 @@ struct StoredRun {
 
 // The figures of every summarized cell of an experiment, by stored cell id (summaries decoded
 // without their distributions): what the run measured, or what a replay predicted.
-std::map<std::int64_t, reports::CellMetrics> cell_figures(const store::Store& store,
+std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::Store& store,
                                                           std::int64_t experiment_id);
 
 // One --holdout FACTOR=LEVEL: the cells at that level are held out.

@@ -1,5 +1,5 @@
 // `kvsweep audit FILE`: did an outside run (vLLM's result JSON or console blocks) measure the
-// load it asked for? The achieved-load analysis of reports/audit.h, printed per run.
+// load it asked for? The achieved-load analysis of figures/audit.h, printed per run.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -8,9 +8,9 @@
 #include "common/error_kinds.h"
 #include "common/input_file.h"
 #include "common/utf8_prefix.h"
+#include "figures/audit.h"
+#include "figures/units.h"
 #include "orchestrator/cli/subcommand.h"
-#include "reports/audit.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -34,15 +34,15 @@ std::string or_dash(const std::optional<double>& v, const char* pattern) {
   return text;
 }
 
-nlohmann::ordered_json to_json(const reports::AuditedRun& a) {
+nlohmann::ordered_json to_json(const figures::AuditedRun& a) {
   const auto num = [](const std::optional<double>& v) -> nlohmann::ordered_json {
     if (!v || !std::isfinite(*v)) return nullptr;
     return *v;
   };
-  const reports::OutsideResult& r = a.result;
+  const figures::OutsideResult& r = a.result;
   nlohmann::ordered_json j;
   j["label"] = r.label;
-  j["where"] = reports::strip_control_characters(r.where);
+  j["where"] = figures::strip_control_characters(r.where);
   j["verdict"] = a.verdict;
   j["reasons"] = a.reasons;
   j["not_evaluated"] = a.not_evaluated;
@@ -67,9 +67,9 @@ int audit_command(const AuditArgs& args) {
   try {
     text = read_input_file(args.file, kMaxAuditFileBytes);
   } catch (const InputFileError& e) {
-    throw UsageError(reports::strip_control_characters(e.what()));
+    throw UsageError(figures::strip_control_characters(e.what()));
   }
-  std::vector<reports::OutsideResult> results = reports::read_outside_results(text, args.file);
+  std::vector<figures::OutsideResult> results = figures::read_outside_results(text, args.file);
   for (auto& r : results) {
     if (!args.request_rate.empty()) {
       r.request_rate = args.request_rate == "inf" ? std::numeric_limits<double>::infinity()
@@ -80,8 +80,8 @@ int audit_command(const AuditArgs& args) {
   }
   ValidityRules rules;
   rules.audit_min_in_flight_fraction = args.min_in_flight_fraction;
-  std::vector<reports::AuditedRun> audited;
-  for (const auto& r : results) audited.push_back(reports::audit_result(r, rules));
+  std::vector<figures::AuditedRun> audited;
+  for (const auto& r : results) audited.push_back(figures::audit_result(r, rules));
   if (args.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& a : audited) out.push_back(to_json(a));
@@ -93,13 +93,13 @@ int audit_command(const AuditArgs& args) {
     std::printf("%-52s %8s %6s %8s %9s %6s %9s  %s\n", "run", "rate", "cap", "req/s", "in flight",
                 "of cap", "expected", "verdict");
     for (const auto& a : audited) {
-      const reports::OutsideResult& r = a.result;
+      const figures::OutsideResult& r = a.result;
       const std::string rate = !r.request_rate ? "-"
                                : std::isinf(*r.request_rate)
                                    ? "inf"
-                                   : reports::format_rate(*r.request_rate);
+                                   : figures::format_rate(*r.request_rate);
       const std::string cap = r.max_concurrency ? std::to_string(*r.max_concurrency) : "-";
-      std::string label = reports::strip_control_characters(r.label.empty() ? r.where : r.label);
+      std::string label = figures::strip_control_characters(r.label.empty() ? r.where : r.label);
       if (label.size() > 52) label = std::string(utf8_prefix(label, 49)) + "...";
       std::printf(
           "%-52s %8s %6s %8.1f %9s %6s %9s  %s\n", label.c_str(), rate.c_str(), cap.c_str(),
@@ -110,7 +110,7 @@ int audit_command(const AuditArgs& args) {
           or_dash(a.expected_in_flight, "%.0f").c_str(), a.verdict.c_str());
       for (const auto& reason : a.reasons)
         std::printf("    %s (%s)\n", reason.c_str(),
-                    reports::strip_control_characters(r.where).c_str());
+                    figures::strip_control_characters(r.where).c_str());
     }
     if (!audited.empty()) {
       std::printf("\nNot evaluated from such a file:\n");

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "driver/load_options.h"
+#include "figures/compare.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/scenario/scenario_reads.h"
-#include "reports/compare.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -27,7 +27,7 @@ struct CompareArgs {
 
 int compare_command(const std::string& db_path, const CompareArgs& args) {
   const store::Store store = open_existing_store(db_path);
-  reports::CompareOptions options;
+  figures::CompareOptions options;
   options.bootstrap.resamples = args.resamples;
   options.bootstrap.seed = args.seed;
   options.min_samples = args.min_samples;
@@ -35,14 +35,14 @@ int compare_command(const std::string& db_path, const CompareArgs& args) {
   options.min_change = args.min_change_pct / 100.0;
   options.min_change_ms = args.min_change_ms;
   const bool cells = args.a.find(':') != std::string::npos || args.b.find(':') != std::string::npos;
-  const reports::CompareResult result =
-      cells ? reports::compare_cells(store, resolve_cell(store, args.a),
+  const figures::CompareResult result =
+      cells ? figures::compare_cells(store, resolve_cell(store, args.a),
                                      resolve_cell(store, args.b), options)
-            : reports::compare_experiments(store, resolve_experiment(store, args.a).id,
+            : figures::compare_experiments(store, resolve_experiment(store, args.a).id,
                                            resolve_experiment(store, args.b).id, options);
   const std::string text = args.format == "json"
-                               ? reports::compare_json(result, options).dump(2) + "\n"
-                               : reports::compare_table(result, options);
+                               ? figures::compare_json(result, options).dump(2) + "\n"
+                               : figures::compare_table(result, options);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!result.nothing_compared.empty()) {
     // The table says it on stdout already; a JSON reader's log should say it too.

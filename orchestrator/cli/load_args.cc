@@ -190,9 +190,9 @@ driver::DatasetOptions dataset_options(const LoadArgs& args) {
   return d;
 }
 
-std::optional<reports::Slo> parse_goodput(const std::vector<std::string>& parts,
+std::optional<figures::Slo> parse_goodput(const std::vector<std::string>& parts,
                                           std::string* error) {
-  reports::Slo slo;
+  figures::Slo slo;
   for (const auto& part : parts) {
     const auto colon = part.find(':');
     if (colon == std::string::npos) {

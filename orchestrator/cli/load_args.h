@@ -10,7 +10,7 @@
 
 #include "driver/datasets/dataset_options.h"
 #include "driver/load_options.h"
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "reports/vllm_result.h"
 
 namespace kvsweep::orchestrator {
@@ -90,7 +90,7 @@ double duration_or_throw(const std::string& text, const std::string& option);
 
 // Parses vLLM's --goodput form: "ttft:500 tpot:50 e2el:3000" (any subset, ms). nullopt with
 // `error` set when a part is malformed or names an unknown metric.
-std::optional<reports::Slo> parse_goodput(const std::vector<std::string>& parts,
+std::optional<figures::Slo> parse_goodput(const std::vector<std::string>& parts,
                                           std::string* error);
 
 // Parses "K=V" (vLLM's --header form; also accepts "K: V"). nullopt when there is no separator

@@ -15,6 +15,7 @@
 #include "driver/descriptor_budget.h"
 #include "driver/load_run.h"
 #include "driver/test_request.h"
+#include "figures/units.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/load_args.h"
 #include "orchestrator/cli/load_options.h"
@@ -28,7 +29,6 @@
 #include "orchestrator/sweep/sharded_load.h"
 #include "orchestrator/targets/shards/local_shard_launcher.h"
 #include "orchestrator/targets/shards/temp_shard_dir.h"
-#include "reports/units.h"
 #include "reports/vllm_result.h"
 #include "store/store.h"
 
@@ -93,14 +93,14 @@ void check_test_request(const driver::LoadOptions& options, Console& console) {
   const driver::RequestRecord test = driver::send_test_request(options);
   if (test.ok) {
     console.line("test request ok (HTTP " + std::to_string(test.http_status) + ", " +
-                 reports::format_ms(test.ended_s >= 0 ? (test.ended_s - test.sent_s) * 1000 : 0) +
+                 figures::format_ms(test.ended_s >= 0 ? (test.ended_s - test.sent_s) * 1000 : 0) +
                  " ms)");
     return;
   }
   if (test.error_kind == driver::kErrorCancelled) return;  // stopped by a signal: say nothing
   throw std::runtime_error("test request to " + options.base_url + " (model " + options.model +
                            ") failed: " + test.error_kind + ": " +
-                           reports::failure_text(test.http_status, test.error) +
+                           figures::failure_text(test.http_status, test.error) +
                            "; nothing was measured. Check --url, --model and the API key");
 }
 
@@ -134,8 +134,8 @@ CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
     m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
       std::string text = std::to_string(p.done) +
                          (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
-                         " requests, " + reports::format_rate(p.requests_per_s) +
-                         " req/s, p50 TTFT " + reports::format_ms(p.p50_ttft_ms) + " ms";
+                         " requests, " + figures::format_rate(p.requests_per_s) +
+                         " req/s, p50 TTFT " + figures::format_ms(p.p50_ttft_ms) + " ms";
       if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
       console.progress(text);
     });
@@ -217,7 +217,7 @@ reports::VllmRunInfo run_info(const driver::LoadOptions& options, const driver::
 // The result JSON with vLLM's benchmark keys: at --result-file, or in --result-dir under
 // --result-filename or vLLM's own file name.
 void write_result(const LoadArgs& args, const driver::LoadOptions& options,
-                  const reports::VllmRunInfo& info, const reports::CellMetrics& metrics,
+                  const reports::VllmRunInfo& info, const figures::CellMetrics& metrics,
                   const std::string& label, Console& console) {
   const std::string name = !args.result_filename.empty()
                                ? args.result_filename
@@ -234,13 +234,13 @@ void write_result(const LoadArgs& args, const driver::LoadOptions& options,
 std::string shape_text(const driver::LoadOptions& options) {
   if (options.request_rate <= 0) return std::to_string(options.concurrency) + " concurrent users";
   if (std::isinf(options.request_rate)) return "all at once";
-  return reports::format_rate(options.request_rate) + " req/s open loop";
+  return figures::format_rate(options.request_rate) + " req/s open loop";
 }
 
 int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
   const driver::LoadOptions options = load_options(args);
   const reports::PercentileSelection selection = percentile_selection(args);
-  std::optional<reports::Slo> slo;
+  std::optional<figures::Slo> slo;
   if (!args.goodput.empty()) {
     std::string error;
     slo = parse_goodput(args.goodput, &error);
@@ -283,13 +283,13 @@ int run_load_command(const LoadArgs& args, const GlobalOptions& global) {
     }
   }
   if (!store || !store_error.empty()) rows = to_request_rows(m.measured.records, 0, 0);
-  const reports::CellMetrics metrics =
-      reports::compute_cell_metrics(rows, m.samples, slo.value_or(reports::Slo{}), m.load);
+  const figures::CellMetrics metrics =
+      figures::compute_cell_metrics(rows, m.samples, slo.value_or(figures::Slo{}), m.load);
   const reports::VllmRunInfo info = run_info(options, m.measured, label);
   std::fputs(reports::serving_result_text(metrics, selection, &info).c_str(), stdout);
   std::fflush(stdout);
   for (const store::CellShardRow& shard : m.load->shards) console.line(shard_line(shard));
-  console.line("verdict: " + reports::verdict_line(metrics.validity));
+  console.line("verdict: " + figures::verdict_line(metrics.validity));
   if (!store_error.empty()) {
     console.line("kvsweep: error: the run was measured but not stored in " + global.db_path + ": " +
                  store_error + (saves_result(args) ? "; its result file holds it" : ""));

@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "figures/run_comparison.h"
+#include "figures/stored_summaries.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/subcommand.h"
-#include "reports/run_comparison.h"
-#include "reports/stored_summaries.h"
 #include "store/store.h"
 #include "store/store_maintenance.h"
 
@@ -29,9 +29,9 @@ Subcommand register_migrate(CLI::App& app, const GlobalOptions& global) {
         const store::MigrationResult result = store::migrate_store(global.db_path, false, tell);
         // The cells an older kvsweep stored get their summaries, before any rewrite.
         store::Store store = store::Store::open(global.db_path);
-        const std::int64_t summarized = reports::summarize_stored_cells(store, tell);
+        const std::int64_t summarized = figures::summarize_stored_cells(store, tell);
         // Each ended run against the run before it, for serve's history page.
-        const std::int64_t compared = reports::compare_stored_runs(store, tell);
+        const std::int64_t compared = figures::compare_stored_runs(store, tell);
         if (*vacuum) {
           tell(global.db_path + ": rewriting the file (VACUUM)");
           store.vacuum();

@@ -11,11 +11,11 @@
 
 #include "common/error_kinds.h"
 #include "common/wall_clock.h"
+#include "figures/stored_summaries.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/prune_policy.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
-#include "reports/stored_summaries.h"
 #include "store/prunes.h"
 #include "store/store.h"
 
@@ -90,7 +90,7 @@ int prune_command(const GlobalOptions& global, const PruneArgs& args) {
   const auto tell = [&console](const std::string& line) { console.line("kvsweep: " + line); };
   store::Store store = store::Store::open(global.db_path);
   // Nothing is pruned before it has its summary: cells an older kvsweep stored get theirs now.
-  reports::summarize_stored_cells(store, tell);
+  figures::summarize_stored_cells(store, tell);
   const PrunePolicy policy = policy_of(store, args);
   const std::vector<store::ExperimentRow> all = store.experiments();
   std::set<std::int64_t> already;

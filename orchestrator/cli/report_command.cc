@@ -24,9 +24,9 @@ struct ReportArgs {
 int report_command(const GlobalOptions& global, const ReportArgs& args) {
   const store::Store store = open_existing_store(global.db_path);
   const store::ExperimentRow experiment = resolve_experiment(store, args.experiment);
-  const reports::ReportModel model = reports::build_report_model(
+  const figures::ReportModel model = figures::build_report_model(
       store, experiment.id,
-      args.exact ? reports::FigureSource::kRawRows : reports::FigureSource::kSummaries);
+      args.exact ? figures::FigureSource::kRawRows : figures::FigureSource::kSummaries);
   std::string text;
   if (args.format == "md") {
     text = reports::render_markdown(model);

@@ -10,6 +10,8 @@
 #include "common/duration.h"
 #include "common/error_kinds.h"
 #include "common/join.h"
+#include "figures/run_comparison.h"
+#include "figures/stored_summaries.h"
 #include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/cli/scenario_lookup.h"
@@ -23,8 +25,6 @@
 #include "orchestrator/targets/target_factory.h"
 #include "reports/level_winners.h"
 #include "reports/markdown_report.h"
-#include "reports/run_comparison.h"
-#include "reports/stored_summaries.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -91,11 +91,11 @@ void guide_search(const ScenarioSpec& spec, const RunArgs& args, const GlobalOpt
 }
 
 // The run against the run of its scenario before it, as `kvsweep compare` does, stored for
-// serve's history page (reports/run_comparison.h) and said in one line; "" for a scenario's
+// serve's history page (figures/run_comparison.h) and said in one line; "" for a scenario's
 // first run. A comparison that fails is a warning: the run's cells are already stored.
 std::string comparison_line(store::Store& store, std::int64_t experiment_id) {
   try {
-    const auto recorded = reports::record_run_comparison(store, experiment_id);
+    const auto recorded = figures::record_run_comparison(store, experiment_id);
     if (!recorded) return "";
     const std::string against = "against experiment " + std::to_string(recorded->previous_id) +
                                 ", the run before (kvsweep compare " +
@@ -141,7 +141,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   Console console(stderr, Console::PlainProgress::kPeriodic, global.verbosity);
   // Cells stored by an older kvsweep get their summaries once, here, so every report after
   // reads them instead of the rows.
-  reports::summarize_stored_cells(
+  figures::summarize_stored_cells(
       store, [&console](const std::string& line) { console.line("kvsweep: " + line); });
   RunnerOptions options;
   // The run's one expansion of its plan: the target checks it, the headline counts it, the
@@ -173,7 +173,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
     return kExitFailed;
   }
 
-  const reports::ReportModel model = reports::build_report_model(store, outcome.experiment_id);
+  const figures::ReportModel model = figures::build_report_model(store, outcome.experiment_id);
   const std::string report = reports::render_markdown(model);
   const std::string report_path = args.reports_dir + "/" + file_stem(spec.name) + ".md";
   write_file(report_path, report);
@@ -197,7 +197,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
     }
   }
   if (model.capacity) {
-    for (const std::string& line : reports::capacity_lines(*model.capacity)) console.line(line);
+    for (const std::string& line : figures::capacity_lines(*model.capacity)) console.line(line);
   }
   if (outcome.status == "interrupted") {
     console.line(continue_hint(args, store));

@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "common/error_kinds.h"
+#include "figures/cell_metrics.h"
+#include "figures/cell_summary.h"
+#include "figures/validity_json.h"
 #include "orchestrator/cli/store_lookup.h"
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/targets/child_process.h"
-#include "reports/cell_metrics.h"
-#include "reports/cell_summary.h"
-#include "reports/validity_json.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -94,26 +94,26 @@ int runs_command(const RunsArgs& args) {
               experiment.name.c_str(), experiment.status.c_str(), experiment.started_at.c_str());
   std::printf("%-5s %-14s %-11s %-6s %-12s %-9s %-8s %-24s %s\n", "cell", "strategy", "concurrency",
               "repeat", "status", "requests", "warm-up", "verdict", "error");
-  const ValidityRules rules = reports::validity_rules_of(experiment);
+  const ValidityRules rules = figures::validity_rules_of(experiment);
   std::vector<std::string> unreadable;
   for (const auto& c : cells) {
     const store::RequestCounts counts = store.request_counts(c.id);
-    // A finished cell's verdict (reports/validity.h); "-" for cells that measured nothing.
+    // A finished cell's verdict (figures/validity.h); "-" for cells that measured nothing.
     std::string verdict = "-";
     const auto summary = c.status == "done" ? store.cell_summary(c.id) : std::nullopt;
     if (c.status == "done" && (counts.measured > 0 || summary)) {
       const auto load = store.cell_load(c.id);
       const auto judged = [&] {
-        return summary ? reports::stored_summary(experiment, c, *summary,
-                                                 reports::SummaryDetail::kFigures)
+        return summary ? figures::stored_summary(experiment, c, *summary,
+                                                 figures::SummaryDetail::kFigures)
                              .metrics.validity
-                       : reports::compute_cell_metrics(store.requests(c.id),
+                       : figures::compute_cell_metrics(store.requests(c.id),
                                                        store.metric_samples(c.id), {}, load, rules)
                              .validity;
       };
       try {
-        verdict = load ? reports::verdict_name(judged().verdict) : "not judged";
-      } catch (const reports::CorruptSummary& e) {
+        verdict = load ? figures::verdict_name(judged().verdict) : "not judged";
+      } catch (const figures::CorruptSummary& e) {
         // One unreadable summary costs that cell's verdict, not the listing of the others.
         verdict = "summary unreadable";
         unreadable.push_back(e.what());

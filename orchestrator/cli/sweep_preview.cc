@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
+#include "figures/slo_attainment.h"
 #include "orchestrator/cli/dataset_preview.h"
-#include "reports/slo_attainment.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -32,7 +32,7 @@ std::string plan_headline(const ScenarioSpec& spec, const std::vector<CellPlan>&
     const SearchSpec& s = spec.search;
     std::string slo;
     for (const SloRequirement& q : spec.slo.requirements) {
-      slo += (slo.empty() ? "" : ", ") + reports::requirement_label(q);
+      slo += (slo.empty() ? "" : ", ") + figures::requirement_label(q);
     }
     return "search " + spec.name + ": the capacity of " + std::to_string(cells.size()) + " arm" +
            (cells.size() == 1 ? "" : "s") + " in " + s.factor + " from " + format_number(s.low) +

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "figures/units.h"
 #include "orchestrator/serve/store_views.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator::serve {
 namespace {
@@ -48,7 +48,7 @@ store::CellRow find_cell(const store::Store& store, const std::string& which) {
 }
 
 std::string signed_percent(double fraction) {
-  return (fraction >= 0 ? "+" : "") + reports::format_fixed(fraction * 100, 1) + "%";
+  return (fraction >= 0 ? "+" : "") + figures::format_fixed(fraction * 100, 1) + "%";
 }
 
 std::string verdict_class(const std::string& verdict) {
@@ -59,13 +59,13 @@ std::string verdict_class(const std::string& verdict) {
 }  // namespace
 
 nlohmann::ordered_json compare_view(const store::Store& store, const std::string& a,
-                                    const std::string& b, const reports::CompareOptions& options) {
+                                    const std::string& b, const figures::CompareOptions& options) {
   const bool cells = a.find(':') != std::string::npos || b.find(':') != std::string::npos;
-  const reports::CompareResult result =
-      cells ? reports::compare_cells(store, find_cell(store, a), find_cell(store, b), options)
-            : reports::compare_experiments(store, find_experiment(store, a).id,
+  const figures::CompareResult result =
+      cells ? figures::compare_cells(store, find_cell(store, a), find_cell(store, b), options)
+            : figures::compare_experiments(store, find_experiment(store, a).id,
                                            find_experiment(store, b).id, options);
-  Json doc = reports::compare_json(result, options);
+  Json doc = figures::compare_json(result, options);
   std::size_t regressions = 0;
   for (auto& row : doc["rows"]) {
     for (auto& m : row["metrics"]) {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "reports/compare.h"
+#include "figures/compare.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -15,7 +15,7 @@ namespace kvsweep::orchestrator::serve {
 // verdict_class "regression" ...). Throws NotFound (store_views.h) for a side the store does
 // not hold.
 nlohmann::ordered_json compare_view(const store::Store& store, const std::string& a,
-                                    const std::string& b, const reports::CompareOptions& options);
+                                    const std::string& b, const figures::CompareOptions& options);
 
 // The experiments a compare form offers: [{id, label}], newest first.
 nlohmann::ordered_json experiment_choices(const store::Store& store);

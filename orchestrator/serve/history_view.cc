@@ -9,8 +9,8 @@
 
 #include "common/error_kinds.h"
 #include "common/join.h"
+#include "figures/run_comparison.h"
 #include "reports/history.h"
-#include "reports/run_comparison.h"
 #include "reports/svg_chart.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -31,23 +31,23 @@ struct Compared {
 Compared regressions(const store::Store& store, const std::string& scenario,
                      const std::vector<std::int64_t>& runs, const CompareRuns& compare,
                      std::size_t first) {
-  const std::string options = reports::compare_options_key({});
+  const std::string options = figures::compare_options_key({});
   std::map<std::int64_t, store::RunComparisonRow> stored;
   for (auto& row : store.run_comparisons(scenario)) {
     if (row.options == options) stored.emplace(row.experiment_id, std::move(row));
   }
   Compared out;
   for (std::size_t i = 1; i < runs.size(); ++i) {
-    std::optional<std::vector<reports::LevelRegressions>> levels;
+    std::optional<std::vector<figures::LevelRegressions>> levels;
     const auto it = stored.find(runs[i]);
     if (it != stored.end() && it->second.previous_id == runs[i - 1]) {
       try {
-        levels = reports::regressions_from_json(it->second.regressions);
+        levels = figures::regressions_from_json(it->second.regressions);
       } catch (const CorruptData&) {
         // A damaged row is computed again, as if it were not there.
       }
     }
-    if (!levels && i >= first) levels = reports::regressions_of(compare(runs[i - 1], runs[i]));
+    if (!levels && i >= first) levels = figures::regressions_of(compare(runs[i - 1], runs[i]));
     if (!levels) continue;
     out.runs.insert(runs[i]);
     for (auto& level : *levels) {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "reports/compare.h"
+#include "figures/compare.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -16,9 +16,9 @@ namespace kvsweep::orchestrator::serve {
 // What `kvsweep compare previous this` says for one pair of runs; the caller may cache it
 // (finished runs do not change).
 using CompareRuns =
-    std::function<reports::CompareResult(std::int64_t previous, std::int64_t experiment)>;
+    std::function<figures::CompareResult(std::int64_t previous, std::int64_t experiment)>;
 
-// How many of the newest runs without a stored comparison (reports/run_comparison.h: a run
+// How many of the newest runs without a stored comparison (figures/run_comparison.h: a run
 // stored by an older kvsweep, or by a command that does not compare) the page compares itself.
 // A compare bootstraps every cell of both runs (about 0.9 CPU s for two raw nights of seed
 // 002's matrix), so comparing a year of such runs would take minutes. kAllRuns compares every

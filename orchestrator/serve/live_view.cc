@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "figures/report_model.h"
+#include "figures/units.h"
 #include "orchestrator/serve/store_views.h"
-#include "reports/report_model.h"
 #include "reports/svg_chart.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator::serve {
 namespace {
@@ -84,10 +84,10 @@ Baseline find_baseline(const store::Store& store, std::int64_t experiment_id,
   if (!e)
     throw NotFound{"no experiment " + std::to_string(experiment_id) + " in " +
                    store_file_name(store)};
-  const reports::ReportModel model = reports::build_report_model(store, experiment_id);
+  const figures::ReportModel model = figures::build_report_model(store, experiment_id);
   if (model.levels.empty())
     throw NotFound{"experiment " + std::to_string(experiment_id) + " has no cells"};
-  const reports::ConcurrencyLevel* level = &model.levels.front();
+  const figures::ConcurrencyLevel* level = &model.levels.front();
   std::string levels;
   for (const auto& l : model.levels) {
     levels += (levels.empty() ? "" : ", ") + std::to_string(l.concurrency);
@@ -129,7 +129,7 @@ nlohmann::ordered_json baseline_choices(const store::Store& store,
   Json arms = Json::array();
   Json levels = Json::array();
   if (experiment_id && store.experiment(*experiment_id)) {
-    const reports::ReportModel model = reports::build_report_model(store, *experiment_id);
+    const figures::ReportModel model = figures::build_report_model(store, *experiment_id);
     std::vector<std::string> seen;
     for (const auto& level : model.levels) {
       levels.push_back(
@@ -180,8 +180,8 @@ nlohmann::ordered_json live_view(const LiveSnapshot& snapshot, const LiveSetting
   }
   Json view = {{"window_s", settings.window_s},
                {"interval_s", settings.interval_s},
-               {"window_text", reports::format_rate(settings.window_s)},
-               {"interval_text", reports::format_rate(settings.interval_s)},
+               {"window_text", figures::format_rate(settings.window_s)},
+               {"interval_text", figures::format_rate(settings.interval_s)},
                {"sources", sources},
                {"fresh_sources", fresh},
                {"points", points},

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "figures/units.h"
 #include "reports/report_view.h"
 #include "reports/svg_chart.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator::serve {
 
@@ -34,7 +34,7 @@ mustache::data template_data(const nlohmann::ordered_json& view) {
       return mustache::data(view.dump());
     case nlohmann::ordered_json::value_t::number_float: {
       const double v = view.get<double>();
-      return std::isfinite(v) ? mustache::data(reports::format_fixed(v, 2)) : mustache::data(false);
+      return std::isfinite(v) ? mustache::data(figures::format_fixed(v, 2)) : mustache::data(false);
     }
     default:
       return mustache::data(false);

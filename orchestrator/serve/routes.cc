@@ -95,7 +95,7 @@ void experiments_routes(httplib::Server& server, ServeContext& context) {
       const store::Store store = open_store(context);
       const std::int64_t id = id_of(req, 1);
       if (!store.experiment(id)) throw NotFound{"no experiment " + std::to_string(id)};
-      const reports::ReportModel model = reports::build_report_model(store, id);
+      const figures::ReportModel model = figures::build_report_model(store, id);
       mustache::data report = reports::report_view(model, [](const std::string& s) { return s; });
       mustache::data charts{mustache::data::type::list};
       for (const std::string& svg : reports::report_charts(model)) {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 #include "reports/svg_chart.h"
 
 namespace kvsweep::orchestrator::serve {

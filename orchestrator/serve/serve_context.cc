@@ -39,14 +39,14 @@ std::string ServeContext::headline(const store::Store& store, const store::Exper
   return text;
 }
 
-reports::CompareResult ServeContext::compare_runs(const store::Store& store, std::int64_t previous,
+figures::CompareResult ServeContext::compare_runs(const store::Store& store, std::int64_t previous,
                                                   std::int64_t experiment) {
   {
     std::lock_guard lock(mutex_);
     const auto it = compares_.find({previous, experiment});
     if (it != compares_.end()) return it->second;
   }
-  reports::CompareResult result = reports::compare_experiments(store, previous, experiment, {});
+  figures::CompareResult result = figures::compare_experiments(store, previous, experiment, {});
   const auto a = store.experiment(previous);
   const auto b = store.experiment(experiment);
   const bool settled = a && b && a->status != "running" && b->status != "running";

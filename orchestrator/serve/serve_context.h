@@ -13,10 +13,10 @@
 #include <string>
 #include <utility>
 
+#include "figures/compare.h"
 #include "orchestrator/serve/access_guard.h"
 #include "orchestrator/serve/live_monitor.h"
 #include "orchestrator/serve/serve_options.h"
-#include "reports/compare.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -35,7 +35,7 @@ class ServeContext {
   // change (a finished experiment's never do).
   std::string headline(const store::Store& store, const store::ExperimentRow& e);
   // `kvsweep compare previous experiment`, cached for runs that are not running.
-  reports::CompareResult compare_runs(const store::Store& store, std::int64_t previous,
+  figures::CompareResult compare_runs(const store::Store& store, std::int64_t previous,
                                       std::int64_t experiment);
   // The monitor of this set of URLs, made on first use; monitors nobody polled for a while
   // are dropped.
@@ -55,7 +55,7 @@ class ServeContext {
   std::atomic<bool> stopping_{false};
   std::mutex mutex_;                                                       // guards the maps below
   std::map<std::int64_t, std::pair<std::string, std::string>> headlines_;  // id -> (key, text)
-  std::map<std::pair<std::int64_t, std::int64_t>, reports::CompareResult> compares_;
+  std::map<std::pair<std::int64_t, std::int64_t>, figures::CompareResult> compares_;
   std::map<std::string, std::shared_ptr<LiveMonitor>> monitors_;
   int streams_ = 0;
   std::map<std::string, int> streams_by_client_;

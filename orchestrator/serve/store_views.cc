@@ -8,12 +8,12 @@
 #include <filesystem>
 
 #include "common/stats.h"
-#include "reports/cell_metrics.h"
-#include "reports/cell_summary.h"
+#include "figures/cell_metrics.h"
+#include "figures/cell_summary.h"
+#include "figures/replica_breakdown.h"
+#include "figures/report_model.h"
+#include "figures/validity_json.h"
 #include "reports/level_winners.h"
-#include "reports/replica_breakdown.h"
-#include "reports/report_model.h"
-#include "reports/validity_json.h"
 
 namespace kvsweep::orchestrator::serve {
 
@@ -61,7 +61,7 @@ std::string duration_text(double s) {
 
 std::string experiment_url(std::int64_t id) { return "/experiments/" + std::to_string(id); }
 
-Json cell_figures(const reports::CellMetrics& m) {
+Json cell_figures(const figures::CellMetrics& m) {
   const bool timed = m.ok > 0;
   return {{"ok", m.ok},
           {"failed", m.failed},
@@ -127,10 +127,10 @@ std::optional<double> parse_utc_iso8601(const std::string& text) {
 }
 
 std::string experiment_headline(const store::Store& store, const store::ExperimentRow& e) {
-  const reports::ReportModel model =
-      reports::build_report_model(store, e.id, reports::FigureSource::kSummaryFigures);
+  const figures::ReportModel model =
+      figures::build_report_model(store, e.id, figures::FigureSource::kSummaryFigures);
   // A search's answer is its capacities, not a level's winner among its probes.
-  if (model.capacity) return reports::capacity_headline(*model.capacity);
+  if (model.capacity) return figures::capacity_headline(*model.capacity);
   const auto verdicts = reports::level_winners(model);
   return verdicts.empty() ? "" : verdicts.back().text;
 }
@@ -172,11 +172,11 @@ nlohmann::ordered_json experiments_view(const store::Store& store, const Headlin
 
 nlohmann::ordered_json experiment_view(const store::Store& store, std::int64_t experiment_id) {
   experiment_or_throw(store, experiment_id);
-  return experiment_view(store, reports::build_report_model(store, experiment_id));
+  return experiment_view(store, figures::build_report_model(store, experiment_id));
 }
 
 nlohmann::ordered_json experiment_view(const store::Store& store,
-                                       const reports::ReportModel& model) {
+                                       const figures::ReportModel& model) {
   const store::ExperimentRow& e = model.experiment;
   Json setup = Json::array();
   for (const auto& line : model.setup)
@@ -240,19 +240,19 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
   const store::CellRow& c = *it;
   // A done cell's summary when it has one (its figures as computed when it ended, its CDF from
   // the TTFT histogram); else the rows as they stand.
-  reports::CellMetrics m;
-  reports::ReplicaBreakdown breakdown;
+  figures::CellMetrics m;
+  figures::ReplicaBreakdown breakdown;
   const auto summary = c.status == "done" ? store.cell_summary(c.id) : std::nullopt;
   if (summary) {
-    reports::CellSummary figures = reports::stored_summary(e, c, *summary);
+    figures::CellSummary figures = figures::stored_summary(e, c, *summary);
     m = std::move(figures.metrics);
     breakdown = std::move(figures.replicas);
   } else {
     const auto requests = store.requests(c.id);
     const auto samples = store.metric_samples(c.id);
-    m = reports::compute_cell_metrics(requests, samples, {}, store.cell_load(c.id),
-                                      reports::validity_rules_of(e));
-    breakdown = reports::replica_breakdown(requests, samples);
+    m = figures::compute_cell_metrics(requests, samples, {}, store.cell_load(c.id),
+                                      figures::validity_rules_of(e));
+    breakdown = figures::replica_breakdown(requests, samples);
   }
 
   Json cdf = Json::array();
@@ -283,7 +283,7 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
     const auto& first = m.first_failure_by_kind.at(kind);
     failures.push_back({{"kind", kind.empty() ? "unknown" : kind},
                         {"count", count},
-                        {"first", reports::failure_text(first.http_status, first.error)}});
+                        {"first", figures::failure_text(first.http_status, first.error)}});
   }
   Json figures = cell_figures(m);
   Json view = {{"experiment_id", e.id},
@@ -301,8 +301,8 @@ nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experim
                {"started_at", c.started_at},
                {"finished_at", c.finished_at},
                {"figures", figures},
-               {"validity", reports::validity_json(m.validity)},
-               {"verdict_line", reports::verdict_line(m.validity)},
+               {"validity", figures::validity_json(m.validity)},
+               {"verdict_line", figures::verdict_line(m.validity)},
                {"failures", failures},
                {"ttft_cdf", cdf},
                {"replicas", replicas},

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "reports/report_model.h"
+#include "figures/report_model.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator::serve {
@@ -42,7 +42,7 @@ nlohmann::ordered_json experiments_view(const store::Store& store, const Headlin
 nlohmann::ordered_json experiment_view(const store::Store& store, std::int64_t experiment_id);
 // The same from a report model already built (the experiment page renders the report too).
 nlohmann::ordered_json experiment_view(const store::Store& store,
-                                       const reports::ReportModel& model);
+                                       const figures::ReportModel& model);
 
 // One cell (k counted from 1, as `kvsweep runs` numbers cells): its figures, the TTFT samples
 // for a CDF (ttft_cdf: up to 200 quantiles), requests and hit rate per replica and per

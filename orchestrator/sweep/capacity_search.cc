@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "reports/units.h"
+#include "figures/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -49,7 +49,7 @@ double CapacitySearch::snap(double load) const {
   return integer_ ? std::round(load) : three_significant(load);
 }
 
-std::string CapacitySearch::show(double load) const { return reports::format_number(load); }
+std::string CapacitySearch::show(double load) const { return figures::format_number(load); }
 
 void CapacitySearch::finish(const std::string& why) {
   next_.reset();

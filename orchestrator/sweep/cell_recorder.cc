@@ -3,9 +3,9 @@
 #include "orchestrator/sweep/cell_recorder.h"
 
 #include "common/wall_clock.h"
+#include "figures/cell_summary.h"
 #include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/record_rows.h"
-#include "reports/cell_summary.h"
 
 #ifndef KVSWEEP_VERSION
 #define KVSWEEP_VERSION "unknown"
@@ -70,11 +70,11 @@ RecordedCell record_cell(store::Store& store, store::CellRow& cell,
   }
   // A done cell's figures, computed once here (outside the write lock) and stored with it.
   std::optional<store::CellSummaryRow> summary;
-  std::optional<reports::CellMetrics> metrics;
+  std::optional<figures::CellMetrics> metrics;
   if (cell.status == "done") {
-    reports::CellSummary figures =
-        reports::summarize_cell(rows, measurement.samples, measurement.load, rules);
-    summary = reports::summary_row(cell.id, figures);
+    figures::CellSummary figures =
+        figures::summarize_cell(rows, measurement.samples, measurement.load, rules);
+    summary = figures::summary_row(cell.id, figures);
     metrics = std::move(figures.metrics);
   }
   store.in_transaction([&] {

@@ -9,8 +9,8 @@
 #include "common/validity_rules.h"
 #include "driver/load_options.h"
 #include "driver/workload.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/targets/target.h"
-#include "reports/cell_metrics.h"
 #include "store/store.h"
 
 namespace kvsweep::orchestrator {
@@ -43,13 +43,13 @@ store::ExperimentRow new_experiment_row(const std::string& name, const std::stri
 // phase's requests on that epoch (earlier phases land before 0, indexes unique within the
 // cell), the samples and the commands, all in one transaction: a process killed meanwhile
 // leaves all of it or none. With `claimed_by` (a run id) only while that run holds the cell's
-// claim (else store::ClaimLost, nothing stored). A done cell's summary (reports/cell_summary.h,
+// claim (else store::ClaimLost, nothing stored). A done cell's summary (figures/cell_summary.h,
 // judged by `rules`) is computed from those rows and stored in the same transaction.
 struct RecordedCell {
   std::vector<store::RequestRow> rows;  // the request rows stored
   // A done cell's figures as its summary holds them (no raw samples), so the caller need not
   // compute them again; nullopt for a cell that is not done.
-  std::optional<reports::CellMetrics> metrics;
+  std::optional<figures::CellMetrics> metrics;
 };
 RecordedCell record_cell(store::Store& store, store::CellRow& cell,
                          const CellMeasurement& measurement, const ValidityRules& rules,

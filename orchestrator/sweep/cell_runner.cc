@@ -11,6 +11,8 @@
 #include "common/error_kinds.h"
 #include "common/wall_clock.h"
 #include "driver/datasets/load_workload.h"
+#include "figures/cell_metrics.h"
+#include "figures/units.h"
 #include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/sweep/cell_text.h"
 #include "orchestrator/sweep/metrics_scraper.h"
@@ -19,8 +21,6 @@
 #include "orchestrator/targets/shards/local_shard_launcher.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
 #include "orchestrator/targets/shards/temp_shard_dir.h"
-#include "reports/cell_metrics.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -212,7 +212,7 @@ void CellRunner::ensure_applied(const CellPlan& plan, CommandLogs& commands) {
                    "; trying again (target.readiness.retries)");
     }
   }
-  output_.line("  ready after " + reports::format_ms(seconds_since(start) * 1000) + " ms");
+  output_.line("  ready after " + figures::format_ms(seconds_since(start) * 1000) + " ms");
   applied_ = plan.treatment;
 }
 
@@ -415,9 +415,9 @@ bool CellRunner::finish(store::CellRow& cell, CellMeasurement& m, const std::str
   }
   // A done cell's figures were computed once, for its summary; a failed cell's are computed
   // here, for its failure lines.
-  const reports::CellMetrics metrics =
+  const figures::CellMetrics metrics =
       recorded.metrics ? std::move(*recorded.metrics)
-                       : reports::compute_cell_metrics(recorded.rows, m.samples, {}, m.load,
+                       : figures::compute_cell_metrics(recorded.rows, m.samples, {}, m.load,
                                                        spec_.load.validity);
   if (cell.status == "failed") {
     output_.line("  " + label + ": failed: " + cell.error);

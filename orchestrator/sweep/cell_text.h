@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "driver/load_options.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/scenario/treatment.h"
-#include "reports/cell_metrics.h"
 
 namespace kvsweep::orchestrator {
 
@@ -21,12 +21,12 @@ std::string cell_label(int ordinal, std::size_t cells, const std::string& arm, i
 std::string describe_progress(const std::string& label, const driver::Progress& p);
 
 // One line per finished cell, from the same computation the report uses.
-std::string cell_summary(const reports::CellMetrics& m);
+std::string cell_summary(const figures::CellMetrics& m);
 
 // Under the summary, why requests failed: the first of each kind, with its status and reason.
-std::vector<std::string> first_failure_lines(const reports::CellMetrics& m);
+std::vector<std::string> first_failure_lines(const figures::CellMetrics& m);
 
 // Why a cell is not valid: each rule that fired, with its figures; none for a valid cell.
-std::vector<std::string> verdict_lines(const reports::CellMetrics& m);
+std::vector<std::string> verdict_lines(const figures::CellMetrics& m);
 
 }  // namespace kvsweep::orchestrator

@@ -9,13 +9,13 @@
 
 #include "common/utf8_prefix.h"
 #include "common/wall_clock.h"
+#include "figures/units.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/sweep/cell_claims.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/sweep/cell_text.h"
-#include "reports/units.h"
 #include "store/space_reserve.h"
 #include "store/sqlite_handles.h"
 
@@ -40,8 +40,8 @@ store::LoadSetup load_setup(const ScenarioSpec& spec, const std::string& dataset
   } else if (by_factor("load.request_rate")) {
     load.shape = "open loop at each cell's rate (a factor), concurrency level = in-flight cap";
   } else if (l.request_rate > 0) {
-    load.shape = "open loop at " + reports::format_rate(l.request_rate) + " req/s (burstiness " +
-                 reports::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
+    load.shape = "open loop at " + figures::format_rate(l.request_rate) + " req/s (burstiness " +
+                 figures::format_rate(l.burstiness) + "), concurrency level = in-flight cap";
   } else {
     load.shape = "closed loop, one request in flight per user";
   }
@@ -161,7 +161,7 @@ void check_claims(const store::ExperimentRow& experiment, store::Store& store, S
           ") is being run by another kvsweep: " + owner +
           "; not resuming it. Let that run finish; if it is dead, resume once its heartbeat is "
           "older than --claim-timeout (" +
-          reports::format_fixed(timeout_s, 0) + " s).");
+          figures::format_fixed(timeout_s, 0) + " s).");
     }
     if (std::find(taken_from.begin(), taken_from.end(), owner) == taken_from.end()) {
       taken_from.push_back(owner);

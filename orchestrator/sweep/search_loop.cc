@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "driver/load_options.h"
-#include "reports/cell_metrics.h"
-#include "reports/slo_attainment.h"
-#include "reports/units.h"
-#include "reports/validity.h"
+#include "figures/cell_metrics.h"
+#include "figures/slo_attainment.h"
+#include "figures/units.h"
+#include "figures/validity.h"
 
 namespace kvsweep::orchestrator {
 
@@ -183,7 +183,7 @@ CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, 
 
 double throughput_per_load(const store::Store& store, const store::CellRow& cell, double load) {
   if (load <= 0) return 0;
-  return reports::compute_cell_metrics(store.requests(cell.id), {}).request_throughput / load;
+  return figures::compute_cell_metrics(store.requests(cell.id), {}).request_throughput / load;
 }
 
 std::optional<double> probe_too_short(const SearchSpec& search,
@@ -215,36 +215,36 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
     return std::nullopt;
   }
   const std::vector<store::RequestRow> requests = store.requests(last.id);
-  const reports::CellMetrics m =
-      reports::compute_cell_metrics(requests, {}, {}, store.cell_load(last.id), spec.load.validity);
-  const reports::CellValidity& v = m.validity;
+  const figures::CellMetrics m =
+      figures::compute_cell_metrics(requests, {}, {}, store.cell_load(last.id), spec.load.validity);
+  const figures::CellValidity& v = m.validity;
   if (v.client_bound || v.short_of_concurrency) {
-    line = "not counted, " + std::string(reports::verdict_name(v.verdict)) + ": " +
-           reports::verdict_line(v);
+    line = "not counted, " + std::string(figures::verdict_name(v.verdict)) + ": " +
+           figures::verdict_line(v);
     return ProbeOutcome::kNotCounted;
   }
   // Over capacity fails the probe whatever else it shows: arrivals outran service, so a longer
   // cell would only queue more (an SLO that held was held by a queue still growing).
   const std::string over_capacity =
-      v.over_capacity ? "; fails as over capacity: " + reports::verdict_line(v) : "";
+      v.over_capacity ? "; fails as over capacity: " + figures::verdict_line(v) : "";
   // A probe cut short of search.min_probe (a rehearsal's cut, the driver's limit) can pass a
   // load the fleet only absorbed as a burst: the search says so rather than judge it.
   std::string short_text;
   if (const auto arrivals_s = probe_too_short(spec.search, requests, probe_load);
       arrivals_s && !v.over_capacity) {
     if (too_short) *too_short = true;
-    short_text = "; too short to judge over capacity (" + reports::format_fixed(*arrivals_s, 1) +
+    short_text = "; too short to judge over capacity (" + figures::format_fixed(*arrivals_s, 1) +
                  " s of arrivals, search.min_probe " +
-                 reports::format_fixed(spec.search.min_probe_s, 0) + " s)";
+                 figures::format_fixed(spec.search.min_probe_s, 0) + " s)";
   }
   if (spec.slo.empty()) {
     // The knee: throughput per unit of load against the lightest load's.
     const double efficiency = knee_per_load && *knee_per_load > 0 && load > 0
                                   ? m.request_throughput / load / *knee_per_load
                                   : 1.0;
-    line = "throughput per unit of load " + reports::format_fixed(efficiency * 100, 1) +
+    line = "throughput per unit of load " + figures::format_fixed(efficiency * 100, 1) +
            "% of the lightest load's (the knee is below " +
-           reports::format_fixed(spec.search.knee_efficiency * 100, 0) + "%)" + over_capacity +
+           figures::format_fixed(spec.search.knee_efficiency * 100, 0) + "%)" + over_capacity +
            short_text;
     if (v.over_capacity) return ProbeOutcome::kFail;
     return efficiency >= spec.search.knee_efficiency ? ProbeOutcome::kPass : ProbeOutcome::kFail;
@@ -256,12 +256,12 @@ std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
     std::vector<store::RequestRow> rows = cell.id == last.id ? requests : store.requests(cell.id);
     pooled.insert(pooled.end(), rows.begin(), rows.end());
   }
-  const reports::SloAttainment slo = reports::judge_slo(pooled, spec.slo);
-  line = reports::slo_line(slo) +
+  const figures::SloAttainment slo = figures::judge_slo(pooled, spec.slo);
+  line = figures::slo_line(slo) +
          (tries.size() > 1 ? " (" + std::to_string(tries.size()) + " tries together)" : "") +
          over_capacity + short_text;
-  if (slo.verdict == reports::SloVerdict::kFail || v.over_capacity) return ProbeOutcome::kFail;
-  return slo.verdict == reports::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
+  if (slo.verdict == figures::SloVerdict::kFail || v.over_capacity) return ProbeOutcome::kFail;
+  return slo.verdict == figures::SloVerdict::kPass ? ProbeOutcome::kPass : ProbeOutcome::kUndecided;
 }
 
 store::SearchSetup search_setup(const ScenarioSpec& spec) {
@@ -279,7 +279,7 @@ store::SearchSetup search_setup(const ScenarioSpec& spec) {
   std::vector<store::SloSetup>& slo = out.slo.emplace();
   for (const SloRequirement& q : spec.slo.requirements) {
     slo.push_back(
-        {reports::requirement_label(q), q.ttft_ms, q.tpot_ms, q.itl_ms, q.e2e_ms, q.fraction});
+        {figures::requirement_label(q), q.ttft_ms, q.tpot_ms, q.itl_ms, q.e2e_ms, q.fraction});
   }
   out.confidence = spec.slo.confidence;
   if (!spec.target.cost.empty()) {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/wall_clock.h"
+#include "figures/units.h"
 #include "orchestrator/sweep/cell_runner.h"
-#include "reports/units.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -154,7 +154,7 @@ class ArmSearch {
       // Said where the result is, so the reports carry it too.
       a_.result.why += "; " + std::to_string(too_short_) + " of its probes too short to judge " +
                        "over capacity (under search.min_probe " +
-                       reports::format_fixed(spec_.search.min_probe_s, 0) +
+                       figures::format_fixed(spec_.search.min_probe_s, 0) +
                        " s of arrivals): a capacity from them may be a burst the fleet absorbed, " +
                        "not a load it sustains";
     }

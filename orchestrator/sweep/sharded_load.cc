@@ -4,9 +4,9 @@
 #include "common/error_kinds.h"
 #include "driver/shard_merge.h"
 #include "driver/shard_plan.h"
+#include "figures/units.h"
+#include "figures/validity.h"
 #include "orchestrator/targets/shards/shard_coordinator.h"
-#include "reports/units.h"
-#include "reports/validity.h"
 
 namespace kvsweep::orchestrator {
 namespace {
@@ -74,24 +74,24 @@ ShardedLoad run_sharded_load(const driver::LoadOptions& options, const std::stri
 }
 
 std::string shard_line(const store::CellShardRow& shard, const ValidityRules& rules) {
-  const reports::CellValidity v = reports::judge_shard(shard, rules);
+  const figures::CellValidity v = figures::judge_shard(shard, rules);
   std::string line = "shard " + std::to_string(shard.shard) + ": " +
                      std::to_string(shard.requests) + " requests (" +
                      std::to_string(shard.measured) + " measured, " + std::to_string(shard.failed) +
                      " failed)";
   if (v.send_rate) {
-    line += ", " + reports::format_rate(*v.send_rate) + " req/s sent";
-    if (v.scheduled_rate) line += " for " + reports::format_rate(*v.scheduled_rate) + " due";
+    line += ", " + figures::format_rate(*v.send_rate) + " req/s sent";
+    if (v.scheduled_rate) line += " for " + figures::format_rate(*v.scheduled_rate) + " due";
   }
   if (shard.send_delay_count > 0) {
-    line += ", send delay p99 " + reports::format_ms(shard.send_delay_p99_ms) + " ms";
+    line += ", send delay p99 " + figures::format_ms(shard.send_delay_p99_ms) + " ms";
   }
-  line += ", start skew " + reports::format_fixed(shard.start_skew_ms, 1) + " ms";
+  line += ", start skew " + figures::format_fixed(shard.start_skew_ms, 1) + " ms";
   if (shard.clock_offset_ms != 0) {
-    line += ", clock offset " + reports::format_fixed(shard.clock_offset_ms, 1) + " ms";
+    line += ", clock offset " + figures::format_fixed(shard.clock_offset_ms, 1) + " ms";
   }
   line +=
-      ", CPU " + reports::format_fixed(shard.driver_cpu_s, 2) + " s: " + reports::verdict_line(v);
+      ", CPU " + figures::format_fixed(shard.driver_cpu_s, 2) + " s: " + figures::verdict_line(v);
   return line;
 }
 

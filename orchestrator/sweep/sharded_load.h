@@ -1,5 +1,5 @@
 // A cell's load split into shards (docs/driver.md, "Shards"): the plan, the run through a
-// launcher, the merged result, and each shard's row (judged by reports::judge_shard).
+// launcher, the merged result, and each shard's row (judged by figures::judge_shard).
 #pragma once
 
 #include <atomic>

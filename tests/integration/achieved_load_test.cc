@@ -1,5 +1,5 @@
 // Each verdict on real runs: the load driver over loopback HTTP against the embedded fleet or
-// a scripted server, its records stored as rows and judged (reports/validity.h).
+// a scripted server, its records stored as rows and judged (figures/validity.h).
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,10 +12,10 @@
 
 #include "driver/datasets/load_workload.h"
 #include "driver/load_run.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/record_rows.h"
 #include "predict/virtual_load.h"
-#include "reports/cell_metrics.h"
 #include "sim/fleet.h"
 #include "tests/driver/test_server.h"
 #include "tests/support/temp_dir.h"
@@ -38,7 +38,7 @@ driver::Workload small_workload() {
   return driver::load_workload(dataset);
 }
 
-reports::CellValidity run_and_judge(const driver::LoadOptions& options,
+figures::CellValidity run_and_judge(const driver::LoadOptions& options,
                                     const driver::Workload& workload) {
   const driver::LoadResult result = driver::run_load(options, workload);
   for (const auto& r : result.records) EXPECT_TRUE(r.ok) << r.error;
@@ -46,7 +46,7 @@ reports::CellValidity run_and_judge(const driver::LoadOptions& options,
   const store::CellLoadRow load = orchestrator::cell_load_row(options, workload, result.driver);
   EXPECT_TRUE(load.driver_measured);
   EXPECT_GT(load.driver_cpu_s, 0);
-  return reports::compute_cell_metrics(rows, {}, {}, load).validity;
+  return figures::compute_cell_metrics(rows, {}, {}, load).validity;
 }
 
 // One replica whose step takes 5 ms and that batches two requests: about 40 requests of ten
@@ -95,8 +95,8 @@ driver::LoadOptions open_loop(const std::string& url, double rate, std::int64_t 
 
 TEST(AchievedLoad, AnOpenLoopWellInsideTheFleetsCapacityIsValid) {
   SlowFleet fleet;
-  const reports::CellValidity v = run_and_judge(open_loop(fleet.url(), 8, 48), small_workload());
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kValid) << reports::verdict_line(v);
+  const figures::CellValidity v = run_and_judge(open_loop(fleet.url(), 8, 48), small_workload());
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kValid) << figures::verdict_line(v);
   EXPECT_TRUE(v.in_flight_trend.evaluated);
   EXPECT_FALSE(v.in_flight_trend.rising);
   EXPECT_FALSE(v.completions_short);
@@ -104,11 +104,11 @@ TEST(AchievedLoad, AnOpenLoopWellInsideTheFleetsCapacityIsValid) {
 
 TEST(AchievedLoad, AnOpenLoopTheFleetCannotServeIsOverCapacity) {
   SlowFleet fleet;
-  const reports::CellValidity v = run_and_judge(open_loop(fleet.url(), 200, 240), small_workload());
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kOverCapacity) << reports::verdict_line(v);
+  const figures::CellValidity v = run_and_judge(open_loop(fleet.url(), 200, 240), small_workload());
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kOverCapacity) << figures::verdict_line(v);
   // 200 req/s arrive, about 40 finish: in flight climbs through the window.
-  EXPECT_TRUE(v.in_flight_trend.rising) << reports::verdict_line(v);
-  EXPECT_FALSE(v.client_bound) << reports::verdict_line(v);
+  EXPECT_TRUE(v.in_flight_trend.rising) << figures::verdict_line(v);
+  EXPECT_FALSE(v.client_bound) << figures::verdict_line(v);
 }
 
 // Tokens come at once, then the stream stays open 150 ms before its usage and [DONE]: the
@@ -133,9 +133,9 @@ TEST(AchievedLoad, ArrivalsHeldByTheCapWhileTheServerIdlesAreShortOfConcurrency)
   driver::LoadOptions o = open_loop(server.base_url(), 100, 60);
   o.max_concurrency = 4;
   o.stream = true;
-  const reports::CellValidity v = run_and_judge(o, small_workload());
-  EXPECT_TRUE(v.short_of_concurrency) << reports::verdict_line(v);
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kShortOfConcurrency) << reports::verdict_line(v);
+  const figures::CellValidity v = run_and_judge(o, small_workload());
+  EXPECT_TRUE(v.short_of_concurrency) << figures::verdict_line(v);
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kShortOfConcurrency) << figures::verdict_line(v);
   EXPECT_GT(v.backlog_s, 0.5);
   EXPECT_LT(*v.in_flight_while_backlogged, 0.9 * 4);
 }
@@ -149,9 +149,9 @@ TEST(AchievedLoad, AClosedLoopWhoseUsersThinkIsNotShort) {
   o.think_time_s = 0.2;
   o.num_requests = 16;
   o.threads = 1;
-  const reports::CellValidity v = run_and_judge(o, small_workload());
+  const figures::CellValidity v = run_and_judge(o, small_workload());
   EXPECT_FALSE(v.short_of_concurrency);
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kValid) << reports::verdict_line(v);
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kValid) << figures::verdict_line(v);
   EXPECT_LT(*v.in_flight_fraction, 0.5);  // the users thought most of the time: nothing waited
 }
 
@@ -222,21 +222,21 @@ TEST(AchievedLoad, ADriverStarvedOfCpuIsClientBound) {
   o.new_connection_per_request = true;
   o.max_tokens = 1;
   o.request_timeout_s = 20;
-  const reports::CellValidity v = run_and_judge(o, small_workload());
-  EXPECT_TRUE(v.client_bound) << reports::verdict_line(v);
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kClientBound);
+  const figures::CellValidity v = run_and_judge(o, small_workload());
+  EXPECT_TRUE(v.client_bound) << figures::verdict_line(v);
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kClientBound);
   ASSERT_TRUE(v.send_delay_p99_ms);
   ASSERT_TRUE(v.send_shortfall);
   // Either rule may fire first; the figures behind it are the driver's own.
   EXPECT_TRUE(*v.send_delay_p99_ms > 10 || *v.send_shortfall > 0.03)
       << "p99 " << *v.send_delay_p99_ms << " ms, shortfall " << *v.send_shortfall;
-  std::printf("starved driver: %s\n", reports::verdict_line(v).c_str());
+  std::printf("starved driver: %s\n", figures::verdict_line(v).c_str());
 }
 
 // The predictor's cells are judged by the same rules (it has no driver to judge: that rule
 // is not evaluated): an open loop in virtual time far past the fleet's capacity is over
 // capacity, one well inside it is valid.
-reports::CellValidity predicted(double rate) {
+figures::CellValidity predicted(double rate) {
   predict::VirtualFleetOptions fleet_options;
   fleet_options.replicas = 2;
   fleet_options.profile.name = "slow";
@@ -255,15 +255,15 @@ reports::CellValidity predicted(double rate) {
   const auto rows = orchestrator::to_request_rows(result.load.records, 0, 0);
   const store::CellLoadRow load = orchestrator::cell_load_row(o, workload, result.load.driver);
   EXPECT_FALSE(load.driver_measured);
-  return reports::compute_cell_metrics(rows, result.samples, {}, load).validity;
+  return figures::compute_cell_metrics(rows, result.samples, {}, load).validity;
 }
 
 TEST(AchievedLoad, PredictedCellsAreJudgedByTheSameRules) {
-  const reports::CellValidity over = predicted(1000);
-  EXPECT_EQ(over.verdict, reports::CellVerdict::kOverCapacity) << reports::verdict_line(over);
+  const figures::CellValidity over = predicted(1000);
+  EXPECT_EQ(over.verdict, figures::CellVerdict::kOverCapacity) << figures::verdict_line(over);
   EXPECT_FALSE(over.driver_measured);
-  const reports::CellValidity inside = predicted(20);
-  EXPECT_EQ(inside.verdict, reports::CellVerdict::kValid) << reports::verdict_line(inside);
+  const figures::CellValidity inside = predicted(20);
+  EXPECT_EQ(inside.verdict, figures::CellVerdict::kValid) << figures::verdict_line(inside);
   EXPECT_FALSE(inside.not_evaluated.empty());  // client-bound: no driver figures
 }
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "figures/slo_attainment.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/search_loop.h"
 #include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/slo_attainment.h"
 #include "store/store.h"
 #include "tests/support/temp_dir.h"
 
@@ -112,8 +112,8 @@ TEST(CapacitySearchEndToEnd, AgreesWithAFineGridOfFixedRatesInVirtualTime) {
   double grid_capacity = 0;
   std::string attained;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    const reports::SloAttainment a = reports::judge_slo(store.requests(cells[i].id), spec->slo);
-    const reports::RequirementAttainment& q = a.requirements.at(0);
+    const figures::SloAttainment a = figures::judge_slo(store.requests(cells[i].id), spec->slo);
+    const figures::RequirementAttainment& q = a.requirements.at(0);
     attained += std::to_string(rates[i]) + " req/s: " + std::to_string(q.attainment) + "\n";
     if (q.attainment < q.target) break;
     grid_capacity = rates[i];

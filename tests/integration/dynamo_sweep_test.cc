@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "figures/cell_metrics.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
@@ -14,7 +15,6 @@
 #include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_metrics.h"
 #include "store/store.h"
 #include "tests/orchestrator/targets/kube/kube_test_env.h"
 
@@ -201,7 +201,7 @@ TEST_F(DynamoSweepTest, TenCellsTwoFrontendChangesEachFollowedByOneWorkerRollout
     EXPECT_EQ(patched, first_of_group);
     const auto requests = store_.requests(cell.id);
     EXPECT_GE(requests.size(), 12u);
-    const auto metrics = reports::compute_cell_metrics(requests, store_.metric_samples(cell.id));
+    const auto metrics = figures::compute_cell_metrics(requests, store_.metric_samples(cell.id));
     EXPECT_GT(metrics.ok, 0);
     EXPECT_TRUE(metrics.kv_hit_rate_server.has_value());
   }

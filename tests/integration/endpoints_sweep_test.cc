@@ -7,13 +7,13 @@
 #include <mutex>
 #include <thread>
 
+#include "figures/cell_metrics.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
 #include "tests/driver/test_server.h"
@@ -175,7 +175,7 @@ TEST(EndpointsSweep, ConsoleScrapesAndReportAgreeOnEveryCell) {
   // Each cell, far shorter than the 5 s scrape interval, was scraped while under load.
   for (const auto& cell : store.cells(outcome.experiment_id)) {
     const auto metrics =
-        reports::compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id));
+        figures::compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id));
     ASSERT_TRUE(metrics.kv_usage_max.has_value()) << "cell " << cell.ordinal;
     EXPECT_DOUBLE_EQ(*metrics.kv_usage_max, 0.25) << "cell " << cell.ordinal;
   }

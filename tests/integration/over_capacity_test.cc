@@ -13,11 +13,11 @@
 
 #include "driver/datasets/load_workload.h"
 #include "driver/load_run.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/record_rows.h"
 #include "orchestrator/targets/child_process.h"
 #include "predict/virtual_load.h"
-#include "reports/cell_metrics.h"
 #include "sim/engine/profile.h"
 #include "sim/fleet.h"
 #include "store/store.h"
@@ -83,9 +83,9 @@ TEST(OverCapacity, SixtyRequestsASecondOnOneL4IsOverCapacityAndSaysHowManyFailed
   const auto cells = store.cells(store.experiments().back().id);
   ASSERT_EQ(cells.size(), 1u);
   const auto metrics =
-      reports::compute_cell_metrics(store.requests(cells[0].id), store.metric_samples(cells[0].id),
+      figures::compute_cell_metrics(store.requests(cells[0].id), store.metric_samples(cells[0].id),
                                     {}, store.cell_load(cells[0].id));
-  EXPECT_EQ(metrics.validity.verdict, reports::CellVerdict::kOverCapacity);
+  EXPECT_EQ(metrics.validity.verdict, figures::CellVerdict::kOverCapacity);
   EXPECT_GT(metrics.validity.failed, metrics.validity.requests / 2);
 }
 
@@ -192,10 +192,10 @@ TEST(OverCapacity, TheServersQueueGrowingBehindACappedClientIsTheEvidence) {
   const auto cells = store.cells(store.experiments().back().id);
   ASSERT_EQ(cells.size(), 1u);
   const auto v =
-      reports::compute_cell_metrics(store.requests(cells[0].id), store.metric_samples(cells[0].id),
+      figures::compute_cell_metrics(store.requests(cells[0].id), store.metric_samples(cells[0].id),
                                     {}, store.cell_load(cells[0].id))
           .validity;
-  EXPECT_TRUE(v.queue_trend.rising) << reports::verdict_line(v);
+  EXPECT_TRUE(v.queue_trend.rising) << figures::verdict_line(v);
   EXPECT_GE(v.queue_scrapes, 10);
   EXPECT_FALSE(v.in_flight_trend.rising);  // 4 at most: it cannot grow by 10
   EXPECT_GT(v.queue_trend.to - v.queue_trend.from, 50);
@@ -218,7 +218,7 @@ driver::Workload seed_000_stand_in() {
 }
 
 struct Predicted {
-  reports::CellMetrics metrics;
+  figures::CellMetrics metrics;
   double completions_per_s = 0;
 };
 
@@ -237,7 +237,7 @@ Predicted predict_seed_000(const driver::LoadOptions& options) {
   const store::CellLoadRow load =
       orchestrator::cell_load_row(options, workload, result.load.driver);
   Predicted p;
-  p.metrics = reports::compute_cell_metrics(rows, result.samples, {}, load);
+  p.metrics = figures::compute_cell_metrics(rows, result.samples, {}, load);
   p.completions_per_s = p.metrics.request_throughput;
   return p;
 }
@@ -274,9 +274,9 @@ TEST(OverCapacity, Seed000StandInIsValidAtTenAndOverCapacityAtThreeTimesItsCapac
   o.max_concurrency = 400;
   o.num_requests = 2000;  // 200 s of arrivals
   const Predicted at_10 = predict_seed_000(o);
-  const reports::CellValidity& v = at_10.metrics.validity;
-  std::printf("seed 000 at 10 req/s: %s\n", reports::verdict_line(v).c_str());
-  EXPECT_EQ(v.verdict, reports::CellVerdict::kValid) << reports::verdict_line(v);
+  const figures::CellValidity& v = at_10.metrics.validity;
+  std::printf("seed 000 at 10 req/s: %s\n", figures::verdict_line(v).c_str());
+  EXPECT_EQ(v.verdict, figures::CellVerdict::kValid) << figures::verdict_line(v);
   EXPECT_TRUE(v.in_flight_trend.evaluated);
   EXPECT_TRUE(v.queue_trend.evaluated);  // sampled every 5 s over the window
   EXPECT_FALSE(v.completions_short);
@@ -286,10 +286,10 @@ TEST(OverCapacity, Seed000StandInIsValidAtTenAndOverCapacityAtThreeTimesItsCapac
   o.request_rate = 3 * capacity;
   o.num_requests = static_cast<std::int64_t>(o.request_rate * 120);  // 120 s of arrivals
   const Predicted over = predict_seed_000(o);
-  const reports::CellValidity& w = over.metrics.validity;
+  const figures::CellValidity& w = over.metrics.validity;
   std::printf("seed 000 at %.0f req/s (3 x %.1f): %s\n", o.request_rate, capacity,
-              reports::verdict_line(w).c_str());
-  EXPECT_EQ(w.verdict, reports::CellVerdict::kOverCapacity) << reports::verdict_line(w);
+              figures::verdict_line(w).c_str());
+  EXPECT_EQ(w.verdict, figures::CellVerdict::kOverCapacity) << figures::verdict_line(w);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/prometheus_text.h"
 #include "driver/http_fetch.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
@@ -18,7 +19,6 @@
 #include "orchestrator/targets/replicas_target.h"
 #include "orchestrator/targets/target_factory.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_metrics.h"
 #include "sim/fleet.h"
 #include "sim/proxy.h"
 #include "store/store.h"
@@ -150,7 +150,7 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
     std::set<std::string> sources;
     for (const auto& s : samples) sources.insert(s.source);
     EXPECT_EQ(sources, (std::set<std::string>{url0 + "/metrics", url1 + "/metrics"}));
-    const auto metrics = reports::compute_cell_metrics(requests, samples);
+    const auto metrics = figures::compute_cell_metrics(requests, samples);
     ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
     hit_rate[cell.arm] = *metrics.kv_hit_rate_server;
   }

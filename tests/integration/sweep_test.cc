@@ -3,13 +3,13 @@
 
 #include <algorithm>
 
+#include "figures/cell_metrics.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/sim_target.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/cell_metrics.h"
 #include "reports/markdown_report.h"
 #include "store/store.h"
 #include "tests/support/temp_dir.h"
@@ -83,7 +83,7 @@ TEST(Sweep, RunsEveryCellStoresEveryRequestAndReports) {
       EXPECT_FALSE(r.replica.empty());
     }
     EXPECT_EQ(warmup, 2);
-    const auto metrics = reports::compute_cell_metrics(requests, store.metric_samples(cell.id));
+    const auto metrics = figures::compute_cell_metrics(requests, store.metric_samples(cell.id));
     EXPECT_EQ(metrics.ok, 30);
     ASSERT_TRUE(metrics.kv_hit_rate_server.has_value());
     // The sim exposes vLLM's usage gauge and preemption counter, scraped around each cell.

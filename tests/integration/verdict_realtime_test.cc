@@ -18,8 +18,8 @@
 #include <cstdio>
 #include <string>
 
+#include "figures/validity.h"
 #include "orchestrator/calibrate/scenario_cells.h"
-#include "reports/validity.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep {
@@ -51,8 +51,8 @@ std::string seed_000(int conversations, const std::string& factors, const std::s
          shape;
 }
 
-std::string reasons(const reports::CellValidity& v) {
-  std::string out = reports::verdict_name(v.verdict);
+std::string reasons(const figures::CellValidity& v) {
+  std::string out = figures::verdict_name(v.verdict);
   for (const auto& r : v.reasons) out += "; " + r;
   for (const auto& r : v.not_evaluated) out += "; not evaluated: " + r;
   return out;
@@ -87,11 +87,11 @@ TEST(VerdictRealTime, TenASecondIsValidAndThreeTimesCapacityIsOverCapacity) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   ASSERT_EQ(cells.size(), 2u);
   ASSERT_EQ(cells[0].request_rate, 10);
-  const reports::CellValidity& at_ten = cells[0].metrics.validity;
-  EXPECT_EQ(at_ten.verdict, reports::CellVerdict::kValid) << reasons(at_ten);
-  const reports::CellValidity& at_three_times = cells[1].metrics.validity;
+  const figures::CellValidity& at_ten = cells[0].metrics.validity;
+  EXPECT_EQ(at_ten.verdict, figures::CellVerdict::kValid) << reasons(at_ten);
+  const figures::CellValidity& at_three_times = cells[1].metrics.validity;
   EXPECT_GT(cells[1].request_rate, 10);
-  EXPECT_EQ(at_three_times.verdict, reports::CellVerdict::kOverCapacity) << reasons(at_three_times);
+  EXPECT_EQ(at_three_times.verdict, figures::CellVerdict::kOverCapacity) << reasons(at_three_times);
 }
 
 }  // namespace

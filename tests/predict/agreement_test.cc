@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/stats.h"
+#include "figures/cell_metrics.h"
 #include "orchestrator/targets/child_process.h"
-#include "reports/cell_metrics.h"
 #include "store/store.h"
 #include "tests/support/sanitized_build.h"
 #include "tests/support/temp_dir.h"
@@ -52,8 +52,8 @@ SweepFigures run_sweep(const std::string& verb, const std::string& db, const std
   SweepFigures figures;
   if (!experiment) return figures;
   for (const store::CellRow& cell : store.cells(experiment->id)) {
-    const reports::CellMetrics m =
-        reports::compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id));
+    const figures::CellMetrics m =
+        figures::compute_cell_metrics(store.requests(cell.id), store.metric_samples(cell.id));
     EXPECT_EQ(m.failed, 0) << verb << " " << cell.key;
     figures[{cell.arm, cell.concurrency}] = {m.ttft_ms.mean,
                                              m.ttft_ms.p95,

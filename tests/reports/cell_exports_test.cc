@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/json_schema_check.h"
 #include "tests/support/temp_dir.h"
@@ -157,19 +157,21 @@ TEST(CellExports, LlmdReportCarriesTheTreatmentAndTheScrapesOverTime) {
     s.t_s = t_s;
     return s;
   };
-  store.add_metric_samples(
-      cell.id,
-      {at("before", 0, kPrefixCacheQueries, 1000), at("before", 0, kPrefixCacheHits, 100),
-       at("before", 0, "vllm:num_requests_waiting", 0),
-       at("during", 1.5, kPrefixCacheQueries, 1400), at("during", 1.5, kPrefixCacheHits, 400),
-       at("during", 1.5, "vllm:num_requests_waiting", 3), at("during", 1.5, kKvCacheUsage, 0.25),
-       at("after", 3, kPrefixCacheQueries, 1400), at("after", 3, kPrefixCacheHits, 400),
-       at("after", 3, "vllm:num_requests_waiting", 0)});
+  store.add_metric_samples(cell.id, {at("before", 0, figures::kPrefixCacheQueries, 1000),
+                                     at("before", 0, figures::kPrefixCacheHits, 100),
+                                     at("before", 0, "vllm:num_requests_waiting", 0),
+                                     at("during", 1.5, figures::kPrefixCacheQueries, 1400),
+                                     at("during", 1.5, figures::kPrefixCacheHits, 400),
+                                     at("during", 1.5, "vllm:num_requests_waiting", 3),
+                                     at("during", 1.5, figures::kKvCacheUsage, 0.25),
+                                     at("after", 3, figures::kPrefixCacheQueries, 1400),
+                                     at("after", 3, figures::kPrefixCacheHits, 400),
+                                     at("after", 3, "vllm:num_requests_waiting", 0)});
   const Json doc = llmd_reports(cell_exports(store, id)).at(0);
   for (const auto& e : br_schema_errors(doc)) ADD_FAILURE() << e;
   EXPECT_EQ(doc["version"], "0.2.1");
   Json cell_json = doc["scenario"]["load"]["native"]["config"]["cell"];
-  // The cell's verdict stands beside its treatment (reports/validity_json.h); this cell was
+  // The cell's verdict stands beside its treatment (figures/validity_json.h); this cell was
   // stored without a load record, so it is not judged.
   ASSERT_TRUE(cell_json.contains("validity"));
   EXPECT_TRUE(cell_json["validity"]["verdict"].is_null());

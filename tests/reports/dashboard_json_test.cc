@@ -24,7 +24,7 @@ nlohmann::ordered_json small_doc() {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   const auto id = kvsweep::testing::write_small_experiment(store);
-  return dashboard_baseline_json(build_report_model(store, id));
+  return dashboard_baseline_json(figures::build_report_model(store, id));
 }
 
 std::vector<std::string> schema_errors(const nlohmann::json& doc) {
@@ -75,7 +75,8 @@ TEST(DashboardJson, NoBaselineMakesEveryStrategyATreatment) {
   c.arm = "a";
   c.concurrency = 2;
   c.status = "failed";
-  const auto doc = dashboard_baseline_json(make_report_model(e, {c}, {CellMetrics{}}));
+  const auto doc =
+      dashboard_baseline_json(figures::make_report_model(e, {c}, {figures::CellMetrics{}}));
   EXPECT_TRUE(doc["baseline_strategy"].is_null());
   EXPECT_TRUE(doc["metrics"]["kv_hit_rate"]["baseline"].is_null());
   EXPECT_TRUE(doc["metrics"]["kv_hit_rate"]["treatments"][0]["values"][0].is_null());
@@ -93,11 +94,11 @@ TEST(DashboardJson, TheEndpointPickersFiguresOnlyWhenACellHasThem) {
   picker.status = "done";
   store::CellRow other = picker;
   other.arm = "load-only";
-  CellMetrics with;
+  figures::CellMetrics with;
   with.epp_prefix_hit_ratio = 0.85;
   with.epp_scheduling_ms = 0.021;
-  const auto doc =
-      dashboard_baseline_json(make_report_model(e, {picker, other}, {with, CellMetrics{}}));
+  const auto doc = dashboard_baseline_json(
+      figures::make_report_model(e, {picker, other}, {with, figures::CellMetrics{}}));
   const auto& hit = doc["metrics"]["epp_prefix_hit_ratio"];
   EXPECT_EQ(hit["unit"], "fraction");
   EXPECT_EQ(hit["treatments"][0]["strategy"], "estimated-prefix");
@@ -107,8 +108,8 @@ TEST(DashboardJson, TheEndpointPickersFiguresOnlyWhenACellHasThem) {
   EXPECT_TRUE(schema_errors(nlohmann::json::parse(doc.dump())).empty());
   // A cell that was not measured does not bring them in; nor does a run without them.
   picker.status = "failed";
-  const auto failed =
-      dashboard_baseline_json(make_report_model(e, {picker, other}, {with, CellMetrics{}}));
+  const auto failed = dashboard_baseline_json(
+      figures::make_report_model(e, {picker, other}, {with, figures::CellMetrics{}}));
   EXPECT_FALSE(failed["metrics"].contains("epp_prefix_hit_ratio"));
   EXPECT_FALSE(small_doc()["metrics"].contains("epp_scheduling_ms"));
   // Every key the file may carry, the optional ones last.

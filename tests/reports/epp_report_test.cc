@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
+#include "figures/stored_summaries.h"
 #include "reports/html_report.h"
 #include "reports/markdown_report.h"
-#include "reports/stored_summaries.h"
 #include "tests/reports/request_builders.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
@@ -30,14 +30,14 @@ const char* const kEpp = "http://10.0.0.9:9090/metrics";
 std::vector<store::MetricSample> epp_samples(double lookups, double ratio_sum,
                                              double scheduling_s) {
   return {
-      sample("before", kEpp, kEppHitRatioSum, 7),
-      sample("before", kEpp, kEppHitRatioCount, 10),
-      sample("after", kEpp, kEppHitRatioSum, 7 + ratio_sum),
-      sample("after", kEpp, kEppHitRatioCount, 10 + lookups),
-      sample("before", kEpp, kEppSchedulingSum, 0.5),
-      sample("before", kEpp, kEppSchedulingCount, 10),
-      sample("after", kEpp, kEppSchedulingSum, 0.5 + scheduling_s),
-      sample("after", kEpp, kEppSchedulingCount, 10 + lookups),
+      sample("before", kEpp, figures::kEppHitRatioSum, 7),
+      sample("before", kEpp, figures::kEppHitRatioCount, 10),
+      sample("after", kEpp, figures::kEppHitRatioSum, 7 + ratio_sum),
+      sample("after", kEpp, figures::kEppHitRatioCount, 10 + lookups),
+      sample("before", kEpp, figures::kEppSchedulingSum, 0.5),
+      sample("before", kEpp, figures::kEppSchedulingCount, 10),
+      sample("after", kEpp, figures::kEppSchedulingSum, 0.5 + scheduling_s),
+      sample("after", kEpp, figures::kEppSchedulingCount, 10 + lookups),
   };
 }
 
@@ -68,7 +68,7 @@ std::int64_t write_epp_experiment(store::Store& store) {
     store.add_metric_samples(cell.id, samples);
   }
   store.finish_experiment(experiment_id, "done", "2026-11-22T04:42:10Z");
-  EXPECT_EQ(summarize_stored_cells(store, [](const std::string&) {}), 2);
+  EXPECT_EQ(figures::summarize_stored_cells(store, [](const std::string&) {}), 2);
   return experiment_id;
 }
 
@@ -103,7 +103,7 @@ TEST(EppReport, AReportWithoutTheSeriesHasNoSuchTable) {
   TempDir dir;
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   const auto experiment_id = write_small_experiment(store);
-  summarize_stored_cells(store, [](const std::string&) {});
+  figures::summarize_stored_cells(store, [](const std::string&) {});
   EXPECT_EQ(render_markdown(store, experiment_id).find("endpoint picker"), std::string::npos);
   EXPECT_EQ(render_html(store, experiment_id).find("endpoint picker"), std::string::npos);
 }

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "tests/reports/request_builders.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
@@ -71,9 +71,9 @@ TEST(HtmlReport, HasTheServerMetricsAndPerReplicaTables) {
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   const auto id = kvsweep::testing::write_small_experiment(store);
   const store::CellRow first = store.cells(id).at(0);  // random at 8
-  store.add_metric_samples(
-      first.id,
-      {kvsweep::testing::sample("during", "http://127.0.0.1:9001/metrics", kKvCacheUsage, 0.42)});
+  store.add_metric_samples(first.id,
+                           {kvsweep::testing::sample("during", "http://127.0.0.1:9001/metrics",
+                                                     figures::kKvCacheUsage, 0.42)});
   const std::string html = render_html(store, id);
   EXPECT_NE(html.find("<h3>From the servers' /metrics</h3>"), std::string::npos) << html;
   EXPECT_NE(html.find("<tr><td>random</td><td>42.0</td><td>n/a</td><td>n/a</td></tr>"),

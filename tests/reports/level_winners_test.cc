@@ -17,9 +17,9 @@ store::CellRow cell(const std::string& strategy, int concurrency,
   return c;
 }
 
-CellMetrics metrics(double ttft_p50_ms, double ttft_p95_ms, double total_tok_s,
-                    std::optional<double> kv_hit = std::nullopt, std::int64_t ok = 50) {
-  CellMetrics m;
+figures::CellMetrics metrics(double ttft_p50_ms, double ttft_p95_ms, double total_tok_s,
+                             std::optional<double> kv_hit = std::nullopt, std::int64_t ok = 50) {
+  figures::CellMetrics m;
   m.ok = ok;
   m.ttft_ms.count = static_cast<std::size_t>(ok);
   m.ttft_ms.median = ttft_p50_ms;
@@ -30,7 +30,8 @@ CellMetrics metrics(double ttft_p50_ms, double ttft_p95_ms, double total_tok_s,
   return m;
 }
 
-ReportModel model(const std::vector<store::CellRow>& cells, const std::vector<CellMetrics>& m) {
+figures::ReportModel model(const std::vector<store::CellRow>& cells,
+                           const std::vector<figures::CellMetrics>& m) {
   store::ExperimentRow e;
   e.baseline = "random";
   return make_report_model(e, cells, m);
@@ -105,11 +106,11 @@ TEST(Verdicts, NoSingleWinnerNamesTheStrategyTheFastestDoesNotBeat) {
 }
 
 TEST(Verdicts, FailuresAndUnmeasuredCellsAreNamed) {
-  CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 1000);
+  figures::CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 1000);
   failing.failed = 7;  // 0.7%: it may still win, named
   const auto v = level_winners(
       model({cell("random", 8), cell("prefix-hash", 8), cell("least-load", 8, "failed")},
-            {metrics(40, 80, 1000), failing, CellMetrics{}}))[0];
+            {metrics(40, 80, 1000), failing, figures::CellMetrics{}}))[0];
   EXPECT_EQ(v.outcome, WinnerOutcome::kWins);
   const std::string tail = "; failed requests: prefix-hash 7; not measured: least-load (failed)";
   ASSERT_GE(v.text.size(), tail.size());
@@ -119,7 +120,7 @@ TEST(Verdicts, FailuresAndUnmeasuredCellsAreNamed) {
 // More than 1% of its requests failed: its figures describe the survivors, so it never wins,
 // however fast they were.
 TEST(Verdicts, ACellWhereMoreThanOnePercentFailedIsNeverAWinner) {
-  CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 213);
+  figures::CellMetrics failing = metrics(10, 20, 3000, std::nullopt, 213);
   failing.failed = 927;
   const auto v =
       level_winners(model({cell("random", 8), cell("least-load", 8), cell("prefix-hash", 8)},
@@ -142,8 +143,8 @@ TEST(Verdicts, TooFewRequestsLeaveNothingToCompare) {
 }
 
 TEST(Verdicts, ClientHitRateStandsInWhenServersExposeNone) {
-  CellMetrics a = metrics(40, 80, 1000);
-  CellMetrics b = metrics(10, 20, 3000);
+  figures::CellMetrics a = metrics(40, 80, 1000);
+  figures::CellMetrics b = metrics(10, 20, 3000);
   a.cache_hit_client = 0.125;
   b.cache_hit_client = 0.75;
   const auto v = level_winners(model({cell("random", 8), cell("prefix-hash", 8)}, {a, b}))[0];
@@ -158,19 +159,21 @@ store::ExperimentRow with_setup(const std::string& setup_json) {
 }
 
 TEST(FiguresSource, SaysWhenTheEmbeddedFleetProducedTheFigures) {
-  EXPECT_EQ(
-      figures_source(with_setup(R"({"target":{"kind":"sim","replicas":4,"profile":"demo"}})")),
-      "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
-      "profile demo, 4 replicas), not from real servers.");
-  EXPECT_EQ(
-      figures_source(with_setup(R"({"target":{"kind":"sim","replicas":8,)"
-                                R"("profile":"l4-llama3.1-8b-fp8","stands_in_for":"kubeai"}})")),
-      "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
-      "profile l4-llama3.1-8b-fp8, 8 replicas), standing in for the kubeai target, not "
-      "from real servers.");
-  EXPECT_EQ(figures_source(with_setup(R"({"target":{"kind":"kubeai","replicas":8}})")), "");
-  EXPECT_EQ(figures_source(with_setup("not json")), "");
-  EXPECT_EQ(make_report_model(with_setup(R"({"target":{"kind":"sim","profile":"demo"}})"), {}, {})
+  EXPECT_EQ(figures::figures_source(
+                with_setup(R"({"target":{"kind":"sim","replicas":4,"profile":"demo"}})")),
+            "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
+            "profile demo, 4 replicas), not from real servers.");
+  EXPECT_EQ(figures::figures_source(
+                with_setup(R"({"target":{"kind":"sim","replicas":8,)"
+                           R"("profile":"l4-llama3.1-8b-fp8","stands_in_for":"kubeai"}})")),
+            "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
+            "profile l4-llama3.1-8b-fp8, 8 replicas), standing in for the kubeai target, not "
+            "from real servers.");
+  EXPECT_EQ(figures::figures_source(with_setup(R"({"target":{"kind":"kubeai","replicas":8}})")),
+            "");
+  EXPECT_EQ(figures::figures_source(with_setup("not json")), "");
+  EXPECT_EQ(figures::make_report_model(with_setup(R"({"target":{"kind":"sim","profile":"demo"}})"),
+                                       {}, {})
                 .figures_source,
             "Simulated: these figures come from kvsweep's embedded fleet (target kind sim, "
             "profile demo), not from real servers.");

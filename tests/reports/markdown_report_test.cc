@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "tests/reports/request_builders.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"

@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "figures/report_model.h"
 #include "reports/markdown_report.h"
-#include "reports/report_model.h"
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
 #include "store/store.h"
@@ -51,7 +51,7 @@ TEST(MigratedStore, ASchema4FileKeepsItsArmsAndBaselineAndReports) {
   EXPECT_EQ(cells[0].arm, "random");
   EXPECT_EQ(cells[1].arm, "prefix-hash");
 
-  const ReportModel model = build_report_model(store, 1);
+  const figures::ReportModel model = figures::build_report_model(store, 1);
   EXPECT_EQ(model.baseline, "random");
   ASSERT_EQ(model.levels.size(), 1u);
   ASSERT_EQ(model.levels[0].rows.size(), 2u);

@@ -15,8 +15,8 @@ store::CellRow cell(const std::string& strategy, int concurrency) {
   return c;
 }
 
-CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 50) {
-  CellMetrics m;
+figures::CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 50) {
+  figures::CellMetrics m;
   m.ok = ok;
   m.ttft_ms.count = static_cast<std::size_t>(ok);
   m.ttft_ms.mean = ttft_mean_ms;
@@ -30,7 +30,8 @@ CellMetrics metrics(double ttft_mean_ms, double total_tok_s, std::int64_t ok = 5
   return m;
 }
 
-ReportModel model(const std::vector<CellMetrics>& m, const std::string& setup_json = "") {
+figures::ReportModel model(const std::vector<figures::CellMetrics>& m,
+                           const std::string& setup_json = "") {
   store::ExperimentRow e;
   e.setup = kvsweep::store::decode_setup(setup_json.empty() ? "{}" : setup_json);
   e.baseline = "random";
@@ -64,7 +65,7 @@ TEST(Headlines, TooFewRequestsAreSaidSo) {
 
 // More than 1% failed on either side: no comparison, and why.
 TEST(Headlines, ACellWhereMoreThanOnePercentFailedIsNotCompared) {
-  CellMetrics failing = metrics(10, 990, 213);
+  figures::CellMetrics failing = metrics(10, 990, 213);
   failing.failed = 927;
   const auto lines = headlines(model({metrics(100, 1000), failing}));
   ASSERT_EQ(lines.size(), 1u);
@@ -104,7 +105,7 @@ TEST(CsvTable, APrefixRegimeFactorFillsTheColumnPerCell) {
   }
   store::ExperimentRow e;
   e.baseline = "no_cache, prefix_tokens=512";
-  const std::vector<CellMetrics> m(4, metrics(100, 1000));
+  const std::vector<figures::CellMetrics> m(4, metrics(100, 1000));
   const std::string csv = render_csv(make_report_model(e, cells, m));
   EXPECT_NE(csv.find("\nno_cache,512,16,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nno_cache,1024,16,"), std::string::npos) << csv;

@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "figures/compare.h"
 #include "orchestrator/cli/console.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
 #include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/sim_target.h"
 #include "orchestrator/targets/target_kinds.h"
-#include "reports/compare.h"
 #include "reports/html_report.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
@@ -68,26 +68,26 @@ TEST(ReportSweep, CompareSaysNoChangeWithItselfAndRegressionOnASlowerProfile) {
   const auto fast = run_tiny_sweep(store, "compare-tiny", "demo");
   const auto slow = run_tiny_sweep(store, "compare-tiny", "h100-llama3.3-70b-tp4");
 
-  const auto same = reports::compare_experiments(store, fast, fast, {});
+  const auto same = figures::compare_experiments(store, fast, fast, {});
   ASSERT_EQ(same.rows.size(), 4u);
   EXPECT_FALSE(same.any_regression());
   for (const auto& row : same.rows) {
     // A tail percentile of a tiny sweep's few requests is "insufficient data" (compare calls
     // one only with 10 requests beyond it on each side); nothing is ever a change.
     for (const auto& m : row.metrics) {
-      EXPECT_TRUE(m.verdict == reports::Verdict::kNoChange ||
-                  m.verdict == reports::Verdict::kInsufficientData)
+      EXPECT_TRUE(m.verdict == figures::Verdict::kNoChange ||
+                  m.verdict == figures::Verdict::kInsufficientData)
           << m.metric;
     }
   }
 
-  const auto slower = reports::compare_experiments(store, fast, slow, {});
+  const auto slower = figures::compare_experiments(store, fast, slow, {});
   ASSERT_EQ(slower.rows.size(), 4u);
-  EXPECT_TRUE(slower.any_regression()) << reports::compare_table(slower, {});
+  EXPECT_TRUE(slower.any_regression()) << figures::compare_table(slower, {});
   for (const auto& row : slower.rows) {
     EXPECT_EQ(row.metrics.at(0).metric, "ttft_mean_ms");
-    EXPECT_EQ(row.metrics.at(0).verdict, reports::Verdict::kRegression)
-        << reports::compare_table(slower, {});
+    EXPECT_EQ(row.metrics.at(0).verdict, figures::Verdict::kRegression)
+        << figures::compare_table(slower, {});
   }
 }
 
@@ -241,7 +241,7 @@ TEST(ReportSweep, HtmlReportOpensInHeadlessChromiumWithEveryChart) {
   auto store = store::Store::open(dir.file("kvsweep.db"));
   const std::string name = "<script>alert(1)</script> tiny";
   const auto id = run_tiny_sweep(store, name, "demo");
-  const reports::ReportModel model = reports::build_report_model(store, id);
+  const figures::ReportModel model = figures::build_report_model(store, id);
   const std::string html = reports::render_html(model);
   const std::size_t charts = reports::report_charts(model).size();
   const std::string html_path = dir.file("report.html");

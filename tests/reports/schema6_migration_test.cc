@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "store/schema.h"
 #include "store/sqlite_handles.h"
 #include "store/store.h"
@@ -137,8 +137,8 @@ TEST(Schema6Migration, ItlsBecomeBlobsAndEveryFigureStaysTheSame) {
       EXPECT_TRUE(same_bits(read[i].itl_ms[k], written[i].itl_ms[k])) << i << "/" << k;
     }
   }
-  const CellMetrics before = compute_cell_metrics(written, {});
-  const CellMetrics after = compute_cell_metrics(read, {});
+  const figures::CellMetrics before = figures::compute_cell_metrics(written, {});
+  const figures::CellMetrics after = figures::compute_cell_metrics(read, {});
   expect_same_summary(before.ttft_ms, after.ttft_ms, "ttft");
   expect_same_summary(before.tpot_ms, after.tpot_ms, "tpot");
   expect_same_summary(before.itl_ms, after.itl_ms, "itl");

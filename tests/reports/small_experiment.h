@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/cell_metrics.h"
+#include "figures/cell_metrics.h"
 #include "store/store.h"
 #include "tests/reports/request_builders.h"
 
@@ -57,14 +57,14 @@ inline std::vector<store::RequestRow> cell_requests(double speed, int concurrenc
 
 inline std::vector<store::MetricSample> cell_samples(double hits_a, double hits_b) {
   return {
-      sample("before", "http://127.0.0.1:9001/metrics", reports::kPrefixCacheHits, 100),
-      sample("after", "http://127.0.0.1:9001/metrics", reports::kPrefixCacheHits, 100 + hits_a),
-      sample("before", "http://127.0.0.1:9001/metrics", reports::kPrefixCacheQueries, 1000),
-      sample("after", "http://127.0.0.1:9001/metrics", reports::kPrefixCacheQueries, 1512),
-      sample("before", "http://127.0.0.1:9002/metrics", reports::kPrefixCacheHits, 0),
-      sample("after", "http://127.0.0.1:9002/metrics", reports::kPrefixCacheHits, hits_b),
-      sample("before", "http://127.0.0.1:9002/metrics", reports::kPrefixCacheQueries, 0),
-      sample("after", "http://127.0.0.1:9002/metrics", reports::kPrefixCacheQueries, 512),
+      sample("before", "http://127.0.0.1:9001/metrics", figures::kPrefixCacheHits, 100),
+      sample("after", "http://127.0.0.1:9001/metrics", figures::kPrefixCacheHits, 100 + hits_a),
+      sample("before", "http://127.0.0.1:9001/metrics", figures::kPrefixCacheQueries, 1000),
+      sample("after", "http://127.0.0.1:9001/metrics", figures::kPrefixCacheQueries, 1512),
+      sample("before", "http://127.0.0.1:9002/metrics", figures::kPrefixCacheHits, 0),
+      sample("after", "http://127.0.0.1:9002/metrics", figures::kPrefixCacheHits, hits_b),
+      sample("before", "http://127.0.0.1:9002/metrics", figures::kPrefixCacheQueries, 0),
+      sample("after", "http://127.0.0.1:9002/metrics", figures::kPrefixCacheQueries, 512),
   };
 }
 

@@ -12,12 +12,12 @@ using kvsweep::testing::failed_request;
 using kvsweep::testing::ok_request;
 
 // Two ok requests (TTFT 100 and 300 ms, 3 tokens each) and a timeout, over a 2 s window.
-CellMetrics small_cell() {
+figures::CellMetrics small_cell() {
   std::vector<store::RequestRow> rows;
   rows.push_back(ok_request(0, 0.0, 100, 500, 40, 3, 20, {200, 200}));
   rows.push_back(ok_request(1, 0.5, 300, 1500, 60, 3, 30, {600, 600}));
   rows.push_back(failed_request(2, 1.0, 1000, "timeout"));
-  Slo slo;
+  figures::Slo slo;
   slo.ttft_ms = 200;
   return compute_cell_metrics(rows, {}, slo);
 }
@@ -59,7 +59,7 @@ TEST(VllmResult, JsonHasVllmsPeakOutputTokensAndConcurrency) {
 }
 
 TEST(VllmResult, SpecDecodeAcceptanceRateIsAPercentageAsVllmWritesIt) {
-  CellMetrics m = small_cell();
+  figures::CellMetrics m = small_cell();
   EXPECT_FALSE(vllm_result_json(m, {}).contains("spec_decode_acceptance_rate"));
   m.spec_decode_acceptance = 0.625;
   const auto j = vllm_result_json(m, {});
@@ -127,7 +127,7 @@ TEST(VllmResult, FailuresSayTheFirstReasonOfEachKindWithItsStatus) {
   store::RequestRow cut = failed_request(1, 0.1, 5, "stream_dropped");
   cut.http_status = 200;
   cut.error = "stream ended before data: [DONE]";
-  const CellMetrics m = compute_cell_metrics({refused, refused, cut}, {});
+  const figures::CellMetrics m = figures::compute_cell_metrics({refused, refused, cut}, {});
   const std::string text = serving_result_text(m);
   EXPECT_NE(text.find("http_status:                             2         \n"
                       "  first: HTTP 404: The model `wrong-model` does not exist.\n"
@@ -148,7 +148,7 @@ TEST(VllmResult, TokenCountsWithoutUsageAreUnknownOrEstimatedNeverZero) {
     r.tokens_estimated = true;
     rows.push_back(r);
   }
-  const CellMetrics m = compute_cell_metrics(rows, {});
+  const figures::CellMetrics m = figures::compute_cell_metrics(rows, {});
   const std::string text = serving_result_text(m);
   EXPECT_NE(text.find("Total input tokens:                      unknown   \n"
                       "Total generated tokens:                  9 (estimated)\n"

@@ -9,8 +9,8 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-reports::CellMetrics metrics(std::int64_t ok, std::size_t itl_count) {
-  reports::CellMetrics m;
+figures::CellMetrics metrics(std::int64_t ok, std::size_t itl_count) {
+  figures::CellMetrics m;
   m.ok = ok;
   m.ttft_ms.count = static_cast<std::size_t>(ok);
   m.ttft_ms.mean = 12;
@@ -52,7 +52,7 @@ TEST(CalibrationFigures, AFigureACellDidNotHaveIsAbsent) {
 
 TEST(CalibrationFigures, TheLogErrorIsOfPredictedOverMeasured) {
   const CalibrationFigures measured = figures_of(metrics(10, 90));
-  reports::CellMetrics faster = metrics(10, 90);
+  figures::CellMetrics faster = metrics(10, 90);
   faster.ttft_ms.median = 5;
   const CalibrationFigures predicted = figures_of(faster);
   EXPECT_DOUBLE_EQ(*log_error(predicted, measured, Figure::kTtftP50), std::log(0.5));

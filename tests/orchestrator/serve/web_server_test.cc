@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_comparison.h"
+#include "figures/run_comparison.h"
 #include "store/sqlite_handles.h"
 #include "tests/reports/small_experiment.h"
 #include "tests/support/temp_dir.h"
@@ -266,11 +266,11 @@ TEST(WebServer, HistoryReadsTheComparisonsStoredWhenRunsEnded) {
   {
     store::Store store = store::Store::open(served.db);
     for (int night = 0; night < 3; ++night) testing::write_small_experiment(store);
-    const std::string options = reports::compare_options_key({});
+    const std::string options = figures::compare_options_key({});
     store.set_run_comparison({2, 1, "2026-11-22T05:00:00Z", options, "[]"});
     store.set_run_comparison(
         {3, 2, "2026-11-22T05:00:00Z", options,
-         reports::regressions_to_json({{"random", 16, {"ttft_p95_ms", "ttft_mean_ms"}}})});
+         figures::regressions_to_json({{"random", 16, {"ttft_p95_ms", "ttft_mean_ms"}}})});
     store.set_run_comparison({4, 2, "2026-11-22T05:00:00Z", options, "[]"});  // not run 3
   }
   httplib::Client c = served.client();

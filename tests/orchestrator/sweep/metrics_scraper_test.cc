@@ -108,7 +108,7 @@ TEST(MetricsScraper, LabelsAreKeptAsJson) {
 namespace kvsweep::orchestrator {
 namespace {
 
-// The waiting queues the over-capacity rule (d) sums (reports/cell_validity.h
+// The waiting queues the over-capacity rule (d) sums (figures/cell_validity.h
 // kWaitingQueueSeries) are kept from each engine: SGLang's beside vLLM's and Dynamo's
 // frontend's, and SGLang's running batch that rule (b) reads beside them (kRunningSeries);
 // SGLang's other series are not.
