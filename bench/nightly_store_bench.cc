@@ -25,10 +25,10 @@
 #include "figures/compare.h"
 #include "figures/report_model.h"
 #include "figures/run_comparison.h"
-#include "orchestrator/serve/history_view.h"
-#include "orchestrator/serve/store_views.h"
 #include "reports/history.h"
 #include "reports/level_winners.h"
+#include "serve/history_view.h"
+#include "serve/store_views.h"
 #include "store/store.h"
 
 namespace {
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
                    ("kvsweep-nightly-bench-" + std::to_string(::getpid()));
   const std::string path = argc > 3 ? argv[3] : (dir / "nightly.db").string();
   if (argc <= 3) std::filesystem::create_directories(dir);
-  namespace serve = kvsweep::orchestrator::serve;
+  namespace serve = kvsweep::serve;
   {
     auto store = kvsweep::store::Store::open(path);
     std::int64_t raw_rows = 0;

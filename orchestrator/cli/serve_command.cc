@@ -1,4 +1,4 @@
-// `kvsweep serve`: the web view of the store (orchestrator/serve/), until Ctrl-C.
+// `kvsweep serve`: the web view of the store (serve/), until Ctrl-C.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -9,7 +9,7 @@
 #include "orchestrator/cli/api_key.h"
 #include "orchestrator/cli/server_options.h"
 #include "orchestrator/cli/subcommand.h"
-#include "orchestrator/serve/web_server.h"
+#include "serve/web_server.h"
 
 namespace kvsweep::orchestrator {
 namespace {
