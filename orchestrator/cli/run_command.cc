@@ -22,6 +22,7 @@
 #include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
+#include "orchestrator/sweep/search_guide.h"
 #include "orchestrator/targets/target_factory.h"
 #include "reports/level_winners.h"
 #include "reports/markdown_report.h"
@@ -57,37 +58,6 @@ std::unique_ptr<Target> target_for(const ScenarioSpec& spec, const std::vector<C
   // The returned target owns the fleet and outlives the run.
   wire_predict_target(*predicted, options);
   return predicted;
-}
-
-// A searching scenario guided by the predictor (search.guide: predict, the default): every
-// arm's search runs in virtual time first, stored as its own predicted experiment, and each
-// arm's real probes start at its predicted capacity. Nothing for a prediction itself.
-void guide_search(const ScenarioSpec& spec, const RunArgs& args, const GlobalOptions& global,
-                  store::Store& store, SweepOutput& output, RunnerOptions& options) {
-  if (!spec.search.enabled() || args.target_override == "predict" ||
-      spec.search.guide == SearchGuide::kNone) {
-    return;
-  }
-  output.line("guide: each arm's search in virtual time first (search.guide: predict)");
-  RunArgs predict_args = args;
-  predict_args.target_override = "predict";
-  RunnerOptions predicting;
-  predicting.target_override = "predict";
-  predicting.stop = options.stop;
-  predicting.log = options.log;
-  predicting.claim_timeout_s = options.claim_timeout_s;
-  const std::vector<CellPlan> plan = expand_plan(spec, "predict");
-  const std::unique_ptr<Target> target = target_for(spec, plan, predict_args, global, predicting);
-  const SweepOutcome predicted = run_sweep(spec, plan, *target, store, output, predicting);
-  for (const ArmCapacity& arm : predicted.capacities) {
-    // No passing load predicted: start from the lowest failing one (the bound, at worst).
-    const std::optional<double> start =
-        arm.result.capacity ? arm.result.capacity : arm.result.first_failing;
-    if (start) options.search_guide[arm.key] = *start;
-  }
-  options.guide_experiment_id = predicted.experiment_id;
-  output.line("guide: predicted experiment " + std::to_string(predicted.experiment_id) + " (" +
-              predicted.status + ")");
 }
 
 // The run against the run of its scenario before it, as `kvsweep compare` does, stored for
@@ -161,7 +131,7 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   options.claim_timeout_s = claim_timeout;
   SweepOutcome outcome;
   try {
-    guide_search(spec, args, global, store, console, options);
+    guide_search(spec, args.network_latency_s, store, console, options);
     outcome = run_sweep(spec, plan, *target, store, console, options);
   } catch (const ClaimedByAnotherRun& e) {
     print_error(e.what());
