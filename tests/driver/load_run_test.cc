@@ -99,7 +99,7 @@ Workload small_workload(int conversations, int turns) {
   return workload;
 }
 
-LoadOptions open_loop(const std::string& base_url, double rate) {
+LoadOptions open_loop_to(const std::string& base_url, double rate) {
   LoadOptions options;
   options.base_url = base_url;
   options.model = "test-model";
@@ -110,8 +110,8 @@ LoadOptions open_loop(const std::string& base_url, double rate) {
   return options;
 }
 
-LoadOptions closed_loop(const std::string& base_url, int concurrency) {
-  LoadOptions options = open_loop(base_url, 0);
+LoadOptions closed_loop_to(const std::string& base_url, int concurrency) {
+  LoadOptions options = open_loop_to(base_url, 0);
   options.concurrency = concurrency;
   return options;
 }
@@ -125,7 +125,7 @@ std::vector<std::string> contents(const nlohmann::json& body) {
 TEST(OpenLoop, ScheduleFromTheSeedTurnMajorOrderAndLagRecorded) {
   ScriptServer server(quick());
   const Workload workload = small_workload(3, 2);
-  LoadOptions options = open_loop(server.base_url(), 200);
+  LoadOptions options = open_loop_to(server.base_url(), 200);
   options.num_requests = 8;
   options.seed = 5;
   const LoadResult result = run_load(options, workload);
@@ -174,7 +174,7 @@ TEST(OpenLoop, TheScheduleIsTheSameWhateverTheNumberOfThreads) {
   const Workload workload = small_workload(5, 3);
   // A slow rate: cpp-httplib serves each connection on one of a few threads, so requests must
   // not pile up on many connections (each worker keeps its own).
-  LoadOptions options = open_loop(server.base_url(), 25);
+  LoadOptions options = open_loop_to(server.base_url(), 25);
   options.num_requests = 15;
   options.seed = 21;
   std::vector<std::tuple<double, int, int>> schedules[2];
@@ -195,7 +195,7 @@ TEST(OpenLoop, MaxConcurrencyCapsInFlightAndTheWaitIsLag) {
     test_support::sleep_unless_closing(100, c);
     answer(r);
   });
-  LoadOptions options = open_loop(server.base_url(), std::numeric_limits<double>::infinity());
+  LoadOptions options = open_loop_to(server.base_url(), std::numeric_limits<double>::infinity());
   options.num_requests = 9;
   options.max_concurrency = 3;
   const LoadResult result = run_load(options, small_workload(4, 1));
@@ -215,7 +215,7 @@ TEST(OpenLoop, TraceArrivalTimesAreHonoured) {
   ScriptServer server(quick());
   Workload workload = small_workload(3, 1);
   workload.arrival_s = {0.0, 0.05, 0.25};
-  LoadOptions options = open_loop(server.base_url(), 0);  // the trace sets the times
+  LoadOptions options = open_loop_to(server.base_url(), 0);  // the trace sets the times
   const LoadResult result = run_load(options, workload);
   ASSERT_EQ(result.records.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -231,7 +231,7 @@ TEST(OpenLoop, TraceArrivalTimesAreHonoured) {
 TEST(OpenLoop, DurationRunsFromTheCellStartEvenWhenNoArrivalFallsInIt) {
   ScriptServer server(quick());
   for (const double rate : {0.01, 1e-12}) {
-    LoadOptions options = open_loop(server.base_url(), rate);
+    LoadOptions options = open_loop_to(server.base_url(), rate);
     options.duration_s = 0.5;
     const LoadResult result = run_load(options, small_workload(2, 1));
     EXPECT_TRUE(result.records.empty()) << rate;
@@ -241,7 +241,7 @@ TEST(OpenLoop, DurationRunsFromTheCellStartEvenWhenNoArrivalFallsInIt) {
 
 TEST(OpenLoop, DurationBoundedRunIsTheSameScheduleForASeed) {
   ScriptServer server(quick());
-  LoadOptions options = open_loop(server.base_url(), 100);
+  LoadOptions options = open_loop_to(server.base_url(), 100);
   options.duration_s = 0.3;
   options.warmup_s = 0.2;
   options.seed = 9;
@@ -269,7 +269,7 @@ TEST(LoadRun, CompletionsEndpointStreamsText) {
                       test_support::sse_usage(7, 2, 0) + test_support::kSseDone,
                   "text/event-stream");
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.endpoint = LoadOptions::Endpoint::kCompletions;
   options.num_requests = 1;
   options.keep_response_text = true;
@@ -293,7 +293,7 @@ TEST(LoadRun, NonStreamingResponseTtftEqualsE2e) {
         R"("prompt_tokens_details":{"cached_tokens":8}}})",
         "application/json");
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.stream = false;
   options.num_requests = 2;
   options.keep_response_text = true;
@@ -315,7 +315,7 @@ TEST(LoadRun, NonStreamingResponseTtftEqualsE2e) {
 
 TEST(LoadRun, HeadersTemperatureAndExtraBodyArrive) {
   ScriptServer server(quick());
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 1;
   options.headers = {{"X-Session-ID", "abc"}, {"X-Other", "v 2"}};
   options.temperature = 0.5;
@@ -346,7 +346,7 @@ TEST(LoadRun, RateLimitedAndTimeoutsByPhaseAreRecordsAndTheRunGoesOn) {
       answer(r);
     }
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 3;
   options.first_byte_timeout_s = 0.3;
   const LoadResult result = run_load(options, small_workload(3, 1));
@@ -381,7 +381,7 @@ TEST(LoadRun, AnSseLineWithoutEndFailsAsEventTooLarge) {
               return false;
             });
       });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 2;
   options.request_timeout_s = 120;
   options.max_event_bytes = 256 * 1024;
@@ -404,7 +404,7 @@ TEST(LoadRun, ANonStreamedBodyPastTheLimitFailsAsResponseTooLarge) {
         R"({"choices":[{"index":0,"message":{"content":")" + std::string(3 << 20, 'x') + R"("}}]})",
         "application/json");
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.stream = false;
   options.num_requests = 1;
   options.max_event_bytes = 1 << 20;
@@ -421,7 +421,7 @@ TEST(LoadRun, TotalTimeoutSaysWhichPhase) {
     test_support::stream_steps(r, {{0, test_support::sse_role()}, {3000, test_support::kSseDone}},
                                c);
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 1;
   options.request_timeout_s = 0.4;
   const LoadResult result = run_load(options, small_workload(1, 1));
@@ -438,7 +438,7 @@ TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
   Workload workload = small_workload(1, 3);
   workload.conversations[0].replies_from_server = true;
   workload.conversations[0].max_tokens = {5, 0, 7};
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 3;
   const LoadResult result = run_load(options, workload);
   ASSERT_EQ(result.records.size(), 3u);
@@ -464,7 +464,7 @@ TEST(ClosedLoopRun, RepliesFromServerBecomeTheHistoryAndTurnsSetMaxTokens) {
 
 TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {
   ScriptServer server(quick());
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 2;
   options.warmup_conversations = 1;
   const LoadResult by_conversation = run_load(options, small_workload(3, 2));
@@ -488,7 +488,7 @@ TEST(ClosedLoopRun, WarmupByConversationsAndRequestsIsExcluded) {
 
 TEST(OpenLoop, WarmupRequestsComeFirstAndStopFlagEndsCleanly) {
   ScriptServer server(quick());
-  LoadOptions options = open_loop(server.base_url(), 500);
+  LoadOptions options = open_loop_to(server.base_url(), 500);
   options.num_requests = 4;
   options.warmup_requests = 2;
   const LoadResult result = run_load(options, small_workload(2, 1));
@@ -510,7 +510,7 @@ TEST(LoadRun, EveryRequestRecordsWhenItEndedFailuresIncluded) {
     test_support::stream_steps(r, {{0, test_support::sse_role()}, {10000, test_support::kSseDone}},
                                c);
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 2;
   options.request_timeout_s = 0.4;
   const LoadResult result = run_load(options, small_workload(2, 1));
@@ -525,7 +525,7 @@ TEST(LoadRun, EveryRequestRecordsWhenItEndedFailuresIncluded) {
   EXPECT_GE(result.records[1].sent_s, result.records[0].ended_s);
 
   // A request that fails at once (nothing listening) has an end too.
-  LoadOptions refused = closed_loop("http://127.0.0.1:1", 1);
+  LoadOptions refused = closed_loop_to("http://127.0.0.1:1", 1);
   refused.num_requests = 1;
   const LoadResult failed = run_load(refused, small_workload(1, 1));
   ASSERT_EQ(failed.records.size(), 1u);
@@ -544,7 +544,7 @@ TEST(LoadRun, ErrorReasonIsTheServersMessage) {
       r.set_content("bad request, plain text", "text/plain");
     }
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 2;
   const LoadResult result = run_load(options, small_workload(2, 1));
   ASSERT_EQ(result.records.size(), 2u);
@@ -555,7 +555,7 @@ TEST(LoadRun, ErrorReasonIsTheServersMessage) {
 TEST(LoadRun, BaseUrlWithOrWithoutV1ReachesTheSameEndpoint) {
   ScriptServer server(quick());
   for (const std::string suffix : {"", "/", "/v1", "/v1/", "/v1//"}) {
-    LoadOptions options = closed_loop(server.base_url() + suffix, 1);
+    LoadOptions options = closed_loop_to(server.base_url() + suffix, 1);
     options.num_requests = 1;
     const LoadResult result = run_load(options, small_workload(1, 1));
     ASSERT_EQ(result.records.size(), 1u);
@@ -566,7 +566,7 @@ TEST(LoadRun, BaseUrlWithOrWithoutV1ReachesTheSameEndpoint) {
 
 TEST(LoadRun, MeasuredUnderwayFiresOnceAtTheFirstMeasuredAnswer) {
   ScriptServer server(quick());
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.warmup_requests = 2;
   options.num_requests = 3;
   std::vector<std::size_t> seen_when_fired;
@@ -584,7 +584,7 @@ TEST(LoadRun, NonStreamingResponseWithoutUsageHasUnknownPromptTokens) {
     r.set_content(R"({"choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]})",
                   "application/json");
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.stream = false;
   options.num_requests = 1;
   const LoadResult result = run_load(options, small_workload(1, 1));
@@ -608,7 +608,7 @@ TEST(LoadRun, NewConnectionPerRequestOpensOneConnectionPerRequest) {
       answer(r);
     });
   });
-  LoadOptions options = closed_loop(server.base_url(), 1);
+  LoadOptions options = closed_loop_to(server.base_url(), 1);
   options.num_requests = 4;
   const LoadResult reused = run_load(options, small_workload(1, 1));
   ASSERT_EQ(reused.records.size(), 4u);
@@ -631,7 +631,7 @@ TEST(LoadRun, RejectsBadOptionsNamingTheField) {
     }
     return std::string("no exception");
   };
-  LoadOptions options = open_loop("http://127.0.0.1:1", 10);
+  LoadOptions options = open_loop_to("http://127.0.0.1:1", 10);
   options.num_requests = 1;
   options.concurrency = 4;
   EXPECT_NE(message_of(options).find("max_concurrency"), std::string::npos);

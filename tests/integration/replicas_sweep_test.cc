@@ -30,7 +30,7 @@ namespace {
 
 using orchestrator::ScenarioError;
 
-orchestrator::ScenarioSpec parse(const std::string& text) {
+orchestrator::ScenarioSpec parse_replicas_scenario(const std::string& text) {
   std::vector<ScenarioError> errors;
   auto spec =
       orchestrator::parse_scenario(text, "replicas.yaml", &errors, orchestrator::target_kinds());
@@ -106,7 +106,8 @@ TEST(ReplicasSweep, SweepsTwoStrategiesOverRealReplicasThroughItsOwnRouter) {
   second.start();
   const std::string url0 = first.replica_urls()[0];
   const std::string url1 = second.replica_urls()[0];
-  const auto spec = parse(replaced(kReplicasSweep, "UPSTREAMS", url0 + ", " + url1));
+  const auto spec =
+      parse_replicas_scenario(replaced(kReplicasSweep, "UPSTREAMS", url0 + ", " + url1));
   auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   EXPECT_EQ(target->describe(),
             "replicas x2 behind kvsweep's router (0=" + url0 + ", 1=" + url1 + ")");
@@ -185,7 +186,7 @@ factors:
   concurrency: [1]
 load: {num_requests: 4, max_tokens: 2, cache: cold}
 )";
-  const auto spec = parse(text);
+  const auto spec = parse_replicas_scenario(text);
   orchestrator::ReplicasTarget target(spec, silent_log());
   target.start();
   target.apply({{{"strategy", "prefix"}}, ""});
@@ -243,7 +244,7 @@ target: {kind: endpoints, base_url: )" +
 factors: {concurrency: [1]}
 load: {num_requests: 4, max_tokens: 2, cache: cold}
 )";
-  const auto spec = parse(text);
+  const auto spec = parse_replicas_scenario(text);
   auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));
@@ -285,7 +286,7 @@ load:
   num_requests: 40
   cache: as-is
 )";
-  const auto spec = parse(text);
+  const auto spec = parse_replicas_scenario(text);
   auto target = orchestrator::make_target(spec, orchestrator::expand_plan(spec), false);
   testing::TempDir dir;
   auto store = store::Store::open(dir.file("kvsweep.db"));

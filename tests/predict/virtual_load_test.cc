@@ -17,7 +17,7 @@ namespace kvsweep::predict {
 namespace {
 
 // Every step costs 1 ms + 10 us per prefill token + 100 us per decode token.
-sim::TimingProfile tiny_profile() {
+sim::TimingProfile tiny_load_profile() {
   sim::TimingProfile p;
   p.name = "tiny";
   p.base_us = 1000;
@@ -34,7 +34,7 @@ sim::TimingProfile tiny_profile() {
 VirtualFleetOptions fleet_options(int replicas, const std::string& strategy = "round-robin") {
   VirtualFleetOptions o;
   o.replicas = replicas;
-  o.profile = tiny_profile();
+  o.profile = tiny_load_profile();
   o.model = "m";
   o.seed = 7;
   o.strategy = strategy;

@@ -13,7 +13,7 @@ namespace {
 
 using kvsweep::testing::TempDir;
 
-std::size_t count(const std::string& text, const std::string& what) {
+std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -24,14 +24,14 @@ TEST(HtmlReport, IsSelfContainedWithEveryChartAndTable) {
   store::Store store = store::Store::open(dir.file("kvsweep.db"));
   const std::string html = render_html(store, kvsweep::testing::write_small_experiment(store));
   // 3 line charts + hit-rate bars + one TTFT CDF per level (2).
-  EXPECT_EQ(count(html, "<svg "), 6u);
-  EXPECT_EQ(count(html, "<table>"), 4u);  // a metrics and a ratio table per level
-  EXPECT_EQ(count(html, "<table class=\"summary\">"), 1u);
-  EXPECT_EQ(count(html, "<table class=\"load\">"), 2u);      // achieved load, one per level
-  EXPECT_EQ(count(html, "<table class=\"replicas\">"), 2u);  // one per level
-  EXPECT_EQ(count(html, "<table class=\"sources\">"), 2u);
+  EXPECT_EQ(occurrences(html, "<svg "), 6u);
+  EXPECT_EQ(occurrences(html, "<table>"), 4u);  // a metrics and a ratio table per level
+  EXPECT_EQ(occurrences(html, "<table class=\"summary\">"), 1u);
+  EXPECT_EQ(occurrences(html, "<table class=\"load\">"), 2u);      // achieved load, one per level
+  EXPECT_EQ(occurrences(html, "<table class=\"replicas\">"), 2u);  // one per level
+  EXPECT_EQ(occurrences(html, "<table class=\"sources\">"), 2u);
   // Every table scrolls sideways inside its own box rather than being cut off.
-  EXPECT_EQ(count(html, "<div class=\"table-wrap\"><table"), count(html, "<table"));
+  EXPECT_EQ(occurrences(html, "<div class=\"table-wrap\"><table"), occurrences(html, "<table"));
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);

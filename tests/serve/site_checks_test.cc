@@ -24,10 +24,10 @@ namespace {
 using namespace std::chrono_literals;
 using sim::testing::RawClient;
 
-constexpr const char* kToken = "site-checks-token-0123456789";
+constexpr const char* kSiteToken = "site-checks-token-0123456789";
 
-struct Served {
-  explicit Served(const std::string& token = "", bool with_store = true) {
+struct SiteAnswer {
+  explicit SiteAnswer(const std::string& token = "", bool with_store = true) {
     if (with_store) {
       store::Store store = store::Store::open(db);
       testing::write_small_experiment(store);
@@ -57,11 +57,11 @@ struct Served {
 };
 
 const std::string kHost = "Host: 127.0.0.1\r\n";
-const std::string kAuth = std::string("Authorization: Bearer ") + kToken + "\r\n";
+const std::string kAuth = std::string("Authorization: Bearer ") + kSiteToken + "\r\n";
 
 TEST(ServeSiteChecks, ACrossSiteRequestIsRefusedWithOrWithoutAToken) {
-  for (const std::string token : {"", kToken}) {
-    Served served(token);
+  for (const std::string token : {"", kSiteToken}) {
+    SiteAnswer served(token);
     const std::string auth = token.empty() ? "" : kAuth;
     const std::string own = kHost + auth;
     EXPECT_EQ(served.status("/api/experiments", own), 200) << token;
@@ -94,8 +94,8 @@ TEST(ServeSiteChecks, ACrossSiteRequestIsRefusedWithOrWithoutAToken) {
 }
 
 TEST(ServeSiteChecks, AHostThatIsNotThisServersNameIsRefusedWithOrWithoutAToken) {
-  for (const std::string token : {"", kToken}) {
-    Served served(token);
+  for (const std::string token : {"", kSiteToken}) {
+    SiteAnswer served(token);
     const std::string auth = token.empty() ? "" : kAuth;
     EXPECT_EQ(served.status("/api/experiments", "Host: localhost:8765\r\n" + auth), 200);
     EXPECT_EQ(served.status("/api/experiments", "Host: [::1]:8765\r\n" + auth), 200);
@@ -112,7 +112,7 @@ TEST(ServeSiteChecks, AHostThatIsNotThisServersNameIsRefusedWithOrWithoutAToken)
 }
 
 TEST(ServeSiteChecks, TwoAuthorizationHeadersAreRefused) {
-  Served served(kToken);
+  SiteAnswer served(kSiteToken);
   EXPECT_EQ(served.status("/api/experiments", kHost + kAuth), 200);
   EXPECT_EQ(served.status("/api/experiments", kHost + kAuth + "Authorization: Bearer x\r\n"), 400);
   EXPECT_EQ(served.status("/api/experiments", kHost + "Authorization: Bearer x\r\n" + kAuth), 400);
@@ -121,7 +121,7 @@ TEST(ServeSiteChecks, TwoAuthorizationHeadersAreRefused) {
 // Every JSON route with a byte that is not UTF-8 in its path or its query: 400 with a JSON
 // error that names the cause, never an empty 500 or the JSON library's words.
 TEST(ServeSiteChecks, NonUtf8InAPathOrQueryIs400WithAJsonError) {
-  Served served;
+  SiteAnswer served;
   const std::vector<std::string> targets = {
       "/api/experiments/%ff",
       "/api/experiments?x=%ff",
@@ -152,7 +152,7 @@ TEST(ServeSiteChecks, NonUtf8InAPathOrQueryIs400WithAJsonError) {
 
 // A remote client is told the store's file name, never where it lives on this machine.
 TEST(ServeSiteChecks, NoAbsoluteStorePathReachesAClient) {
-  Served missing("", /*with_store=*/false);
+  SiteAnswer missing("", /*with_store=*/false);
   const std::string parent = std::filesystem::path(missing.db).parent_path().string();
   for (const std::string target : {"/", "/api/experiments", "/api/experiments/1"}) {
     const std::string answer = missing.raw("GET " + target + " HTTP/1.1", kHost);
@@ -160,7 +160,7 @@ TEST(ServeSiteChecks, NoAbsoluteStorePathReachesAClient) {
     EXPECT_NE(answer.find("kvsweep.db"), std::string::npos) << target;
     EXPECT_EQ(answer.find(parent), std::string::npos) << target << ": " << answer;
   }
-  Served served;
+  SiteAnswer served;
   const std::string store_parent = std::filesystem::path(served.db).parent_path().string();
   for (const std::string target : {"/api/experiments", "/api/experiments/99", "/experiments/99",
                                    "/api/compare?a=nope&b=1", "/api/live?baseline=99&arm=random"}) {

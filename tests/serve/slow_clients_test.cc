@@ -25,11 +25,11 @@ using namespace std::chrono_literals;
 using sim::testing::eventually;
 using sim::testing::RawClient;
 
-constexpr const char* kToken = "slow-clients-token-0123456789";
+constexpr const char* kSlowClientsToken = "slow-clients-token-0123456789";
 
 std::string request(const std::string& target) {
-  return "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + kToken +
-         "\r\n\r\n";
+  return "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+         kSlowClientsToken + "\r\n\r\n";
 }
 
 struct TokenServer {
@@ -39,7 +39,7 @@ struct TokenServer {
     ServeOptions options;
     options.db_path = db;
     options.port = 0;
-    options.token = kToken;
+    options.token = kSlowClientsToken;
     options.limits = limits;
     server = std::make_unique<WebServer>(options);
     port = static_cast<std::uint16_t>(server->start());

@@ -20,7 +20,7 @@ namespace kvsweep::serve {
 namespace {
 
 using Json = nlohmann::json;
-constexpr const char* kToken = "serve-test-token-0123456789";
+constexpr const char* kServeToken = "serve-test-token-0123456789";
 
 // Every route a browser or a script may ask for, good ids and bad.
 const std::vector<std::string>& every_route() {
@@ -89,7 +89,7 @@ TEST(WebServer, ANonLoopbackBindWithoutATokenIsRefused) {
 }
 
 TEST(WebServer, WithATokenEveryRouteWithoutItAnswers401) {
-  Served served(kToken);
+  Served served(kServeToken);
   httplib::Client c = served.client();
   for (const std::string& route : every_route()) {
     const auto res = c.Get(route.c_str());
@@ -104,15 +104,15 @@ TEST(WebServer, WithATokenEveryRouteWithoutItAnswers401) {
 }
 
 TEST(WebServer, TheTokenOrTheOneTimeLoginLetsIn) {
-  Served served(kToken);
+  Served served(kServeToken);
   httplib::Client c = served.client();
-  const httplib::Headers bearer = {{"Authorization", std::string("Bearer ") + kToken}};
+  const httplib::Headers bearer = {{"Authorization", std::string("Bearer ") + kServeToken}};
   EXPECT_EQ(c.Get("/", bearer)->status, 200);
   EXPECT_EQ(c.Get("/api/experiments/1", bearer)->status, 200);
 
   const std::string login = served.server->one_time_login_url();
   ASSERT_NE(login.find("/login?once="), std::string::npos);
-  EXPECT_EQ(login.find(kToken), std::string::npos);
+  EXPECT_EQ(login.find(kServeToken), std::string::npos);
   const std::string path = login.substr(login.find("/login"));
   const auto first = c.Get(path.c_str());
   ASSERT_EQ(first->status, 303);
@@ -124,7 +124,7 @@ TEST(WebServer, TheTokenOrTheOneTimeLoginLetsIn) {
   EXPECT_EQ(c.Get(path.c_str())->status, 401);  // spent
 
   const auto posted =
-      c.Post("/login", std::string("token=") + kToken, "application/x-www-form-urlencoded");
+      c.Post("/login", std::string("token=") + kServeToken, "application/x-www-form-urlencoded");
   ASSERT_EQ(posted->status, 303);
 }
 

@@ -43,8 +43,8 @@ ProxyOptions proxy_over(const Fleet& fleet, std::string strategy) {
   return options;
 }
 
-json chat(const std::vector<std::pair<std::string, std::string>>& turns, int max_tokens,
-          bool stream) {
+json chat_turns(const std::vector<std::pair<std::string, std::string>>& turns, int max_tokens,
+                bool stream) {
   json messages = json::array({json{{"role", "system"}, {"content", "You are terse."}}});
   for (const auto& [role, content] : turns)
     messages.push_back({{"role", role}, {"content", content}});
@@ -56,7 +56,7 @@ json chat(const std::vector<std::pair<std::string, std::string>>& turns, int max
   return body;
 }
 
-httplib::Result post(const std::string& url, const std::string& path, const json& body) {
+httplib::Result proxy_post(const std::string& url, const std::string& path, const json& body) {
   httplib::Client client(url);
   client.set_read_timeout(20);
   return client.Post(path, body.dump(), "application/json");
@@ -104,8 +104,8 @@ TEST(Proxy, StreamingChatPassesThroughByteForByte) {
   fleet.start();
   Proxy proxy(proxy_over(fleet, "round-robin"));
   proxy.start();
-  auto res =
-      post(proxy.url(), "/v1/chat/completions", chat({{"user", "Tell me about caches."}}, 5, true));
+  auto res = proxy_post(proxy.url(), "/v1/chat/completions",
+                        chat_turns({{"user", "Tell me about caches."}}, 5, true));
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   ASSERT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/event-stream");
@@ -140,7 +140,7 @@ TEST(Proxy, StreamingCompletionPassesThroughByteForByte) {
                   {"max_tokens", 3},
                   {"stream", true},
                   {"stream_options", {{"include_usage", true}}}};
-  auto res = post(proxy.url(), "/v1/completions", body);
+  auto res = proxy_post(proxy.url(), "/v1/completions", body);
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   ASSERT_EQ(res->status, 200) << res->body;
   const auto events = sse_data(res->body);
@@ -165,7 +165,8 @@ TEST(Proxy, WholeRepliesKeepTheUpstreamsBodyAndHeaders) {
   fleet.start();
   Proxy proxy(proxy_over(fleet, "round-robin"));
   proxy.start();
-  auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hello"}}, 4, false));
+  auto res =
+      proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hello"}}, 4, false));
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   ASSERT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(res->get_header_value("x-kvsweep-replica"), "0");
@@ -173,9 +174,9 @@ TEST(Proxy, WholeRepliesKeepTheUpstreamsBodyAndHeaders) {
   EXPECT_EQ(reply["object"], "chat.completion");
   EXPECT_EQ(reply["usage"]["completion_tokens"], 4);
   // Errors from the upstream (here its 404 for an unknown model) come back unchanged.
-  json wrong = chat({{"user", "hello"}}, 4, false);
+  json wrong = chat_turns({{"user", "hello"}}, 4, false);
   wrong["model"] = "gpt-9";
-  res = post(proxy.url(), "/v1/chat/completions", wrong);
+  res = proxy_post(proxy.url(), "/v1/chat/completions", wrong);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
   EXPECT_EQ(json::parse(res->body)["error"]["message"], "The model `gpt-9` does not exist.");
@@ -188,8 +189,8 @@ TEST(Proxy, RoundRobinAlternatesUpstreams) {
   proxy.start();
   std::vector<std::string> replicas;
   for (int i = 0; i < 4; ++i) {
-    replicas.push_back(replica_of(
-        post(proxy.url(), "/v1/chat/completions", chat({{"user", "same question"}}, 2, true))));
+    replicas.push_back(replica_of(proxy_post(proxy.url(), "/v1/chat/completions",
+                                             chat_turns({{"user", "same question"}}, 2, true))));
   }
   EXPECT_EQ(replicas, (std::vector<std::string>{"0", "1", "0", "1"}));
   const std::string metrics = testing::metrics_text(proxy.url());
@@ -232,7 +233,7 @@ TEST(Proxy, PrefixHashKeepsAConversationOnOneUpstream) {
     std::vector<std::pair<std::string, std::string>> turns{{"user", opening}};
     std::string first;
     for (int turn = 0; turn < 3; ++turn) {
-      auto res = post(proxy.url(), "/v1/chat/completions", chat(turns, 3, false));
+      auto res = proxy_post(proxy.url(), "/v1/chat/completions", chat_turns(turns, 3, false));
       ASSERT_TRUE(res);
       ASSERT_EQ(res->status, 200) << res->body;
       const std::string replica = replica_of(res);
@@ -255,10 +256,10 @@ TEST(Proxy, KvAwareSendsARepeatedPrefixBackWhereItWasRouted) {
   // approximate index records every routed request whatever the strategy.
   Proxy proxy(proxy_over(fleet, "round-robin"));
   proxy.start();
-  const json a = chat({{"user", long_text("Alpha")}}, 2, false);
-  const json b = chat({{"user", long_text("Bravo")}}, 2, false);
-  ASSERT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", a)), "0");
-  ASSERT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", b)), "1");
+  const json a = chat_turns({{"user", long_text("Alpha")}}, 2, false);
+  const json b = chat_turns({{"user", long_text("Bravo")}}, 2, false);
+  ASSERT_EQ(replica_of(proxy_post(proxy.url(), "/v1/chat/completions", a)), "0");
+  ASSERT_EQ(replica_of(proxy_post(proxy.url(), "/v1/chat/completions", b)), "1");
 
   httplib::Client admin(proxy.url());
   auto res = admin.Post("/admin/strategy", R"({"strategy":"kv-aware"})", "application/json");
@@ -266,10 +267,10 @@ TEST(Proxy, KvAwareSendsARepeatedPrefixBackWhereItWasRouted) {
   ASSERT_EQ(res->status, 200) << res->body;
   // With nothing in flight and no overlap, kv-aware ties go to upstream 0, so B landing on 1
   // can only come from the index.
-  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", b)), "1");
-  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", a)), "0");
-  const json c = chat({{"user", long_text("Charlie")}}, 2, false);
-  EXPECT_EQ(replica_of(post(proxy.url(), "/v1/chat/completions", c)), "0");  // new: the tie
+  EXPECT_EQ(replica_of(proxy_post(proxy.url(), "/v1/chat/completions", b)), "1");
+  EXPECT_EQ(replica_of(proxy_post(proxy.url(), "/v1/chat/completions", a)), "0");
+  const json c = chat_turns({{"user", long_text("Charlie")}}, 2, false);
+  EXPECT_EQ(replica_of(proxy_post(proxy.url(), "/v1/chat/completions", c)), "0");  // new: the tie
   EXPECT_GT(metric_sum(proxy.url(), "kvsweep_router_predicted_overlap_blocks_sum"), 0);
 }
 
@@ -290,11 +291,13 @@ TEST(Proxy, AnUpstreamDownIsSkippedOnceThenBothDownGiveAnOpenAiShaped502) {
   ASSERT_EQ(down->status, 200) << down->body;
 
   for (bool stream : {false, true}) {
-    auto ok = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream));
+    auto ok =
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, stream));
     ASSERT_TRUE(ok);
     EXPECT_EQ(ok->status, 200) << ok->body;
     EXPECT_EQ(replica_of(ok), "0");
-    auto skipped = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream));
+    auto skipped =
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, stream));
     ASSERT_TRUE(skipped);
     EXPECT_EQ(skipped->status, 200) << skipped->body;
     EXPECT_EQ(replica_of(skipped), "0");  // round-robin's turn was 1's, which refused
@@ -306,7 +309,8 @@ TEST(Proxy, AnUpstreamDownIsSkippedOnceThenBothDownGiveAnOpenAiShaped502) {
   ASSERT_TRUE(down);
   ASSERT_EQ(down->status, 200) << down->body;
   for (bool stream : {false, true}) {
-    auto bad = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream));
+    auto bad =
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, stream));
     ASSERT_TRUE(bad) << httplib::to_string(bad.error());
     EXPECT_EQ(bad->status, 502);
     EXPECT_EQ(bad->get_header_value("Content-Type"), "application/json");
@@ -335,7 +339,7 @@ TEST(Proxy, ClientDisconnectMidStreamEndsTheUpstreamRequest) {
     httplib::Request request;
     request.method = "POST";
     request.path = "/v1/chat/completions";
-    request.body = chat({{"user", "stream a lot please"}}, 5000, true).dump();
+    request.body = chat_turns({{"user", "stream a lot please"}}, 5000, true).dump();
     request.set_header("Content-Type", "application/json");
     std::string received;
     request.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
@@ -358,7 +362,8 @@ TEST(Proxy, ClientDisconnectMidStreamEndsTheUpstreamRequest) {
   EXPECT_TRUE(wait_metric(replica, "vllm:num_requests_running", 0));
   EXPECT_EQ(metric_sum(replica, "vllm:request_success_total"), 0);
 
-  auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "still there?"}}, 3, false));
+  auto res = proxy_post(proxy.url(), "/v1/chat/completions",
+                        chat_turns({{"user", "still there?"}}, 3, false));
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
 }
@@ -394,8 +399,8 @@ TEST(Proxy, ResetPrefixCacheAnswers200OnlyOnceEveryUpstreamHasReset) {
   Proxy proxy(proxy_over(fleet, "round-robin"));
   proxy.start();
   // Fill both upstreams' caches with the same long prompt.
-  const json body = chat({{"user", long_text("Cached")}}, 2, false);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(post(proxy.url(), "/v1/chat/completions", body));
+  const json body = chat_turns({{"user", long_text("Cached")}}, 2, false);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(proxy_post(proxy.url(), "/v1/chat/completions", body));
   for (const std::string& url : fleet.replica_urls()) {
     EXPECT_GT(metric_sum(url, "vllm:prefix_cache_hits_total"), 0) << url;
   }
@@ -405,7 +410,7 @@ TEST(Proxy, ResetPrefixCacheAnswers200OnlyOnceEveryUpstreamHasReset) {
   EXPECT_EQ(res->status, 200) << res->body;
   // Straight after the 200, neither upstream holds the prompt any more.
   for (const std::string& url : fleet.replica_urls()) {
-    auto direct = post(url, "/v1/chat/completions", body);
+    auto direct = proxy_post(url, "/v1/chat/completions", body);
     ASSERT_TRUE(direct);
     EXPECT_EQ(json::parse(direct->body)["usage"]["prompt_tokens_details"]["cached_tokens"], 0)
         << url << " " << direct->body;
@@ -459,8 +464,8 @@ TEST(Proxy, EveryReplyNamesTheUpstreamThatServedIt) {
   proxy.start();
   std::vector<std::string> replicas;
   for (bool stream : {false, true, false, true}) {
-    replicas.push_back(
-        replica_of(post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, stream))));
+    replicas.push_back(replica_of(
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, stream))));
   }
   EXPECT_EQ(replicas, (std::vector<std::string>{"0", "1", "0", "1"}));
   // A reply the proxy makes itself (the upstream is unreachable) names it as well.
@@ -468,7 +473,7 @@ TEST(Proxy, EveryReplyNamesTheUpstreamThatServedIt) {
   options.health.probe_interval = std::chrono::milliseconds(0);
   Proxy dead(options);
   dead.start();
-  auto res = post(dead.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+  auto res = proxy_post(dead.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, false));
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 502);
   EXPECT_EQ(replica_of(res), "0");
@@ -492,7 +497,8 @@ TEST(Proxy, AnUpstreamThatRefusesConnectionsIsTakenOutAfterThreeFailures) {
   std::vector<int> statuses;
   std::vector<std::string> replicas;
   for (int i = 0; i < 10; ++i) {
-    auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+    auto res =
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, false));
     ASSERT_TRUE(res);
     statuses.push_back(res->status);
     replicas.push_back(replica_of(res));
@@ -538,7 +544,8 @@ TEST(Proxy, ProbesTakeADeadUpstreamOutAndPutItBackWhenItAnswers) {
       fleet_admin.Post("/admin/faults", R"({"replica":1,"down":true})", "application/json"));
   ASSERT_TRUE(wait_healthy(proxy.url(), 1));
   for (int i = 0; i < 4; ++i) {
-    auto res = post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false));
+    auto res =
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, false));
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200) << res->body;
     EXPECT_EQ(replica_of(res), "0");
@@ -548,8 +555,8 @@ TEST(Proxy, ProbesTakeADeadUpstreamOutAndPutItBackWhenItAnswers) {
   ASSERT_TRUE(wait_healthy(proxy.url(), 2));
   std::set<std::string> served;
   for (int i = 0; i < 4; ++i) {
-    served.insert(
-        replica_of(post(proxy.url(), "/v1/chat/completions", chat({{"user", "hi"}}, 2, false))));
+    served.insert(replica_of(
+        proxy_post(proxy.url(), "/v1/chat/completions", chat_turns({{"user", "hi"}}, 2, false))));
   }
   EXPECT_EQ(served, (std::set<std::string>{"0", "1"}));
   const json events = health_of(proxy.url())["events"];

@@ -39,7 +39,7 @@ using testing::metric_sum;
 using testing::RawClient;
 using testing::sse_data;
 
-json chat(const std::string& user, int max_tokens, bool stream) {
+json limits_chat(const std::string& user, int max_tokens, bool stream) {
   json body{{"model", "sim-model"},
             {"messages", json::array({json{{"role", "user"}, {"content", user}}})},
             {"max_tokens", max_tokens},
@@ -74,7 +74,9 @@ std::string dechunk(const std::string& response) {
   return body;
 }
 
-double metric(const std::string& url, const std::string& name) { return metric_sum(url, name); }
+double limits_metric(const std::string& url, const std::string& name) {
+  return metric_sum(url, name);
+}
 
 double write_timeouts(const std::string& url) {
   for (const PrometheusSample& s : parse_prometheus_text(testing::metrics_text(url))) {
@@ -188,10 +190,10 @@ TEST(ServerLimits, ASlowReaderGetsEveryTokenInOrderAfterItsStreamWasPaused) {
   fleet.start();
   const int tokens = 20000;  // megabytes: more than the kernel's socket buffers hold
   RawClient reader(port_of(fleet.router_url()), 4096);
-  ASSERT_TRUE(reader.send(post_request(chat("tell me everything", tokens, true))));
+  ASSERT_TRUE(reader.send(post_request(limits_chat("tell me everything", tokens, true))));
   // Not reading yet: the stream fills the queue and its generation waits.
   ASSERT_TRUE(eventually([&] {
-    return metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes") >=
+    return limits_metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes") >=
            options.server.send_queue_limit;
   })) << "the queue never filled";
   reader.set_receive_buffer(1 << 20);
@@ -210,7 +212,7 @@ TEST(ServerLimits, ASlowReaderGetsEveryTokenInOrderAfterItsStreamWasPaused) {
   EXPECT_EQ(expected, tokens);
   EXPECT_EQ(finish, "length");
   EXPECT_EQ(json::parse(events[events.size() - 2])["usage"]["completion_tokens"], tokens);
-  EXPECT_LE(metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes"),
+  EXPECT_LE(limits_metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes"),
             options.server.send_queue_limit + 2048);
 }
 
@@ -222,25 +224,26 @@ TEST(ServerLimits, AFleetClientThatStopsReadingHoldsABoundedQueueThenTimesOut) {
   Fleet fleet(options);
   fleet.start();
   RawClient stalled(port_of(fleet.router_url()), 4096);
-  ASSERT_TRUE(stalled.send(post_request(chat("never read", 30000, true))));
+  ASSERT_TRUE(stalled.send(post_request(limits_chat("never read", 30000, true))));
   ASSERT_TRUE(eventually([&] { return write_timeouts(fleet.router_url()) == 1; }, 60s))
       << "the stalled stream was never timed out";
-  ASSERT_TRUE(
-      eventually([&] { return metric(fleet.router_url(), "kvsweep_router_in_flight") == 0; }));
+  ASSERT_TRUE(eventually(
+      [&] { return limits_metric(fleet.router_url(), "kvsweep_router_in_flight") == 0; }));
   // The engine made tokens far faster than the client took them; only the limit (and the one
   // token chunk that crossed it) ever waited.
-  const double peak = metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes");
+  const double peak = limits_metric(fleet.router_url(), "kvsweep_http_send_queue_peak_bytes");
   EXPECT_GE(peak, options.server.send_queue_limit) << "the queue never reached its limit";
   EXPECT_LE(peak, options.server.send_queue_limit + 2048);
   // The queue is freed when the connection is closed, which may come a moment after the
   // router counted the request out.
   EXPECT_TRUE(eventually([&] {
-    return metric(fleet.router_url(), "kvsweep_http_send_queue_bytes") == 0;
+    return limits_metric(fleet.router_url(), "kvsweep_http_send_queue_bytes") == 0;
   })) << "the timed-out stream's queue was never freed";
   // The timed-out request was cancelled in its engine.
   double running = 0;
   for (const std::string& url : fleet.replica_urls()) {
-    running += metric(url, "vllm:num_requests_running") + metric(url, "vllm:num_requests_waiting");
+    running += limits_metric(url, "vllm:num_requests_running") +
+               limits_metric(url, "vllm:num_requests_waiting");
   }
   EXPECT_EQ(running, 0);
 }
@@ -325,17 +328,17 @@ TEST(ServerLimits, AProxyClientThatStopsReadingStopsTheRelayFromItsUpstream) {
   Proxy proxy(options);
   proxy.start();
   RawClient stalled(port_of(proxy.url()), 4096);
-  ASSERT_TRUE(stalled.send(post_request(chat("flood me", 10, true))));
+  ASSERT_TRUE(stalled.send(post_request(limits_chat("flood me", 10, true))));
   ASSERT_TRUE(eventually([&] { return upstream.done(); }, 60s))
       << "the upstream was never cut off (wrote " << upstream.written() << " bytes)";
   EXPECT_EQ(write_timeouts(proxy.url()), 1);
   // The proxy read at most the limit plus one 16 KiB read ahead of the client; the rest stayed
   // in the kernel's buffers and the upstream waited (TCP flow control) until the proxy hung up.
-  const double peak = metric(proxy.url(), "kvsweep_http_send_queue_peak_bytes");
+  const double peak = limits_metric(proxy.url(), "kvsweep_http_send_queue_peak_bytes");
   EXPECT_GE(peak, options.server.send_queue_limit) << "the queue never reached its limit";
   EXPECT_LE(peak, options.server.send_queue_limit + 16384 + 1024);
   EXPECT_LT(upstream.written(), std::size_t{512} << 20);
-  EXPECT_EQ(metric(proxy.url(), "kvsweep_router_in_flight"), 0);
+  EXPECT_EQ(limits_metric(proxy.url(), "kvsweep_router_in_flight"), 0);
 }
 
 // The value of `name` in a raw /metrics response, -1 when absent.
@@ -416,7 +419,7 @@ TEST(ServerLimits, AProxyAnswers502RatherThanHoldAWholeUpstreamReplyOver64MiB) {
   proxy.start();
   httplib::Client client(proxy.url());
   client.set_read_timeout(60);
-  auto res = client.Post("/v1/chat/completions", chat("a huge reply", 10, false).dump(),
+  auto res = client.Post("/v1/chat/completions", limits_chat("a huge reply", 10, false).dump(),
                          "application/json");
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 502);
@@ -436,9 +439,9 @@ void stream_concurrently(const std::string& url, int clients, int tokens,
     threads.emplace_back([&, c] {
       httplib::Client client(url);
       client.set_read_timeout(60);
-      auto res =
-          client.Post("/v1/chat/completions",
-                      chat("client " + std::to_string(c), tokens, true).dump(), "application/json");
+      auto res = client.Post("/v1/chat/completions",
+                             limits_chat("client " + std::to_string(c), tokens, true).dump(),
+                             "application/json");
       auto& failure = failures[static_cast<std::size_t>(c)];
       if (!res) {
         failure = httplib::to_string(res.error());
@@ -495,8 +498,8 @@ TEST(ServerLimits, TwoIoThreadsServeStreamsRoutingAndAdminTogether) {
   EXPECT_EQ(health->status, 200);
   seen.clear();
   stream_concurrently(fleet.router_url(), 8, 50, &seen);
-  EXPECT_TRUE(
-      eventually([&] { return metric(fleet.router_url(), "kvsweep_router_in_flight") == 0; }));
+  EXPECT_TRUE(eventually(
+      [&] { return limits_metric(fleet.router_url(), "kvsweep_router_in_flight") == 0; }));
 
   // The proxy over this fleet's replicas, on two threads too.
   ProxyOptions proxy_options;
@@ -509,7 +512,8 @@ TEST(ServerLimits, TwoIoThreadsServeStreamsRoutingAndAdminTogether) {
   seen.clear();
   stream_concurrently(proxy.url(), 12, 100, &seen);
   EXPECT_GE(seen.size(), 2u);
-  EXPECT_TRUE(eventually([&] { return metric(proxy.url(), "kvsweep_router_in_flight") == 0; }));
+  EXPECT_TRUE(
+      eventually([&] { return limits_metric(proxy.url(), "kvsweep_router_in_flight") == 0; }));
 }
 
 // Found by fuzz_sim_http: a request path that is not UTF-8 made the 404's JSON body throw

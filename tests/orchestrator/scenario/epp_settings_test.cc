@@ -19,7 +19,7 @@ namespace {
 
 // A scenario whose `tuned` configuration weighs the prefix scorer 3 and the queue scorer 1,
 // with `factors` as given.
-std::string scenario(const std::string& factors) {
+std::string epp_scenario(const std::string& factors) {
   return R"(name: e
 epp:
   tuned:
@@ -42,7 +42,8 @@ load: {num_requests: 10}
 )";
 }
 
-std::optional<ScenarioSpec> parse(const std::string& text, std::vector<std::string>* heads) {
+std::optional<ScenarioSpec> parse_epp_scenario(const std::string& text,
+                                               std::vector<std::string>* heads) {
   std::vector<ScenarioError> errors;
   auto spec = parse_scenario(text, "s.yaml", &errors, target_kinds());
   for (const auto& e : errors) heads->push_back(e.text.substr(0, e.text.find('\n')));
@@ -62,9 +63,10 @@ std::shared_ptr<const sim::EppConfig> routed_config(const CellPlan& cell,
 
 TEST(EppSettings, AScorersWeightIsAFactorAndEachLevelRunsItsOwnConfiguration) {
   std::vector<std::string> heads;
-  const auto spec = parse(scenario("  strategy: [tuned]\n"
-                                   "  epp.tuned.prefix-cache-scorer.weight: [0, 10]\n"),
-                          &heads);
+  const auto spec =
+      parse_epp_scenario(epp_scenario("  strategy: [tuned]\n"
+                                      "  epp.tuned.prefix-cache-scorer.weight: [0, 10]\n"),
+                         &heads);
   ASSERT_TRUE(spec) << heads.at(0);
   const auto cells = expand_plan(*spec);
   ASSERT_EQ(cells.size(), 2u);
@@ -85,7 +87,7 @@ TEST(EppSettings, AScorersWeightIsAFactorAndEachLevelRunsItsOwnConfiguration) {
 
 TEST(EppSettings, APluginsParameterIsAFactorAndAConfigWithoutAProfileGetsTheEppsDefaultOne) {
   std::vector<std::string> heads;
-  const auto spec = parse(R"(name: e
+  const auto spec = parse_epp_scenario(R"(name: e
 epp:
   plain:
     apiVersion: inference.networking.x-k8s.io/v1alpha1
@@ -102,7 +104,7 @@ factors:
   concurrency: [2]
 load: {num_requests: 10}
 )",
-                          &heads);
+                                       &heads);
   ASSERT_TRUE(spec) << heads.at(0);
   const auto cells = expand_plan(*spec);
   ASSERT_EQ(cells.size(), 2u);
@@ -147,7 +149,7 @@ TEST(EppSettings, MistakesAreLocatedAtTheFactorOrItsLevel) {
   for (const auto& [factors, expected] : cases) {
     SCOPED_TRACE(factors);
     std::vector<std::string> heads;
-    EXPECT_FALSE(parse(scenario(factors), &heads));
+    EXPECT_FALSE(parse_epp_scenario(epp_scenario(factors), &heads));
     ASSERT_FALSE(heads.empty());
     EXPECT_EQ(heads[0].substr(0, expected.size()), expected) << heads[0];
   }

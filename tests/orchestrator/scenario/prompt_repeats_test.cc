@@ -16,7 +16,7 @@
 namespace kvsweep::orchestrator {
 namespace {
 
-ScenarioSpec parse_or_fail(const std::string& text) {
+ScenarioSpec parse_repeats_scenario(const std::string& text) {
   std::vector<ScenarioError> errors;
   auto spec = parse_scenario(text, "s.yaml", &errors, target_kinds());
   if (!spec) ADD_FAILURE() << (errors.empty() ? "no spec" : errors.front().text);
@@ -35,7 +35,7 @@ std::string random_sweep(const std::string& load, const std::string& dataset = "
 // twice: prefix-hash "found" a 48.8% KV hit on prompts that share nothing.
 TEST(PromptRepeats, ARandomDatasetHoldsAsManyPromptsAsTheCellSends) {
   const ScenarioSpec spec =
-      parse_or_fail(random_sweep("  num_requests: 2000\n  warmup: {requests: 40}\n"));
+      parse_repeats_scenario(random_sweep("  num_requests: 2000\n  warmup: {requests: 40}\n"));
   const std::vector<CellPlan> cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_EQ(cells[0].load.dataset.num_prompts, 2040);  // warm-up included
@@ -47,7 +47,7 @@ TEST(PromptRepeats, ARandomDatasetHoldsAsManyPromptsAsTheCellSends) {
 
 TEST(PromptRepeats, ASizeTheScenarioGivesIsKeptAndItsRepeatsAreSaid) {
   const ScenarioSpec spec =
-      parse_or_fail(random_sweep("  num_requests: 2000\n", ", num_prompts: 1000"));
+      parse_repeats_scenario(random_sweep("  num_requests: 2000\n", ", num_prompts: 1000"));
   const std::vector<CellPlan> cells = expand_plan(spec);
   ASSERT_EQ(cells.size(), 2u);
   EXPECT_EQ(cells[0].load.dataset.num_prompts, 1000);
@@ -60,7 +60,7 @@ TEST(PromptRepeats, ASizeTheScenarioGivesIsKeptAndItsRepeatsAreSaid) {
 }
 
 TEST(PromptRepeats, ACellBoundedByItsDurationKeepsTheDefaultSize) {
-  const ScenarioSpec spec = parse_or_fail(random_sweep("  duration: 30s\n"));
+  const ScenarioSpec spec = parse_repeats_scenario(random_sweep("  duration: 30s\n"));
   const std::vector<CellPlan> cells = expand_plan(spec);
   EXPECT_EQ(cells.at(0).load.dataset.num_prompts, 1000);
   // Unknown before it runs: the report counts what was sent.

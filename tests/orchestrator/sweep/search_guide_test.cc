@@ -36,14 +36,14 @@ search: {factor: load.request_rate, low: 1, high: 2000, precision: 0.25, guide: 
          guide + "}\n";
 }
 
-ScenarioSpec parse(const std::string& text) {
+ScenarioSpec guided_spec(const std::string& text) {
   std::vector<ScenarioError> errors;
   auto spec = parse_scenario(text, "guided.yaml", &errors, target_kinds());
   if (!spec) ADD_FAILURE() << errors.at(0).text;
   return spec.value_or(ScenarioSpec{});
 }
 
-class Lines : public SweepOutput {
+class GuideLines : public SweepOutput {
  public:
   void line(const std::string& text) override { all += text + "\n"; }
   void progress(const std::string&) override {}
@@ -57,8 +57,8 @@ TEST(SearchGuide, EachArmStartsWhereItsStoredPredictedSearchEnded) {
   std::atomic<bool> stop{false};
   RunnerOptions options;
   options.stop = &stop;
-  Lines output;
-  guide_search(parse(searching_scenario("predict")), 0, store, output, options);
+  GuideLines output;
+  guide_search(guided_spec(searching_scenario("predict")), 0, store, output, options);
 
   const auto predicted = store.latest_experiment();
   ASSERT_TRUE(predicted) << "no predicted experiment stored\n" << output.all;
@@ -85,16 +85,16 @@ TEST(SearchGuide, NothingRunsForGuideNoneOrWhenTheSweepIsItselfAPrediction) {
   testing::TempDir dir;
   store::Store store = store::Store::open(dir.file("unguided.db"));
   std::atomic<bool> stop{false};
-  Lines output;
+  GuideLines output;
 
   RunnerOptions unguided;
   unguided.stop = &stop;
-  guide_search(parse(searching_scenario("none")), 0, store, output, unguided);
+  guide_search(guided_spec(searching_scenario("none")), 0, store, output, unguided);
 
   RunnerOptions predicting;
   predicting.stop = &stop;
   predicting.target_override = "predict";
-  guide_search(parse(searching_scenario("predict")), 0, store, output, predicting);
+  guide_search(guided_spec(searching_scenario("predict")), 0, store, output, predicting);
 
   EXPECT_TRUE(unguided.search_guide.empty());
   EXPECT_TRUE(predicting.search_guide.empty());

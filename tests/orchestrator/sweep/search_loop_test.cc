@@ -32,7 +32,7 @@ slo: {p95_ttft_ms: 200}
 search: {factor: concurrency, low: 1, high: 256, precision: 0.05, guide: none}
 )";
 
-ScenarioSpec parse(const std::string& text) {
+ScenarioSpec parse_search(const std::string& text) {
   std::vector<ScenarioError> errors;
   auto spec = parse_scenario(text, "search.yaml", &errors, target_kinds());
   if (!spec) ADD_FAILURE() << errors.at(0).text;
@@ -61,7 +61,7 @@ std::string applied_strategy(const std::vector<std::string>& calls) {
 }
 
 struct FakeSearch {
-  explicit FakeSearch(const std::string& text) : spec(parse(text)), target(calls) {}
+  explicit FakeSearch(const std::string& text) : spec(parse_search(text)), target(calls) {}
 
   SweepOutcome run(bool resume = false, std::map<std::string, double> guide = {}) {
     RunnerOptions options;
@@ -240,7 +240,7 @@ search: {factor: load.request_rate, low: 1, high: 400, guide: none}
 )";
 
 CellPlan first_probe(const std::string& text, double load, const std::string& target = "") {
-  const ScenarioSpec spec = parse(text);
+  const ScenarioSpec spec = parse_search(text);
   const std::vector<CellPlan> arms = search_arms(spec, expand_plan(spec, target));
   EXPECT_EQ(arms.size(), 1u);
   return probe_cell(spec, arms.at(0), load, 0, target);
@@ -255,7 +255,7 @@ TEST(SearchLoop, AnOpenLoopProbeSendsForAtLeastMinProbeAtItsRate) {
   EXPECT_EQ(slow.load.num_requests, 2000);
   EXPECT_EQ(slow.load.duration_s, 120);
   // The probe's key is its level's, whatever the sizing: a resumed search finds its probes.
-  const ScenarioSpec spec = parse(kRateSearch);
+  const ScenarioSpec spec = parse_search(kRateSearch);
   EXPECT_EQ(fast.key, first_probe(kRateSearch, 50).key);
   EXPECT_NE(fast.key, slow.key);
   std::string off = kRateSearch;
@@ -273,7 +273,7 @@ TEST(SearchLoop, AProbeCutShortOfMinProbeIsSaidToBeTooShort) {
                "sim: {num_requests: 400}}");
   const CellPlan rehearsed = first_probe(text, 50, "sim");
   EXPECT_EQ(rehearsed.load.num_requests, 400);  // the rehearsal's cut stands
-  const ScenarioSpec spec = parse(text);
+  const ScenarioSpec spec = parse_search(text);
   std::vector<store::RequestRow> rows(400);
   const auto short_by = probe_too_short(spec.search, rows, rehearsed.load);
   ASSERT_TRUE(short_by);
