@@ -26,7 +26,7 @@ done < <(grep -rnE '#include "(driver|sim|predict|orchestrator|serve|tests)/' re
            --include='*.h' --include='*.cc')
 while IFS= read -r hit; do
   fail "$hit: reports/ takes the store read-only (const store::Store&)"
-done < <(grep -rnE '(^|[^t] |[(,<])(store::)?Store ?&' reports --include='*.h' --include='*.cc' |
+done < <(grep -rnE '\b(store::)?Store ?&' reports --include='*.h' --include='*.cc' |
            grep -vE 'const (store::)?Store ?&')
 
 # Below both floors: nothing includes figures/ or reports/.
