@@ -258,13 +258,13 @@ bool CellRunner::run(store::CellRow& cell, const CellPlan& plan, const std::stri
   }
   try {
     measure(plan, label, endpoints, m);
-    append(m.commands, target_.take_shard_commands());
+    append(m.commands, shard_commands());
   } catch (const std::runtime_error& e) {
     // A shard failed (ShardError), or its Job could not be made or reached (TargetError):
     // nothing of the phase is kept but the failure and the commands.
     if (plan.load.shards <= 1) throw;
     output_.end_progress();
-    append(m.commands, target_.take_shard_commands());
+    append(m.commands, shard_commands());
     return finish(cell, m, "failed", e.what(), label);
   }
   if (m.measured.interrupted) return finish(cell, m, "interrupted", "", label);
@@ -360,6 +360,12 @@ driver::LoadResult CellRunner::drive(const CellPlan& plan, const driver::Workloa
   return result;
 }
 
+// What the target's shard placement ran for the cell so far; nothing when the shards are local.
+CommandLogs CellRunner::shard_commands() {
+  ShardPlacement* placement = target_.shard_placement();
+  return placement ? placement->take_commands() : CommandLogs{};
+}
+
 // Where the cell's shards run: load.shard_job.runner, else an Indexed Job when the target is a
 // Kubernetes one, else local processes of kvsweep.
 std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string& work_dir) {
@@ -381,7 +387,7 @@ std::unique_ptr<ShardLauncher> CellRunner::make_shard_launcher(const std::string
     const std::string watcher =
         options_.shard_program.empty() ? self_program() : options_.shard_program;
     if (std::filesystem::path(watcher).filename() == "kvsweep") settings.watch_program = watcher;
-    if (auto launcher = target_.shard_launcher(settings)) return launcher;
+    if (ShardPlacement* placement = target_.shard_placement()) return placement->launcher(settings);
     if (job.runner == "job") {
       throw ShardError("load.shard_job.runner: job needs a Kubernetes target; " +
                        target_.describe() + " runs its shards as local processes");

@@ -108,6 +108,7 @@ class CellRunner {
   std::vector<store::CellShardRow> shards_;  // the measured phase's shards, when sharded
   std::int64_t current_experiment_id_ = 0;
   std::unique_ptr<ShardLauncher> make_shard_launcher(const std::string& work_dir);
+  CommandLogs shard_commands();
 };
 
 }  // namespace kvsweep::orchestrator

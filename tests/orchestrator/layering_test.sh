@@ -50,6 +50,23 @@ while IFS= read -r hit; do
 done < <(grep -rnE '#include "(store|driver|sim|predict|figures|reports|serve|orchestrator|tests)/' common \
            --include='*.h' --include='*.cc')
 
+# The target seam fits in a head: Target declares a handful of methods, and the Kubernetes
+# kinds share their mechanics by holding a KubeSession, not by overriding a base's hooks (a
+# protected virtual method anywhere under targets/ is such a hook).
+target_methods=$(grep -cE '^\s*virtual ' orchestrator/targets/target.h)
+[ "$target_methods" -le 9 ] ||
+  fail "orchestrator/targets/target.h declares $target_methods virtual methods (a destructor and at most 8)"
+while IFS= read -r hit; do
+  fail "$hit: a protected virtual method (a hook a kind overrides): compose a helper instead"
+done < <(awk 'FNR == 1 { hidden = 0 }
+              /^ *protected:/ { hidden = 1; next }
+              /^ *(public|private):/ || /^};/ { hidden = 0 }
+              hidden && /virtual / { print FILENAME ":" FNR ": " $0 }' \
+           $(find orchestrator/targets -name '*.h' -o -name '*.cc'))
+while IFS= read -r hit; do
+  fail "$hit: a kind derives from the Kubernetes mechanics; hold a KubeSession instead"
+done < <(grep -rnE ': *public (KubeSession|KubeTarget)\b' orchestrator --include='*.h' --include='*.cc')
+
 # The check itself must see the code it checks.
 checked=$(grep -rlE '#include "orchestrator/' orchestrator | wc -l)
 [ "$checked" -ge 40 ] || fail "only $checked orchestrator files include orchestrator/: wrong dir?"

@@ -7,7 +7,7 @@
 
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_session.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
@@ -79,32 +79,70 @@ std::string string_at(const json& object, const char* key) {
   return value != nullptr && value->is_string() ? value->get<std::string>() : "";
 }
 
-class DynamoTarget : public KubeTarget {
+class DynamoTarget final : public PlannedTarget {
  public:
-  DynamoTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "dynamo", std::move(log)) {
-    require_field(target().resource, "target.resource", kind(), "the DynamoGraphDeployment's name");
-    require_field(target().frontend_service, "target.frontend_service", kind(),
+  DynamoTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "dynamo", std::move(log)) {
+    require_field(kube_.target().resource, "target.resource", kube_.kind(),
+                  "the DynamoGraphDeployment's name");
+    require_field(kube_.target().frontend_service, "target.frontend_service", kube_.kind(),
                   "the spec.services key of the frontend");
-    check_factor_names(spec, kind(), target_kind("dynamo").factors);
+    check_factor_names(spec, kube_.kind(), target_kind("dynamo").factors);
     for (const auto& level : spec.knob_levels("strategy")) mode_of_level(level);
   }
 
   std::string describe() const override {
-    return "dynamo dgd/" + target().resource + " in namespace " + target().namespace_name + " (" +
-           std::to_string(target().replicas) + " workers)";
+    return "dynamo dgd/" + kube_.target().resource + " in namespace " +
+           kube_.target().namespace_name + " (" + std::to_string(kube_.target().replicas) +
+           " workers)";
   }
 
-  void do_start() override {
+  CommandLogs start() override {
+    return kube_.collect([&] { do_start(); });
+  }
+  CommandLogs apply(const Treatment& t) override {
+    return kube_.collect([&] {
+      kube_.begin_change(t, pod_change(t), watched_selector());
+      do_apply(t);
+    });
+  }
+  CommandLogs wait_ready() override {
+    return kube_.collect([&] {
+      open_gates();
+      kube_.change_observed();
+    });
+  }
+  CommandLogs make_cold() override {
+    return kube_.collect(
+        [&] { kube_.cold(pods_selector(), watched_selector(), [&] { open_gates(); }); });
+  }
+  Endpoints endpoints() const override { return kube_.endpoints(); }
+  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
+  ShardPlacement* shard_placement() override { return &kube_; }
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
+                                                         const Treatment& next) const override {
+    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
+                                       watched_selector());
+  }
+  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
+                                         const Treatment& next) const override {
+    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
+                                planned_gates_after_pods(next)},
+                               next);
+  }
+
+ private:
+  void do_start() {
     json dgd;
-    retrying([&] {
-      dgd = kubectl().get_json("start", {"get", kResource, target().resource},
-                               "target.resource: reading dgd/" + target().resource);
+    kube_.retrying([&] {
+      dgd = kube_.kubectl().get_json("start", {"get", kResource, kube_.target().resource},
+                                     "target.resource: reading dgd/" + kube_.target().resource);
     });
     frontend_of(dgd);  // fails now, not at the first apply, when the service is misnamed
   }
 
   std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
-                                                      const Treatment& t) const override {
+                                                      const Treatment& t) const {
     std::optional<std::string> mode;
     try {
       mode = mode_of(t);
@@ -113,24 +151,24 @@ class DynamoTarget : public KubeTarget {
     }
     if (!mode) return {};
     const std::string envs =
-        "<envs of dgd/" + target().resource + " with " + kModeEnv + "=" + *mode + ">";
+        "<envs of dgd/" + kube_.target().resource + " with " + kModeEnv + "=" + *mode + ">";
     std::vector<std::vector<std::string>> commands = {
-        kubectl_argv({"get", kResource, target().resource, "-o", "json"}),
-        kubectl_argv(patch_args(envs))};
-    if (target().restart_workers) commands.push_back(kubectl_argv(restart_args()));
+        kube_.kubectl_argv({"get", kResource, kube_.target().resource, "-o", "json"}),
+        kube_.kubectl_argv(patch_args(envs))};
+    if (kube_.target().restart_workers) commands.push_back(kube_.kubectl_argv(restart_args()));
     return commands;
   }
 
-  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const override {
-    return {"resource: dgd/" + target().resource +
+  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const {
+    return {"resource: dgd/" + kube_.target().resource +
             " status.observedGeneration = metadata.generation and condition Ready True for it; "
             "the pods -l " +
             watched_selector() +
             " read at every poll, one that cannot start fails it at once (limit " +
-            duration_text(target().readiness.resource_s) + ")"};
+            duration_text(kube_.target().readiness.resource_s) + ")"};
   }
 
-  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const {
     std::optional<std::string> mode;
     try {
       mode = mode_of(t);
@@ -138,82 +176,84 @@ class DynamoTarget : public KubeTarget {
     }
     if (!mode && !mode_) return {};
     return {"router-mode: every Ready frontend pod -l " + frontend_selector() + " has " + kModeEnv +
-            "=" + (mode ? *mode : *mode_) + " (limit " + duration_text(target().readiness.pods_s) +
-            ")"};
+            "=" + (mode ? *mode : *mode_) + " (limit " +
+            duration_text(kube_.target().readiness.pods_s) + ")"};
   }
 
-  PodChange pod_change(const Treatment& t) const override {
+  PodChange pod_change(const Treatment& t) const {
     try {
-      if (mode_of(t) && target().restart_workers) return PodChange::kReplaces;
+      if (mode_of(t) && kube_.target().restart_workers) return PodChange::kReplaces;
     } catch (const TargetError&) {
     }
     return PodChange::kNone;  // the frontend rolls, which the router-mode gate sees
   }
 
-  void do_apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) {
     const auto mode = mode_of(t);
     if (!mode) return;
     const std::string what =
-        "setting " + std::string(kModeEnv) + "=" + *mode + " on dgd/" + target().resource;
+        "setting " + std::string(kModeEnv) + "=" + *mode + " on dgd/" + kube_.target().resource;
     // A 409 means the object changed since it was read: the retry reads it again.
-    retrying([&] {
-      const json dgd = kubectl().get_json("apply", {"get", kResource, target().resource}, what);
+    kube_.retrying([&] {
+      const json dgd =
+          kube_.kubectl().get_json("apply", {"get", kResource, kube_.target().resource}, what);
       const json* envs = find_key(frontend_of(dgd), "envs");
       const json current = envs != nullptr && envs->is_array() ? *envs : json::array();
       // A merge patch replaces a list whole, so the patch carries every env, not just ours.
-      kubectl().run_ok("apply", patch_args(with_router_mode(current, *mode)), what);
+      kube_.kubectl().run_ok("apply", patch_args(with_router_mode(current, *mode)), what);
     });
-    if (target().restart_workers) {
-      retrying([&] { kubectl().run_ok("apply", restart_args(), what); });
+    if (kube_.target().restart_workers) {
+      kube_.retrying([&] { kube_.kubectl().run_ok("apply", restart_args(), what); });
     }
     mode_ = *mode;
   }
 
-  void do_wait_ready() override {
-    const ReadinessSpec& r = target().readiness;
-    wait_resource({"get", kResource, target().resource},
-                  [&](const json& dgd) { return not_ready_reason(dgd); });
-    wait_pods();
+  void open_gates() {
+    const ReadinessSpec& r = kube_.target().readiness;
+    kube_.wait_resource({"get", kResource, kube_.target().resource}, watched_selector(),
+                        [&](const json& dgd) { return not_ready_reason(dgd); });
+    kube_.wait_pods(pods_selector());
     if (mode_) {
       const auto mode_rolled_out = [&]() -> std::optional<std::string> {
         std::string failure;
-        const auto pods =
-            poll_json("gate router-mode", {"get", "pods", "-l", frontend_selector()}, failure);
+        const auto pods = kube_.poll_json("gate router-mode",
+                                          {"get", "pods", "-l", frontend_selector()}, failure);
         if (!pods) return failure;
         return router_mode_reason(*pods);
       };
-      wait_for_gate("router-mode", r.pods_s, r.poll_s, mode_rolled_out, log());
+      wait_for_gate("router-mode", r.pods_s, r.poll_s, mode_rolled_out, kube_.log());
     }
-    wait_serving();
-    discover_replicas();
+    kube_.wait_serving();
+    kube_.discover_replicas(pods_selector());
   }
 
- private:
-  std::string pods_selector() const override { return worker_selector(); }
+  std::string pods_selector() const { return worker_selector(); }
   // Every pod of the deployment (frontend, workers, ...) when the selectors are the defaults:
   // one that cannot start fails the resource gate whichever component it is.
-  std::string watched_selector() const override {
-    if (!target().pod_selector.empty() || !target().frontend_selector.empty()) {
+  std::string watched_selector() const {
+    if (!kube_.target().pod_selector.empty() || !kube_.target().frontend_selector.empty()) {
       return worker_selector();
     }
-    return "nvidia.com/dynamo-graph-deployment-name=" + target().resource;
+    return "nvidia.com/dynamo-graph-deployment-name=" + kube_.target().resource;
   }
 
   std::string selector_for(const std::string& component) const {
-    return "nvidia.com/dynamo-graph-deployment-name=" + target().resource +
+    return "nvidia.com/dynamo-graph-deployment-name=" + kube_.target().resource +
            ",nvidia.com/dynamo-component-type=" + component;
   }
   std::string worker_selector() const {
-    return target().pod_selector.empty() ? selector_for("worker") : target().pod_selector;
+    return kube_.target().pod_selector.empty() ? selector_for("worker")
+                                               : kube_.target().pod_selector;
   }
   std::string frontend_selector() const {
-    return target().frontend_selector.empty() ? selector_for("frontend")
-                                              : target().frontend_selector;
+    return kube_.target().frontend_selector.empty() ? selector_for("frontend")
+                                                    : kube_.target().frontend_selector;
   }
 
   std::vector<std::string> patch_args(const json& envs) const {
-    const json patch = {{"spec", {{"services", {{target().frontend_service, {{"envs", envs}}}}}}}};
-    return {"patch", kResource, target().resource, "--type=merge", "-p", patch.dump()};
+    const json patch = {
+        {"spec", {{"services", {{kube_.target().frontend_service, {{"envs", envs}}}}}}}};
+    return {"patch", kResource, kube_.target().resource, "--type=merge", "-p", patch.dump()};
   }
   std::vector<std::string> restart_args() const {
     return {"delete", "pods", "-l", worker_selector(), "--wait=false"};
@@ -223,22 +263,23 @@ class DynamoTarget : public KubeTarget {
   const json& frontend_of(const json& dgd) const {
     const json* spec = find_key(dgd, "spec");
     const json* services = spec != nullptr ? find_key(*spec, "services") : nullptr;
-    const json* frontend =
-        services != nullptr ? find_key(*services, target().frontend_service.c_str()) : nullptr;
+    const json* frontend = services != nullptr
+                               ? find_key(*services, kube_.target().frontend_service.c_str())
+                               : nullptr;
     if (frontend != nullptr && frontend->is_object()) return *frontend;
     std::vector<std::string> names;
     if (services != nullptr && services->is_object()) {
       for (const auto& [name, value] : services->items()) names.push_back(name);
     }
-    throw TargetError("target.frontend_service: dgd/" + target().resource +
-                      " has no spec.services." + target().frontend_service +
+    throw TargetError("target.frontend_service: dgd/" + kube_.target().resource +
+                      " has no spec.services." + kube_.target().frontend_service +
                       "; its services: " + (names.empty() ? "none" : join(names)));
   }
 
   // Ready=True, and from the current generation: a Ready left over from before the patch
   // must not open the gate.
   std::optional<std::string> not_ready_reason(const json& dgd) const {
-    const std::string name = "dgd/" + target().resource;
+    const std::string name = "dgd/" + kube_.target().resource;
     const json empty = json::object();
     const json* metadata = find_key(dgd, "metadata");
     const auto generation = integer_at(metadata != nullptr ? *metadata : empty, "generation");
@@ -288,6 +329,7 @@ class DynamoTarget : public KubeTarget {
     return std::nullopt;
   }
 
+  KubeSession kube_;
   std::optional<std::string> mode_;  // the router mode of the last apply
 };
 

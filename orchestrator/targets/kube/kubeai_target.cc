@@ -8,7 +8,7 @@
 
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_session.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/temp_file.h"
 #include "orchestrator/targets/readiness.h"
@@ -94,37 +94,75 @@ bool shows(const json& whole, const json& part) {
   return true;
 }
 
-class KubeAITarget : public KubeTarget {
+class KubeAITarget final : public PlannedTarget {
  public:
   KubeAITarget(const ScenarioSpec& spec, Log log)
-      : KubeTarget(spec, "kubeai", std::move(log)),
+      : kube_(spec, "kubeai", std::move(log)),
         recreate_(spec.factor_setting(knob_path("replication")) != nullptr) {
-    require_field(target().resource, "target.resource", kind(), "the KubeAI Model's name");
-    if (target().replicas <= 0) {
+    require_field(kube_.target().resource, "target.resource", kube_.kind(),
+                  "the KubeAI Model's name");
+    if (kube_.target().replicas <= 0) {
       throw TargetError(
           "target.replicas: must be > 0 for kind kubeai (the Model's expected "
           "ready replicas, checked against .status.replicas.ready)");
     }
-    check_factor_names(spec, kind(), kubeai_factors());
+    check_factor_names(spec, kube_.kind(), kubeai_factors());
     for (const KnobLevels& factor : target_factors(spec)) {
       for (const auto& level : factor.levels) load_balancing_of(factor.name, level);
     }
   }
 
   std::string describe() const override {
-    return "kubeai model/" + target().resource + " in namespace " + target().namespace_name + " (" +
-           std::to_string(target().replicas) + " replicas)";
+    return "kubeai model/" + kube_.target().resource + " in namespace " +
+           kube_.target().namespace_name + " (" + std::to_string(kube_.target().replicas) +
+           " replicas)";
   }
 
-  void do_start() override {
-    retrying([&] {
-      kubectl().get_json("start", get_args(),
-                         "target.resource: reading model/" + target().resource);
+  CommandLogs start() override {
+    return kube_.collect([&] { do_start(); });
+  }
+  CommandLogs apply(const Treatment& t) override {
+    return kube_.collect([&] {
+      kube_.begin_change(t, pod_change(t), pods_selector());
+      do_apply(t);
+    });
+  }
+  CommandLogs wait_ready() override {
+    return kube_.collect([&] {
+      open_gates();
+      kube_.change_observed();
+    });
+  }
+  CommandLogs make_cold() override {
+    return kube_.collect(
+        [&] { kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); }); });
+  }
+  Endpoints endpoints() const override { return kube_.endpoints(); }
+  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
+  ShardPlacement* shard_placement() override { return &kube_; }
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
+                                                         const Treatment& next) const override {
+    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
+                                       pods_selector());
+  }
+  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
+                                         const Treatment& next) const override {
+    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
+                                planned_gates_after_pods(next)},
+                               next);
+  }
+
+ private:
+  void do_start() {
+    kube_.retrying([&] {
+      kube_.kubectl().get_json("start", get_args(),
+                               "target.resource: reading model/" + kube_.target().resource);
     });
   }
 
   std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
-                                                      const Treatment& t) const override {
+                                                      const Treatment& t) const {
     json load_balancing;
     try {
       load_balancing = load_balancing_of(t);
@@ -132,30 +170,30 @@ class KubeAITarget : public KubeTarget {
       return {{"<cannot apply: " + std::string(e.what()) + ">"}};  // plan must not throw
     }
     if (load_balancing.empty()) return {};
-    if (!recreate_) return {kubectl_argv(patch_args(load_balancing))};
+    if (!recreate_) return {kube_.kubectl_argv(patch_args(load_balancing))};
     std::vector<std::string> get = get_args();
     get.insert(get.end(), {"-o", "json"});  // as Kubectl::get_json runs it
-    return {
-        kubectl_argv(get), kubectl_argv(delete_args()),
-        kubectl_argv({"create", "-f",
-                      "<manifest of model/" + target().resource +
-                          " with spec.loadBalancing merged with " + load_balancing.dump() + ">"})};
+    return {kube_.kubectl_argv(get), kube_.kubectl_argv(delete_args()),
+            kube_.kubectl_argv({"create", "-f",
+                                "<manifest of model/" + kube_.target().resource +
+                                    " with spec.loadBalancing merged with " +
+                                    load_balancing.dump() + ">"})};
   }
 
-  std::vector<std::string> planned_resource_gate(const Treatment& t) const override {
+  std::vector<std::string> planned_resource_gate(const Treatment& t) const {
     json load_balancing = json::object();
     try {
       load_balancing = load_balancing_of(t);
     } catch (const TargetError&) {
     }
-    std::string line = "resource: model/" + target().resource;
+    std::string line = "resource: model/" + kube_.target().resource;
     if (!load_balancing.empty()) line += " shows spec.loadBalancing " + load_balancing.dump() + ",";
-    return {line + " .status.replicas.ready = " + std::to_string(target().replicas) +
+    return {line + " .status.replicas.ready = " + std::to_string(kube_.target().replicas) +
             "; its pods read at every poll, one that cannot start fails it at once (limit " +
-            duration_text(target().readiness.resource_s) + ")"};
+            duration_text(kube_.target().readiness.resource_s) + ")"};
   }
 
-  PodChange pod_change(const Treatment& t) const override {
+  PodChange pod_change(const Treatment& t) const {
     try {
       // A Model created anew gets new pods; a loadBalancing patch restarts none (KubeAI's
       // pod hash leaves spec.loadBalancing out).
@@ -166,43 +204,45 @@ class KubeAITarget : public KubeTarget {
     return recreate_ ? PodChange::kReplaces : PodChange::kNone;
   }
 
-  void do_apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) {
     const json load_balancing = load_balancing_of(t);
     if (load_balancing.empty()) return;
     applied_ = load_balancing;
-    const std::string what = "applying " + load_balancing.dump() + " to model/" + target().resource;
+    const std::string what =
+        "applying " + load_balancing.dump() + " to model/" + kube_.target().resource;
     if (!recreate_) {
-      retrying([&] { kubectl().run_ok("apply", patch_args(load_balancing), what); });
-      mark_live_change();  // KubeAI's proxy reads it through its informer, some time after
+      kube_.retrying([&] { kube_.kubectl().run_ok("apply", patch_args(load_balancing), what); });
+      kube_.mark_live_change();  // KubeAI's proxy reads it through its informer, some time after
       return;
     }
     // prefixHash.replication is immutable (a CEL rule): the Model is deleted and created again.
     json current;
-    retrying([&] { current = kubectl().get_json("apply", get_args(), what); });
+    kube_.retrying([&] { current = kube_.kubectl().get_json("apply", get_args(), what); });
     const json manifest = recreated_model(current, load_balancing);
     const TempFile file("kvsweep-model-", ".json", manifest.dump(2));
     // An attempt that timed out may have done its work: then the next one finds it done.
-    once_done(ApiAnswer::kNotFound, [&] { kubectl().run_ok("apply", delete_args(), what); });
+    once_done(ApiAnswer::kNotFound, [&] { kube_.kubectl().run_ok("apply", delete_args(), what); });
     try {
       once_done(ApiAnswer::kAlreadyExists, [&] {
-        kubectl().run_ok("apply", {"create", "-f", file.path()}, what);
+        kube_.kubectl().run_ok("apply", {"create", "-f", file.path()}, what);
       });
     } catch (const TargetError& e) {
       // The Model is gone now: say so, with what it takes to bring it back by hand.
-      throw TargetError(std::string(e.what()) + "; model/" + target().resource +
+      throw TargetError(std::string(e.what()) + "; model/" + kube_.target().resource +
                         " was deleted and not created again; its manifest: " + manifest.dump());
     }
   }
 
-  void do_wait_ready() override {
-    wait_resource(get_args(), [&](const json& model) { return not_ready_reason(model); });
-    wait_pods();
-    settle_live_change();
-    wait_serving();
-    discover_replicas();
+  void open_gates() {
+    kube_.wait_resource(get_args(), pods_selector(),
+                        [&](const json& model) { return not_ready_reason(model); });
+    kube_.wait_pods(pods_selector());
+    kube_.settle_live_change();
+    kube_.wait_serving();
+    kube_.discover_replicas(pods_selector());
   }
 
-  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const {
     json load_balancing;
     try {
       load_balancing = load_balancing_of(t);
@@ -210,21 +250,21 @@ class KubeAITarget : public KubeTarget {
       return {};  // planned_apply says why
     }
     if (recreate_ || load_balancing.empty()) return {};
-    std::string settle = planned_live_settle();
+    std::string settle = kube_.planned_live_settle();
     if (settle.empty()) return {};
     return {settle};
   }
 
- private:
-  std::string pods_selector() const override {
-    return target().pod_selector.empty() ? "model=" + target().resource : target().pod_selector;
+  std::string pods_selector() const {
+    return kube_.target().pod_selector.empty() ? "model=" + kube_.target().resource
+                                               : kube_.target().pod_selector;
   }
 
-  // retrying(), where an attempt after the first that finds `done` (the delete's NotFound, the
-  // create's AlreadyExists) means an earlier one did the work but its answer was lost.
+  // kube_.retrying(), where an attempt after the first that finds `done` (the delete's NotFound,
+  // the create's AlreadyExists) means an earlier one did the work but its answer was lost.
   void once_done(ApiAnswer done, const std::function<void()>& call) {
     int tries = 0;
-    retrying([&] {
+    kube_.retrying([&] {
       try {
         ++tries;
         call();
@@ -237,17 +277,17 @@ class KubeAITarget : public KubeTarget {
 
   std::vector<std::string> patch_args(const json& load_balancing) const {
     const json patch = {{"spec", {{"loadBalancing", load_balancing}}}};
-    return {"patch", "model", target().resource, "--type=merge", "-p", patch.dump()};
+    return {"patch", "model", kube_.target().resource, "--type=merge", "-p", patch.dump()};
   }
-  std::vector<std::string> get_args() const { return {"get", "model", target().resource}; }
+  std::vector<std::string> get_args() const { return {"get", "model", kube_.target().resource}; }
   std::vector<std::string> delete_args() const {
-    return {"delete", "model", target().resource, "--wait=true"};
+    return {"delete", "model", kube_.target().resource, "--wait=true"};
   }
 
   // The Model shows what was applied (nothing else changed it back), and reports every
   // replica ready. KubeAI has no observedGeneration: the pods gate tells a rollout.
   std::optional<std::string> not_ready_reason(const json& model) const {
-    const std::string name = "model/" + target().resource;
+    const std::string name = "model/" + kube_.target().resource;
     const json empty = json::object();
     const auto spec = model.find("spec");
     const json& load_balancing =
@@ -264,13 +304,14 @@ class KubeAITarget : public KubeTarget {
         ready = replicas->value("ready", json());
       }
     }
-    const long long want = target().replicas;
+    const long long want = kube_.target().replicas;
     if (ready.is_number_integer() && ready.get<long long>() == want) return std::nullopt;
     const std::string have =
         ready.is_number_integer() ? std::to_string(ready.get<long long>()) : "not set";
     return name + ": status.replicas.ready is " + have + ", want " + std::to_string(want);
   }
 
+  KubeSession kube_;
   bool recreate_;
   json applied_ = json::object();  // the loadBalancing of the last apply
 };

@@ -8,7 +8,7 @@
 
 #include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_session.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 
 namespace kvsweep::orchestrator::kube {
@@ -47,13 +47,13 @@ std::vector<std::string> replicas_from_metrics(const MetricsSpec& metrics) {
   return urls;
 }
 
-class KubectlTarget : public KubeTarget {
+class KubectlTarget final : public PlannedTarget {
  public:
-  KubectlTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "kubectl", std::move(log)) {
+  KubectlTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "kubectl", std::move(log)) {
     for (const KnobLevels& factor : target_factors(spec)) {
-      const auto entry = target().levels.find(factor.name);
+      const auto entry = kube_.target().levels.find(factor.name);
       std::vector<std::string> known;
-      if (entry != target().levels.end()) {
+      if (entry != kube_.target().levels.end()) {
         for (const auto& [level, action] : entry->second) known.push_back(level);
       }
       for (const auto& level : factor.levels) {
@@ -64,32 +64,69 @@ class KubectlTarget : public KubeTarget {
                             " (it has: " + (known.empty() ? "none" : join(known)) + ")");
         }
         const LevelAction& action = entry->second.at(level);
-        check_argvs(action.apply, where + ".apply", target().kubectl);
-        check_argvs(action.wait, where + ".wait", target().kubectl);
+        check_argvs(action.apply, where + ".apply", kube_.target().kubectl);
+        check_argvs(action.wait, where + ".wait", kube_.target().kubectl);
       }
       factors_.push_back(factor.name);
     }
-    if (target().pod_selector.empty()) set_replica_urls(replicas_from_metrics(target().metrics));
+    if (kube_.target().pod_selector.empty())
+      kube_.set_replica_urls(replicas_from_metrics(kube_.target().metrics));
   }
 
   std::string describe() const override {
-    std::string text = "kubectl target in namespace " + target().namespace_name;
-    if (!target().pod_selector.empty()) {
-      text += " (pods -l " + target().pod_selector;
-      if (target().replicas > 0) text += ", " + std::to_string(target().replicas) + " replicas";
+    std::string text = "kubectl target in namespace " + kube_.target().namespace_name;
+    if (!kube_.target().pod_selector.empty()) {
+      text += " (pods -l " + kube_.target().pod_selector;
+      if (kube_.target().replicas > 0)
+        text += ", " + std::to_string(kube_.target().replicas) + " replicas";
       text += ")";
     }
     return text;
   }
 
-  void do_start() override {}
+  CommandLogs start() override {
+    return kube_.collect([&] { do_start(); });
+  }
+  CommandLogs apply(const Treatment& t) override {
+    return kube_.collect([&] {
+      kube_.begin_change(t, pod_change(t), pods_selector());
+      do_apply(t);
+    });
+  }
+  CommandLogs wait_ready() override {
+    return kube_.collect([&] {
+      open_gates();
+      kube_.change_observed();
+    });
+  }
+  CommandLogs make_cold() override {
+    return kube_.collect(
+        [&] { kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); }); });
+  }
+  Endpoints endpoints() const override { return kube_.endpoints(); }
+  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
+  ShardPlacement* shard_placement() override { return &kube_; }
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
+                                                         const Treatment& next) const override {
+    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
+                                       pods_selector());
+  }
+  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
+                                         const Treatment& next) const override {
+    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next), {}},
+                               next);
+  }
+
+ private:
+  void do_start() {}
 
   std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
-                                                      const Treatment& t) const override {
+                                                      const Treatment& t) const {
     try {
       Argvs commands;
       for (const auto& [label, action] : actions_of(t)) {
-        for (const auto& args : action->apply) commands.push_back(kubectl_argv(args));
+        for (const auto& args : action->apply) commands.push_back(kube_.kubectl_argv(args));
       }
       return commands;
     } catch (const TargetError& e) {
@@ -97,13 +134,13 @@ class KubectlTarget : public KubeTarget {
     }
   }
 
-  std::vector<std::string> planned_resource_gate(const Treatment& t) const override {
+  std::vector<std::string> planned_resource_gate(const Treatment& t) const {
     std::vector<std::string> lines;
     try {
       for (const auto& [label, action] : actions_of(t)) {
         for (const auto& args : action->wait) {
-          lines.push_back("wait: `" + describe_argv(kubectl_argv(args)) + "` exits 0 (limit " +
-                          duration_text(wait_timeout_s()) + ")");
+          lines.push_back("wait: `" + describe_argv(kube_.kubectl_argv(args)) +
+                          "` exits 0 (limit " + duration_text(wait_timeout_s()) + ")");
         }
       }
     } catch (const TargetError&) {
@@ -111,7 +148,7 @@ class KubectlTarget : public KubeTarget {
     return lines;
   }
 
-  PodChange pod_change(const Treatment& t) const override {
+  PodChange pod_change(const Treatment& t) const {
     try {
       // Whatever the commands change, pods may roll: the pods gate waits for them to settle.
       return actions_of(t).empty() ? PodChange::kNone : PodChange::kUnknown;
@@ -120,38 +157,38 @@ class KubectlTarget : public KubeTarget {
     }
   }
 
-  void do_apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) {
     auto actions = actions_of(t);
     current_.clear();  // a failed apply leaves no wait to run for a half-applied treatment
     for (const LabeledAction& labelled : actions) {
       // Not a structured binding: clang 14 (make sanitize) cannot capture one in the lambda.
       for (const auto& args : labelled.action->apply) {
-        retrying([&] { kubectl().run_ok("apply", args, "applying " + labelled.label); });
+        kube_.retrying(
+            [&] { kube_.kubectl().run_ok("apply", args, "applying " + labelled.label); });
       }
     }
     current_ = std::move(actions);
   }
 
-  void do_wait_ready() override {
+  void open_gates() {
     for (const auto& [label, action] : current_) {
       for (const auto& args : action->wait) {
         try {
-          run_ok_with_timeout("gate wait", args, "waiting for " + label, wait_timeout_s());
+          kube_.run_ok_with_timeout("gate wait", args, "waiting for " + label, wait_timeout_s());
         } catch (const TargetError& e) {
           throw TargetError("readiness gate wait: " + std::string(e.what()));
         }
       }
     }
-    wait_pods();
-    wait_serving();
-    discover_replicas();
+    kube_.wait_pods(pods_selector());
+    kube_.wait_serving();
+    kube_.discover_replicas(pods_selector());
   }
 
- private:
-  std::string pods_selector() const override { return target().pod_selector; }
+  std::string pods_selector() const { return kube_.target().pod_selector; }
 
   double wait_timeout_s() const {
-    return std::max(target().command_timeout_s, target().readiness.resource_s);
+    return std::max(kube_.target().command_timeout_s, kube_.target().readiness.resource_s);
   }
 
   // The actions of a treatment's levels, in the scenario's factor order. Throws TargetError for
@@ -167,7 +204,7 @@ class KubectlTarget : public KubeTarget {
     for (const auto& factor : factors_) {
       const std::string* level = t.find(factor);
       if (level == nullptr) continue;
-      const auto& levels = target().levels.at(factor);
+      const auto& levels = kube_.target().levels.at(factor);
       const auto action = levels.find(*level);
       if (action == levels.end()) {
         throw TargetError("factor " + factor + ": level \"" + *level + "\" has no entry in " +
@@ -178,6 +215,7 @@ class KubectlTarget : public KubeTarget {
     return actions;
   }
 
+  KubeSession kube_;
   std::vector<std::string> factors_;    // the target factors, in scenario order
   std::vector<LabeledAction> current_;  // what the last apply applied, for wait_ready
 };

@@ -15,7 +15,7 @@
 
 #include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_base.h"
+#include "orchestrator/targets/kube/kube_session.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
@@ -52,52 +52,96 @@ std::string short_hash(const std::string& text) {
   return std::string(buffer, 8);
 }
 
-class LlmdTarget : public KubeTarget {
+class LlmdTarget final : public PlannedTarget {
  public:
-  LlmdTarget(const ScenarioSpec& spec, Log log) : KubeTarget(spec, "llmd", std::move(log)) {
-    require_field(target().pool, "target.pool", kind(), "the InferencePool's name");
-    check_factor_names(spec, kind(), target_kind("llmd").factors);
+  LlmdTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "llmd", std::move(log)) {
+    require_field(kube_.target().pool, "target.pool", kube_.kind(), "the InferencePool's name");
+    check_factor_names(spec, kube_.kind(), target_kind("llmd").factors);
     for (const auto& level : spec.knob_levels("strategy")) config_of(Treatment{}, level);
   }
 
   std::string describe() const override {
-    return "llmd inferencepool/" + target().pool + " (endpoint picker deployment/" + epp() + ", " +
-           std::to_string(target().replicas) + " model servers) in namespace " +
-           target().namespace_name;
+    return "llmd inferencepool/" + kube_.target().pool + " (endpoint picker deployment/" + epp() +
+           ", " + std::to_string(kube_.target().replicas) + " model servers) in namespace " +
+           kube_.target().namespace_name;
   }
 
-  void do_start() override {
-    const std::string what = "target.pool: reading inferencepool/" + target().pool;
+  CommandLogs start() override {
+    return kube_.collect([&] { do_start(); });
+  }
+  CommandLogs apply(const Treatment& t) override {
+    return kube_.collect([&] {
+      kube_.begin_change(t, pod_change(t), pods_selector());
+      do_apply(t);
+    });
+  }
+  CommandLogs wait_ready() override {
+    return kube_.collect([&] {
+      open_gates();
+      kube_.change_observed();
+    });
+  }
+  CommandLogs make_cold() override {
+    return kube_.collect([&] {
+      kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); });
+      restart_epp();
+    });
+  }
+  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
+  Endpoints endpoints() const override {
+    Endpoints endpoints = kube_.endpoints();
+    if (kube_.target().metrics.urls.empty()) {
+      for (const auto& url : epp_metrics_urls_) endpoints.metrics_urls.push_back(url);
+    }
+    return endpoints;
+  }
+  ShardPlacement* shard_placement() override { return &kube_; }
+
+  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
+                                                         const Treatment& next) const override {
+    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
+                                       pods_selector());
+  }
+  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
+                                         const Treatment& next) const override {
+    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
+                                planned_gates_after_pods(next)},
+                               next);
+  }
+
+ private:
+  void do_start() {
+    const std::string what = "target.pool: reading inferencepool/" + kube_.target().pool;
     json pool;
-    retrying([&] {
-      pool = kubectl().get_json("start", {"get", kPoolResource, target().pool}, what);
+    kube_.retrying([&] {
+      pool = kube_.kubectl().get_json("start", {"get", kPoolResource, kube_.target().pool}, what);
     });
     pool_selector_ = selector_of(pool.value("spec", json::object())
                                      .value("selector", json::object())
                                      .value("matchLabels", json::object()));
-    if (pool_selector_.empty() && target().pod_selector.empty()) {
+    if (pool_selector_.empty() && kube_.target().pod_selector.empty()) {
       throw TargetError(what +
                         ": it has no spec.selector.matchLabels to find its model servers "
                         "by (set target.pod_selector)");
     }
     json deployment;
-    retrying([&] {
-      deployment = kubectl().get_json("start", {"get", "deployment", epp()},
-                                      "target.epp_deployment: reading deployment/" + epp());
+    kube_.retrying([&] {
+      deployment = kube_.kubectl().get_json("start", {"get", "deployment", epp()},
+                                            "target.epp_deployment: reading deployment/" + epp());
     });
     epp_selector_ = selector_of(deployment.value("spec", json::object())
                                     .value("selector", json::object())
                                     .value("matchLabels", json::object()));
     epp_replicas_ = deployment.value("spec", json::object()).value("replicas", 1);
-    retrying([&] {
-      kubectl().get_json("start", {"get", "configmap", configmap()},
-                         "target.epp_configmap: reading configmap/" + configmap() +
-                             " (the EndpointPickerConfig the EPP reads)");
+    kube_.retrying([&] {
+      kube_.kubectl().get_json("start", {"get", "configmap", configmap()},
+                               "target.epp_configmap: reading configmap/" + configmap() +
+                                   " (the EndpointPickerConfig the EPP reads)");
     });
   }
 
   std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
-                                                      const Treatment& t) const override {
+                                                      const Treatment& t) const {
     const std::string* level = t.find("strategy");
     if (level == nullptr) return {};
     std::shared_ptr<const EppConfigSpec> config;
@@ -106,34 +150,34 @@ class LlmdTarget : public KubeTarget {
     } catch (const TargetError& e) {
       return {{"<cannot apply: " + std::string(e.what()) + ">"}};  // plan must not throw
     }
-    return {kubectl_argv({"get", "pods", "-l", epp_selector_or_placeholder(), "-o", "json"}),
-            kubectl_argv(configmap_patch(*config)),
-            kubectl_argv(rollout_patch({{kConfigAnnotation, annotation_of(*config)}}))};
+    return {kube_.kubectl_argv({"get", "pods", "-l", epp_selector_or_placeholder(), "-o", "json"}),
+            kube_.kubectl_argv(configmap_patch(*config)),
+            kube_.kubectl_argv(rollout_patch({{kConfigAnnotation, annotation_of(*config)}}))};
   }
 
-  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const override {
-    return {"resource: inferencepool/" + target().pool + " exists; its model servers -l " +
+  std::vector<std::string> planned_resource_gate(const Treatment& /*t*/) const {
+    return {"resource: inferencepool/" + kube_.target().pool + " exists; its model servers -l " +
             selector_or_placeholder() +
             " read at every poll, one that cannot start fails it (limit " +
-            duration_text(target().readiness.resource_s) + ")"};
+            duration_text(kube_.target().readiness.resource_s) + ")"};
   }
 
-  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const override {
+  std::vector<std::string> planned_gates_after_pods(const Treatment& t) const {
     if (t.find("strategy") == nullptr) return {};
     return {"epp-rollout: deployment/" + epp() +
             " status.observedGeneration = metadata.generation; every EPP pod -l " +
             epp_selector_or_placeholder() +
             " created after the patch, Ready, none from before left, the same pods for " +
-            duration_text(target().readiness.settle_s) +
+            duration_text(kube_.target().readiness.settle_s) +
             "; a pod that cannot start fails it with its last log lines (limit " +
-            duration_text(target().readiness.pods_s) + ")"};
+            duration_text(kube_.target().readiness.pods_s) + ")"};
   }
 
-  PodChange pod_change(const Treatment& /*t*/) const override {
+  PodChange pod_change(const Treatment& /*t*/) const {
     return PodChange::kNone;  // the model servers are never touched; the EPP's roll is gated apart
   }
 
-  void do_apply(const Treatment& t) override {
+  void do_apply(const Treatment& t) {
     const std::string* level = t.find("strategy");
     if (level == nullptr) return;
     const std::shared_ptr<const EppConfigSpec> held = config_of(t, *level);
@@ -148,57 +192,51 @@ class LlmdTarget : public KubeTarget {
         {kConfigAnnotation, annotation_of(config)}};
     if (rolled_) annotations.emplace_back(kRestartAnnotation, std::to_string(++restarts_));
     epp_before_ = epp_pod_uids("apply");
-    retrying([&] { kubectl().run_ok("apply", configmap_patch(config), what); });
-    retrying([&] { kubectl().run_ok("apply", rollout_patch(annotations), what); });
+    kube_.retrying([&] { kube_.kubectl().run_ok("apply", configmap_patch(config), what); });
+    kube_.retrying([&] { kube_.kubectl().run_ok("apply", rollout_patch(annotations), what); });
     rolled_ = true;
   }
 
-  void do_wait_ready() override {
+  void open_gates() {
     // The pool, its model servers untouched (any stuck one fails the gate), then the EPP.
-    wait_resource({"get", kPoolResource, target().pool},
-                  [](const json&) -> std::optional<std::string> { return std::nullopt; });
-    wait_pods();
+    kube_.wait_resource({"get", kPoolResource, kube_.target().pool}, pods_selector(),
+                        [](const json&) -> std::optional<std::string> { return std::nullopt; });
+    kube_.wait_pods(pods_selector());
     if (rolled_) wait_epp_rollout();
     rolled_ = false;
-    wait_serving();
-    discover_replicas();
+    kube_.wait_serving();
+    kube_.discover_replicas(pods_selector());
     discover_epp();
   }
 
-  // A cold cell: the model servers' caches reset (the base class), then the EPP restarted,
+  // A cold cell: the model servers' caches reset (the session), then the EPP restarted,
   // since its prefix index would otherwise still steer requests by the previous cell.
-  void after_cold() override {
+  void restart_epp() {
     epp_before_ = epp_pod_uids("cold");
     ++restarts_;
-    retrying([&] {
-      kubectl().run_ok("cold", rollout_patch({{kRestartAnnotation, std::to_string(restarts_)}}),
-                       "cold: restarting deployment/" + epp());
+    kube_.retrying([&] {
+      kube_.kubectl().run_ok("cold",
+                             rollout_patch({{kRestartAnnotation, std::to_string(restarts_)}}),
+                             "cold: restarting deployment/" + epp());
     });
     wait_epp_rollout();
     discover_epp();
   }
 
-  Endpoints endpoints() const override {
-    Endpoints endpoints = KubeTarget::endpoints();
-    if (target().metrics.urls.empty()) {
-      for (const auto& url : epp_metrics_urls_) endpoints.metrics_urls.push_back(url);
-    }
-    return endpoints;
-  }
-
- private:
   std::string epp() const {
-    return target().epp_deployment.empty() ? target().pool + "-epp" : target().epp_deployment;
+    return kube_.target().epp_deployment.empty() ? kube_.target().pool + "-epp"
+                                                 : kube_.target().epp_deployment;
   }
   std::string configmap() const {
-    return target().epp_configmap.empty() ? target().pool + "-epp" : target().epp_configmap;
+    return kube_.target().epp_configmap.empty() ? kube_.target().pool + "-epp"
+                                                : kube_.target().epp_configmap;
   }
-  std::string pods_selector() const override {
-    return target().pod_selector.empty() ? pool_selector_ : target().pod_selector;
+  std::string pods_selector() const {
+    return kube_.target().pod_selector.empty() ? pool_selector_ : kube_.target().pod_selector;
   }
   std::string selector_or_placeholder() const {
     const std::string s = pods_selector();
-    return s.empty() ? "<inferencepool/" + target().pool + " spec.selector>" : s;
+    return s.empty() ? "<inferencepool/" + kube_.target().pool + " spec.selector>" : s;
   }
   std::string epp_selector_or_placeholder() const {
     return epp_selector_.empty() ? "<deployment/" + epp() + " spec.selector>" : epp_selector_;
@@ -209,12 +247,12 @@ class LlmdTarget : public KubeTarget {
   std::shared_ptr<const EppConfigSpec> config_of(const Treatment& t,
                                                  const std::string& level) const {
     try {
-      if (auto config = epp_config_for(spec(), t, level)) return config;
+      if (auto config = epp_config_for(kube_.spec(), t, level)) return config;
     } catch (const std::invalid_argument& e) {
       throw TargetError("EPP configuration " + level + ": " + e.what());
     }
     std::string names;
-    for (const auto& [name, config] : spec().epp_configs)
+    for (const auto& [name, config] : kube_.spec().epp_configs)
       names += (names.empty() ? "" : ", ") + name;
     throw TargetError("factor strategy: level \"" + level +
                       "\" is no EPP configuration of this scenario; kind llmd applies the "
@@ -227,7 +265,7 @@ class LlmdTarget : public KubeTarget {
   }
 
   std::vector<std::string> configmap_patch(const EppConfigSpec& config) const {
-    const json patch = {{"data", {{target().epp_config_key, config.config->text}}}};
+    const json patch = {{"data", {{kube_.target().epp_config_key, config.config->text}}}};
     return {"patch", "configmap", configmap(), "--type=merge", "-p", patch.dump()};
   }
 
@@ -245,9 +283,9 @@ class LlmdTarget : public KubeTarget {
     PodUids uids;
     if (epp_selector_.empty()) return uids;
     const std::string what = "reading the EPP pods -l " + epp_selector_;
-    retrying([&] {
+    kube_.retrying([&] {
       for (const auto& pod : parse_pods_or_fail(
-               kubectl().get_json(step, {"get", "pods", "-l", epp_selector_}, what), what)) {
+               kube_.kubectl().get_json(step, {"get", "pods", "-l", epp_selector_}, what), what)) {
         if (!pod.uid.empty()) uids.insert(pod.uid);
       }
     });
@@ -258,12 +296,13 @@ class LlmdTarget : public KubeTarget {
   // that will not start (the EPP refusing its configuration crash-loops) fails the gate at once
   // with the EPP's own last words, read with `kubectl logs --previous`.
   void wait_epp_rollout() {
-    const ReadinessSpec& r = target().readiness;
+    const ReadinessSpec& r = kube_.target().readiness;
     PodsGate gate(epp_replicas_, PodChange::kReplaces, epp_before_, r.settle_s);
     const auto start = std::chrono::steady_clock::now();
     const auto check = [&]() -> std::optional<std::string> {
       std::string failure;
-      const auto deployment = poll_json("gate epp-rollout", {"get", "deployment", epp()}, failure);
+      const auto deployment =
+          kube_.poll_json("gate epp-rollout", {"get", "deployment", epp()}, failure);
       if (!deployment) return failure;
       const long long generation =
           deployment->value("metadata", json::object()).value("generation", 0LL);
@@ -275,7 +314,7 @@ class LlmdTarget : public KubeTarget {
                " (the controller has not acted on the change yet)";
       }
       const auto list =
-          poll_json("gate epp-rollout", {"get", "pods", "-l", epp_selector_}, failure);
+          kube_.poll_json("gate epp-rollout", {"get", "pods", "-l", epp_selector_}, failure);
       if (!list) return failure;
       const auto pods = parse_pods_or_fail(*list, "EPP pods -l " + epp_selector_);
       for (const auto& pod : pods) {
@@ -287,13 +326,13 @@ class LlmdTarget : public KubeTarget {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return gate.check(pods, now_s);
     };
-    wait_for_gate("epp-rollout", r.pods_s, r.poll_s, check, log());
+    wait_for_gate("epp-rollout", r.pods_s, r.poll_s, check, kube_.log());
   }
 
   // "; its log: <the last lines>" of the pod's previous container, or "" when unreadable.
   std::string last_words(const std::string& pod) {
     const ProcessResult result =
-        kubectl().run("gate epp-rollout", {"logs", pod, "--previous", "--tail=5"});
+        kube_.kubectl().run("gate epp-rollout", {"logs", pod, "--previous", "--tail=5"});
     std::string text = result.exit_code == 0 ? result.out : "";
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     return text.empty() ? "" : "; its log: " + text;
@@ -305,15 +344,16 @@ class LlmdTarget : public KubeTarget {
     if (epp_selector_.empty()) return;
     const std::string what = "discovering the EPP pods -l " + epp_selector_;
     std::vector<PodState> pods;
-    retrying([&] {
+    kube_.retrying([&] {
       pods = parse_pods_or_fail(
-          kubectl().get_json("discover", {"get", "pods", "-l", epp_selector_}, what), what);
+          kube_.kubectl().get_json("discover", {"get", "pods", "-l", epp_selector_}, what), what);
     });
-    for (const auto& url : replica_base_urls(serving_pods(pods), target().epp_metrics_port)) {
+    for (const auto& url : replica_base_urls(serving_pods(pods), kube_.target().epp_metrics_port)) {
       epp_metrics_urls_.push_back(url + "/metrics");
     }
   }
 
+  KubeSession kube_;
   std::string pool_selector_;
   std::string epp_selector_;
   int epp_replicas_ = 1;

@@ -1,5 +1,5 @@
-// What the three kubectl-driven targets share.
-#include "orchestrator/targets/kube/kube_base.h"
+// What the kubectl-driven targets share.
+#include "orchestrator/targets/kube/kube_session.h"
 
 #include <chrono>
 #include <cmath>
@@ -47,7 +47,7 @@ KubectlConfig kubectl_config(const TargetSpec& target) {
   return config;
 }
 
-KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
+KubeSession::KubeSession(const ScenarioSpec& spec, std::string kind, Log log)
     : spec_(spec),
       kind_(std::move(kind)),
       kubectl_(kubectl_config(spec.target), std::move(log)),
@@ -58,7 +58,7 @@ KubeTarget::KubeTarget(const ScenarioSpec& spec, std::string kind, Log log)
   check_cold_method(spec, kind_, {"reset", "restart"});
 }
 
-Endpoints KubeTarget::endpoints() const {
+Endpoints KubeSession::endpoints() const {
   Endpoints endpoints;
   endpoints.base_url = base_url_;
   endpoints.metrics_urls = spec_.target.metrics.urls;
@@ -70,71 +70,51 @@ Endpoints KubeTarget::endpoints() const {
   return endpoints;
 }
 
-CommandLogs KubeTarget::start() {
-  return collecting([this] { do_start(); });
-}
-
-CommandLogs KubeTarget::apply(const Treatment& t) {
+void KubeSession::begin_change(const Treatment& t, PodChange change, const std::string& watched) {
   // An arm with its own server (a plain Service beside the router): the load and the serving
   // gates go there from now on.
   base_url_ = t.base_url.empty() ? spec_.target.base_url : t.base_url;
-  return collecting([this, &t] {
-    // Before the change: which pods are there, so that the gates can tell the ones it makes.
-    change_ = pod_change(t);
-    before_.clear();
-    const std::string selector = watched_selector();
-    if (change_ != PodChange::kNone && !selector.empty()) {
-      before_ = uids_of(read_pods("apply", selector));
-    }
-    do_apply(t);
-  });
+  // Before the change: which pods are there, so that the gates can tell the ones it makes.
+  change_ = change;
+  before_.clear();
+  if (change_ != PodChange::kNone && !watched.empty())
+    before_ = uids_of(read_pods("apply", watched));
 }
 
-CommandLogs KubeTarget::wait_ready() {
-  return collecting([this] {
-    do_wait_ready();
-    // Waited for: a later pass through the gates (a cold restart) waits for its own change.
-    change_ = PodChange::kNone;
-    before_.clear();
-  });
+void KubeSession::change_observed() {
+  change_ = PodChange::kNone;
+  before_.clear();
 }
 
-CommandLogs KubeTarget::make_cold() {
-  return collecting([this] {
-    if (spec_.target.cold_method == "restart") {
-      const std::string selector = pods_selector();
-      if (selector.empty()) {
-        throw TargetError(
-            "cold: cold_method restart needs target.pod_selector: the pods to delete");
-      }
-      change_ = PodChange::kReplaces;
-      before_ = uids_of(read_pods("cold", watched_selector()));
-      retrying([&] {
-        kubectl_.run_ok("cold", {"delete", "pods", "-l", selector, "--wait=false"},
-                        "cold: restarting the pods");
-      });
-      do_wait_ready();
-      change_ = PodChange::kNone;
-      before_.clear();
-      after_cold();
-      return;
+void KubeSession::cold(const std::string& pods, const std::string& watched,
+                       const std::function<void()>& gates) {
+  if (spec_.target.cold_method == "restart") {
+    if (pods.empty()) {
+      throw TargetError("cold: cold_method restart needs target.pod_selector: the pods to delete");
     }
-    if (replica_urls_.empty()) {
-      throw TargetError(
-          "cold: no replica URL is known to POST /reset_prefix_cache to (set "
-          "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
-    }
-    reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
-    after_cold();
-  });
+    change_ = PodChange::kReplaces;
+    before_ = uids_of(read_pods("cold", watched));
+    retrying([&] {
+      kubectl_.run_ok("cold", {"delete", "pods", "-l", pods, "--wait=false"},
+                      "cold: restarting the pods");
+    });
+    gates();
+    change_observed();
+    return;
+  }
+  if (replica_urls_.empty()) {
+    throw TargetError(
+        "cold: no replica URL is known to POST /reset_prefix_cache to (set "
+        "target.pod_selector, or target.metrics.urls, or use cold_method restart)");
+  }
+  reset_prefix_caches(replica_urls_, spec_.target.command_timeout_s, log());
 }
 
-std::unique_ptr<ShardLauncher> KubeTarget::shard_launcher(const ShardJobSettings& job) {
+std::unique_ptr<ShardLauncher> KubeSession::launcher(const ShardJobSettings& job) {
   return std::make_unique<JobShardLauncher>(kubectl_, job);
 }
 
-CommandLogs KubeTarget::cell_finished() {
-  const std::string selector = pods_selector();
+CommandLogs KubeSession::pods_after_cell(const std::string& selector) {
   if (selector.empty() || discovered_.empty()) return {};
   std::string changed;
   try {
@@ -159,25 +139,24 @@ CommandLogs KubeTarget::cell_finished() {
   return logs;
 }
 
-std::vector<std::vector<std::string>> KubeTarget::planned_commands(const Treatment* previous,
-                                                                   const Treatment& next) const {
-  auto commands = planned_apply(previous, next);
+std::vector<std::vector<std::string>> KubeSession::planned_with_pod_read(
+    std::vector<std::vector<std::string>> commands, PodChange change,
+    const std::string& watched) const {
   const bool cannot = commands.size() == 1 && commands[0].size() == 1 &&
                       commands[0][0].rfind("<cannot apply", 0) == 0;
-  if (!cannot && !commands.empty() && pod_change(next) != PodChange::kNone &&
-      !watched_selector().empty()) {
-    commands.insert(commands.begin(),
-                    kubectl_argv({"get", "pods", "-l", watched_selector(), "-o", "json"}));
+  if (!cannot && !commands.empty() && change != PodChange::kNone && !watched.empty()) {
+    commands.insert(commands.begin(), kubectl_argv({"get", "pods", "-l", watched, "-o", "json"}));
   }
   return commands;
 }
 
-std::vector<std::string> KubeTarget::planned_gates(const Treatment* /*previous*/,
-                                                   const Treatment& next) const {
+std::vector<std::string> KubeSession::planned_gates(GatePlan plan, const Treatment& next) const {
   const ReadinessSpec& r = spec_.target.readiness;
-  std::vector<std::string> lines = planned_resource_gate(next);
-  if (!pods_selector().empty()) lines.push_back(planned_pods_gate(pod_change(next)));
-  for (auto& line : planned_gates_after_pods(next)) lines.push_back(std::move(line));
+  std::vector<std::string> lines = std::move(plan.resource);
+  if (!plan.pods_selector.empty()) {
+    lines.push_back(planned_pods_gate(plan.pods_selector, plan.change));
+  }
+  for (auto& line : plan.after_pods) lines.push_back(std::move(line));
   // An arm with its own server (target.base_url in a level) is served there.
   const std::string& serving = next.base_url.empty() ? spec_.target.base_url : next.base_url;
   lines.push_back("models: GET " + serving + "/v1/models lists " + spec_.model + " (limit " +
@@ -186,12 +165,11 @@ std::vector<std::string> KubeTarget::planned_gates(const Treatment* /*previous*/
   return lines;
 }
 
-std::string KubeTarget::planned_pods_gate(PodChange change) const {
+std::string KubeSession::planned_pods_gate(const std::string& pods, PodChange change) const {
   const ReadinessSpec& r = spec_.target.readiness;
   const int replicas = spec_.target.replicas;
   std::string line = "pods: " + (replicas > 0 ? std::to_string(replicas) : "at least 1") +
-                     " pods -l " + pods_selector() +
-                     " Ready, of one revision, none Pending or Terminating";
+                     " pods -l " + pods + " Ready, of one revision, none Pending or Terminating";
   const std::string settle =
       r.settle_s > 0 ? "then unchanged for " + duration_text(r.settle_s) + " (readiness.settle)"
                      : "no settle period (readiness.settle: 0)";
@@ -209,9 +187,9 @@ std::string KubeTarget::planned_pods_gate(PodChange change) const {
   return line + " (limit " + duration_text(r.pods_s) + ")";
 }
 
-void KubeTarget::mark_live_change() { live_change_at_ = std::chrono::steady_clock::now(); }
+void KubeSession::mark_live_change() { live_change_at_ = std::chrono::steady_clock::now(); }
 
-void KubeTarget::settle_live_change() {
+void KubeSession::settle_live_change() {
   if (!live_change_at_) return;
   const auto changed_at = *std::exchange(live_change_at_, std::nullopt);
   const double settle_s = spec_.target.readiness.live_settle_s;
@@ -234,7 +212,7 @@ void KubeTarget::settle_live_change() {
   logs_.push_back(std::move(settled));
 }
 
-std::string KubeTarget::planned_live_settle() const {
+std::string KubeSession::planned_live_settle() const {
   const double settle_s = spec_.target.readiness.live_settle_s;
   if (settle_s <= 0) return "";
   return "settle: " + duration_text(settle_s) +
@@ -242,7 +220,7 @@ std::string KubeTarget::planned_live_settle() const {
          "change restarts nothing, and the serving side reads it some time after";
 }
 
-CommandLogs KubeTarget::collecting(const std::function<void()>& step) {
+CommandLogs KubeSession::collect(const std::function<void()>& step) {
   try {
     step();
   } catch (const TargetError& e) {
@@ -255,13 +233,13 @@ CommandLogs KubeTarget::collecting(const std::function<void()>& step) {
   return std::exchange(logs_, {});
 }
 
-void KubeTarget::absorb(std::vector<CommandLog> logs) {
+void KubeSession::absorb(std::vector<CommandLog> logs) {
   for (auto& log : logs) logs_.push_back(std::move(log));
 }
 
-std::optional<nlohmann::json> KubeTarget::poll_json(const std::string& step,
-                                                    const std::vector<std::string>& args,
-                                                    std::string& failure) {
+std::optional<nlohmann::json> KubeSession::poll_json(const std::string& step,
+                                                     const std::vector<std::string>& args,
+                                                     std::string& failure) {
   try {
     return kubectl_.get_json(step, args, "kubectl failed");
   } catch (const TargetError& e) {
@@ -270,9 +248,9 @@ std::optional<nlohmann::json> KubeTarget::poll_json(const std::string& step,
   }
 }
 
-std::string KubeTarget::run_ok_with_timeout(const std::string& step,
-                                            const std::vector<std::string>& args,
-                                            const std::string& what, double timeout_s) {
+std::string KubeSession::run_ok_with_timeout(const std::string& step,
+                                             const std::vector<std::string>& args,
+                                             const std::string& what, double timeout_s) {
   // The main runner's calls go first so the cell's log stays in call order.
   absorb(kubectl_.take_logs());
   KubectlConfig config = kubectl_.config();
@@ -288,12 +266,12 @@ std::string KubeTarget::run_ok_with_timeout(const std::string& step,
   }
 }
 
-void KubeTarget::retrying(const std::function<void()>& attempt) {
+void KubeSession::retrying(const std::function<void()>& attempt) {
   const ReadinessSpec& r = spec_.target.readiness;
   retry_transient({r.resource_s, r.poll_s}, attempt, log());
 }
 
-std::vector<PodState> KubeTarget::read_pods(const std::string& step, const std::string& selector) {
+std::vector<PodState> KubeSession::read_pods(const std::string& step, const std::string& selector) {
   const std::string what = "reading pods -l " + selector;
   std::vector<PodState> pods;
   retrying([&] {
@@ -302,11 +280,10 @@ std::vector<PodState> KubeTarget::read_pods(const std::string& step, const std::
   return pods;
 }
 
-void KubeTarget::wait_resource(
-    const std::vector<std::string>& get_args,
+void KubeSession::wait_resource(
+    const std::vector<std::string>& get_args, const std::string& selector,
     const std::function<std::optional<std::string>(const nlohmann::json&)>& not_ready) {
   const ReadinessSpec& r = spec_.target.readiness;
-  const std::string selector = watched_selector();
   const auto check = [&]() -> std::optional<std::string> {
     // The pods first: one stuck is the answer, whatever the resource's status says.
     std::optional<std::vector<PodState>> pods;
@@ -326,8 +303,7 @@ void KubeTarget::wait_resource(
   wait_for_gate("resource", r.resource_s, r.poll_s, check, log());
 }
 
-void KubeTarget::wait_pods() {
-  const std::string selector = pods_selector();
+void KubeSession::wait_pods(const std::string& selector) {
   if (selector.empty()) return;
   const ReadinessSpec& r = spec_.target.readiness;
   PodsGate gate(spec_.target.replicas, change_, before_, r.settle_s);
@@ -343,14 +319,13 @@ void KubeTarget::wait_pods() {
   wait_for_gate("pods", r.pods_s, r.poll_s, check, log());
 }
 
-void KubeTarget::wait_serving() {
+void KubeSession::wait_serving() {
   const ReadinessSpec& r = spec_.target.readiness;
   wait_model_listed(base_url_, spec_.model, r.models_s, r.poll_s, log());
   wait_completion(base_url_, spec_.model, r.completion_s, r.poll_s, log());
 }
 
-void KubeTarget::discover_replicas() {
-  const std::string selector = pods_selector();
+void KubeSession::discover_replicas(const std::string& selector) {
   if (selector.empty()) return;
   const std::string what = "discovering replicas (pods -l " + selector + ")";
   std::vector<PodState> pods;
