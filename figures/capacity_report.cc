@@ -75,7 +75,7 @@ std::vector<std::string> capacity_lines(const CapacitySection& section) {
   return lines;
 }
 
-std::optional<CapacitySection> capacity_section(const store::Store& store,
+std::optional<CapacitySection> capacity_section(const store::FigureReader& store,
                                                 const store::ExperimentRow& experiment,
                                                 const std::vector<store::CellRow>& cells,
                                                 const std::vector<CellMetrics>& metrics) {

@@ -9,7 +9,7 @@
 
 #include "figures/cell_metrics.h"
 #include "figures/token_cost.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::figures {
 
@@ -58,7 +58,7 @@ struct CapacitySection {
 // The section when the experiment searched (its setup has "search"), else nullopt. cells and
 // metrics are the report model's (metrics[i] of cells[i]); the guiding prediction's arms are
 // read from the store.
-std::optional<CapacitySection> capacity_section(const store::Store& store,
+std::optional<CapacitySection> capacity_section(const store::FigureReader& store,
                                                 const store::ExperimentRow& experiment,
                                                 const std::vector<store::CellRow>& cells,
                                                 const std::vector<CellMetrics>& metrics);

@@ -89,7 +89,7 @@ std::string why_no_metric_compared(const std::vector<CompareRow>& rows,
 }
 
 // The experiment a cell belongs to, for messages that name it.
-store::ExperimentRow experiment_of(const store::Store& store, const store::CellRow& cell) {
+store::ExperimentRow experiment_of(const store::RunReader& store, const store::CellRow& cell) {
   if (auto e = store.experiment(cell.experiment_id)) return *e;
   store::ExperimentRow unknown;
   unknown.id = cell.experiment_id;
@@ -98,7 +98,7 @@ store::ExperimentRow experiment_of(const store::Store& store, const store::CellR
 
 // A cell's requests as compare bootstraps them: its raw rows while they exist, the seeded
 // sample its summary keeps once its experiment was pruned.
-std::vector<store::RequestRow> compared_requests(const store::Store& store,
+std::vector<store::RequestRow> compared_requests(const store::StoreReader& store,
                                                  const store::CellRow& cell) {
   if (!store.prune_mark(cell.experiment_id)) return store.request_latencies(cell.id);
   const auto summary = store.cell_summary(cell.id);
@@ -106,7 +106,7 @@ std::vector<store::RequestRow> compared_requests(const store::Store& store,
   return sampled_rows(stored_summary(experiment_of(store, cell), cell, *summary).sample);
 }
 
-std::vector<store::RequestRow> pooled_requests(const store::Store& store,
+std::vector<store::RequestRow> pooled_requests(const store::StoreReader& store,
                                                const std::vector<store::CellRow>& cells) {
   std::vector<store::RequestRow> all;
   for (const auto& cell : cells) {
@@ -117,7 +117,7 @@ std::vector<store::RequestRow> pooled_requests(const store::Store& store,
 }
 
 // What a side's label adds when its raw rows are gone.
-std::string pruned_note(const store::Store& store, std::int64_t experiment_id) {
+std::string pruned_note(const store::RunReader& store, std::int64_t experiment_id) {
   return store.prune_mark(experiment_id)
              ? "; raw rows pruned: bootstrapped from each cell's " +
                    std::to_string(kRequestSampleSize) + "-request sample"
@@ -213,7 +213,8 @@ bool CompareResult::any_invalid() const {
 namespace {
 
 // The worst verdict among `cells` (repeats pooled into one side of a row).
-std::string worst_verdict(const store::Store& store, const std::vector<store::CellRow>& cells) {
+std::string worst_verdict(const store::StoreReader& store,
+                          const std::vector<store::CellRow>& cells) {
   int worst = -1;
   bool judged = false;
   for (const auto& cell : cells) {
@@ -257,7 +258,7 @@ bool CompareResult::any_regression() const {
   return false;
 }
 
-CompareResult compare_experiments(const store::Store& store, std::int64_t experiment_a,
+CompareResult compare_experiments(const store::StoreReader& store, std::int64_t experiment_a,
                                   std::int64_t experiment_b, const CompareOptions& options) {
   using Key = std::pair<std::string, int>;
   auto group = [&store](std::int64_t id, std::vector<Key>* order) {
@@ -324,7 +325,7 @@ CompareResult compare_experiments(const store::Store& store, std::int64_t experi
   return result;
 }
 
-CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
+CompareResult compare_cells(const store::StoreReader& store, const store::CellRow& a,
                             const store::CellRow& b, const CompareOptions& options) {
   CompareResult result;
   auto label = [&store](const store::CellRow& cell) {

@@ -11,7 +11,7 @@
 #include "figures/bootstrap.h"
 #include "figures/capacity_compare.h"
 #include "figures/change_verdict.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::figures {
 
@@ -105,9 +105,9 @@ struct CompareResult {
 
 // Matches done cells by (strategy, concurrency); repeats of a pair are pooled. Both fill
 // nothing_compared when nothing could be compared.
-CompareResult compare_experiments(const store::Store& store, std::int64_t experiment_a,
+CompareResult compare_experiments(const store::StoreReader& store, std::int64_t experiment_a,
                                   std::int64_t experiment_b, const CompareOptions& options);
-CompareResult compare_cells(const store::Store& store, const store::CellRow& a,
+CompareResult compare_cells(const store::StoreReader& store, const store::CellRow& a,
                             const store::CellRow& b, const CompareOptions& options);
 
 // Aligned columns for a terminal, one line per (level, metric), verdicts spelled out; the last

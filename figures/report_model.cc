@@ -200,7 +200,7 @@ ReportModel make_report_model(const store::ExperimentRow& experiment,
   return model;
 }
 
-ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id,
+ReportModel build_report_model(const store::StoreReader& store, std::int64_t experiment_id,
                                FigureSource source) {
   const auto experiment = store.experiment(experiment_id);
   if (!experiment) {

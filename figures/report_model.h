@@ -10,7 +10,7 @@
 #include "figures/capacity_report.h"
 #include "figures/cell_metrics.h"
 #include "figures/replica_breakdown.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::figures {
 
@@ -78,7 +78,7 @@ enum class FigureSource { kSummaries, kSummaryFigures, kRawRows };
 // Reads the experiment, its cells, and their summaries or requests and metric samples.
 // Throws std::runtime_error when the experiment does not exist, or its raw rows are asked
 // for and were pruned.
-ReportModel build_report_model(const store::Store& store, std::int64_t experiment_id,
+ReportModel build_report_model(const store::StoreReader& store, std::int64_t experiment_id,
                                FigureSource source = FigureSource::kSummaries);
 
 // The pure part of build_report_model, for tests and renderers that already hold the rows:

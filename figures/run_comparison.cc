@@ -75,7 +75,8 @@ std::vector<LevelRegressions> regressions_from_json(const std::string& text) {
   return out;
 }
 
-std::optional<std::int64_t> previous_run(const store::Store& store, std::int64_t experiment_id) {
+std::optional<std::int64_t> previous_run(const store::RunReader& store,
+                                         std::int64_t experiment_id) {
   const auto experiment = store.experiment(experiment_id);
   if (!experiment) return std::nullopt;
   std::optional<std::int64_t> previous;

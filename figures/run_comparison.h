@@ -35,7 +35,7 @@ std::vector<LevelRegressions> regressions_from_json(const std::string& text);
 
 // The run of the same scenario before `experiment_id`: the latest experiment of that name with
 // a lower id that is not running (serve's history page orders runs the same way).
-std::optional<std::int64_t> previous_run(const store::Store& store, std::int64_t experiment_id);
+std::optional<std::int64_t> previous_run(const store::RunReader& store, std::int64_t experiment_id);
 
 // Compares the experiment with its previous run and stores the result (replacing any); nothing
 // when it is the first run of its scenario. Returns what it stored.

@@ -73,7 +73,7 @@ VllmRunInfo run_info(const store::ExperimentRow& e, const store::CellRow& cell,
 
 }  // namespace
 
-std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t experiment_id) {
+std::vector<ExportFile> cell_exports(const store::StoreReader& store, std::int64_t experiment_id) {
   const auto e = store.experiment(experiment_id);
   if (!e)
     throw std::runtime_error(store.path() + ": no experiment with id " +

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "figures/cell_metrics.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::reports {
 
@@ -19,6 +19,6 @@ struct ExportFile {
 
 // Both documents for every done cell of the experiment, in plan order. Throws
 // std::runtime_error when the experiment does not exist.
-std::vector<ExportFile> cell_exports(const store::Store& store, std::int64_t experiment_id);
+std::vector<ExportFile> cell_exports(const store::StoreReader& store, std::int64_t experiment_id);
 
 }  // namespace kvsweep::reports

@@ -23,7 +23,7 @@ std::vector<std::string> history_metrics() {
   return names;
 }
 
-std::vector<HistorySeries> metric_history(const store::Store& store,
+std::vector<HistorySeries> metric_history(const store::StoreReader& store,
                                           const std::string& scenario_name,
                                           const std::string& metric, int window) {
   const auto known = history_metrics();

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::reports {
 
@@ -35,7 +35,7 @@ struct HistorySeries {
 // A point's baseline is the median of the previous points of its own kind of figures: a
 // prediction is never the yardstick of a measurement, nor the other way round. Throws
 // std::invalid_argument for an unknown metric (naming the known ones).
-std::vector<HistorySeries> metric_history(const store::Store& store,
+std::vector<HistorySeries> metric_history(const store::StoreReader& store,
                                           const std::string& scenario_name,
                                           const std::string& metric, int window = 5);
 

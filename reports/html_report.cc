@@ -121,7 +121,7 @@ std::string render_html(const figures::ReportModel& model) {
   return render_embedded(kTemplateName, data, xml_escape);
 }
 
-std::string render_html(const store::Store& store, std::int64_t experiment_id) {
+std::string render_html(const store::StoreReader& store, std::int64_t experiment_id) {
   return render_html(figures::build_report_model(store, experiment_id));
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "figures/report_model.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::reports {
 
@@ -17,7 +17,7 @@ namespace kvsweep::reports {
 std::vector<std::string> report_charts(const figures::ReportModel& model);
 
 // Throws std::runtime_error when the experiment does not exist.
-std::string render_html(const store::Store& store, std::int64_t experiment_id);
+std::string render_html(const store::StoreReader& store, std::int64_t experiment_id);
 std::string render_html(const figures::ReportModel& model);
 
 }  // namespace kvsweep::reports

@@ -57,7 +57,7 @@ std::string render_markdown(const figures::ReportModel& model) {
   return render_embedded(kMarkdownTemplateName, report_view(model, markdown_text), nullptr);
 }
 
-std::string render_markdown(const store::Store& store, std::int64_t experiment_id) {
+std::string render_markdown(const store::StoreReader& store, std::int64_t experiment_id) {
   return render_markdown(figures::build_report_model(store, experiment_id));
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-store::ExperimentRow find_experiment(const store::Store& store, const std::string& which) {
+store::ExperimentRow find_experiment(const store::RunReader& store, const std::string& which) {
   std::optional<store::ExperimentRow> found;
   if (!which.empty() && which.size() < 18 &&
       which.find_first_not_of("0123456789") == std::string::npos) {
@@ -35,7 +35,7 @@ store::ExperimentRow find_experiment(const store::Store& store, const std::strin
   return *found;
 }
 
-store::CellRow find_cell(const store::Store& store, const std::string& which) {
+store::CellRow find_cell(const store::RunReader& store, const std::string& which) {
   const auto colon = which.rfind(':');
   const std::string k = which.substr(colon + 1);
   const store::ExperimentRow e = find_experiment(store, which.substr(0, colon));
@@ -58,7 +58,7 @@ std::string verdict_class(const std::string& verdict) {
 
 }  // namespace
 
-nlohmann::ordered_json compare_view(const store::Store& store, const std::string& a,
+nlohmann::ordered_json compare_view(const store::StoreReader& store, const std::string& a,
                                     const std::string& b, const figures::CompareOptions& options) {
   const bool cells = a.find(':') != std::string::npos || b.find(':') != std::string::npos;
   const figures::CompareResult result =
@@ -85,7 +85,7 @@ nlohmann::ordered_json compare_view(const store::Store& store, const std::string
   return doc;
 }
 
-nlohmann::ordered_json experiment_choices(const store::Store& store) {
+nlohmann::ordered_json experiment_choices(const store::RunReader& store) {
   Json list = Json::array();
   auto rows = store.experiments();
   std::reverse(rows.begin(), rows.end());

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "figures/compare.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::serve {
 
@@ -14,10 +14,10 @@ namespace kvsweep::serve {
 // every metric's change, interval and verdict also as text ("+12.5%", "[+8.1%, +16.9%]",
 // verdict_class "regression" ...). Throws NotFound (store_views.h) for a side the store does
 // not hold.
-nlohmann::ordered_json compare_view(const store::Store& store, const std::string& a,
+nlohmann::ordered_json compare_view(const store::StoreReader& store, const std::string& a,
                                     const std::string& b, const figures::CompareOptions& options);
 
 // The experiments a compare form offers: [{id, label}], newest first.
-nlohmann::ordered_json experiment_choices(const store::Store& store);
+nlohmann::ordered_json experiment_choices(const store::RunReader& store);
 
 }  // namespace kvsweep::serve

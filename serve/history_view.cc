@@ -28,7 +28,7 @@ struct Compared {
 // runs[i] (never the first) against runs[i - 1]: from the comparison stored when runs[i] ended,
 // when it was made against that run with compare's default options (serve's); otherwise
 // computed, for the runs from `first` on only.
-Compared regressions(const store::Store& store, const std::string& scenario,
+Compared regressions(const store::FigureReader& store, const std::string& scenario,
                      const std::vector<std::int64_t>& runs, const CompareRuns& compare,
                      std::size_t first) {
   const std::string options = figures::compare_options_key({});
@@ -93,7 +93,7 @@ std::string level_chart(const std::vector<reports::HistorySeries>& series, int c
 
 }  // namespace
 
-nlohmann::ordered_json history_view(const store::Store& store, const std::string& scenario,
+nlohmann::ordered_json history_view(const store::StoreReader& store, const std::string& scenario,
                                     const std::string& metric, int window,
                                     const CompareRuns& compare, bool charts,
                                     std::size_t compared_runs) {

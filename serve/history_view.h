@@ -9,7 +9,7 @@
 #include <string>
 
 #include "figures/compare.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::serve {
 
@@ -34,7 +34,7 @@ constexpr std::size_t kAllRuns = static_cast<std::size_t>(-1);
 // and regression null.
 // An unknown metric throws std::invalid_argument naming the known ones; an unknown scenario
 // has no series.
-nlohmann::ordered_json history_view(const store::Store& store, const std::string& scenario,
+nlohmann::ordered_json history_view(const store::StoreReader& store, const std::string& scenario,
                                     const std::string& metric, int window,
                                     const CompareRuns& compare, bool charts,
                                     std::size_t compared_runs = kDefaultComparedRuns);

@@ -78,7 +78,7 @@ std::string hit_chart(const LiveSnapshot& s, const std::optional<Baseline>& base
 
 }  // namespace
 
-Baseline find_baseline(const store::Store& store, std::int64_t experiment_id,
+Baseline find_baseline(const store::StoreReader& store, std::int64_t experiment_id,
                        const std::string& arm, int concurrency) {
   const auto e = store.experiment(experiment_id);
   if (!e)
@@ -115,7 +115,7 @@ Baseline find_baseline(const store::Store& store, std::int64_t experiment_id,
                  ")"};
 }
 
-nlohmann::ordered_json baseline_choices(const store::Store& store,
+nlohmann::ordered_json baseline_choices(const store::StoreReader& store,
                                         std::optional<std::int64_t> experiment_id,
                                         const std::string& arm, int concurrency) {
   Json experiments = Json::array();

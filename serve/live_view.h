@@ -8,7 +8,7 @@
 #include <string>
 
 #include "serve/live_monitor.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::serve {
 
@@ -25,11 +25,11 @@ struct Baseline {
 
 // The arm's figures at `concurrency`; with concurrency 0, the experiment's first level. Throws
 // NotFound (store_views.h) for an unknown experiment, arm or level, naming what there is.
-Baseline find_baseline(const store::Store& store, std::int64_t experiment_id,
+Baseline find_baseline(const store::StoreReader& store, std::int64_t experiment_id,
                        const std::string& arm, int concurrency);
 
 // The choices of the live page's form: experiments, the chosen one's arms and levels.
-nlohmann::ordered_json baseline_choices(const store::Store& store,
+nlohmann::ordered_json baseline_choices(const store::StoreReader& store,
                                         std::optional<std::int64_t> experiment_id,
                                         const std::string& arm, int concurrency);
 

@@ -74,7 +74,7 @@ Json cell_charts(const Json& view) {
 }
 
 void experiments_routes(httplib::Server& server, ServeContext& context) {
-  auto list = [&context](const store::Store& store) {
+  auto list = [&context](const store::StoreReader& store) {
     return experiments_view(
         store, [&](const store::ExperimentRow& e) { return context.headline(store, e); },
         unix_now_s());

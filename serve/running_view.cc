@@ -88,7 +88,8 @@ Json current_cell(std::int64_t experiment_id, const store::CellRow& c, std::size
 
 }  // namespace
 
-nlohmann::ordered_json running_view(const store::Store& store, double now_wall_s, bool charts) {
+nlohmann::ordered_json running_view(const store::StoreReader& store, double now_wall_s,
+                                    bool charts) {
   Json running = Json::array();
   std::optional<store::ExperimentRow> latest;
   for (const auto& e : store.experiments()) {
@@ -138,7 +139,7 @@ nlohmann::ordered_json running_view(const store::Store& store, double now_wall_s
           {"latest", last}};
 }
 
-RunningTarget running_target(const store::Store& store) {
+RunningTarget running_target(const store::StoreReader& store) {
   RunningTarget target;
   double newest = -1;
   for (const auto& e : store.experiments()) {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::serve {
 
@@ -17,7 +17,8 @@ inline constexpr double kQuietAfterS = 15;
 // requests_per_s, live_requests_per_s, ttft_p50_ms, ttft_p95_ms, updated_s_ago, quiet,
 // metrics_urls} or null, finished: [{k, label, status, url}], svg (with charts: the current
 // cell's TTFT p50 and p95 over the phase)}], latest: {id, name, status, url} or null}.
-nlohmann::ordered_json running_view(const store::Store& store, double now_wall_s, bool charts);
+nlohmann::ordered_json running_view(const store::StoreReader& store, double now_wall_s,
+                                    bool charts);
 
 // The /metrics URLs of the newest progress snapshot of any running cell: what the live page
 // scrapes when told to follow the running sweep, with its concurrency. Empty when none.
@@ -26,6 +27,6 @@ struct RunningTarget {
   int concurrency = 0;
   std::int64_t experiment_id = 0;
 };
-RunningTarget running_target(const store::Store& store);
+RunningTarget running_target(const store::StoreReader& store);
 
 }  // namespace kvsweep::serve

@@ -23,7 +23,7 @@ bool is_api(const httplib::Request& req) { return req.path.rfind("/api/", 0) == 
 ServeContext::ServeContext(ServeOptions options)
     : options_(std::move(options)), guard_(options_.token) {}
 
-std::string ServeContext::headline(const store::Store& store, const store::ExperimentRow& e) {
+std::string ServeContext::headline(const store::StoreReader& store, const store::ExperimentRow& e) {
   // A cell finishing or an experiment resumed changes the key: the headline is recomputed.
   std::string key = e.status + "|" + e.finished_at;
   for (const auto& c : store.cells(e.id)) key += "|" + c.status + c.finished_at;
@@ -39,8 +39,8 @@ std::string ServeContext::headline(const store::Store& store, const store::Exper
   return text;
 }
 
-figures::CompareResult ServeContext::compare_runs(const store::Store& store, std::int64_t previous,
-                                                  std::int64_t experiment) {
+figures::CompareResult ServeContext::compare_runs(const store::StoreReader& store,
+                                                  std::int64_t previous, std::int64_t experiment) {
   {
     std::lock_guard lock(mutex_);
     const auto it = compares_.find({previous, experiment});

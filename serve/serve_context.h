@@ -33,9 +33,9 @@ class ServeContext {
 
   // The headline of the experiment list, cached while the experiment's row and cells do not
   // change (a finished experiment's never do).
-  std::string headline(const store::Store& store, const store::ExperimentRow& e);
+  std::string headline(const store::StoreReader& store, const store::ExperimentRow& e);
   // `kvsweep compare previous experiment`, cached for runs that are not running.
-  figures::CompareResult compare_runs(const store::Store& store, std::int64_t previous,
+  figures::CompareResult compare_runs(const store::StoreReader& store, std::int64_t previous,
                                       std::int64_t experiment);
   // The monitor of this set of URLs, made on first use; monitors nobody polled for a while
   // are dropped.

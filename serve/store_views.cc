@@ -17,7 +17,7 @@
 
 namespace kvsweep::serve {
 
-std::string store_file_name(const store::Store& store) {
+std::string store_file_name(const store::RunReader& store) {
   return std::filesystem::path(store.path()).filename().string();
 }
 
@@ -111,7 +111,7 @@ Json commands_json(const std::vector<store::CommandRow>& commands) {
   return list;
 }
 
-store::ExperimentRow experiment_or_throw(const store::Store& store, std::int64_t id) {
+store::ExperimentRow experiment_or_throw(const store::RunReader& store, std::int64_t id) {
   const auto e = store.experiment(id);
   if (!e) throw NotFound{"no experiment " + std::to_string(id) + " in " + store_file_name(store)};
   return *e;
@@ -126,7 +126,7 @@ std::optional<double> parse_utc_iso8601(const std::string& text) {
   return static_cast<double>(timegm(&tm));
 }
 
-std::string experiment_headline(const store::Store& store, const store::ExperimentRow& e) {
+std::string experiment_headline(const store::StoreReader& store, const store::ExperimentRow& e) {
   const figures::ReportModel model =
       figures::build_report_model(store, e.id, figures::FigureSource::kSummaryFigures);
   // A search's answer is its capacities, not a level's winner among its probes.
@@ -135,7 +135,7 @@ std::string experiment_headline(const store::Store& store, const store::Experime
   return verdicts.empty() ? "" : verdicts.back().text;
 }
 
-nlohmann::ordered_json experiments_view(const store::Store& store, const HeadlineOf& headline,
+nlohmann::ordered_json experiments_view(const store::RunReader& store, const HeadlineOf& headline,
                                         double now_wall_s) {
   Json list = Json::array();
   auto rows = store.experiments();
@@ -170,12 +170,13 @@ nlohmann::ordered_json experiments_view(const store::Store& store, const Headlin
   return {{"store", store_file_name(store)}, {"experiments", list}};
 }
 
-nlohmann::ordered_json experiment_view(const store::Store& store, std::int64_t experiment_id) {
+nlohmann::ordered_json experiment_view(const store::StoreReader& store,
+                                       std::int64_t experiment_id) {
   experiment_or_throw(store, experiment_id);
   return experiment_view(store, figures::build_report_model(store, experiment_id));
 }
 
-nlohmann::ordered_json experiment_view(const store::Store& store,
+nlohmann::ordered_json experiment_view(const store::RowReader& store,
                                        const figures::ReportModel& model) {
   const store::ExperimentRow& e = model.experiment;
   Json setup = Json::array();
@@ -228,7 +229,8 @@ nlohmann::ordered_json experiment_view(const store::Store& store,
           {"report_url", experiment_url(e.id) + "/report.html"}};
 }
 
-nlohmann::ordered_json cell_view(const store::Store& store, std::int64_t experiment_id, int k) {
+nlohmann::ordered_json cell_view(const store::StoreReader& store, std::int64_t experiment_id,
+                                 int k) {
   const store::ExperimentRow e = experiment_or_throw(store, experiment_id);
   const auto cells = store.cells(experiment_id);
   const auto it = std::find_if(cells.begin(), cells.end(),

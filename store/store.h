@@ -12,6 +12,7 @@
 
 #include "store/migration_progress.h"
 #include "store/rows.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::store {
 
@@ -22,11 +23,13 @@ class ClaimLost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Thread contract: one Store per thread; it is movable, not copyable.
+// Thread contract: one Store per thread; it is movable, not copyable. It reads through the
+// narrow interfaces of store_readers.h (where each read is described), which code that only
+// reads takes instead of the Store; writes are here alone.
 // Errors (cannot open, disk full, schema from a newer kvsweep) throw std::runtime_error whose
 // message names the file and SQLite's reason (a store::SqliteError, sqlite_handles.h, when
 // SQLite itself failed).
-class Store {
+class Store final : public StoreReader {
  public:
   enum class Access {
     kReadWrite,  // creates the file when absent, migrates it, switches it to WAL
@@ -49,8 +52,8 @@ class Store {
   ~Store();
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
-
-  const std::string& path() const;
+  Store(const Store&) = delete;  // owns the SQLite handle
+  Store& operator=(const Store&) = delete;
 
   std::int64_t add_experiment(const ExperimentRow& row);  // returns the new id
   void finish_experiment(std::int64_t experiment_id, const std::string& status,
@@ -76,30 +79,17 @@ class Store {
   // throws ClaimLost. Written beside record_cell, in one transaction with it when the caller
   // wraps both in in_transaction.
   void set_cell_load(const CellLoadRow& row, const std::string& claimed_by = "");
-  std::optional<CellLoadRow> cell_load(std::int64_t cell_id) const;  // nullopt: none stored
   // A searching experiment's arms (store/arm_searches.cc): one row per arm, replaced as its
-  // search moves on; read in plan order.
+  // search moves on.
   void set_arm_search(const ArmSearchRow& row);
-  std::vector<ArmSearchRow> arm_searches(std::int64_t experiment_id) const;
   // Cell summaries (store/cell_summaries.cc), replacing any the cell had.
   void set_cell_summary(const CellSummaryRow& row);
-  std::optional<CellSummaryRow> cell_summary(std::int64_t cell_id) const;
-  // Every summary of the experiment's cells, in one query, by cell ordinal. Without
-  // `with_sample` the request sample (most of a summary's bytes) is left unread and empty.
-  std::vector<CellSummaryRow> cell_summaries(std::int64_t experiment_id,
-                                             bool with_sample = true) const;
-  // Done cells with no summary, or one of a format below `format`, whose experiment still has
-  // its raw rows: what a writer summarizes on open. Oldest first.
-  std::vector<CellRow> cells_to_summarize(int format) const;
   // Retention (store/cell_summaries.cc): removes the experiment's request rows, metric samples
   // and progress snapshots, keeping its cells, loads and summaries, and marks it pruned; one
   // transaction. Throws when a cell of it is done without a summary (nothing would remain).
   void prune_raw_rows(const PruneMark& mark);
-  std::optional<PruneMark> prune_mark(std::int64_t experiment_id) const;
-  // Run comparisons (store/run_comparisons.cc): the experiment's one replaced; every stored one
-  // of the experiments named `scenario`, by experiment id.
+  // Run comparisons (store/run_comparisons.cc): the experiment's one replaced.
   void set_run_comparison(const RunComparisonRow& row);
-  std::vector<RunComparisonRow> run_comparisons(const std::string& scenario) const;
   // Returns free pages to the file system: at once in incremental auto-vacuum, else by one
   // VACUUM (needs free disk about the store's size) that also switches the file to incremental;
   // then empties the write-ahead log into it.
@@ -114,8 +104,6 @@ class Store {
   void reset_cell(std::int64_t cell_id);
   // A resumed experiment: status "running", finished_at cleared.
   void reopen_experiment(std::int64_t experiment_id);
-  // The latest experiment with this scenario hash whose status is not "done", if any.
-  std::optional<ExperimentRow> latest_unfinished(const std::string& scenario_hash) const;
 
   // Runs `body` in one write transaction (BEGIN IMMEDIATE: a second process waits for the
   // first to commit), committed when it returns, rolled back when it throws. Store calls in
@@ -123,8 +111,7 @@ class Store {
   // runner in between.
   void in_transaction(const std::function<void()>& body);
 
-  // Cell claims (store/cell_claims.cc): which process runs each cell.
-  std::vector<CellClaim> claims(std::int64_t experiment_id) const;  // by cell ordinal
+  // Cell claims (store/cell_claims.cc): which process runs each cell (read by claims()).
   // Claims the cells for `owner` with a first heartbeat at now_s, replacing any claim they
   // had: the caller has found those claims dead.
   void claim_cells(const std::vector<std::int64_t>& cell_ids, const ClaimOwner& owner,
@@ -133,30 +120,36 @@ class Store {
   int beat(const std::string& run_id, double now_s);
   void release_claims(const std::string& run_id);  // every claim `run_id` holds
 
-  // At most how many bytes the transaction that ends a run (release_claims of `claims` cells
-  // and finish_experiment, the experiment's row being `experiment_bytes` long with its new
-  // status) adds to the store's files: its WAL frames and the -shm index's growth. A run keeps
-  // that much free beside the store (space_reserve.h) so it can store what stopped it on a full
-  // disk. Not counted: the checkpoint that later copies the WAL into the database file; when it
-  // finds no room it leaves the WAL as it is, every committed transaction readable there.
-  std::int64_t bytes_to_end_a_run(std::int64_t experiment_bytes, std::int64_t claims) const;
+  // RunReader
+  const std::string& path() const override;
+  std::vector<ExperimentRow> experiments() const override;
+  std::optional<ExperimentRow> experiment(std::int64_t id) const override;
+  std::optional<ExperimentRow> latest_experiment() const override;
+  std::optional<ExperimentRow> experiment_by_name(const std::string& name) const override;
+  std::optional<ExperimentRow> latest_unfinished(const std::string& scenario_hash) const override;
+  std::vector<CellRow> cells(std::int64_t experiment_id) const override;
+  std::vector<CellClaim> claims(std::int64_t experiment_id) const override;
+  std::optional<PruneMark> prune_mark(std::int64_t experiment_id) const override;
+  std::int64_t bytes_to_end_a_run(std::int64_t experiment_bytes,
+                                  std::int64_t claims) const override;
 
-  std::vector<ExperimentRow> experiments() const;  // oldest first
-  std::optional<ExperimentRow> experiment(std::int64_t id) const;
-  std::optional<ExperimentRow> latest_experiment() const;
-  std::optional<ExperimentRow> experiment_by_name(
-      const std::string& name) const;                            // latest of that name
-  std::vector<CellRow> cells(std::int64_t experiment_id) const;  // by ordinal
-  std::vector<RequestRow> requests(std::int64_t cell_id) const;  // by index
-  std::vector<MetricSample> metric_samples(std::int64_t cell_id) const;
-  // The same rows with only what a latency comparison reads: index, warmup, ok, the times,
-  // ttft_ms, e2e_ms and output_tokens (ITLs, texts and the rest left at their defaults), at a
-  // fraction of the cost of decoding whole rows.
-  std::vector<RequestRow> request_latencies(std::int64_t cell_id) const;
-  std::int64_t request_count(std::int64_t cell_id) const;              // warm-up included
-  RequestCounts request_counts(std::int64_t cell_id) const;            // measured and warm-up apart
-  std::vector<CommandRow> commands(std::int64_t cell_id) const;        // in the order run
-  std::vector<ProgressSnapshot> progress(std::int64_t cell_id) const;  // oldest first
+  // FigureReader
+  std::optional<CellLoadRow> cell_load(std::int64_t cell_id) const override;
+  std::optional<CellSummaryRow> cell_summary(std::int64_t cell_id) const override;
+  std::vector<CellSummaryRow> cell_summaries(std::int64_t experiment_id,
+                                             bool with_sample = true) const override;
+  std::vector<CellRow> cells_to_summarize(int format) const override;
+  std::vector<ArmSearchRow> arm_searches(std::int64_t experiment_id) const override;
+  std::vector<RunComparisonRow> run_comparisons(const std::string& scenario) const override;
+
+  // RowReader
+  std::vector<RequestRow> requests(std::int64_t cell_id) const override;
+  std::vector<RequestRow> request_latencies(std::int64_t cell_id) const override;
+  std::int64_t request_count(std::int64_t cell_id) const override;
+  RequestCounts request_counts(std::int64_t cell_id) const override;
+  std::vector<MetricSample> metric_samples(std::int64_t cell_id) const override;
+  std::vector<CommandRow> commands(std::int64_t cell_id) const override;
+  std::vector<ProgressSnapshot> progress(std::int64_t cell_id) const override;
 
  private:
   struct Impl;

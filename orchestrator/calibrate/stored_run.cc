@@ -56,7 +56,7 @@ std::optional<ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& s
 }
 
 // The KV pool the first done cell with server samples shows; `note` says why there is none.
-std::optional<ServerKvPool> first_kv_pool(const store::Store& store,
+std::optional<ServerKvPool> first_kv_pool(const store::RowReader& store,
                                           const std::vector<store::CellRow>& cells,
                                           std::string* note) {
   for (const auto& cell : cells) {
@@ -74,7 +74,7 @@ bool matches(const store::CellFactors& factors, const Holdout& h) {
 
 }  // namespace
 
-std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::Store& store,
+std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::FigureReader& store,
                                                           std::int64_t experiment_id) {
   std::map<std::int64_t, figures::CellMetrics> out;
   for (const auto& row : store.cell_summaries(experiment_id, false)) {
@@ -83,7 +83,7 @@ std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::Store& st
   return out;
 }
 
-StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
+StoredRun load_stored_run(const store::StoreReader& store, std::int64_t experiment_id,
                           const std::vector<Holdout>& holdout) {
   StoredRun run;
   const auto experiment = store.experiment(experiment_id);

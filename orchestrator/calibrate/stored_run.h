@@ -14,7 +14,7 @@
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
 #include "store/rows.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::orchestrator {
 
@@ -53,7 +53,7 @@ struct StoredRun {
 
 // The figures of every summarized cell of an experiment, by stored cell id (summaries decoded
 // without their distributions): what the run measured, or what a replay predicted.
-std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::Store& store,
+std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::FigureReader& store,
                                                           std::int64_t experiment_id);
 
 // One --holdout FACTOR=LEVEL: the cells at that level are held out.
@@ -66,7 +66,7 @@ using Holdout = std::pair<std::string, std::string>;
 // scenario that no longer parses (its profile not found: set KVSWEEP_PROFILE_PATH as for the
 // run), a capacity search (its probes are not a grid: not yet), a
 // --holdout naming no cell, or no cell left to fit.
-StoredRun load_stored_run(const store::Store& store, std::int64_t experiment_id,
+StoredRun load_stored_run(const store::StoreReader& store, std::int64_t experiment_id,
                           const std::vector<Holdout>& holdout = {});
 
 }  // namespace kvsweep::orchestrator

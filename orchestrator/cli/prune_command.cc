@@ -36,7 +36,7 @@ std::int64_t file_bytes(const std::string& path) {
   return error ? 0 : static_cast<std::int64_t>(size);
 }
 
-PrunePolicy policy_of(const store::Store& store, const PruneArgs& args) {
+PrunePolicy policy_of(const store::RunReader& store, const PruneArgs& args) {
   PrunePolicy policy;
   for (const std::string& which : args.experiments) {
     policy.experiments.push_back(resolve_experiment(store, which).id);
@@ -61,7 +61,7 @@ PrunePolicy policy_of(const store::Store& store, const PruneArgs& args) {
 
 // Each experiment named with --experiment that is not pruned, and why: a run still marked
 // running (maybe a dead one), or one pruned before.
-void tell_why_named_kept(const store::Store& store, const std::string& db_path,
+void tell_why_named_kept(const store::RunReader& store, const std::string& db_path,
                          const PrunePolicy& policy,
                          const std::vector<store::ExperimentRow>& chosen) {
   const double now_s = unix_now_s();

@@ -32,7 +32,7 @@ namespace kvsweep::orchestrator {
 namespace {
 
 // The line that says how to pick up a sweep that stopped before its end.
-std::string continue_hint(const RunArgs& args, const store::Store& store) {
+std::string continue_hint(const RunArgs& args, const store::RunReader& store) {
   return "to continue: kvsweep --db " + store.path() + " run --resume " + args.scenario_path +
          (args.target_override.empty() ? "" : " --target " + args.target_override);
 }

@@ -39,7 +39,7 @@ void print_indented(const char* label, const std::string& text) {
 
 // `kvsweep runs EXP --commands`: what the runner ran for each cell (kubectl applies, gate
 // polls, cold resets), in order, with exit code, time and output, as stored with the cell.
-void print_cell_commands(const store::Store& store, const std::vector<store::CellRow>& cells,
+void print_cell_commands(const store::RowReader& store, const std::vector<store::CellRow>& cells,
                          int only_cell) {
   for (const auto& c : cells) {
     if (only_cell != 0 && c.ordinal + 1 != only_cell) continue;

@@ -56,7 +56,7 @@ std::optional<std::string> missing_scenario_file(const std::string& path) {
   return message;
 }
 
-std::string scenario_name_of(const store::Store& store, const std::string& file_or_name) {
+std::string scenario_name_of(const store::RunReader& store, const std::string& file_or_name) {
   std::error_code error;
   if (fs::is_regular_file(file_or_name, error)) {
     return load_scenario_or_throw(file_or_name).name;

@@ -10,7 +10,7 @@
 
 #include "common/error_kinds.h"
 #include "orchestrator/scenario/scenario_spec.h"
-#include "store/store.h"
+#include "store/store_readers.h"
 
 namespace kvsweep::orchestrator {
 
@@ -40,6 +40,6 @@ CLI::Validator scenario_file();
 // anything that looks like a path), else the argument itself, which must be stored. Throws
 // ScenarioFileError for a file with errors, std::invalid_argument for a path that is no file
 // or a name with no stored run (with "did you mean" among the stored names).
-std::string scenario_name_of(const store::Store& store, const std::string& file_or_name);
+std::string scenario_name_of(const store::RunReader& store, const std::string& file_or_name);
 
 }  // namespace kvsweep::orchestrator

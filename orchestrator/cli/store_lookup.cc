@@ -21,7 +21,7 @@ store::Store open_existing_store(const std::string& path) {
   return store::Store::open(path, store::Store::Access::kReadOnly);
 }
 
-store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which) {
+store::ExperimentRow resolve_experiment(const store::RunReader& store, const std::string& which) {
   std::optional<store::ExperimentRow> found;
   if (which.empty()) {
     found = store.latest_experiment();
@@ -68,7 +68,7 @@ store::ExperimentRow resolve_experiment(const store::Store& store, const std::st
   return *found;
 }
 
-store::CellRow resolve_cell(const store::Store& store, const std::string& which) {
+store::CellRow resolve_cell(const store::RunReader& store, const std::string& which) {
   const auto colon = which.rfind(':');
   const std::string cell_text = colon == std::string::npos ? "" : which.substr(colon + 1);
   if (cell_text.empty() || cell_text.find_first_not_of("0123456789") != std::string::npos) {

@@ -15,11 +15,11 @@ store::Store open_existing_store(const std::string& path);
 // "" = the latest experiment; digits = by id, else by name (the latest of that name);
 // NAME~N = the Nth run of that name before its latest (NAME~1: the one before).
 // Throws std::invalid_argument naming the store, with "did you mean" for a mistyped name.
-store::ExperimentRow resolve_experiment(const store::Store& store, const std::string& which);
+store::ExperimentRow resolve_experiment(const store::RunReader& store, const std::string& which);
 
 // "EXP:CELL": an experiment as above and a cell by its 1-based position, as `kvsweep runs
 // EXP` lists it. Throws std::invalid_argument.
-store::CellRow resolve_cell(const store::Store& store, const std::string& which);
+store::CellRow resolve_cell(const store::RunReader& store, const std::string& which);
 
 // A file name made of the experiment name: letters, digits, '-', '_' and '.'; others become '-'.
 std::string file_stem(const std::string& name);

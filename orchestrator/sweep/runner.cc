@@ -216,7 +216,7 @@ std::string status_to_store(const std::string& status) {
 // Room for the transaction that ends the run (its status, its claims released), kept free on
 // the store's disk until then: when a write fails on a full disk, giving it back lets that
 // transaction still be stored. Sized from what the experiment row and the claims can grow to.
-store::SpaceReserve reserve_room_to_end(const store::Store& store, const ScenarioSpec& spec,
+store::SpaceReserve reserve_room_to_end(const store::RunReader& store, const ScenarioSpec& spec,
                                         const store::ExperimentSetup& setup, std::size_t cells) {
   // The row's short columns (times, hash, version, host) fit in a few hundred bytes.
   constexpr std::size_t kShortColumnsBytes = 512;

@@ -181,7 +181,7 @@ CellPlan probe_cell(const ScenarioSpec& spec, const CellPlan& arm, double load, 
   return probe;
 }
 
-double throughput_per_load(const store::Store& store, const store::CellRow& cell, double load) {
+double throughput_per_load(const store::RowReader& store, const store::CellRow& cell, double load) {
   if (load <= 0) return 0;
   return figures::compute_cell_metrics(store.requests(cell.id), {}).request_throughput / load;
 }
@@ -202,7 +202,7 @@ std::optional<double> probe_too_short(const SearchSpec& search,
   return arrivals_s;
 }
 
-std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
+std::optional<ProbeOutcome> probe_outcome(const store::StoreReader& store,
                                           const std::vector<store::CellRow>& tries,
                                           const ScenarioSpec& spec, const LoadSpec& probe_load,
                                           std::string& line, double load,

@@ -56,7 +56,7 @@ std::string probe_level(const ScenarioSpec& spec, double load);
 //   search.knee_efficiency of it.
 // An open-loop probe whose measured requests span less than search.min_probe of arrivals, and
 // that is not over capacity, is judged so but marked too short (`too_short`, and the line).
-std::optional<ProbeOutcome> probe_outcome(const store::Store& store,
+std::optional<ProbeOutcome> probe_outcome(const store::StoreReader& store,
                                           const std::vector<store::CellRow>& tries,
                                           const ScenarioSpec& spec, const LoadSpec& probe_load,
                                           std::string& line, double load = 0,
@@ -71,7 +71,7 @@ std::optional<double> probe_too_short(const SearchSpec& search,
 
 // A probe's request throughput per unit of load (req/s per req/s offered, or per user in
 // flight): what a knee search compares with its reference probe's.
-double throughput_per_load(const store::Store& store, const store::CellRow& cell, double load);
+double throughput_per_load(const store::RowReader& store, const store::CellRow& cell, double load);
 
 // Whether the search is over concurrency (else over load.request_rate).
 bool searches_concurrency(const ScenarioSpec& spec);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The figures floor (issue 41): figures/ computes and judges (metrics, summaries, validity,
 # bootstrap, compare, capacity, SLO, cost) on top of store/ and common/ only; reports/ renders
-# what figures/ computed and reads the store, never writing it (no non-const Store&); nothing
+# what figures/ computed and reads the store, never writing it (no non-const Store&); what
+# either only reads takes a store reader (store_readers.h), never a const Store&; nothing
 # below either floor includes them.
 # Usage: layering_test.sh SOURCE_DIR. Prints one FAIL line per offending line, else PASS.
 set -u
@@ -25,9 +26,15 @@ while IFS= read -r hit; do
 done < <(grep -rnE '#include "(driver|sim|predict|orchestrator|serve|tests)/' reports \
            --include='*.h' --include='*.cc')
 while IFS= read -r hit; do
-  fail "$hit: reports/ takes the store read-only (const store::Store&)"
+  fail "$hit: reports/ takes the store read-only (a const store::StoreReader&)"
 done < <(grep -rnE '\b(store::)?Store ?&' reports --include='*.h' --include='*.cc' |
            grep -vE 'const (store::)?Store ?&')
+
+# What only reads takes a reader (store/store_readers.h: RunReader, FigureReader, RowReader or
+# StoreReader), never the concrete store: figures/ and reports/ name no const Store&.
+while IFS= read -r hit; do
+  fail "$hit: a read takes a store reader (store_readers.h), not a const store::Store&"
+done < <(grep -rnE 'const (store::)?Store ?&' figures reports --include='*.h' --include='*.cc')
 
 # Below both floors: nothing includes figures/ or reports/.
 while IFS= read -r hit; do

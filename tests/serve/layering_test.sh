@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # serve/ is a read-only view beside the renderers (issue 41): it includes serve/, reports/,
 # figures/, store/, driver/ (the /metrics fetch) and common/ of ours, never the orchestrator;
-# only the orchestrator's command line (orchestrator/cli) includes it, and nothing below it does.
-# Usage: layering_test.sh SOURCE_DIR. Prints one FAIL line per offending include, else PASS.
+# only the orchestrator's command line (orchestrator/cli) includes it, and nothing below it does;
+# it takes the store as a reader (store_readers.h), never as a store::Store&.
+# Usage: layering_test.sh SOURCE_DIR. Prints one FAIL line per offending line, else PASS.
 set -u
 cd "$1" || { echo "FAIL: no source dir $1"; exit 1; }
 
@@ -20,6 +21,12 @@ while IFS= read -r hit; do
   fail "$hit: only orchestrator/cli includes serve/"
 done < <(grep -rnE '#include "serve/' common store driver sim predict figures reports orchestrator \
            --include='*.h' --include='*.cc' | grep -v '^orchestrator/cli/')
+
+# serve/ only reads the store: its views take a reader (store/store_readers.h), never the
+# concrete store (only open_store, which makes one, names store::Store).
+while IFS= read -r hit; do
+  fail "$hit: serve/ reads through a store reader (store_readers.h), not a store::Store&"
+done < <(grep -rnE '\b(store::)?Store ?&' serve --include='*.h' --include='*.cc')
 
 # The check itself must see the code it checks.
 sources=$(ls serve/*.cc 2>/dev/null | wc -l)
