@@ -7,7 +7,7 @@
 
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_session.h"
+#include "orchestrator/targets/kube/kube_kind_target.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
@@ -79,9 +79,10 @@ std::string string_at(const json& object, const char* key) {
   return value != nullptr && value->is_string() ? value->get<std::string>() : "";
 }
 
-class DynamoTarget final : public PlannedTarget {
+// The dynamo kind's own steps (kube_kind_target.h runs them).
+class DynamoSteps {
  public:
-  DynamoTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "dynamo", std::move(log)) {
+  DynamoSteps(KubeSession& kube, const ScenarioSpec& spec) : kube_(kube) {
     require_field(kube_.target().resource, "target.resource", kube_.kind(),
                   "the DynamoGraphDeployment's name");
     require_field(kube_.target().frontend_service, "target.frontend_service", kube_.kind(),
@@ -90,49 +91,18 @@ class DynamoTarget final : public PlannedTarget {
     for (const auto& level : spec.knob_levels("strategy")) mode_of_level(level);
   }
 
-  std::string describe() const override {
+  std::string describe() const {
     return "dynamo dgd/" + kube_.target().resource + " in namespace " +
            kube_.target().namespace_name + " (" + std::to_string(kube_.target().replicas) +
            " workers)";
   }
 
-  CommandLogs start() override {
-    return kube_.collect([&] { do_start(); });
-  }
-  CommandLogs apply(const Treatment& t) override {
-    return kube_.collect([&] {
-      kube_.begin_change(t, pod_change(t), watched_selector());
-      do_apply(t);
-    });
-  }
-  CommandLogs wait_ready() override {
-    return kube_.collect([&] {
-      open_gates();
-      kube_.change_observed();
-    });
-  }
-  CommandLogs make_cold() override {
-    return kube_.collect(
-        [&] { kube_.cold(pods_selector(), watched_selector(), [&] { open_gates(); }); });
-  }
-  Endpoints endpoints() const override { return kube_.endpoints(); }
-  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
-  ShardPlacement* shard_placement() override { return &kube_; }
-
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
-                                                         const Treatment& next) const override {
-    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
-                                       watched_selector());
-  }
-  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
-                                         const Treatment& next) const override {
-    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
-                                planned_gates_after_pods(next)},
-                               next);
+  GatePlan planned_gates(const Treatment& next) const {
+    return {planned_resource_gate(next), pods_selector(), pod_change(next),
+            planned_gates_after_pods(next)};
   }
 
- private:
-  void do_start() {
+  void start() {
     json dgd;
     kube_.retrying([&] {
       dgd = kube_.kubectl().get_json("start", {"get", kResource, kube_.target().resource},
@@ -188,7 +158,7 @@ class DynamoTarget final : public PlannedTarget {
     return PodChange::kNone;  // the frontend rolls, which the router-mode gate sees
   }
 
-  void do_apply(const Treatment& t) {
+  void apply(const Treatment& t) {
     const auto mode = mode_of(t);
     if (!mode) return;
     const std::string what =
@@ -237,6 +207,7 @@ class DynamoTarget final : public PlannedTarget {
     return "nvidia.com/dynamo-graph-deployment-name=" + kube_.target().resource;
   }
 
+ private:
   std::string selector_for(const std::string& component) const {
     return "nvidia.com/dynamo-graph-deployment-name=" + kube_.target().resource +
            ",nvidia.com/dynamo-component-type=" + component;
@@ -329,14 +300,14 @@ class DynamoTarget final : public PlannedTarget {
     return std::nullopt;
   }
 
-  KubeSession kube_;
+  KubeSession& kube_;
   std::optional<std::string> mode_;  // the router mode of the last apply
 };
 
 }  // namespace
 
 std::unique_ptr<PlannedTarget> make_dynamo_target(const ScenarioSpec& spec, Log log) {
-  return std::make_unique<DynamoTarget>(spec, std::move(log));
+  return std::make_unique<KubeKindTarget<DynamoSteps>>(spec, "dynamo", std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -139,9 +139,8 @@ CommandLogs KubeSession::pods_after_cell(const std::string& selector) {
   return logs;
 }
 
-std::vector<std::vector<std::string>> KubeSession::planned_with_pod_read(
-    std::vector<std::vector<std::string>> commands, PodChange change,
-    const std::string& watched) const {
+Argvs KubeSession::planned_with_pod_read(Argvs commands, PodChange change,
+                                         const std::string& watched) const {
   const bool cannot = commands.size() == 1 && commands[0].size() == 1 &&
                       commands[0][0].rfind("<cannot apply", 0) == 0;
   if (!cannot && !commands.empty() && change != PodChange::kNone && !watched.empty()) {

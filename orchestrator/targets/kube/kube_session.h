@@ -2,8 +2,8 @@
 // them holds: the kubectl runner and its log, applies tried again on a transient answer, the
 // resource and pods gates tied to the change just applied, the serving gates, replica
 // discovery, cold caches, metrics URLs, a look at the pods after each cell, and the Indexed
-// Job its sharded cells run in. A kind calls these steps in its own order; it overrides
-// nothing here.
+// Job its sharded cells run in. KubeKindTarget (kube_kind_target.h) holds one and calls these
+// steps around a kind's own; nothing here is overridden.
 #pragma once
 
 #include <chrono>
@@ -23,6 +23,9 @@
 #include "orchestrator/targets/target.h"
 
 namespace kvsweep::orchestrator::kube {
+
+// Full argv lists, in the order they run.
+using Argvs = std::vector<std::vector<std::string>>;
 
 // What `kvsweep plan` prints for a kind's gates after an apply, in the order they open.
 struct GatePlan {
@@ -82,9 +85,7 @@ class KubeSession final : public ShardPlacement {
 
   // `kvsweep plan`: the read of the pods of `watched` ahead of `commands` when the change
   // restarts pods (as begin_change does); and the gates' lines, the serving gates last.
-  std::vector<std::vector<std::string>> planned_with_pod_read(
-      std::vector<std::vector<std::string>> commands, PodChange change,
-      const std::string& watched) const;
+  Argvs planned_with_pod_read(Argvs commands, PodChange change, const std::string& watched) const;
   std::vector<std::string> planned_gates(GatePlan plan, const Treatment& next) const;
   // The live settle's line for `kvsweep plan`; "" when readiness.live_settle is 0.
   std::string planned_live_settle() const;

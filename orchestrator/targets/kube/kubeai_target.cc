@@ -8,7 +8,7 @@
 
 #include "orchestrator/scenario/strategy_names.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_session.h"
+#include "orchestrator/targets/kube/kube_kind_target.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/temp_file.h"
 #include "orchestrator/targets/readiness.h"
@@ -94,11 +94,11 @@ bool shows(const json& whole, const json& part) {
   return true;
 }
 
-class KubeAITarget final : public PlannedTarget {
+// The kubeai kind's own steps (kube_kind_target.h runs them).
+class KubeAISteps {
  public:
-  KubeAITarget(const ScenarioSpec& spec, Log log)
-      : kube_(spec, "kubeai", std::move(log)),
-        recreate_(spec.factor_setting(knob_path("replication")) != nullptr) {
+  KubeAISteps(KubeSession& kube, const ScenarioSpec& spec)
+      : kube_(kube), recreate_(spec.factor_setting(knob_path("replication")) != nullptr) {
     require_field(kube_.target().resource, "target.resource", kube_.kind(),
                   "the KubeAI Model's name");
     if (kube_.target().replicas <= 0) {
@@ -112,49 +112,18 @@ class KubeAITarget final : public PlannedTarget {
     }
   }
 
-  std::string describe() const override {
+  std::string describe() const {
     return "kubeai model/" + kube_.target().resource + " in namespace " +
            kube_.target().namespace_name + " (" + std::to_string(kube_.target().replicas) +
            " replicas)";
   }
 
-  CommandLogs start() override {
-    return kube_.collect([&] { do_start(); });
-  }
-  CommandLogs apply(const Treatment& t) override {
-    return kube_.collect([&] {
-      kube_.begin_change(t, pod_change(t), pods_selector());
-      do_apply(t);
-    });
-  }
-  CommandLogs wait_ready() override {
-    return kube_.collect([&] {
-      open_gates();
-      kube_.change_observed();
-    });
-  }
-  CommandLogs make_cold() override {
-    return kube_.collect(
-        [&] { kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); }); });
-  }
-  Endpoints endpoints() const override { return kube_.endpoints(); }
-  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
-  ShardPlacement* shard_placement() override { return &kube_; }
-
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
-                                                         const Treatment& next) const override {
-    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
-                                       pods_selector());
-  }
-  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
-                                         const Treatment& next) const override {
-    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
-                                planned_gates_after_pods(next)},
-                               next);
+  GatePlan planned_gates(const Treatment& next) const {
+    return {planned_resource_gate(next), pods_selector(), pod_change(next),
+            planned_gates_after_pods(next)};
   }
 
- private:
-  void do_start() {
+  void start() {
     kube_.retrying([&] {
       kube_.kubectl().get_json("start", get_args(),
                                "target.resource: reading model/" + kube_.target().resource);
@@ -204,7 +173,7 @@ class KubeAITarget final : public PlannedTarget {
     return recreate_ ? PodChange::kReplaces : PodChange::kNone;
   }
 
-  void do_apply(const Treatment& t) {
+  void apply(const Treatment& t) {
     const json load_balancing = load_balancing_of(t);
     if (load_balancing.empty()) return;
     applied_ = load_balancing;
@@ -260,8 +229,10 @@ class KubeAITarget final : public PlannedTarget {
                                                : kube_.target().pod_selector;
   }
 
-  // kube_.retrying(), where an attempt after the first that finds `done` (the delete's NotFound,
-  // the create's AlreadyExists) means an earlier one did the work but its answer was lost.
+ private:
+  // KubeSession::retrying(), where an attempt after the first that finds `done` (the delete's
+  // NotFound, the create's AlreadyExists) means an earlier one did the work but its answer was
+  // lost.
   void once_done(ApiAnswer done, const std::function<void()>& call) {
     int tries = 0;
     kube_.retrying([&] {
@@ -311,7 +282,7 @@ class KubeAITarget final : public PlannedTarget {
     return name + ": status.replicas.ready is " + have + ", want " + std::to_string(want);
   }
 
-  KubeSession kube_;
+  KubeSession& kube_;
   bool recreate_;
   json applied_ = json::object();  // the loadBalancing of the last apply
 };
@@ -319,7 +290,7 @@ class KubeAITarget final : public PlannedTarget {
 }  // namespace
 
 std::unique_ptr<PlannedTarget> make_kubeai_target(const ScenarioSpec& spec, Log log) {
-  return std::make_unique<KubeAITarget>(spec, std::move(log));
+  return std::make_unique<KubeKindTarget<KubeAISteps>>(spec, "kubeai", std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

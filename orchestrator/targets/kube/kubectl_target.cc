@@ -8,13 +8,11 @@
 
 #include "orchestrator/targets/child_process.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_session.h"
+#include "orchestrator/targets/kube/kube_kind_target.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 
 namespace kvsweep::orchestrator::kube {
 namespace {
-
-using Argvs = std::vector<std::vector<std::string>>;
 
 // One factor level's action, with "factor=level" for messages.
 struct LabeledAction {
@@ -47,9 +45,10 @@ std::vector<std::string> replicas_from_metrics(const MetricsSpec& metrics) {
   return urls;
 }
 
-class KubectlTarget final : public PlannedTarget {
+// The kubectl kind's own steps (kube_kind_target.h runs them).
+class KubectlSteps {
  public:
-  KubectlTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "kubectl", std::move(log)) {
+  KubectlSteps(KubeSession& kube, const ScenarioSpec& spec) : kube_(kube) {
     for (const KnobLevels& factor : target_factors(spec)) {
       const auto entry = kube_.target().levels.find(factor.name);
       std::vector<std::string> known;
@@ -73,7 +72,7 @@ class KubectlTarget final : public PlannedTarget {
       kube_.set_replica_urls(replicas_from_metrics(kube_.target().metrics));
   }
 
-  std::string describe() const override {
+  std::string describe() const {
     std::string text = "kubectl target in namespace " + kube_.target().namespace_name;
     if (!kube_.target().pod_selector.empty()) {
       text += " (pods -l " + kube_.target().pod_selector;
@@ -84,42 +83,11 @@ class KubectlTarget final : public PlannedTarget {
     return text;
   }
 
-  CommandLogs start() override {
-    return kube_.collect([&] { do_start(); });
-  }
-  CommandLogs apply(const Treatment& t) override {
-    return kube_.collect([&] {
-      kube_.begin_change(t, pod_change(t), pods_selector());
-      do_apply(t);
-    });
-  }
-  CommandLogs wait_ready() override {
-    return kube_.collect([&] {
-      open_gates();
-      kube_.change_observed();
-    });
-  }
-  CommandLogs make_cold() override {
-    return kube_.collect(
-        [&] { kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); }); });
-  }
-  Endpoints endpoints() const override { return kube_.endpoints(); }
-  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
-  ShardPlacement* shard_placement() override { return &kube_; }
-
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
-                                                         const Treatment& next) const override {
-    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
-                                       pods_selector());
-  }
-  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
-                                         const Treatment& next) const override {
-    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next), {}},
-                               next);
+  GatePlan planned_gates(const Treatment& next) const {
+    return {planned_resource_gate(next), pods_selector(), pod_change(next), {}};
   }
 
- private:
-  void do_start() {}
+  void start() {}
 
   std::vector<std::vector<std::string>> planned_apply(const Treatment* /*previous*/,
                                                       const Treatment& t) const {
@@ -157,7 +125,7 @@ class KubectlTarget final : public PlannedTarget {
     }
   }
 
-  void do_apply(const Treatment& t) {
+  void apply(const Treatment& t) {
     auto actions = actions_of(t);
     current_.clear();  // a failed apply leaves no wait to run for a half-applied treatment
     for (const LabeledAction& labelled : actions) {
@@ -187,6 +155,7 @@ class KubectlTarget final : public PlannedTarget {
 
   std::string pods_selector() const { return kube_.target().pod_selector; }
 
+ private:
   double wait_timeout_s() const {
     return std::max(kube_.target().command_timeout_s, kube_.target().readiness.resource_s);
   }
@@ -215,7 +184,7 @@ class KubectlTarget final : public PlannedTarget {
     return actions;
   }
 
-  KubeSession kube_;
+  KubeSession& kube_;
   std::vector<std::string> factors_;    // the target factors, in scenario order
   std::vector<LabeledAction> current_;  // what the last apply applied, for wait_ready
 };
@@ -223,7 +192,7 @@ class KubectlTarget final : public PlannedTarget {
 }  // namespace
 
 std::unique_ptr<PlannedTarget> make_kubectl_target(const ScenarioSpec& spec, Log log) {
-  return std::make_unique<KubectlTarget>(spec, std::move(log));
+  return std::make_unique<KubeKindTarget<KubectlSteps>>(spec, "kubectl", std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube

@@ -15,7 +15,7 @@
 
 #include "orchestrator/scenario/epp_settings.h"
 #include "orchestrator/targets/kube/factor_levels.h"
-#include "orchestrator/targets/kube/kube_session.h"
+#include "orchestrator/targets/kube/kube_kind_target.h"
 #include "orchestrator/targets/kube/kube_targets.h"
 #include "orchestrator/targets/kube/pod_gate.h"
 #include "orchestrator/targets/kube/pod_status.h"
@@ -52,65 +52,33 @@ std::string short_hash(const std::string& text) {
   return std::string(buffer, 8);
 }
 
-class LlmdTarget final : public PlannedTarget {
+// The llmd kind's own steps (kube_kind_target.h runs them).
+class LlmdSteps {
  public:
-  LlmdTarget(const ScenarioSpec& spec, Log log) : kube_(spec, "llmd", std::move(log)) {
+  LlmdSteps(KubeSession& kube, const ScenarioSpec& spec) : kube_(kube) {
     require_field(kube_.target().pool, "target.pool", kube_.kind(), "the InferencePool's name");
     check_factor_names(spec, kube_.kind(), target_kind("llmd").factors);
     for (const auto& level : spec.knob_levels("strategy")) config_of(Treatment{}, level);
   }
 
-  std::string describe() const override {
+  std::string describe() const {
     return "llmd inferencepool/" + kube_.target().pool + " (endpoint picker deployment/" + epp() +
            ", " + std::to_string(kube_.target().replicas) + " model servers) in namespace " +
            kube_.target().namespace_name;
   }
 
-  CommandLogs start() override {
-    return kube_.collect([&] { do_start(); });
+  GatePlan planned_gates(const Treatment& next) const {
+    return {planned_resource_gate(next), pods_selector(), pod_change(next),
+            planned_gates_after_pods(next)};
   }
-  CommandLogs apply(const Treatment& t) override {
-    return kube_.collect([&] {
-      kube_.begin_change(t, pod_change(t), pods_selector());
-      do_apply(t);
-    });
-  }
-  CommandLogs wait_ready() override {
-    return kube_.collect([&] {
-      open_gates();
-      kube_.change_observed();
-    });
-  }
-  CommandLogs make_cold() override {
-    return kube_.collect([&] {
-      kube_.cold(pods_selector(), pods_selector(), [&] { open_gates(); });
-      restart_epp();
-    });
-  }
-  CommandLogs cell_finished() override { return kube_.pods_after_cell(pods_selector()); }
-  Endpoints endpoints() const override {
-    Endpoints endpoints = kube_.endpoints();
+  // The EPP's own /metrics beside the model servers'.
+  void add_endpoints(Endpoints& endpoints) const {
     if (kube_.target().metrics.urls.empty()) {
       for (const auto& url : epp_metrics_urls_) endpoints.metrics_urls.push_back(url);
     }
-    return endpoints;
-  }
-  ShardPlacement* shard_placement() override { return &kube_; }
-
-  std::vector<std::vector<std::string>> planned_commands(const Treatment* previous,
-                                                         const Treatment& next) const override {
-    return kube_.planned_with_pod_read(planned_apply(previous, next), pod_change(next),
-                                       pods_selector());
-  }
-  std::vector<std::string> planned_gates(const Treatment* /*previous*/,
-                                         const Treatment& next) const override {
-    return kube_.planned_gates({planned_resource_gate(next), pods_selector(), pod_change(next),
-                                planned_gates_after_pods(next)},
-                               next);
   }
 
- private:
-  void do_start() {
+  void start() {
     const std::string what = "target.pool: reading inferencepool/" + kube_.target().pool;
     json pool;
     kube_.retrying([&] {
@@ -177,7 +145,7 @@ class LlmdTarget final : public PlannedTarget {
     return PodChange::kNone;  // the model servers are never touched; the EPP's roll is gated apart
   }
 
-  void do_apply(const Treatment& t) {
+  void apply(const Treatment& t) {
     const std::string* level = t.find("strategy");
     if (level == nullptr) return;
     const std::shared_ptr<const EppConfigSpec> held = config_of(t, *level);
@@ -211,7 +179,7 @@ class LlmdTarget final : public PlannedTarget {
 
   // A cold cell: the model servers' caches reset (the session), then the EPP restarted,
   // since its prefix index would otherwise still steer requests by the previous cell.
-  void restart_epp() {
+  void after_cold() {
     epp_before_ = epp_pod_uids("cold");
     ++restarts_;
     kube_.retrying([&] {
@@ -223,6 +191,11 @@ class LlmdTarget final : public PlannedTarget {
     discover_epp();
   }
 
+  std::string pods_selector() const {
+    return kube_.target().pod_selector.empty() ? pool_selector_ : kube_.target().pod_selector;
+  }
+
+ private:
   std::string epp() const {
     return kube_.target().epp_deployment.empty() ? kube_.target().pool + "-epp"
                                                  : kube_.target().epp_deployment;
@@ -231,9 +204,7 @@ class LlmdTarget final : public PlannedTarget {
     return kube_.target().epp_configmap.empty() ? kube_.target().pool + "-epp"
                                                 : kube_.target().epp_configmap;
   }
-  std::string pods_selector() const {
-    return kube_.target().pod_selector.empty() ? pool_selector_ : kube_.target().pod_selector;
-  }
+
   std::string selector_or_placeholder() const {
     const std::string s = pods_selector();
     return s.empty() ? "<inferencepool/" + kube_.target().pool + " spec.selector>" : s;
@@ -353,7 +324,7 @@ class LlmdTarget final : public PlannedTarget {
     }
   }
 
-  KubeSession kube_;
+  KubeSession& kube_;
   std::string pool_selector_;
   std::string epp_selector_;
   int epp_replicas_ = 1;
@@ -366,7 +337,7 @@ class LlmdTarget final : public PlannedTarget {
 }  // namespace
 
 std::unique_ptr<PlannedTarget> make_llmd_target(const ScenarioSpec& spec, Log log) {
-  return std::make_unique<LlmdTarget>(spec, std::move(log));
+  return std::make_unique<KubeKindTarget<LlmdSteps>>(spec, "llmd", std::move(log));
 }
 
 }  // namespace kvsweep::orchestrator::kube
