@@ -29,8 +29,8 @@ struct ReplayOptions {
 struct ReplayedCell {
   std::string label;  // the run's cell, "least-load@8"
   std::string arm;    // the run's arm
-  CalibrationFigures measured;
-  std::optional<CalibrationFigures> replayed;  // nullopt: the replay's cell failed
+  predict::CalibrationFigures measured;
+  std::optional<predict::CalibrationFigures> replayed;  // nullopt: the replay's cell failed
   // The replay's measured phase: where each prompt's blocks could have hit. The KV hit rate
   // splits into chosen_cached (hit), best - chosen (routing lost: cached on another replica),
   // computed - best (eviction lost: computed before, evicted everywhere) of prompt_blocks.

@@ -1,5 +1,6 @@
 #include "orchestrator/calibrate/stored_run.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,11 @@
 namespace kvsweep::orchestrator {
 namespace {
 
+std::optional<double> positive(double value) {
+  if (!(value > 0) || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 // The setup's target (sweep/runner.cc writes it): kind, replicas, stands_in_for.
 void read_target(const store::ExperimentSetup& setup, StoredRun& run) {
   if (!setup.target) return;
@@ -23,8 +29,8 @@ void read_target(const store::ExperimentSetup& setup, StoredRun& run) {
 }
 
 // The pool every source of `samples` shows in vllm:cache_config_info, or why there is none.
-std::optional<ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& samples,
-                                       std::string* note) {
+std::optional<predict::ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& samples,
+                                                std::string* note) {
   std::map<std::string, std::pair<int, int>> by_source;  // source -> (blocks, block size)
   for (const auto& s : samples) {
     if (s.name != "vllm:cache_config_info") continue;
@@ -52,13 +58,13 @@ std::optional<ServerKvPool> kv_pool_of(const std::vector<store::MetricSample>& s
       return std::nullopt;
     }
   }
-  return ServerKvPool{first.first, first.second};
+  return predict::ServerKvPool{first.first, first.second};
 }
 
 // The KV pool the first done cell with server samples shows; `note` says why there is none.
-std::optional<ServerKvPool> first_kv_pool(const store::RowReader& store,
-                                          const std::vector<store::CellRow>& cells,
-                                          std::string* note) {
+std::optional<predict::ServerKvPool> first_kv_pool(const store::RowReader& store,
+                                                   const std::vector<store::CellRow>& cells,
+                                                   std::string* note) {
   for (const auto& cell : cells) {
     if (cell.status != "done") continue;
     const auto samples = store.metric_samples(cell.id);
@@ -73,6 +79,25 @@ bool matches(const store::CellFactors& factors, const Holdout& h) {
 }
 
 }  // namespace
+
+predict::CalibrationFigures figures_of(const figures::CellMetrics& m) {
+  using predict::Figure;
+  predict::CalibrationFigures out;
+  out.ok = m.ok;
+  out.max_in_flight = m.max_concurrent_requests;
+  out.kv_hit = m.kv_hit_rate_server;
+  if (m.ok == 0) return out;
+  out[Figure::kTtftMean] = positive(m.ttft_ms.mean);
+  out[Figure::kTtftP50] = positive(m.ttft_ms.median);
+  out[Figure::kTtftP90] = positive(m.ttft_ms.p90);
+  if (m.itl_ms.count > 0) {
+    out[Figure::kItlMean] = positive(m.itl_ms.mean);
+    out[Figure::kItlP50] = positive(m.itl_ms.median);
+    out[Figure::kItlP90] = positive(m.itl_ms.p90);
+  }
+  out[Figure::kOutputTokS] = positive(m.output_throughput);
+  return out;
+}
 
 std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::FigureReader& store,
                                                           std::int64_t experiment_id) {

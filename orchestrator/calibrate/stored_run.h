@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "figures/cell_metrics.h"
-#include "orchestrator/calibrate/calibration_figures.h"
 #include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_spec.h"
+#include "predict/calibrate/calibration_figures.h"
 #include "store/rows.h"
 #include "store/store_readers.h"
 
@@ -24,14 +24,8 @@ struct CalibrationCell {
   CellPlan plan;
   std::int64_t cell_id = 0;  // the run's stored cell
   std::string label;         // "PrefixHash@8", "#2" appended for a repeat
-  CalibrationFigures measured;
+  predict::CalibrationFigures measured;
   bool held_out = false;  // --holdout: predicted and scored, never fitted
-};
-
-// The servers' KV pool, as their /metrics showed it (vllm:cache_config_info).
-struct ServerKvPool {
-  int num_gpu_blocks = 0;
-  int block_size = 0;
 };
 
 struct StoredRun {
@@ -47,7 +41,7 @@ struct StoredRun {
   std::vector<std::string> skipped;    // "random@8: failed: ..." each cell left out and why
   // Read from the first done cell's samples when every server there showed the same pool;
   // otherwise nullopt and kv_pool_note says why.
-  std::optional<ServerKvPool> kv_pool;
+  std::optional<predict::ServerKvPool> kv_pool;
   std::string kv_pool_note;
 };
 
@@ -55,6 +49,9 @@ struct StoredRun {
 // without their distributions): what the run measured, or what a replay predicted.
 std::map<std::int64_t, figures::CellMetrics> cell_figures(const store::FigureReader& store,
                                                           std::int64_t experiment_id);
+
+// A cell's figures as a calibration compares them, from its summary's metrics.
+predict::CalibrationFigures figures_of(const figures::CellMetrics& metrics);
 
 // One --holdout FACTOR=LEVEL: the cells at that level are held out.
 using Holdout = std::pair<std::string, std::string>;

@@ -47,12 +47,12 @@ VirtualReplay::~VirtualReplay() {
   fs::remove_all(dir_, ignored);
 }
 
-std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
+std::vector<std::optional<predict::CalibrationFigures>> VirtualReplay::figures(
     const sim::TimingProfile& profile, const std::vector<std::size_t>& cells) {
   std::vector<CellPlan> plan;
   for (const std::size_t i : cells) plan.push_back(run_.cells.at(i).plan);
   const std::string path = dir_ + "/replay-" + std::to_string(++replays_) + ".db";
-  std::map<std::string, std::optional<CalibrationFigures>> by_key;
+  std::map<std::string, std::optional<predict::CalibrationFigures>> by_key;
   {
     PredictTarget target(run_.spec, plan, 0, silent_log(), profile);
     RunnerOptions options;
@@ -73,7 +73,7 @@ std::vector<std::optional<CalibrationFigures>> VirtualReplay::figures(
     std::error_code ignored;
     fs::remove(path + suffix, ignored);
   }
-  std::vector<std::optional<CalibrationFigures>> out;
+  std::vector<std::optional<predict::CalibrationFigures>> out;
   for (const auto& cell : plan) {
     const auto found = by_key.find(cell.key);
     out.push_back(found == by_key.end() ? std::nullopt : found->second);

@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "orchestrator/calibrate/stored_run.h"
+#include "predict/calibrate/calibration.h"
 #include "sim/engine/profile.h"
 
 namespace kvsweep::orchestrator {
 
-class VirtualReplay {
+class VirtualReplay final : public predict::CellReplayer {
  public:
   // `run` outlives the replay. The scratch stores live in a private directory under $TMPDIR
   // (else /tmp), removed with the replay. Throws std::runtime_error when it cannot be made.
@@ -28,10 +29,10 @@ class VirtualReplay {
   // order; nullopt for a cell the prediction did not complete (failed, or nothing ok).
   // Throws std::runtime_error when the sweep cannot run (a dataset that no longer loads) or
   // was stopped.
-  std::vector<std::optional<CalibrationFigures>> figures(const sim::TimingProfile& profile,
-                                                         const std::vector<std::size_t>& cells);
+  std::vector<std::optional<predict::CalibrationFigures>> figures(
+      const sim::TimingProfile& profile, const std::vector<std::size_t>& cells) override;
 
-  int replays() const { return replays_; }
+  int replays() const override { return replays_; }
 
  private:
   const StoredRun& run_;

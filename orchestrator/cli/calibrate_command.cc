@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/error_kinds.h"
-#include "orchestrator/calibrate/calibration.h"
+#include "orchestrator/calibrate/stored_calibration.h"
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/cli/profile_lookup.h"
 #include "orchestrator/cli/signal_guard.h"
@@ -19,6 +19,12 @@
 
 namespace kvsweep::orchestrator {
 namespace {
+
+using predict::CalibrationOptions;
+using predict::CalibrationResult;
+using predict::Figure;
+using predict::figure_name;
+using predict::kFigureCount;
 
 struct CalibrateArgs {
   std::string experiment;

@@ -23,6 +23,9 @@
 namespace kvsweep::orchestrator {
 namespace {
 
+using predict::CalibrationFigures;
+using predict::Figure;
+
 struct ReplayArgs {
   std::string experiment;
   std::string strategy;

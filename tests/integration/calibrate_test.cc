@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/calibrate/calibration.h"
+#include "orchestrator/calibrate/stored_calibration.h"
 #include "orchestrator/calibrate/stored_replay.h"
 #include "orchestrator/calibrate/stored_run.h"
 #include "orchestrator/targets/child_process.h"
@@ -28,6 +28,10 @@
 
 namespace kvsweep::orchestrator {
 namespace {
+
+using predict::CalibrationFigures;
+using predict::CalibrationResult;
+using predict::Figure;
 
 const std::string kFixtures = KVSWEEP_FIXTURES "/calibrate";
 const std::string kProfiles = kFixtures + "/profiles";

@@ -1,10 +1,11 @@
 # The predictor's purity promise, checked on the sources (cmake -DROOT=<repo> -DCXX=<compiler>
 # -P layering.cmake; fails with a list): nothing in predict/ reaches HTTP, sockets, Asio,
 # libcurl, a clock or a sleep, directly or through another header, and neither the driver nor
-# the sim includes predict/.
+# the sim includes predict/; nothing in predict/ (its calibrate/ fit included) includes the
+# orchestrator: a fit is handed the run's figures and something that replays it.
 set(problems "")
 
-file(GLOB sources "${ROOT}/predict/*.cc")
+file(GLOB_RECURSE sources "${ROOT}/predict/*.cc")
 list(LENGTH sources count)
 if(count LESS 5)
   list(APPEND problems "only ${count} sources in ${ROOT}/predict: wrong directory?")
@@ -36,6 +37,15 @@ foreach(file IN LISTS below)
   foreach(line IN LISTS includes)
     string(REPLACE "${ROOT}/" "" short "${file}")
     list(APPEND problems "${short}: ${line} (driver and sim never include predict/)")
+  endforeach()
+endforeach()
+
+file(GLOB_RECURSE own "${ROOT}/predict/*.h" "${ROOT}/predict/*.cc")
+foreach(file IN LISTS own)
+  file(STRINGS "${file}" includes REGEX "^#include \"orchestrator/")
+  foreach(line IN LISTS includes)
+    string(REPLACE "${ROOT}/" "" short "${file}")
+    list(APPEND problems "${short}: ${line} (predict/ never includes the orchestrator)")
   endforeach()
 endforeach()
 

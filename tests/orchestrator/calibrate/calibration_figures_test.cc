@@ -1,13 +1,19 @@
-// Tests for orchestrator/calibrate/calibration_figures.cc: which figures a cell has, and the
-// log error between two cells' figures.
-#include "orchestrator/calibrate/calibration_figures.h"
-
+// Tests for figures_of (orchestrator/calibrate/stored_run.cc) and
+// predict/calibrate/calibration_figures.cc: which figures a cell has, and the log error between two
+// cells' figures.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "orchestrator/calibrate/stored_run.h"
+
 namespace kvsweep::orchestrator {
 namespace {
+
+using predict::CalibrationFigures;
+using predict::Figure;
+using predict::figure_name;
+using predict::log_error;
 
 figures::CellMetrics metrics(std::int64_t ok, std::size_t itl_count) {
   figures::CellMetrics m;

@@ -1,11 +1,11 @@
 // Nelder and Mead (1965), with the ordering and shrink step of Lagarias et al. (1998).
-#include "orchestrator/calibrate/nelder_mead.h"
+#include "predict/calibrate/nelder_mead.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace kvsweep::orchestrator {
+namespace kvsweep::predict {
 namespace {
 
 struct Vertex {
@@ -90,4 +90,4 @@ NelderMeadResult nelder_mead(const std::function<double(const std::vector<double
   return {best->x, best->f, evaluations, converged};
 }
 
-}  // namespace kvsweep::orchestrator
+}  // namespace kvsweep::predict

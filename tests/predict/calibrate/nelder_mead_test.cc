@@ -1,13 +1,13 @@
-// Tests for orchestrator/calibrate/nelder_mead.cc: it finds the minimum of functions whose
+// Tests for predict/calibrate/nelder_mead.cc: it finds the minimum of functions whose
 // minimum is known, stops on a flat one, and says when it ran out of evaluations.
-#include "orchestrator/calibrate/nelder_mead.h"
+#include "predict/calibrate/nelder_mead.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
 
-namespace kvsweep::orchestrator {
+namespace kvsweep::predict {
 namespace {
 
 TEST(NelderMead, FindsTheMinimumOfAShiftedQuadraticInThreeDimensions) {
@@ -70,4 +70,4 @@ TEST(NelderMead, RefusesAnEmptyStart) {
 }
 
 }  // namespace
-}  // namespace kvsweep::orchestrator
+}  // namespace kvsweep::predict

@@ -1,14 +1,14 @@
-// The figures a calibration compares, per cell: what a stored run measured and what a replay
-// of it in virtual time predicts, from the same summary (figures/cell_summary.h).
+// The figures a calibration compares, per cell: what a run measured and what a replay of it in
+// virtual time predicts (orchestrator/calibrate/stored_run.h reads both from cell summaries).
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
-#include "figures/cell_metrics.h"
-
-namespace kvsweep::orchestrator {
+namespace kvsweep::predict {
 
 // TTFT and ITL distributions (mean, median, p90) and output throughput: what the step-time
 // model decides. The server's KV hit rate is shown beside them, never fitted: the timing
@@ -28,12 +28,16 @@ struct CalibrationFigures {
   std::int64_t ok = 0;
 };
 
-std::string figure_name(Figure f);  // "TTFT p50", "output tok/s"
+// The servers' KV pool, as their /metrics showed it (vllm:cache_config_info).
+struct ServerKvPool {
+  int num_gpu_blocks = 0;
+  int block_size = 0;
+};
 
-CalibrationFigures figures_of(const figures::CellMetrics& metrics);
+std::string figure_name(Figure f);  // "TTFT p50", "output tok/s"
 
 // log(predicted / measured) of one figure; nullopt when either side is missing or not > 0.
 std::optional<double> log_error(const CalibrationFigures& predicted,
                                 const CalibrationFigures& measured, Figure f);
 
-}  // namespace kvsweep::orchestrator
+}  // namespace kvsweep::predict

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-namespace kvsweep::orchestrator {
+namespace kvsweep::predict {
 
 struct NelderMeadOptions {
   double initial_step = 0.3;  // the first simplex: start + step along each axis
@@ -30,4 +30,4 @@ struct NelderMeadResult {
 NelderMeadResult nelder_mead(const std::function<double(const std::vector<double>&)>& f,
                              const std::vector<double>& start, const NelderMeadOptions& options);
 
-}  // namespace kvsweep::orchestrator
+}  // namespace kvsweep::predict

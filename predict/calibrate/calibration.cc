@@ -1,4 +1,4 @@
-#include "orchestrator/calibrate/calibration.h"
+#include "predict/calibrate/calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,9 @@
 
 #include "common/error_kinds.h"
 #include "common/join.h"
-#include "orchestrator/calibrate/nelder_mead.h"
-#include "orchestrator/calibrate/virtual_replay.h"
+#include "predict/calibrate/nelder_mead.h"
 
-namespace kvsweep::orchestrator {
+namespace kvsweep::predict {
 namespace {
 
 // A figure the replay did not produce (the cell failed, or had no ITL) while the run measured
@@ -51,8 +50,8 @@ double round4(double value) {
 
 class Fit {
  public:
-  Fit(const StoredRun& run, const sim::TimingProfile& start, std::vector<std::size_t> free,
-      VirtualReplay& replay, const CalibrationOptions& options)
+  Fit(const FitRun& run, const sim::TimingProfile& start, std::vector<std::size_t> free,
+      CellReplayer& replay, const CalibrationOptions& options)
       : run_(run), start_(start), free_(std::move(free)), replay_(replay), options_(options) {
     for (std::size_t i = 0; i < run.cells.size(); ++i) {
       if (!run.cells[i].held_out) fit_cells_.push_back(i);
@@ -145,19 +144,19 @@ class Fit {
   const std::vector<std::size_t>& fit_cells() const { return fit_cells_; }
 
  private:
-  const StoredRun& run_;
+  const FitRun& run_;
   const sim::TimingProfile& start_;
   std::vector<std::size_t> free_;  // indices into coefficient_names()
   std::vector<double> scale_;      // x = log(coefficient / scale)
-  VirtualReplay& replay_;
+  CellReplayer& replay_;
   const CalibrationOptions& options_;
   std::vector<std::size_t> fit_cells_;
 };
 
-[[noreturn]] void refuse(const StoredRun& run, const std::vector<std::string>& reasons) {
+[[noreturn]] void refuse(const FitRun& run, const std::vector<std::string>& reasons) {
   throw CalibrationRefused(
-      "calibrate: experiment " + std::to_string(run.experiment.id) +
-      " cannot constrain every coefficient:\n  " + join(reasons, "\n  ") +
+      "calibrate: " + run.name + " cannot constrain every coefficient:\n  " +
+      join(reasons, "\n  ") +
       "\nkeep such a coefficient at the start profile's value with --fix NAME, or calibrate "
       "from a run that reaches that regime (other concurrency levels or request rates, so "
       "batches of several sizes; varied prompt lengths)");
@@ -203,7 +202,8 @@ const std::vector<std::string>& coefficient_names() {
   return names;
 }
 
-CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& given_start,
+CalibrationResult calibrate(const FitRun& run, CellReplayer& replay,
+                            const sim::TimingProfile& given_start,
                             const CalibrationOptions& options) {
   // The servers' own pool, when their /metrics showed it: measured, not fitted.
   sim::TimingProfile start = given_start;
@@ -247,7 +247,6 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   }
   if (free.empty()) throw UsageError("calibrate: every coefficient is fixed");
 
-  VirtualReplay replay(run, options.stop);
   Fit fit(run, start, free, replay, options);
   std::vector<std::size_t> all(run.cells.size());
   std::iota(all.begin(), all.end(), 0);
@@ -336,8 +335,8 @@ CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& give
   return result;
 }
 
-sim::TimingProfile calibrated_profile(const StoredRun& run, const CalibrationResult& result,
-                                      const std::string& name) {
+sim::TimingProfile calibrated_profile(const CalibrationResult& result, const std::string& name,
+                                      const std::string& run_source) {
   sim::TimingProfile p = result.fitted;
   for (std::size_t k = 0; k < coefficient_names().size(); ++k) {
     coefficient(p, k) = round4(coefficient(p, k));
@@ -346,12 +345,9 @@ sim::TimingProfile calibrated_profile(const StoredRun& run, const CalibrationRes
   char errors[160];
   std::snprintf(errors, sizeof errors, "mean |error| %.1f%% -> %.1f%% over its fitted cells",
                 100 * result.fitted_error_before, 100 * result.fitted_error_after);
-  p.source = "calibrated by kvsweep calibrate from experiment " +
-             std::to_string(run.experiment.id) + " (" + run.experiment.name + ", " +
-             (run.target_kind.empty() ? std::string("?") : run.target_kind) + ", " +
-             run.experiment.started_at + "), starting from profile " + result.start.name + "; " +
-             errors;
+  p.source = "calibrated by kvsweep calibrate from " + run_source + ", starting from profile " +
+             result.start.name + "; " + errors;
   return p;
 }
 
-}  // namespace kvsweep::orchestrator
+}  // namespace kvsweep::predict
