@@ -22,7 +22,6 @@
 #include "orchestrator/scenario/rehearsal.h"
 #include "orchestrator/sweep/predict_wiring.h"
 #include "orchestrator/sweep/runner.h"
-#include "orchestrator/sweep/search_guide.h"
 #include "orchestrator/targets/target_factory.h"
 #include "reports/level_winners.h"
 #include "reports/markdown_report.h"
@@ -131,7 +130,6 @@ int run_scenario(const RunArgs& args, const GlobalOptions& global) {
   options.claim_timeout_s = claim_timeout;
   SweepOutcome outcome;
   try {
-    guide_search(spec, args.network_latency_s, store, console, options);
     outcome = run_sweep(spec, plan, *target, store, console, options);
   } catch (const ClaimedByAnotherRun& e) {
     print_error(e.what());

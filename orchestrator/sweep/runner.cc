@@ -16,6 +16,8 @@
 #include "orchestrator/sweep/cell_recorder.h"
 #include "orchestrator/sweep/cell_runner.h"
 #include "orchestrator/sweep/cell_text.h"
+#include "orchestrator/sweep/predict_wiring.h"
+#include "orchestrator/targets/target_factory.h"
 #include "store/space_reserve.h"
 #include "store/sqlite_handles.h"
 
@@ -327,10 +329,44 @@ class SweepLoop {
   std::vector<std::pair<Treatment, std::string>> failed_arms_;
 };
 
+// The predictor's guidance of a capacity search (search.guide: predict, the default): every
+// arm's search first runs in virtual time, stored as its own predicted experiment, and each
+// arm's real probes then start at its predicted capacity (options.search_guide, and
+// options.guide_experiment_id). Nothing for a scenario that does not search, for search.guide:
+// none, and when the sweep is itself a prediction (its own guide, or --target predict).
+void guide_search(const ScenarioSpec& spec, store::Store& store, SweepOutput& output,
+                  RunnerOptions& options) {
+  if (!spec.search.enabled() || options.target_override == "predict" ||
+      spec.search.guide == SearchGuide::kNone) {
+    return;
+  }
+  output.line("guide: each arm's search in virtual time first (search.guide: predict)");
+  RunnerOptions predicting;
+  predicting.stop = options.stop;
+  predicting.log = options.log;
+  predicting.claim_timeout_s = options.claim_timeout_s;
+  const std::vector<CellPlan> plan = expand_plan(spec, "predict");
+  // The target owns the predicted fleet; it outlives the sweep run on it.
+  const std::unique_ptr<PredictTarget> target = build_predict_target(spec, plan, 0, options.log);
+  wire_predict_target(*target, predicting);
+  const SweepOutcome predicted = run_sweep(spec, plan, *target, store, output, predicting);
+  for (const ArmCapacity& arm : predicted.capacities) {
+    // No passing load predicted: start from the lowest failing one (the bound, at worst).
+    const std::optional<double> start =
+        arm.result.capacity ? arm.result.capacity : arm.result.first_failing;
+    if (start) options.search_guide[arm.key] = *start;
+  }
+  options.guide_experiment_id = predicted.experiment_id;
+  output.line("guide: predicted experiment " + std::to_string(predicted.experiment_id) + " (" +
+              predicted.status + ")");
+}
+
 }  // namespace
 
 SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,
-                       store::Store& store, SweepOutput& output, const RunnerOptions& options) {
+                       store::Store& store, SweepOutput& output, const RunnerOptions& given) {
+  RunnerOptions options = given;
+  guide_search(spec, store, output, options);
   // A bad dataset fails before anything runs.
   const std::vector<Workloads> workloads =
       load_workloads(spec, plan, runs_simulated(spec, options));

@@ -1,17 +1,19 @@
-// Tests for the predictor's guidance of a capacity search (search_guide.h): the scenario's
-// search runs first in virtual time on the predicted fleet, into a real SQLite store, and each
-// arm's real search starts where its prediction ended.
-#include "orchestrator/sweep/search_guide.h"
-
+// Tests for the predictor's guidance of a capacity search, which run_sweep runs itself
+// (runner.cc): the scenario's search runs first in virtual time on the predicted fleet, into a
+// real SQLite store, and each arm's real search (on a scripted target) starts where its
+// prediction ended.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <string>
 #include <vector>
 
+#include "orchestrator/scenario/plan.h"
 #include "orchestrator/scenario/scenario_loader.h"
+#include "orchestrator/sweep/runner.h"
 #include "orchestrator/targets/target_kinds.h"
 #include "store/store.h"
+#include "tests/orchestrator/sweep/fake_target.h"
 #include "tests/support/temp_dir.h"
 
 namespace kvsweep::orchestrator::test {
@@ -32,7 +34,7 @@ load:
   num_requests: 300
   timeout: 60s
 slo: {p95_ttft_ms: 25}
-search: {factor: load.request_rate, low: 1, high: 2000, precision: 0.25, guide: )" +
+search: {factor: load.request_rate, low: 1, high: 2000, precision: 0.25, min_probe: 0, guide: )" +
          guide + "}\n";
 }
 
@@ -51,56 +53,91 @@ class GuideLines : public SweepOutput {
   std::string all;
 };
 
-TEST(SearchGuide, EachArmStartsWhereItsStoredPredictedSearchEnded) {
-  testing::TempDir dir;
-  store::Store store = store::Store::open(dir.file("guided.db"));
-  std::atomic<bool> stop{false};
-  RunnerOptions options;
-  options.stop = &stop;
-  GuideLines output;
-  guide_search(guided_spec(searching_scenario("predict")), 0, store, output, options);
-
-  const auto predicted = store.latest_experiment();
-  ASSERT_TRUE(predicted) << "no predicted experiment stored\n" << output.all;
-  EXPECT_EQ(options.guide_experiment_id, predicted->id);
-  EXPECT_NE(output.all.find("guide: predicted experiment " + std::to_string(predicted->id)),
-            std::string::npos)
-      << output.all;
-  const std::vector<store::ArmSearchRow> arms = store.arm_searches(predicted->id);
-  ASSERT_EQ(arms.size(), 2u);
-  ASSERT_EQ(options.search_guide.size(), 2u);
-  for (const store::ArmSearchRow& arm : arms) {
-    ASSERT_TRUE(arm.capacity || arm.first_failing) << arm.arm_key << ": " << arm.why;
-    const double expected = arm.capacity ? *arm.capacity : *arm.first_failing;
-    ASSERT_EQ(options.search_guide.count(arm.arm_key), 1u) << arm.arm_key;
-    EXPECT_DOUBLE_EQ(options.search_guide.at(arm.arm_key), expected) << arm.arm_key;
-    EXPECT_GE(expected, 1);
-    EXPECT_LE(expected, 2000);
+// The real search's load step: p95 TTFT is 0.05 ms per request a second, so each arm's real
+// capacity is 500 req/s (the SLO's 25 ms), wherever the prediction put it.
+driver::LoadResult scripted_load(const driver::LoadOptions& o) {
+  driver::LoadResult result;
+  result.epoch_wall_s = 1'700'000'000.0;
+  for (std::int64_t i = 0; i < o.num_requests; ++i) {
+    driver::RequestRecord r;
+    r.index = i;
+    r.ok = true;
+    r.http_status = 200;
+    r.sent_s = static_cast<double>(i) / o.request_rate;
+    r.ttft_ms = 0.05 * o.request_rate;
+    r.first_token_s = r.sent_s + r.ttft_ms / 1000;
+    r.last_token_s = r.first_token_s + 0.002;
+    r.ended_s = r.last_token_s;
+    r.e2e_ms = r.ttft_ms + 2;
+    r.tpot_ms = 2;
+    r.prompt_tokens = 256;
+    r.output_tokens = 2;
+    result.records.push_back(r);
   }
-  // The real sweep is not touched: its target is still whatever the caller chose.
-  EXPECT_EQ(options.target_override, "");
+  return result;
 }
 
-TEST(SearchGuide, NothingRunsForGuideNoneOrWhenTheSweepIsItselfAPrediction) {
+struct GuidedSweep {
+  SweepOutcome run(const std::string& guide) {
+    const ScenarioSpec spec = guided_spec(searching_scenario(guide));
+    RunnerOptions options;
+    options.stop = &stop;
+    options.load = [](const driver::LoadOptions& o, const driver::Workload&,
+                      const std::function<void(const driver::Progress&)>&) {
+      return scripted_load(o);
+    };
+    return run_sweep(spec, expand_plan(spec), target, store, output, options);
+  }
+
   testing::TempDir dir;
-  store::Store store = store::Store::open(dir.file("unguided.db"));
+  store::Store store = store::Store::open(dir.file("guided.db"));
+  std::vector<std::string> calls;
+  FakeTarget target{calls};
   std::atomic<bool> stop{false};
   GuideLines output;
+};
 
-  RunnerOptions unguided;
-  unguided.stop = &stop;
-  guide_search(guided_spec(searching_scenario("none")), 0, store, output, unguided);
+TEST(SearchGuide, RunSweepStartsEachArmsRealSearchWhereItsStoredPredictionEnded) {
+  GuidedSweep sweep;
+  const SweepOutcome real = sweep.run("predict");
+  ASSERT_EQ(real.status, "done") << sweep.output.all;
 
-  RunnerOptions predicting;
-  predicting.stop = &stop;
-  predicting.target_override = "predict";
-  guide_search(guided_spec(searching_scenario("predict")), 0, store, output, predicting);
+  // The prediction is an experiment of its own, stored before the real one.
+  const std::vector<store::ExperimentRow> experiments = sweep.store.experiments();
+  ASSERT_EQ(experiments.size(), 2u) << sweep.output.all;
+  const store::ExperimentRow& predicted = experiments[0];
+  EXPECT_EQ(experiments[1].id, real.experiment_id);
+  EXPECT_NE(sweep.output.all.find("guide: predicted experiment " + std::to_string(predicted.id)),
+            std::string::npos)
+      << sweep.output.all;
+  const std::vector<store::ArmSearchRow> arms = sweep.store.arm_searches(predicted.id);
+  ASSERT_EQ(arms.size(), 2u);
+  ASSERT_EQ(real.capacities.size(), 2u);
+  for (const store::ArmSearchRow& arm : arms) {
+    ASSERT_TRUE(arm.capacity || arm.first_failing) << arm.arm_key << ": " << arm.why;
+    const double start = arm.capacity ? *arm.capacity : *arm.first_failing;
+    EXPECT_GE(start, 1);
+    EXPECT_LE(start, 2000);
+    bool found = false;
+    for (const ArmCapacity& capacity : real.capacities) {
+      if (capacity.key != arm.arm_key) continue;
+      found = true;
+      ASSERT_FALSE(capacity.probes.empty()) << arm.arm_key;
+      EXPECT_DOUBLE_EQ(capacity.probes.front().load, start) << arm.arm_key;
+      // The real target's own capacity, found from there.
+      ASSERT_TRUE(capacity.result.capacity) << arm.arm_key;
+      EXPECT_NEAR(*capacity.result.capacity, 500, 0.25 * 500) << arm.arm_key;
+    }
+    EXPECT_TRUE(found) << arm.arm_key << " has no real search";
+  }
+}
 
-  EXPECT_TRUE(unguided.search_guide.empty());
-  EXPECT_TRUE(predicting.search_guide.empty());
-  EXPECT_EQ(unguided.guide_experiment_id, 0);
-  EXPECT_FALSE(store.latest_experiment()) << "an experiment was stored";
-  EXPECT_EQ(output.all, "");
+TEST(SearchGuide, NothingIsPredictedForGuideNone) {
+  GuidedSweep sweep;
+  const SweepOutcome real = sweep.run("none");
+  ASSERT_EQ(real.status, "done") << sweep.output.all;
+  ASSERT_EQ(sweep.store.experiments().size(), 1u);
+  EXPECT_EQ(sweep.output.all.find("guide:"), std::string::npos) << sweep.output.all;
 }
 
 }  // namespace
