@@ -66,6 +66,9 @@ struct SweepOutcome {
 // A scenario with `search` runs each arm's capacity search instead of the plan's cells
 // (sweep/search_loop.h): `plan` then names the arms, one cell each at the searched factor's
 // placeholder level, and the probes become the experiment's cells as the searches decide them.
+// With search.guide: predict (the default) and a target that is not itself the predictor, each
+// arm's search first runs in virtual time, stored as an experiment of its own, and the real
+// probes start at its predicted capacity.
 //
 // `plan` is the run's, expanded once by its caller: expand_plan(spec, options.target_override).
 SweepOutcome run_sweep(const ScenarioSpec& spec, const std::vector<CellPlan>& plan, Target& target,
