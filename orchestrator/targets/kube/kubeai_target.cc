@@ -168,7 +168,7 @@ class KubeAISteps {
       // pod hash leaves spec.loadBalancing out).
       if (load_balancing_of(t).empty()) return PodChange::kNone;
     } catch (const TargetError&) {
-      return PodChange::kNone;  // do_apply says why
+      return PodChange::kNone;  // apply() says why
     }
     return recreate_ ? PodChange::kReplaces : PodChange::kNone;
   }
