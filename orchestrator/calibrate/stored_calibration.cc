@@ -20,8 +20,9 @@ predict::FitRun fit_run_of(const StoredRun& run) {
 }  // namespace
 
 predict::CalibrationResult calibrate(const StoredRun& run, const sim::TimingProfile& start,
-                                     const predict::CalibrationOptions& options) {
-  VirtualReplay replay(run, options.stop);
+                                     const predict::CalibrationOptions& options,
+                                     const std::atomic<bool>* stop) {
+  VirtualReplay replay(run, stop);
   return predict::calibrate(fit_run_of(run), replay, start, options);
 }
 

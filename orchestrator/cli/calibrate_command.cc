@@ -130,9 +130,8 @@ int run_calibrate(const CalibrateArgs& args, const GlobalOptions& global) {
   CalibrationOptions options;
   options.fixed = args.fixed;
   options.max_replays = args.max_replays;
-  options.stop = &signals.stop_flag();
   options.progress = [&console](const std::string& line) { console.progress(line); };
-  const CalibrationResult result = calibrate(run, start, options);
+  const CalibrationResult result = calibrate(run, start, options, &signals.stop_flag());
   console.end_progress();
   print_result(run, result);
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -57,7 +56,6 @@ struct CalibrationOptions {
   // team knows better than the fit.
   std::vector<std::string> fixed;
   int max_replays = 160;
-  const std::atomic<bool>* stop = nullptr;
   // One line per replay of the fit ("replay 12: error 8.4%"); may be empty.
   std::function<void(const std::string&)> progress;
 };

@@ -77,8 +77,9 @@ void KubeSession::begin_change(const Treatment& t, PodChange change, const std::
   // Before the change: which pods are there, so that the gates can tell the ones it makes.
   change_ = change;
   before_.clear();
-  if (change_ != PodChange::kNone && !watched.empty())
+  if (change_ != PodChange::kNone && !watched.empty()) {
     before_ = uids_of(read_pods("apply", watched));
+  }
 }
 
 void KubeSession::change_observed() {

@@ -95,6 +95,27 @@ class FakeTarget : public Target {
   Treatment applied_;
 };
 
+// One successful request as a scripted load returns it: sent at `sent_s`, its first token
+// `ttft_ms` later, then one more token 2 ms after (2 output tokens, nothing cached).
+inline driver::RequestRecord ok_record(std::int64_t index, double sent_s, double ttft_ms,
+                                       std::int64_t prompt_tokens = 10) {
+  driver::RequestRecord r;
+  r.index = index;
+  r.ok = true;
+  r.http_status = 200;
+  r.sent_s = sent_s;
+  r.ttft_ms = ttft_ms;
+  r.first_token_s = sent_s + ttft_ms / 1000;
+  r.last_token_s = r.first_token_s + 0.002;
+  r.ended_s = r.last_token_s;
+  r.e2e_ms = ttft_ms + 2;
+  r.tpot_ms = 2;
+  r.prompt_tokens = prompt_tokens;
+  r.output_tokens = 2;
+  r.cached_tokens = 0;
+  return r;
+}
+
 // The load step: "load c=<users or in-flight cap> n=<requests>" per call, every request ok
 // with fixed timings. `stop_at` (1-based call count, 0 = never) raises the stop flag during
 // that call, as Ctrl-C would, and returns half its requests, interrupted.
@@ -123,21 +144,7 @@ class FakeLoad {
 
  private:
   static driver::RequestRecord record(std::int64_t i) {
-    driver::RequestRecord r;
-    r.index = i;
-    r.ok = true;
-    r.http_status = 200;
-    r.sent_s = 0.01 * static_cast<double>(i);
-    r.first_token_s = r.sent_s + 0.002;
-    r.last_token_s = r.sent_s + 0.004;
-    r.ended_s = r.last_token_s;
-    r.ttft_ms = 2;
-    r.e2e_ms = 4;
-    r.tpot_ms = 2;
-    r.prompt_tokens = 10;
-    r.output_tokens = 2;
-    r.cached_tokens = 0;
-    return r;
+    return ok_record(i, 0.01 * static_cast<double>(i), 2);
   }
 
   std::vector<std::string>& calls_;

@@ -59,20 +59,8 @@ driver::LoadResult scripted_load(const driver::LoadOptions& o) {
   driver::LoadResult result;
   result.epoch_wall_s = 1'700'000'000.0;
   for (std::int64_t i = 0; i < o.num_requests; ++i) {
-    driver::RequestRecord r;
-    r.index = i;
-    r.ok = true;
-    r.http_status = 200;
-    r.sent_s = static_cast<double>(i) / o.request_rate;
-    r.ttft_ms = 0.05 * o.request_rate;
-    r.first_token_s = r.sent_s + r.ttft_ms / 1000;
-    r.last_token_s = r.first_token_s + 0.002;
-    r.ended_s = r.last_token_s;
-    r.e2e_ms = r.ttft_ms + 2;
-    r.tpot_ms = 2;
-    r.prompt_tokens = 256;
-    r.output_tokens = 2;
-    result.records.push_back(r);
+    result.records.push_back(
+        ok_record(i, static_cast<double>(i) / o.request_rate, 0.05 * o.request_rate, 256));
   }
   return result;
 }

@@ -76,22 +76,9 @@ struct FakeSearch {
       driver::LoadResult result;
       result.epoch_wall_s = 1'700'000'000.0 + loads;
       for (std::int64_t i = 0; i < o.num_requests; ++i) {
-        driver::RequestRecord r;
-        r.index = i;
-        r.ok = true;
-        r.http_status = 200;
         // More users send sooner (a closed loop) when the fake is told to scale.
-        r.sent_s = 0.01 * static_cast<double>(i) / (scale_sends ? users : 1);
-        r.ttft_ms = per_user_ms * users;
-        r.first_token_s = r.sent_s + r.ttft_ms / 1000;
-        r.last_token_s = r.first_token_s + 0.002;
-        r.ended_s = r.last_token_s;
-        r.e2e_ms = r.ttft_ms + 2;
-        r.tpot_ms = 2;
-        r.prompt_tokens = 10;
-        r.output_tokens = 2;
-        r.cached_tokens = 0;
-        result.records.push_back(r);
+        const double sent_s = 0.01 * static_cast<double>(i) / (scale_sends ? users : 1);
+        result.records.push_back(ok_record(i, sent_s, per_user_ms * users));
       }
       return result;
     };
