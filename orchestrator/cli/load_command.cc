@@ -1,9 +1,11 @@
 // `kvsweep load`: one load run against any OpenAI-compatible server, vLLM-client style,
-// recorded in the store through the same cell recorder as a sweep's cells.
+// measured between /metrics scrapes as a sweep's cell is (sweep/measured_phase.h) and
+// recorded in the store through the same cell recorder.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -24,7 +26,7 @@
 #include "orchestrator/cli/subcommand.h"
 #include "orchestrator/scenario/scenario_reads.h"
 #include "orchestrator/sweep/cell_recorder.h"
-#include "orchestrator/sweep/metrics_scraper.h"
+#include "orchestrator/sweep/measured_phase.h"
 #include "orchestrator/sweep/record_rows.h"
 #include "orchestrator/sweep/sharded_load.h"
 #include "orchestrator/targets/shards/local_shard_launcher.h"
@@ -104,34 +106,29 @@ void check_test_request(const driver::LoadOptions& options, Console& console) {
                            "; nothing was measured. Check --url, --model and the API key");
 }
 
-// Runs the load between /metrics scrapes of every --metrics-url: before, during (every
-// --metrics-interval, and once the server answers a measured request) and after. The samples
-// land on the driver's epoch.
-CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
+// Runs the load between /metrics scrapes of every --metrics-url (before, every
+// --metrics-interval during, after), as a sweep's cell runs its measured phase.
+CellMeasurement measure(const LoadArgs& args, const driver::LoadOptions& options,
                         const driver::Workload& workload, Console& console, const Log& log) {
-  const double metrics_interval_s = duration_or_throw(args.metrics_interval, "--metrics-interval");
-  const ScrapeResult before = scrape_metrics(args.metrics_urls, "before", 0, *log);
-  const double during_start_wall = unix_now_s();
-  std::optional<PeriodicScraper> during;
-  if (!args.metrics_urls.empty() && metrics_interval_s > 0) {
-    during.emplace(args.metrics_urls, metrics_interval_s, during_start_wall, log);
-    // KV-cache usage means something only under load: scrape as soon as the server answers
-    // a measured request, so a run shorter than the interval is scraped during it too.
-    run_options.on_measured_underway = [&during] { during->scrape_now(); };
-  }
+  const MetricsScrapes scrapes{args.metrics_urls,
+                               duration_or_throw(args.metrics_interval, "--metrics-interval")};
   CellMeasurement m;
   std::vector<store::CellShardRow> shards;
-  if (run_options.shard.count > 1) {
-    // Local processes of this binary, in a directory kept only when something went wrong.
-    const TempShardDir dir;
-    LocalShardLauncher launcher(self_program(), dir.path());
-    ShardedLoad sharded =
-        run_sharded_load(run_options, args.api_key_env, workload, launcher, run_options.stop,
-                         [&](const std::string& text) { console.progress(text); });
-    m.measured = std::move(sharded.result);
-    shards = std::move(sharded.shards);
-  } else {
-    m.measured = driver::run_load(run_options, workload, [&](const auto& p) {
+  const auto drive = [&](const std::function<void()>& underway) {
+    driver::LoadOptions run_options = options;
+    run_options.on_measured_underway = underway;
+    if (run_options.shard.count > 1) {
+      // Local processes of this binary, in a directory kept only when something went wrong.
+      const TempShardDir dir;
+      LocalShardLauncher launcher(self_program(), dir.path());
+      ShardedLoad sharded =
+          run_sharded_load(run_options, args.api_key_env, workload, launcher, run_options.stop,
+                           [&](const std::string& text) { console.progress(text); });
+      shards = std::move(sharded.shards);
+      console.end_progress();
+      return std::move(sharded.result);
+    }
+    driver::LoadResult result = driver::run_load(run_options, workload, [&](const auto& p) {
       std::string text = std::to_string(p.done) +
                          (p.total > 0 ? "/" + std::to_string(p.total) : std::string()) +
                          " requests, " + figures::format_rate(p.requests_per_s) +
@@ -139,21 +136,13 @@ CellMeasurement measure(const LoadArgs& args, driver::LoadOptions run_options,
       if (p.failed > 0) text += ", " + std::to_string(p.failed) + " failed";
       console.progress(text);
     });
-  }
-  console.end_progress();
-  m.load = cell_load_row(run_options, workload, m.measured.driver);
+    console.end_progress();
+    return result;
+  };
+  measure_between_scrapes(scrapes, log, drive, m);
+  m.load = cell_load_row(options, workload, m.measured.driver);
   m.load->shards = std::move(shards);
-  ScrapeResult middle = during ? during->take() : ScrapeResult{};
-  const ScrapeResult after =
-      scrape_metrics(args.metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *log);
-  for (const auto& e : before.errors) console.line("warning: scrape before: " + e);
-  for (const auto& e : middle.errors) console.line("warning: scrape during: " + e);
-  for (const auto& e : after.errors) console.line("warning: scrape after: " + e);
-  m.samples = before.samples;
-  // "during" was timed from its own start as seen here; shift it onto the driver's epoch.
-  for (auto& sample : middle.samples) sample.t_s += during_start_wall - m.measured.epoch_wall_s;
-  m.samples.insert(m.samples.end(), middle.samples.begin(), middle.samples.end());
-  m.samples.insert(m.samples.end(), after.samples.begin(), after.samples.end());
+  for (const auto& error : m.scrape_errors) console.line("warning: scrape: " + error);
   return m;
 }
 

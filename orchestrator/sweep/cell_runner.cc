@@ -15,7 +15,7 @@
 #include "figures/units.h"
 #include "orchestrator/scenario/prompt_repeats.h"
 #include "orchestrator/sweep/cell_text.h"
-#include "orchestrator/sweep/metrics_scraper.h"
+#include "orchestrator/sweep/measured_phase.h"
 #include "orchestrator/sweep/progress_snapshots.h"
 #include "orchestrator/sweep/sharded_load.h"
 #include "orchestrator/targets/shards/local_shard_launcher.h"
@@ -288,31 +288,14 @@ void CellRunner::measure(const CellPlan& plan, const std::string& label, const E
     keep_load_record();
     return;
   }
-  const std::vector<std::string>& metrics_urls = endpoints.metrics_urls;
-  ScrapeResult before = scrape_metrics(metrics_urls, "before", 0, *options_.log);
-  const double measured_start_wall = unix_now_s();
-  std::optional<PeriodicScraper> during;
-  if (spec_.target.metrics.interval_s > 0 && !metrics_urls.empty()) {
-    during.emplace(metrics_urls, spec_.target.metrics.interval_s, measured_start_wall,
-                   options_.log);
-  }
-  // Once the servers answer measured load, scrape at once: a cell shorter than the interval
-  // still gets a "during" scrape (KV-cache usage is only meaningful under load).
-  std::function<void()> underway;
-  if (during) underway = [&during] { during->scrape_now(); };
-  m.measured = drive(plan, workload, CellPhase::kMeasured, label, endpoints.base_url, underway);
+  const MetricsScrapes scrapes{endpoints.metrics_urls, spec_.target.metrics.interval_s};
+  measure_between_scrapes(
+      scrapes, options_.log,
+      [&](const std::function<void()>& underway) {
+        return drive(plan, workload, CellPhase::kMeasured, label, endpoints.base_url, underway);
+      },
+      m);
   keep_load_record();
-  ScrapeResult middle = during ? during->take() : ScrapeResult{};
-  ScrapeResult after =
-      scrape_metrics(metrics_urls, "after", unix_now_s() - m.measured.epoch_wall_s, *options_.log);
-  // "before" and "during" were timed from the measured phase's start as seen here; shift
-  // them onto the driver's epoch.
-  const double shift = measured_start_wall - m.measured.epoch_wall_s;
-  for (auto& sample : middle.samples) sample.t_s += shift;
-  for (ScrapeResult* r : {&before, &middle, &after}) {
-    m.samples.insert(m.samples.end(), r->samples.begin(), r->samples.end());
-    m.scrape_errors.insert(m.scrape_errors.end(), r->errors.begin(), r->errors.end());
-  }
 }
 
 // Each phase's options come from the cell's plan (cell_load_options.h); the runner adds where

@@ -325,6 +325,27 @@ TEST_F(LoadCommand, UrlWithV1IsTheSameServer) {
   EXPECT_NE(r.out.find("Failed requests:                         0 "), std::string::npos) << r.out;
 }
 
+// A /metrics URL nothing answers is said as a sweep's cell says it ("warning: scrape: URL: why",
+// the same measured phase) and costs the run nothing: every request is measured and stored.
+TEST_F(LoadCommand, AMetricsUrlNothingAnswersIsAWarningAndTheRunIsKept) {
+  const auto r = orchestrator::run_process(
+      {KVSWEEP_BINARY, "--db", dir_.file("s.db"), "load", "--url", fleet_->router_url(), "--model",
+       "tiny", "--num-prompts", "6", "--max-tokens", "2", "--no-save", "--metrics-url",
+       "http://127.0.0.1:1/metrics"},
+      60);
+  ASSERT_TRUE(r.ok()) << r.err << r.out;
+  EXPECT_NE(r.err.find("warning: scrape: http://127.0.0.1:1/metrics: "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("Successful requests:                     6"), std::string::npos) << r.out;
+  const auto store = store::Store::open(dir_.file("s.db"));
+  const auto experiment = store.latest_experiment();
+  ASSERT_TRUE(experiment.has_value());
+  EXPECT_EQ(experiment->status, "done");
+  const auto cells = store.cells(experiment->id);
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(store.requests(cells[0].id).size(), 6u);
+}
+
 // A scripted OpenAI server on loopback for the failure paths the fleet never takes. The test
 // request (its own prompt) is always answered; measured requests get `measured(n, ...)`.
 class ScriptedServer {
